@@ -1,0 +1,127 @@
+"""BM25 as Reasonix scores it, on top of ``rank-bm25``, with an inverted index.
+
+Reasonix (store-format §6.4, history §B.4) uses ``k1 = 1.2``, ``b = 0.75`` and the
+"plus one" idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative.
+``rank_bm25.BM25Okapi`` has the same term-frequency part but a different idf (with an
+epsilon floor), so :class:`ReasonixBM25` overrides ``_calc_idf``.
+
+``BM25Okapi.get_scores`` scores every document for every query. Recall and history
+search must cost what the *matches* cost, so :class:`BM25Index` keeps postings
+(term → document numbers) and scores only the documents that contain at least one
+query term, through ``get_batch_scores`` (vectorised over the candidates).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+__all__ = ["ReasonixBM25", "BM25Index", "K1", "B"]
+
+K1 = 1.2
+B = 0.75
+
+
+class ReasonixBM25(BM25Okapi):
+    """``BM25Okapi`` with Reasonix's parameters and idf."""
+
+    def __init__(self, corpus: Sequence[Sequence[str]]) -> None:
+        super().__init__(corpus, k1=K1, b=B)
+        if self.avgdl <= 0:
+            self.avgdl = 1.0
+        self._doc_len_array = np.asarray(self.doc_len, dtype=float)
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        n = self.corpus_size
+        for word, df in nd.items():
+            self.idf[word] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        self.average_idf = (sum(self.idf.values()) / len(self.idf)) if self.idf else 0.0
+
+    def get_batch_scores(self, query: Sequence[str], doc_ids: Sequence[int]) -> list[float]:
+        """Scores of ``doc_ids`` only, summed over ``query`` terms in query order."""
+        if not doc_ids:
+            return []
+        ids = list(doc_ids)
+        score = np.zeros(len(ids))
+        doc_len = self._doc_len_array[ids]
+        norm = self.k1 * (1 - self.b + self.b * doc_len / self.avgdl)
+        for q in query:
+            idf = self.idf.get(q)
+            if not idf:
+                continue
+            q_freq = np.array([self.doc_freqs[i].get(q, 0) for i in ids], dtype=float)
+            score += idf * (q_freq * (self.k1 + 1) / (q_freq + norm))
+        return score.tolist()
+
+
+class BM25Index:
+    """An immutable BM25 index over tokenized documents, with postings for candidate lookup.
+
+    Documents are addressed by their position in the input. Empty token lists are kept
+    out of the statistics (Reasonix leaves zero-token documents out of the index), so
+    ``N`` counts only documents with at least one token.
+    """
+
+    def __init__(self, docs: Iterable[Sequence[str]]) -> None:
+        self._positions: list[int] = []
+        corpus: list[Sequence[str]] = []
+        for pos, toks in enumerate(docs):
+            if toks:
+                self._positions.append(pos)
+                corpus.append(toks)
+        self._internal_of = {pos: i for i, pos in enumerate(self._positions)}
+        self.size = len(corpus)
+        """Documents with at least one token (``N``)."""
+        self._bm25: ReasonixBM25 | None = ReasonixBM25(corpus) if corpus else None
+        self._postings: dict[str, list[int]] = {}
+        if self._bm25 is not None:
+            for internal, freqs in enumerate(self._bm25.doc_freqs):
+                for term in freqs:
+                    self._postings.setdefault(term, []).append(internal)
+
+    def df(self, term: str) -> int:
+        """Number of documents containing ``term``."""
+        return len(self._postings.get(term, ()))
+
+    def tf(self, doc: int, term: str) -> int:
+        """Term frequency of ``term`` in document ``doc`` (input position)."""
+        if self._bm25 is None:
+            return 0
+        internal = self._internal_of.get(doc)
+        if internal is None:
+            return 0
+        return int(self._bm25.doc_freqs[internal].get(term, 0))
+
+    def matched_terms(self, doc_internal: int, terms: Sequence[str]) -> list[str]:
+        """Query terms present in an internal document, in query order."""
+        assert self._bm25 is not None
+        freqs = self._bm25.doc_freqs[doc_internal]
+        return [t for t in terms if freqs.get(t, 0) > 0]
+
+    def search(self, terms: Sequence[str]) -> list[tuple[int, float, list[str]]]:
+        """``(input position, score, matched terms)`` for every document matching a term.
+
+        Scores are positive for every returned document; order is input order.
+        """
+        if self._bm25 is None or not terms:
+            return []
+        candidates: set[int] = set()
+        for t in terms:
+            candidates.update(self._postings.get(t, ()))
+        if not candidates:
+            return []
+        ordered = sorted(candidates)
+        scores = self._bm25.get_batch_scores(list(terms), ordered)
+        out: list[tuple[int, float, list[str]]] = []
+        for internal, score in zip(ordered, scores):
+            out.append((self._positions[internal], float(score), self.matched_terms(internal, terms)))
+        return out
+
+    def full_scan_scores(self, terms: Sequence[str]) -> list[float]:
+        """Baseline: ``get_scores`` over every document (for benchmarks only)."""
+        if self._bm25 is None:
+            return []
+        return [float(s) for s in BM25Okapi.get_scores(self._bm25, list(terms))]

@@ -1,0 +1,135 @@
+"""User settings: ``<root>/reasonix-tui/settings.toml``, Reasonix's own ``config.toml`` and env.
+
+Precedence, highest first: environment variables, ``<root>/reasonix-tui/settings.toml``,
+the ``[memory]`` table of Reasonix's ``<root>/config.toml`` (so a budget configured for
+Reasonix applies here too), then the defaults below.
+
+Example ``settings.toml``::
+
+    [memory]
+    pinned_budget_chars = 1500   # 0 turns the ceiling off, as in current Reasonix
+    recall_limit = 4
+    recall_max_chars = 2400
+
+    [recall]
+    mode = "enhanced"            # or "reasonix-exact" for identical behaviour
+
+    [approvals]
+    wait_seconds = 60
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Settings", "load_settings", "RECALL_MODES"]
+
+RECALL_MODES = ("enhanced", "reasonix-exact")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Effective settings."""
+
+    pinned_budget_chars: int = 1500
+    """Ceiling on the total runes of pinned bodies; 0 means no ceiling."""
+    recall_limit: int = 4
+    """Automatic recall: most facts per turn."""
+    recall_max_chars: int = 2400
+    """Automatic recall: rune budget of the block."""
+    recall_mode: str = "enhanced"
+    """``enhanced`` (our improvements) or ``reasonix-exact`` (the spec's algorithm alone)."""
+    approval_wait_seconds: float = 60.0
+    """How long an agent-side write waits for a person's decision."""
+    headless: bool = False
+    """Caller is a sub-agent or headless run: writes that need approval fail at once."""
+    no_memory: bool = False
+    """``REASONIX_EXPERIMENT_NO_MEMORY=1``: hide facts, pinned guidance and recall."""
+    source: str = "defaults"
+    """Where the settings came from (for diagnostics)."""
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _int(value: Any, default: int) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
+    """Read the effective settings for a state root."""
+    env = os.environ if env is None else env
+    s = Settings()
+    sources: list[str] = []
+
+    reasonix_mem = _read_toml(root / "config.toml").get("memory", {})
+    if isinstance(reasonix_mem, dict) and reasonix_mem:
+        budget = _int(reasonix_mem.get("pinned_budget_chars"), 0)
+        if budget > 0:
+            s = replace(s, pinned_budget_chars=budget)
+        limit = _int(reasonix_mem.get("recall_limit"), 0)
+        if limit > 0:
+            s = replace(s, recall_limit=limit)
+        max_chars = _int(reasonix_mem.get("recall_max_chars"), 0)
+        if max_chars > 0:
+            s = replace(s, recall_max_chars=max_chars)
+        sources.append("config.toml")
+
+    own = _read_toml(root / "reasonix-tui" / "settings.toml")
+    if own:
+        mem = own.get("memory", {}) if isinstance(own.get("memory"), dict) else {}
+        if "pinned_budget_chars" in mem:
+            s = replace(s, pinned_budget_chars=max(_int(mem["pinned_budget_chars"], s.pinned_budget_chars), 0))
+        if _int(mem.get("recall_limit"), 0) > 0:
+            s = replace(s, recall_limit=_int(mem["recall_limit"], s.recall_limit))
+        if _int(mem.get("recall_max_chars"), 0) > 0:
+            s = replace(s, recall_max_chars=_int(mem["recall_max_chars"], s.recall_max_chars))
+        recall = own.get("recall", {}) if isinstance(own.get("recall"), dict) else {}
+        mode = str(recall.get("mode", "")).strip()
+        if mode in RECALL_MODES:
+            s = replace(s, recall_mode=mode)
+        approvals = own.get("approvals", {}) if isinstance(own.get("approvals"), dict) else {}
+        if "wait_seconds" in approvals:
+            try:
+                s = replace(s, approval_wait_seconds=max(float(approvals["wait_seconds"]), 0.0))
+            except (TypeError, ValueError):
+                pass
+        sources.append("settings.toml")
+
+    if env.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
+        s = replace(s, pinned_budget_chars=max(_int(env["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0))
+        sources.append("env")
+    mode = env.get("REASONIX_TUI_RECALL_MODE", "").strip()
+    if mode in RECALL_MODES:
+        s = replace(s, recall_mode=mode)
+    if _truthy(env.get("REASONIX_TUI_HEADLESS")) or _truthy(env.get("REASONIX_TUI_SUBAGENT")):
+        s = replace(s, headless=True)
+    if _truthy(env.get("REASONIX_EXPERIMENT_NO_MEMORY")):
+        s = replace(s, no_memory=True)
+    return replace(s, source=", ".join(sources) or "defaults")

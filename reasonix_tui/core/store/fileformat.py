@@ -1,0 +1,339 @@
+"""Reading and writing fact files (spec §2.1-§2.4).
+
+Reading: bytes → text (:mod:`..encoding`) → fence split → YAML node tree (PyYAML's
+``compose`` with the C loader, so scalars stay raw text: ``007`` stays ``"007"`` and
+timestamps stay strings) → the "legacy flat view" (nested mappings collapsed onto
+their leaf keys, sequences joined with ``", "``, last write wins) → :class:`Fact`.
+
+Writing: :class:`Fact` → fixed key order → :mod:`.yamlv3` scalars →
+``---\\n<yaml>---\\n\\n<trimmed body>\\n`` through python-frontmatter's handler API.
+
+A YAML error never loses the body: the frontmatter is treated as empty (as Reasonix
+does) and :attr:`Fact.parse_error` says why, so the UI can show an error row.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import frontmatter
+import yaml
+from frontmatter.default_handlers import BaseHandler
+
+from ..encoding import decode_bytes
+from ..gostr import one_line, to_lower, trim_space
+from ..gotime import Timestamp, parse_rfc3339
+from . import yamlv3
+from .model import (
+    TYPES,
+    Fact,
+    FactId,
+    legacy_memory_id,
+    normalize_activation,
+    normalize_fact_scope,
+    normalize_subject_key,
+    normalize_type,
+    normalize_volatility,
+    parse_scope_strict,
+    routing_type,
+    slug,
+)
+
+__all__ = [
+    "ReasonixHandler",
+    "split_frontmatter",
+    "flatten_yaml",
+    "parse_fact_text",
+    "fact_from_flat",
+    "render_fact",
+    "KNOWN_FLAT_KEYS",
+]
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+KNOWN_FLAT_KEYS = frozenset(
+    {
+        "id", "revision", "created_at", "updated_at", "name", "title", "description",
+        "keywords", "activation", "volatility", "subject_key", "expires_at",
+        "last_verified_at", "type", "fact_type", "scope", "metadata", "supersedes",
+    }
+)
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """Reasonix's fence split: ``(raw_yaml or None, body)``.
+
+    ``\\r\\n`` becomes ``\\n``; the first line (TrimSpace) must be ``---`` and the next
+    line that trims to ``---`` closes the block. Otherwise the whole text is the body.
+    """
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if not lines or trim_space(lines[0]) != "---":
+        return None, text
+    for i in range(1, len(lines)):
+        if trim_space(lines[i]) == "---":
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :])
+    return None, text
+
+
+def _flatten_node(node: yaml.Node, out: dict[str, str], order: list[str]) -> None:
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = to_lower(trim_space(str(key_node.value)))
+        if isinstance(value_node, yaml.MappingNode):
+            _flatten_node(value_node, out, order)
+            continue
+        if isinstance(value_node, yaml.SequenceNode):
+            items = [
+                trim_space(str(item.value))
+                for item in value_node.value
+                if isinstance(item, yaml.ScalarNode) and trim_space(str(item.value))
+            ]
+            value = ", ".join(items)
+        elif isinstance(value_node, yaml.ScalarNode):
+            value = trim_space(str(value_node.value))
+        else:
+            continue
+        if not value:
+            continue
+        if key in out:
+            order.remove(key)
+        out[key] = value
+        order.append(key)
+
+
+def flatten_yaml(raw_yaml: str) -> tuple[dict[str, str], str]:
+    """Parse raw frontmatter into the flat key → raw text view; ``({}, error)`` on failure.
+
+    The returned dict's ``__top__`` entry (when present) lists, space-separated, the
+    top-level keys whose values are plain scalars: only those are preserved as extras.
+    """
+    try:
+        node = yaml.compose(raw_yaml, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        return {}, " ".join(str(exc).split())
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - exotic input
+        return {}, str(exc)
+    if node is None:
+        return {}, ""
+    if not isinstance(node, yaml.MappingNode):
+        return {}, "frontmatter is not a mapping"
+    flat: dict[str, str] = {}
+    order: list[str] = []
+    _flatten_node(node, flat, order)
+    result = {k: flat[k] for k in order}
+    top = [
+        to_lower(trim_space(str(k.value)))
+        for k, v in node.value
+        if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
+    ]
+    result["__top__"] = " ".join(top)
+    return result, ""
+
+
+class ReasonixHandler(BaseHandler):
+    """python-frontmatter handler for Reasonix fact files.
+
+    ``split`` follows Reasonix's fence rule (python-frontmatter's default strips the
+    whole text first and accepts ``----`` fences, which Reasonix does not); ``load``
+    returns the flat raw-text view; ``export``/``format`` write yaml.v3's bytes.
+    """
+
+    START_DELIMITER = END_DELIMITER = "---"
+
+    def __init__(self) -> None:
+        import re
+
+        super().__init__(fm_boundary=re.compile(r"^---[ \t]*$", re.MULTILINE))
+
+    def detect(self, text: str) -> bool:
+        return split_frontmatter(text)[0] is not None
+
+    def split(self, text: str) -> tuple[str, str]:
+        raw, body = split_frontmatter(text)
+        if raw is None:
+            raise ValueError("no frontmatter")
+        return raw, body
+
+    def load(self, fm: str) -> dict[str, Any]:
+        flat, _ = flatten_yaml(fm)
+        flat.pop("__top__", None)
+        return dict(flat)
+
+    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+        pairs = metadata.get("__pairs__")
+        if not isinstance(pairs, list):
+            pairs = list(metadata.items())
+        return yamlv3.emit_mapping(pairs)
+
+    def format(self, post: frontmatter.Post, **kwargs: object) -> str:
+        yaml_text = self.export(post.metadata)
+        return f"---\n{yaml_text}---\n\n{trim_space(post.content)}\n"
+
+
+_HANDLER = ReasonixHandler()
+
+
+def _atoi_revision(value: str) -> int:
+    v = trim_space(value)
+    sign = 1
+    if v[:1] in "+-":
+        sign = -1 if v[0] == "-" else 1
+        v = v[1:]
+    if not v or not v.isascii() or not v.isdigit():
+        return 0
+    n = sign * int(v)
+    return n if n >= 1 else 0
+
+
+def _safe_extra_key(key: str) -> bool:
+    return bool(key) and all(c.isalnum() or c in "_-" for c in key) and key.isascii()
+
+
+def fact_from_flat(
+    flat: dict[str, str],
+    body: str,
+    *,
+    path: str = "",
+    dir_scope: str = "project",
+    mtime: Timestamp | None = None,
+    parse_error: str = "",
+    encoding: str = "utf-8",
+) -> Fact:
+    """``loadMemory``: map the flat keys onto a :class:`Fact` (spec §2.4 step 5-6)."""
+    stem = os.path.splitext(os.path.basename(path))[0] if path else ""
+    name = flat.get("name", "") or stem
+    fact_type_raw = to_lower(trim_space(flat.get("fact_type", "")))
+    type_ = fact_type_raw if fact_type_raw in TYPES else normalize_type(flat.get("type", ""))
+    file_scope = parse_scope_strict(flat.get("scope", ""))
+    scope = file_scope or dir_scope
+    fact_id = flat.get("id", "")
+    if not trim_space(fact_id):
+        identity_scope = file_scope or ("global" if type_ in ("user", "feedback") else "project")
+        fact_id = legacy_memory_id(name, identity_scope)
+    revision = _atoi_revision(flat.get("revision", "")) or 1
+    created = parse_rfc3339(flat.get("created_at")) or mtime
+    updated = parse_rfc3339(flat.get("updated_at")) or mtime
+    supersedes = tuple(
+        s for s in (trim_space(p) for p in flat.get("supersedes", "").replace(",", " ").split()) if s
+    )
+    top_level = set(flat.get("__top__", "").split())
+    extra = tuple(
+        (k, v)
+        for k, v in flat.items()
+        if k not in KNOWN_FLAT_KEYS and k != "__top__" and k in top_level and _safe_extra_key(k)
+    )
+    raw_times = tuple(
+        (k, flat[k]) for k in ("created_at", "updated_at", "expires_at", "last_verified_at") if k in flat
+    )
+    return Fact(
+        id=FactId(fact_id),
+        revision=revision,
+        created_at=created,
+        updated_at=updated,
+        name=name,
+        title=flat.get("title", ""),
+        description=flat.get("description", ""),
+        keywords=flat.get("keywords", ""),
+        activation=normalize_activation(flat.get("activation")),
+        volatility=normalize_volatility(flat.get("volatility")),
+        subject_key=normalize_subject_key(flat.get("subject_key")),
+        expires_at=parse_rfc3339(flat.get("expires_at")),
+        last_verified_at=parse_rfc3339(flat.get("last_verified_at")),
+        type=type_,
+        scope=scope,
+        body=trim_space(body),
+        file_scope=file_scope,
+        supersedes=supersedes,
+        extra=extra,
+        path=path,
+        raw_times=raw_times,
+        parse_error=parse_error,
+        encoding=encoding,
+    )
+
+
+def parse_fact_bytes(
+    data: bytes, *, path: str = "", dir_scope: str = "project", mtime: Timestamp | None = None
+) -> Fact:
+    """Decode and parse a fact file's bytes."""
+    decoded = decode_bytes(data)
+    return parse_fact_text(decoded.text, path=path, dir_scope=dir_scope, mtime=mtime, encoding=decoded.encoding)
+
+
+def parse_fact_text(
+    text: str,
+    *,
+    path: str = "",
+    dir_scope: str = "project",
+    mtime: Timestamp | None = None,
+    encoding: str = "utf-8",
+) -> Fact:
+    """Parse decoded text into a :class:`Fact`."""
+    raw_yaml, body = split_frontmatter(text)
+    flat: dict[str, str] = {}
+    error = ""
+    if raw_yaml is not None:
+        flat, error = flatten_yaml(raw_yaml)
+    return fact_from_flat(
+        flat, body, path=path, dir_scope=dir_scope, mtime=mtime, parse_error=error, encoding=encoding
+    )
+
+
+def _pairs_for(fact: Fact) -> list[tuple[str, object]]:
+    pairs: list[tuple[str, object]] = []
+    if fact.id:
+        pairs.append(("id", str(fact.id)))
+    if fact.revision >= 1:
+        pairs.append(("revision", int(fact.revision)))
+    if fact.created_at is not None:
+        pairs.append(("created_at", fact.created_at.rfc3339()))
+    if fact.updated_at is not None:
+        pairs.append(("updated_at", fact.updated_at.rfc3339()))
+    pairs.append(("name", slug(fact.name) or fact.name))
+    title = one_line(fact.title)
+    if title:
+        pairs.append(("title", title))
+    pairs.append(("description", one_line(fact.description)))
+    keywords = one_line(fact.keywords)
+    if keywords:
+        pairs.append(("keywords", keywords))
+    activation = normalize_activation(fact.activation)
+    if activation:
+        pairs.append(("activation", activation))
+    volatility = normalize_volatility(fact.volatility)
+    if volatility:
+        pairs.append(("volatility", volatility))
+    subject = normalize_subject_key(fact.subject_key)
+    if subject:
+        pairs.append(("subject_key", subject))
+    if fact.expires_at is not None:
+        pairs.append(("expires_at", fact.expires_at.rfc3339()))
+    if fact.last_verified_at is not None:
+        pairs.append(("last_verified_at", fact.last_verified_at.rfc3339()))
+    type_ = normalize_type(fact.type)
+    scope = normalize_fact_scope(fact.scope)
+    route = routing_type(scope, type_)
+    meta: list[tuple[str, object]] = [("type", route)]
+    if route != type_:
+        meta.append(("fact_type", type_))
+    meta.append(("scope", scope))
+    pairs.append(("metadata", meta))
+    # reasonix-tui extensions come after Reasonix's own keys, so an ordinary fact is
+    # byte-identical to what Reasonix writes and Reasonix ignores these on read.
+    if fact.supersedes:
+        pairs.append(("supersedes", " ".join(fact.supersedes)))
+    for key, value in fact.extra:
+        if key not in KNOWN_FLAT_KEYS and value:
+            pairs.append((key, value))
+    return pairs
+
+
+def render_fact(fact: Fact) -> str:
+    """The exact text Reasonix's ``render`` writes for this fact."""
+    post = frontmatter.Post(fact.body, handler=_HANDLER, __pairs__=_pairs_for(fact))
+    return frontmatter.dumps(post, handler=_HANDLER)

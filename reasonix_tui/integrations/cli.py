@@ -1,0 +1,199 @@
+"""The ``reasonix-tui`` command line.
+
+``reasonix-tui`` with no subcommand opens the Context Center. Subcommands live in
+:mod:`.commands`, one module per area; each module's ``register(reg)`` adds its parsers
+to the top level (``reg.top``) or to the ``memory`` family (``reg.memory``) and sets
+``func`` to a handler ``(args, ctx) -> int``.
+
+Conventions for every handler:
+
+* ``--json`` prints machine-readable output on stdout;
+* expected errors raise :class:`~reasonix_tui.core.store.model.StoreError` (or
+  :class:`CliError`); :func:`main` prints them as one line on stderr, exit code 2 for
+  bad input and 1 for other failures, never a traceback;
+* exit codes 3 and 4 are reserved for "denied" and "still pending" (agent writes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TextIO
+
+from ..core.paths import Layout, StateRootUnavailable
+from ..core.settings import Settings, load_settings
+from ..core.store.model import StoreError
+
+if TYPE_CHECKING:
+    from ..core.store.store import Store
+
+__all__ = ["main", "build_parser", "CliContext", "CliError", "Registry", "COMMAND_MODULES"]
+
+COMMAND_MODULES = [
+    "reasonix_tui.integrations.commands.memory",
+]
+"""Modules whose ``register(reg)`` is called, in this order."""
+
+
+class CliError(Exception):
+    """An expected CLI failure with an exit code."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+@dataclass
+class CliContext:
+    """What a command handler gets besides its arguments."""
+
+    layout: Layout
+    """Paths for the chosen state root and workspace."""
+    settings: Settings
+    """Effective settings."""
+    actor: str = "cli"
+    """Audit actor for writes made by this process."""
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+
+    @cached_property
+    def store(self) -> Store:
+        """The store for this layout (created on first use)."""
+        from ..core.store.store import Store
+
+        return Store(self.layout, settings=self.settings, actor=self.actor)
+
+    def print(self, text: str = "") -> None:
+        """Write a line to stdout."""
+        self.stdout.write(text + "\n")
+
+    def print_json(self, value: Any) -> None:
+        """Write JSON to stdout."""
+        self.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+@dataclass
+class Registry:
+    """Where command modules add their parsers."""
+
+    top: argparse._SubParsersAction  # type: ignore[type-arg]
+    """Top-level subcommands (``remember``, ``hook``, ``mcp``...)."""
+    memory: argparse._SubParsersAction  # type: ignore[type-arg]
+    """The ``memory`` family (``memory list``, ``memory show``...)."""
+
+    def add_top(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add a top-level subcommand parser."""
+        return self.top.add_parser(name, **kwargs)
+
+    def add_memory(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add a ``memory`` subcommand parser."""
+        return self.memory.add_parser(name, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser."""
+    parser = _Parser(
+        prog="reasonix-tui",
+        description="Context Center for a coding agent's durable memory (Reasonix-compatible).",
+    )
+    parser.add_argument("--home", help="state root (default: $REASONIX_STATE_HOME, $REASONIX_HOME, ~/.reasonix)")
+    parser.add_argument("--workspace", help="workspace directory (default: the current directory)")
+    parser.add_argument("--demo", action="store_true", help="open the Context Center on a generated demo home")
+    parser.add_argument("--no-watch", action="store_true", help="do not watch the store for outside changes")
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"reasonix-tui {__version__}")
+    top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    memory_parser = top.add_parser("memory", help="the /memory command family")
+    memory = memory_parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", parser_class=_Parser)
+    memory_parser.set_defaults(func=_memory_help(memory_parser))
+    reg = Registry(top=top, memory=memory)
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(reg)
+    return parser
+
+
+def _memory_help(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace, CliContext], int]:
+    def show(args: argparse.Namespace, ctx: CliContext) -> int:
+        parser.print_help(ctx.stdout)
+        return 2
+
+    return show
+
+
+def _log_internal_error(layout: Layout | None) -> str:
+    text = traceback.format_exc()
+    if layout is not None:
+        try:
+            log = layout.tui_dir / "errors.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            return str(log)
+        except OSError:
+            pass
+    return ""
+
+
+def make_context(args: argparse.Namespace) -> CliContext:
+    """Resolve layout and settings from the global options."""
+    layout = Layout.resolve(home=args.home, workspace=args.workspace)
+    return CliContext(layout=layout, settings=load_settings(layout.root))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, dispatch, and turn expected errors into one line and an exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    layout: Layout | None = None
+    try:
+        if args.command is None:
+            from .open_app import open_context_center
+
+            return open_context_center(args)
+        ctx = make_context(args)
+        layout = ctx.layout
+        func = getattr(args, "func", None)
+        if func is None:
+            parser.print_help()
+            return 2
+        return int(func(args, ctx) or 0)
+    except StoreError as exc:
+        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        return exc.exit_code
+    except CliError as exc:
+        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        return exc.exit_code
+    except StateRootUnavailable as exc:
+        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never show a traceback to a person or an agent
+        if os.environ.get("REASONIX_TUI_DEBUG"):
+            raise
+        where = _log_internal_error(layout)
+        hint = f" (details in {where})" if where else ""
+        sys.stderr.write(f"reasonix-tui: internal error: {type(exc).__name__}: {exc}{hint}\n")
+        return 1
+
+
+def path_arg(value: str) -> Path:
+    """argparse type for paths."""
+    return Path(value)

@@ -1,0 +1,1 @@
+"""CLI command modules. Each defines ``register(reg: Registry)``; see :mod:`..cli`."""
