@@ -37,6 +37,8 @@ class Settings:
 
     pinned_budget_chars: int = 1500
     """Ceiling on the total runes of pinned bodies; 0 means no ceiling."""
+    pinned_budget_configured: bool = False
+    """True when the budget came from a config file or the environment (changes the refusal text)."""
     recall_limit: int = 4
     """Automatic recall: most facts per turn."""
     recall_max_chars: int = 2400
@@ -92,7 +94,7 @@ def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
     if isinstance(reasonix_mem, dict) and reasonix_mem:
         budget = _int(reasonix_mem.get("pinned_budget_chars"), 0)
         if budget > 0:
-            s = replace(s, pinned_budget_chars=budget)
+            s = replace(s, pinned_budget_chars=budget, pinned_budget_configured=True)
         limit = _int(reasonix_mem.get("recall_limit"), 0)
         if limit > 0:
             s = replace(s, recall_limit=limit)
@@ -105,7 +107,11 @@ def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
     if own:
         mem = own.get("memory", {}) if isinstance(own.get("memory"), dict) else {}
         if "pinned_budget_chars" in mem:
-            s = replace(s, pinned_budget_chars=max(_int(mem["pinned_budget_chars"], s.pinned_budget_chars), 0))
+            s = replace(
+                s,
+                pinned_budget_chars=max(_int(mem["pinned_budget_chars"], s.pinned_budget_chars), 0),
+                pinned_budget_configured=True,
+            )
         if _int(mem.get("recall_limit"), 0) > 0:
             s = replace(s, recall_limit=_int(mem["recall_limit"], s.recall_limit))
         if _int(mem.get("recall_max_chars"), 0) > 0:
@@ -123,7 +129,11 @@ def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
         sources.append("settings.toml")
 
     if env.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
-        s = replace(s, pinned_budget_chars=max(_int(env["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0))
+        s = replace(
+            s,
+            pinned_budget_chars=max(_int(env["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0),
+            pinned_budget_configured=True,
+        )
         sources.append("env")
     mode = env.get("REASONIX_TUI_RECALL_MODE", "").strip()
     if mode in RECALL_MODES:

@@ -1,0 +1,1226 @@
+"""The store: the only writer of fact files (spec §1-§4, §8, §9).
+
+Reads follow Reasonix exactly (directory scan order, lookup rules, legacy ids) and never
+rewrite a file. Every mutation:
+
+* holds a cross-process file lock (Reasonix only has an in-process mutex) around the
+  whole read-modify-write, so concurrent processes each land as their own revision;
+* snapshots the previous bytes under ``.revisions/<id>/`` (or moves the file to
+  ``.archive/``) before anything is replaced, so no user text is ever lost;
+* writes atomically (temp file + rename, or temp file + hard link for create-only);
+* keeps ``MEMORY.md`` in step while preserving hand-written lines;
+* appends one line to the audit log, refused mutations included.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from ..gostr import go_quote, one_line, trim_space
+from ..gotime import Timestamp, format_archive_stamp, parse_archive_stamp
+from ..paths import Layout
+from ..settings import Settings, load_settings
+from . import index_md
+from .atomic import atomic_create, atomic_write, ensure_dir
+from .audit import AuditLog
+from .cache import ParseCache, stat_key
+from .fileformat import parse_fact_bytes, render_fact, split_frontmatter, flatten_yaml
+from .model import (
+    Conflict,
+    Fact,
+    FactId,
+    InvalidInput,
+    NotFound,
+    StoreError,
+    new_memory_id,
+    normalize_activation,
+    normalize_fact_scope,
+    normalize_subject_key,
+    normalize_type,
+    normalize_volatility,
+    normalized_phrase,
+    parse_reference,
+    resolve_activation,
+    slug,
+)
+
+__all__ = [
+    "Store",
+    "SaveRequest",
+    "SaveResult",
+    "ArchiveResult",
+    "ArchivedFact",
+    "FileError",
+    "Snapshot",
+    "MigrationResult",
+    "ActivationResult",
+    "identity_keys",
+]
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRequest:
+    """What a caller wants saved (mirrors the ``remember`` tool's arguments)."""
+
+    description: str = ""
+    body: str = ""
+    name: str = ""
+    title: str = ""
+    type: str = ""
+    scope: str = ""
+    keywords: str = ""
+    subject_key: str = ""
+    activation: str = ""
+    volatility: str = ""
+    expires_at: Timestamp | None = None
+    last_verified_at: Timestamp | None = None
+    verified: bool = False
+    """Stamp ``last_verified_at`` with now."""
+    id: str = ""
+    supersedes: tuple[str, ...] | None = None
+    """reasonix-tui extension; ``None`` inherits on update."""
+    extra: tuple[tuple[str, str], ...] | None = None
+    """Unknown frontmatter keys to keep; ``None`` inherits on update."""
+
+    @classmethod
+    def from_fact(cls, fact: Fact, **changes: Any) -> SaveRequest:
+        """A request that rewrites ``fact`` as it is (by id), with ``changes`` applied."""
+        base = cls(
+            description=fact.description,
+            body=fact.body,
+            name=fact.name,
+            title=fact.title,
+            type=fact.type,
+            scope=fact.scope,
+            keywords=fact.keywords,
+            subject_key=fact.subject_key,
+            activation=fact.activation,
+            volatility=fact.volatility,
+            expires_at=fact.expires_at,
+            last_verified_at=fact.last_verified_at,
+            id=fact.id,
+            supersedes=fact.supersedes,
+            extra=fact.extra,
+        )
+        return replace(base, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    """The outcome of a save, restore, recover, pin, unpin or verify."""
+
+    fact: Fact
+    """The fact as written."""
+    previous: Fact | None = None
+    """The active fact before the write (None for a create)."""
+    created: bool = False
+    """True when a new fact was created."""
+    warnings: tuple[str, ...] = ()
+    """Things a person should see (e.g. the superseded-value guard)."""
+    archived: tuple[str, ...] = ()
+    """Archive paths written on the way (single-active-copy rule)."""
+    message: str = ""
+    """A one-line human summary."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationResult:
+    """Outcome of pin/unpin: ``changed`` False means it already had that activation."""
+
+    fact: Fact
+    changed: bool
+    message: str
+    result: SaveResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveResult:
+    """Outcome of a forget."""
+
+    path: str
+    """The last archive path written, or ``""`` when nothing was archived."""
+    fact: Fact | None
+    """The fact that was active, when it could be read first."""
+    paths: tuple[str, ...] = ()
+    """Every archive path written."""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedFact:
+    """A fact in some ``.archive/``."""
+
+    path: str
+    fact: Fact
+    archived_at: Timestamp | None
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    """A file in a store directory that could not be read as a fact."""
+
+    path: str
+    scope: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """An immutable view of the store at one moment."""
+
+    facts: tuple[Fact, ...]
+    """Active facts of both scopes, sorted by (name, scope, id)."""
+    errors: tuple[FileError, ...] = ()
+    """Unreadable files (shown as error rows)."""
+    loaded_at: Timestamp | None = None
+    by_id: dict[str, Fact] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def build(cls, facts: Iterable[Fact], errors: Iterable[FileError], loaded_at: Timestamp) -> Snapshot:
+        fs = tuple(facts)
+        return cls(facts=fs, errors=tuple(errors), loaded_at=loaded_at, by_id={f.id: f for f in fs})
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationResult:
+    """Outcome of ``migrate``."""
+
+    migrated: int
+    paths: tuple[str, ...] = ()
+    backups: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def identity_keys(fact: Fact) -> list[str]:
+    """Recall identity keys: id, name, normalised title, subject (spec §6.2)."""
+    keys = [f"id:{trim_space(fact.id)}", f"name:{slug(fact.name)}"]
+    title = normalized_phrase(fact.title)
+    if title:
+        keys.append(f"title:{title}")
+    subject = normalize_subject_key(fact.subject_key)
+    if subject:
+        keys.append(f"subject:{subject}")
+    return keys
+
+
+def _runes_trimmed(text: str) -> int:
+    return len(trim_space(text))
+
+
+def _is_local(name: str) -> bool:
+    """Go ``filepath.IsLocal`` for a single relative name."""
+    if not name or os.path.isabs(name) or name.startswith(("/", "\\")):
+        return False
+    parts = name.replace("\\", "/").split("/")
+    depth = 0
+    for part in parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return False
+        else:
+            depth += 1
+    return depth > 0 or name not in ("", ".")
+
+
+def safe_join(base: str, name: str) -> str:
+    """``safeJoin``: refuse any name that escapes ``base`` (spec §8.4)."""
+    if not base or not _is_local(name):
+        raise InvalidInput(f"memory path escapes store: {name}")
+    joined = os.path.normpath(os.path.join(os.path.abspath(base), name))
+    rel = os.path.relpath(joined, os.path.abspath(base))
+    if rel == ".." or rel.startswith(".." + os.sep):
+        raise InvalidInput(f"memory path escapes store: {name}")
+    return joined
+
+
+class _RootLock:
+    """One per state root per process: a thread RLock plus the cross-process file lock."""
+
+    def __init__(self, path: str) -> None:
+        self.rlock = threading.RLock()
+        self.flock = FileLock(path, thread_local=False)
+        self.depth = 0
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        with self.rlock:
+            if self.depth == 0:
+                os.makedirs(os.path.dirname(self.flock.lock_file), exist_ok=True)
+                self.flock.acquire()
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.flock.release()
+
+
+_ROOT_LOCKS: dict[str, _RootLock] = {}
+_ROOT_LOCKS_GUARD = threading.Lock()
+
+
+def _root_lock(path: Path) -> _RootLock:
+    key = os.path.abspath(path)
+    with _ROOT_LOCKS_GUARD:
+        lock = _ROOT_LOCKS.get(key)
+        if lock is None:
+            lock = _ROOT_LOCKS[key] = _RootLock(key)
+        return lock
+
+
+# --------------------------------------------------------------------------- store
+
+
+class Store:
+    """The Reasonix memory store for one state root and workspace."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        settings: Settings | None = None,
+        actor: str = "cli",
+        clock: Callable[[], Timestamp] | None = None,
+        use_cache: bool = True,
+    ) -> None:
+        self.layout = layout
+        """Paths."""
+        self.settings = settings if settings is not None else load_settings(layout.root)
+        """Effective settings (pinned budget, ...)."""
+        self.actor = actor
+        """Default audit actor for mutations made through this store."""
+        self.clock = clock or Timestamp.now
+        """Time source (tests inject a frozen clock)."""
+        self.audit = AuditLog(layout.audit_log)
+        """The audit log."""
+        self._use_cache = use_cache
+        self._caches: dict[str, ParseCache] = {}
+        self._lock = _root_lock(layout.lock_file)
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def project_dir(self) -> Path:
+        """Project fact directory."""
+        return self.layout.project_dir
+
+    @property
+    def global_dir(self) -> Path:
+        """Global fact directory."""
+        return self.layout.global_dir
+
+    def dir_for(self, scope: str) -> Path:
+        """``DirFor``: the global dir for ``global``, else the project dir."""
+        return self.layout.dir_for(normalize_fact_scope(scope))
+
+    def _dirs(self) -> list[tuple[str, Path]]:
+        """``dirs()``: global first, then project (when they differ)."""
+        if self.global_dir != self.project_dir:
+            return [("global", self.global_dir), ("project", self.project_dir)]
+        return [("project", self.project_dir)]
+
+    @contextmanager
+    def mutation(self) -> Iterator[None]:
+        """Hold the in-process and cross-process locks of the state root (reentrant per thread)."""
+        with self._lock.hold():
+            yield
+
+    # ------------------------------------------------------------------ reading
+
+    def _cache_for(self, directory: Path) -> ParseCache | None:
+        if not self._use_cache:
+            return None
+        key = str(directory)
+        cache = self._caches.get(key)
+        if cache is None:
+            cache = ParseCache(self.layout.cache_dir, directory)
+            self._caches[key] = cache
+        return cache
+
+    def _scan_dir(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
+        """Active facts of one directory in ``ReadDir`` order, plus unreadable files."""
+        facts: list[Fact] = []
+        errors: list[FileError] = []
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: os.fsencode(e.name))
+        except FileNotFoundError:
+            return facts, errors
+        except NotADirectoryError:
+            errors.append(FileError(str(directory), scope, "store path is not a directory"))
+            return facts, errors
+        except OSError as exc:
+            errors.append(FileError(str(directory), scope, f"cannot list directory: {exc.strerror or exc}"))
+            return facts, errors
+        cache = self._cache_for(directory)
+        real_dir = os.path.realpath(directory)
+        seen: set[str] = set()
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name == index_md.INDEX_NAME:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    continue
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            path = os.path.join(directory, name)
+            if is_link:
+                target = os.path.realpath(path)
+                if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
+                    errors.append(FileError(path, scope, f"symlink points outside the store ({target}); not loaded"))
+                    continue
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if not stat_mod.S_ISREG(st.st_mode):
+                errors.append(FileError(path, scope, "not a regular file"))
+                continue
+            key = stat_key(st)
+            seen.add(name)
+            fact = cache.get(name, key) if cache is not None else None
+            if fact is None or fact.scope != (fact.file_scope or scope):
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                except OSError as exc:
+                    errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
+                    continue
+                fact = parse_fact_bytes(
+                    data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns)
+                )
+                if cache is not None:
+                    cache.put(name, key, fact)
+            facts.append(fact)
+            if fact.parse_error:
+                errors.append(FileError(path, scope, f"frontmatter could not be parsed: {fact.parse_error}"))
+            elif fact.encoding == "lossy-utf-8":
+                errors.append(FileError(path, scope, "file is not valid UTF-8/UTF-16/GB18030; shown with replacement characters"))
+        if cache is not None:
+            cache.retain(seen)
+            cache.save()
+        return facts, errors
+
+    def list_dir(self, scope: str) -> list[Fact]:
+        """Active facts of one scope's directory in ``ReadDir`` order."""
+        scope = normalize_fact_scope(scope)
+        return self._scan_dir(scope, self.dir_for(scope))[0]
+
+    def _list_all_with_errors(self) -> tuple[list[Fact], list[FileError]]:
+        facts: list[Fact] = []
+        errors: list[FileError] = []
+        for scope, directory in self._dirs():
+            fs, es = self._scan_dir(scope, directory)
+            facts.extend(fs)
+            errors.extend(es)
+        facts.sort(key=lambda f: (f.name.encode("utf-8", "surrogatepass"), f.scope, f.id))
+        return facts, errors
+
+    def list_all(self) -> list[Fact]:
+        """``ListAll``: active facts of both scopes sorted by name, scope, id."""
+        return self._list_all_with_errors()[0]
+
+    def snapshot(self) -> Snapshot:
+        """An immutable snapshot with the unreadable files."""
+        facts, errors = self._list_all_with_errors()
+        return Snapshot.build(facts, errors, self.clock())
+
+    def _find_in(self, scope: str, raw: str, name: str) -> Fact | None:
+        for fact in self.list_dir(scope):
+            if fact.id == raw or slug(fact.name) == name:
+                return replace(fact, name=slug(fact.name))
+        return None
+
+    def find(self, ref: str) -> Fact | None:
+        """``findActive``: qualified refs search one scope; others project then global."""
+        parsed = parse_reference(ref)
+        if not parsed.raw:
+            return None
+        if parsed.qualified:
+            return self._find_in(parsed.scope, parsed.raw, parsed.name)
+        for scope in ("project", "global"):
+            if scope == "global" and self.global_dir == self.project_dir:
+                break
+            found = self._find_in(scope, parsed.raw, parsed.name)
+            if found is not None:
+                return found
+        return None
+
+    def get(self, ref: str) -> Fact:
+        """Like :meth:`find` but raises ``memory "<ref>" not found``."""
+        fact = self.find(ref)
+        if fact is None:
+            raise NotFound(f'memory "{ref}" not found')
+        return fact
+
+    def find_by_id(self, fact_id: str) -> Fact | None:
+        """The active fact with exactly this id (either scope)."""
+        for scope in ("project", "global"):
+            for fact in self.list_dir(scope):
+                if fact.id == fact_id:
+                    return replace(fact, name=slug(fact.name))
+        return None
+
+    # ------------------------------------------------------------------ audit helpers
+
+    def _audit(self, op: str, ok: bool, actor: str | None, **fields: Any) -> None:
+        self.audit.record(op, ok, actor or self.actor, workspace=str(self.layout.workspace), **fields)
+
+    @contextmanager
+    def _audited(self, op: str, actor: str | None, **fields: Any) -> Iterator[None]:
+        """Log a refusal when the block raises a store error."""
+        try:
+            yield
+        except StoreError as exc:
+            if not getattr(exc, "audited", False):
+                self._audit(op, False, actor, reason=str(exc), **fields)
+                exc.audited = True  # type: ignore[attr-defined]
+            raise
+
+    # ------------------------------------------------------------------ validation
+
+    def pinned_total(self, exclude_id: str = "", exclude_name: str = "") -> int:
+        """Rune count of every pinned body (``TrimSpace``), excluding one fact."""
+        total = 0
+        for fact in self.list_all():
+            if not fact.pinned or not trim_space(fact.body):
+                continue
+            if exclude_id and fact.id == exclude_id:
+                continue
+            if not exclude_id and exclude_name and fact.name == exclude_name:
+                continue
+            total += _runes_trimmed(fact.body)
+        return total
+
+    def _budget_message(self, total: int, budget: int) -> str:
+        if not self.settings.pinned_budget_configured:
+            return (
+                f"pinning this fact would put pinned guidance at {total} chars, over the {budget} budget: "
+                "rules that must always hold belong in REASONIX.md/AGENTS.md instructions; "
+                "unpin or consolidate existing pinned facts first"
+            )
+        return (
+            f"pinning this fact would put pinned guidance at {total} chars, over the {budget} budget you "
+            "configured (memory.pinned_budget_chars): unpin or consolidate existing pinned facts, raise the "
+            "budget, or move rules that must always hold into REASONIX.md/AGENTS.md instructions"
+        )
+
+    def _validate(self, fact: Fact) -> None:
+        """``validateSave``: pinned budget, then subject key."""
+        budget = self.settings.pinned_budget_chars
+        if budget > 0 and fact.pinned:
+            total = _runes_trimmed(fact.body) + self.pinned_total(exclude_id=fact.id, exclude_name=fact.name)
+            if total > budget:
+                raise Conflict(self._budget_message(total, budget))
+        key = normalize_subject_key(fact.subject_key)
+        if key:
+            for other in self.list_dir(fact.scope):
+                if normalize_subject_key(other.subject_key) != key:
+                    continue
+                if other.id == fact.id:
+                    break
+                current = one_line(other.description) or one_line(other.body)
+                raise Conflict(
+                    f"subject {go_quote(key)} is already tracked by memory id={other.id} "
+                    f"revision={other.revision} name={other.name} (current: {current}); if this is the new "
+                    "value of the same fact, update that id instead of creating a second one"
+                )
+
+    def subject_holder(self, key: str, scope: str) -> Fact | None:
+        """The active fact holding a subject key in a scope."""
+        key = normalize_subject_key(key)
+        if not key:
+            return None
+        for other in self.list_dir(scope):
+            if normalize_subject_key(other.subject_key) == key:
+                return other
+        return None
+
+    # ------------------------------------------------------------------ revisions on disk
+
+    def _snapshot_revision(self, existing: Fact) -> str | None:
+        """Copy the active file's raw bytes to ``.revisions/<id>/<rev>.md``."""
+        if not existing.id or existing.revision < 1 or not existing.path:
+            return None
+        with open(existing.path, "rb") as fh:
+            raw = fh.read()
+        target = os.path.join(
+            os.path.dirname(existing.path), ".revisions", existing.id, f"{existing.revision:09d}.md"
+        )
+        atomic_write(target, raw, 0o644)
+        return target
+
+    def _check_index_readable(self, directory: Path) -> None:
+        try:
+            index_md.read_index(str(directory))
+        except OSError as exc:
+            raise StoreError(
+                f"memory index {os.path.join(directory, index_md.INDEX_NAME)} is unreadable: {exc.strerror or exc}"
+            ) from exc
+
+    # ------------------------------------------------------------------ save
+
+    def save(
+        self,
+        req: SaveRequest,
+        *,
+        expected_revision: int | None = None,
+        require_create: bool = False,
+        clear_expiry: bool = False,
+        actor: str | None = None,
+        op: str | None = None,
+    ) -> SaveResult:
+        """``SaveWithOptions`` (spec §2.8) plus lock, audit and the superseded-value guard."""
+        with self.mutation():
+            ref_for_audit = req.name or req.id
+            try:
+                result = self._save_locked(req, expected_revision, require_create, clear_expiry)
+            except StoreError as exc:
+                self._audit(op or "save", False, actor, id=req.id, ref=ref_for_audit, reason=str(exc))
+                exc.audited = True  # type: ignore[attr-defined]
+                raise
+            prev = result.previous
+            self._audit(
+                op or ("create" if result.created else "update"),
+                True,
+                actor,
+                id=result.fact.id,
+                ref=result.fact.ref,
+                rev_before=prev.revision if prev else None,
+                rev_after=result.fact.revision,
+                path=result.fact.path,
+                detail={"warnings": list(result.warnings)} if result.warnings else {},
+            )
+            return result
+
+    def _save_locked(
+        self, req: SaveRequest, expected_revision: int | None, require_create: bool, clear_expiry: bool
+    ) -> SaveResult:
+        now = self.clock()
+        req_name = trim_space(req.name)
+        req_scope = trim_space(req.scope)
+        parsed = parse_reference(req_name) if req_name else None
+        # 1. conflicting reference
+        if not req.id and parsed is not None and parsed.qualified and req_scope:
+            if normalize_fact_scope(req_scope) != parsed.scope:
+                raise InvalidInput(
+                    f'memory reference scope "{parsed.scope}" conflicts with explicit scope "{req_scope}"'
+                )
+        # 2. existing
+        existing: Fact | None = None
+        if req.id:
+            existing = self.find(req.id)
+            if existing is None:
+                raise NotFound(f'memory id "{req.id}" not found')
+        elif req_name:
+            existing = self.find(req_name)
+        # 3. expected revision
+        if expected_revision is not None:
+            actual = existing.revision if existing else 0
+            if actual != expected_revision:
+                raise Conflict(f"memory revision conflict: expected {expected_revision}, found {actual}")
+        # 4. create-only
+        if require_create and existing is not None:
+            raise Conflict(f'memory "{existing.name}" already exists; automatic writes are create-only')
+        # 5. name
+        if not req_name:
+            if existing is None:
+                raise InvalidInput("memory needs a name")
+            name = existing.name
+        elif existing is not None and not req.id:
+            name = existing.name
+        else:
+            assert parsed is not None
+            name = parsed.name
+        name = slug(name)
+        if not name:
+            raise InvalidInput("memory name needs at least one letter or digit")
+        if existing is not None and existing.path and os.path.islink(existing.path):
+            raise StoreError(f"refusing to write {existing.path!r} through a symlink")
+        # 6-8. identity, inheritance, type/scope
+        scope = req_scope
+        activation = normalize_activation(req.activation)
+        volatility = normalize_volatility(req.volatility)
+        subject = normalize_subject_key(req.subject_key)
+        expires = req.expires_at
+        verified_at = now if req.verified else req.last_verified_at
+        keywords = req.keywords
+        supersedes = req.supersedes
+        extra = req.extra
+        if existing is not None:
+            fact_id = existing.id
+            revision = existing.revision + 1
+            created_at = existing.created_at or now
+            if not scope:
+                scope = existing.scope
+            activation = activation or existing.activation
+            volatility = volatility or existing.volatility
+            subject = subject or existing.subject_key
+            if expires is None and not clear_expiry:
+                expires = existing.expires_at
+            if verified_at is None:
+                verified_at = existing.last_verified_at
+            if not trim_space(keywords):
+                keywords = existing.keywords
+            if supersedes is None:
+                supersedes = existing.supersedes
+            if extra is None:
+                extra = existing.extra
+        else:
+            fact_id = FactId(trim_space(req.id)) if req.id else new_memory_id()
+            revision = 1
+            created_at = now
+        if clear_expiry:
+            expires = None
+        type_ = normalize_type(req.type)
+        if not scope:
+            scope = parsed.scope if parsed is not None and parsed.qualified else "project"
+        scope = normalize_fact_scope(scope)
+        fact = Fact(
+            id=fact_id,
+            revision=revision,
+            created_at=created_at,
+            updated_at=now,
+            name=name,
+            title=req.title,
+            description=req.description,
+            keywords=keywords,
+            activation=activation,
+            volatility=volatility,
+            subject_key=subject,
+            expires_at=expires,
+            last_verified_at=verified_at,
+            type=type_,
+            scope=scope,
+            body=trim_space(req.body),
+            file_scope=scope,
+            supersedes=tuple(supersedes or ()),
+            extra=tuple(extra or ()),
+        )
+        # 9. validation
+        self._validate(fact)
+        # 10-12. target
+        directory = self.dir_for(scope)
+        ensure_dir(directory)
+        self._check_index_readable(directory)
+        for other in self.list_dir(scope):
+            if slug(other.name) == name and other.id != fact_id:
+                raise Conflict(f'memory name "{name}" is already used by id "{other.id}"')
+        path = safe_join(str(directory), name + ".md")
+        if os.path.lexists(path) and (existing is None or os.path.abspath(existing.path) != path):
+            if os.path.islink(path) or os.path.isdir(path):
+                raise StoreError(f"refusing to replace {path!r}: it is not a regular fact file")
+            holder = self._read_path(path, scope)
+            if holder is not None and holder.id != fact_id:
+                raise Conflict(f'memory file "{name}.md" already holds id "{holder.id}"')
+        fact = replace(fact, path=path)
+        warnings = self._superseded_value_warnings(existing, fact)
+        # 13. snapshot
+        if existing is not None:
+            self._snapshot_revision(existing)
+        # 14. write
+        atomic_write(path, render_fact(fact), 0o644)
+        # 15. move or rename
+        if existing is not None and existing.path and os.path.abspath(existing.path) != path:
+            old_dir = os.path.dirname(existing.path)
+            try:
+                os.unlink(existing.path)
+            except FileNotFoundError:
+                pass
+            index_md.reindex(old_dir, existing.stem, None)
+        # 16. index
+        index_md.reindex(str(directory), name, fact)
+        # 17. single active copy
+        archived: list[str] = []
+        if not req.id and parsed is not None and not parsed.qualified:
+            other_scope = "global" if scope == "project" else "project"
+            other_dir = self.dir_for(other_scope)
+            if other_dir != directory:
+                for other in self.list_dir(other_scope):
+                    if slug(other.name) == name and other.id != fact_id:
+                        archived_path = self._archive_in_dir(str(other_dir), other.stem)
+                        if archived_path:
+                            archived.append(archived_path)
+                        index_md.reindex(str(other_dir), other.stem, None)
+                        break
+        written = self._read_path(path, scope) or fact
+        return SaveResult(
+            fact=written,
+            previous=existing,
+            created=existing is None,
+            warnings=tuple(warnings),
+            archived=tuple(archived),
+        )
+
+    def _read_path(self, path: str, scope: str) -> Fact | None:
+        try:
+            st = os.stat(path)
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
+
+    def _superseded_value_warnings(self, existing: Fact | None, new: Fact) -> list[str]:
+        """Warn when a subject key gets back a value an earlier revision replaced."""
+        if existing is None or not new.subject_key:
+            return []
+        new_value = normalized_phrase(new.body) or normalized_phrase(new.description)
+        if not new_value or new_value == (normalized_phrase(existing.body) or normalized_phrase(existing.description)):
+            return []
+        history = self._revisions_for(existing)
+        chain = sorted(history + [existing], key=lambda f: f.revision)
+        for i, old in enumerate(chain[:-1]):
+            old_value = normalized_phrase(old.body) or normalized_phrase(old.description)
+            if old_value != new_value:
+                continue
+            replacer = chain[i + 1]
+            return [
+                f"subject {new.subject_key}: this value was replaced in revision {replacer.revision} "
+                f"(revision {old.revision} → {replacer.revision}: {one_line(replacer.description) or one_line(replacer.body)[:80]}); "
+                "saving it again brings back a superseded answer"
+            ]
+        return []
+
+    # ------------------------------------------------------------------ revisions / restore
+
+    def _revisions_for(self, active: Fact) -> list[Fact]:
+        seen: dict[int, Fact] = {}
+        for scope, directory in self._dirs():
+            rev_dir = os.path.join(directory, ".revisions", active.id)
+            try:
+                names = sorted(os.listdir(rev_dir), key=os.fsencode)
+            except OSError:
+                continue
+            for name in names:
+                if not name.endswith(".md"):
+                    continue
+                path = os.path.join(rev_dir, name)
+                if not os.path.isfile(path):
+                    continue
+                fact = self._read_path(path, scope)
+                if fact is None or fact.id != active.id or fact.revision in seen:
+                    continue
+                seen[fact.revision] = fact
+        return sorted(seen.values(), key=lambda f: f.revision, reverse=True)
+
+    def revisions(self, ref: str) -> list[Fact]:
+        """Stored prior revisions of the active fact, newest first (spec §1.6)."""
+        return self._revisions_for(self.get(ref))
+
+    def restore(self, ref: str, revision: int, actor: str | None = None) -> SaveResult:
+        """Restore an old revision as a new one (spec §8.2)."""
+        with self.mutation(), self._audited("restore", actor, ref=ref):
+            active = self.get(ref)
+            if revision == active.revision:
+                return SaveResult(fact=active, previous=active, message="already the active revision")
+            old = next((r for r in self._revisions_for(active) if r.revision == revision), None)
+            if old is None:
+                raise NotFound(f'memory "{active.id}" revision {revision} not found')
+            req = SaveRequest.from_fact(old, id=active.id)
+            return self.save(req, expected_revision=active.revision, actor=actor, op="restore")
+
+    # ------------------------------------------------------------------ activation / verify
+
+    def set_activation(self, ref: str, activation: str, actor: str | None = None) -> ActivationResult:
+        """Pin or unpin (``/memory pin|unpin``)."""
+        target = normalize_activation(activation)
+        if not target:
+            raise InvalidInput("activation must be one of relevant, pinned")
+        op = "pin" if target == "pinned" else "unpin"
+        with self.mutation(), self._audited(op, actor, ref=ref):
+            fact = self.get(ref)
+            if fact.resolved_activation == target:
+                return ActivationResult(fact, False, f"{fact.name} is already {target}")
+            result = self.save(
+                SaveRequest.from_fact(fact, activation=target),
+                expected_revision=fact.revision,
+                actor=actor,
+                op=op,
+            )
+            return ActivationResult(
+                result.fact,
+                True,
+                f"{result.fact.name} is now {target} (takes effect in session-context on the next real user turn)",
+                result,
+            )
+
+    def verify(self, ref: str, actor: str | None = None) -> SaveResult:
+        """Stamp ``last_verified_at = now`` (``/memory verify``)."""
+        with self.mutation(), self._audited("verify", actor, ref=ref):
+            fact = self.get(ref)
+            result = self.save(
+                SaveRequest.from_fact(fact, last_verified_at=None, verified=True),
+                expected_revision=fact.revision,
+                actor=actor,
+                op="verify",
+            )
+            return replace(
+                result,
+                message=f"{fact.name} verified; freshness clock renewed (revision {fact.revision} -> {result.fact.revision})",
+            )
+
+    # ------------------------------------------------------------------ archive (forget)
+
+    def _archive_in_dir(self, directory: str, name: str) -> str:
+        """Move ``<dir>/<name>.md`` to ``.archive/<stamp>-<name>.md``; ``""`` if absent."""
+        src = safe_join(directory, name + ".md")
+        if not os.path.lexists(src):
+            return ""
+        archive_dir = os.path.join(directory, ".archive")
+        if os.path.islink(archive_dir):
+            raise StoreError(f"refusing to archive into {archive_dir!r}: it is a symlink")
+        ensure_dir(archive_dir)
+        stamp = format_archive_stamp(self.clock())
+        dest = os.path.join(archive_dir, f"{stamp}-{name}.md")
+        k = 0
+        while os.path.lexists(dest):
+            k += 1
+            dest = os.path.join(archive_dir, f"{stamp}-{name}-{k}.md")
+        try:
+            os.link(src, dest)
+            os.unlink(src)
+        except PermissionError:
+            os.chmod(src, os.stat(src).st_mode | 0o600)
+            os.chmod(directory, os.stat(directory).st_mode | 0o700)
+            os.chmod(archive_dir, os.stat(archive_dir).st_mode | 0o700)
+            os.rename(src, dest)
+        except OSError:
+            os.rename(src, dest)
+        return dest
+
+    def archive(self, ref: str, actor: str | None = None) -> ArchiveResult:
+        """``Archive`` / ``Delete`` / forget (spec §8.1): never a hard delete."""
+        with self.mutation(), self._audited("forget", actor, ref=ref):
+            parsed = parse_reference(ref)
+            if not parsed.name and not parsed.raw:
+                raise InvalidInput("memory needs a name")
+            fact = self.find(ref)
+            targets: list[tuple[str, str]] = []
+            if fact is not None and fact.id == trim_space(ref):
+                targets = [(os.path.dirname(fact.path), fact.stem)]
+            elif fact is not None and parsed.qualified:
+                targets = [(os.path.dirname(fact.path), fact.stem)]
+            elif fact is not None:
+                targets = [(str(d), slug(fact.name)) for _, d in self._dirs()]
+            elif parsed.qualified:
+                targets = [(str(self.dir_for(parsed.scope)), parsed.name)]
+            else:
+                if not parsed.name:
+                    raise InvalidInput("memory needs a name")
+                targets = [(str(d), parsed.name) for _, d in self._dirs()]
+            paths: list[str] = []
+            for directory, name in targets:
+                if not os.path.isdir(directory):
+                    continue
+                archived = self._archive_in_dir(directory, name)
+                if archived:
+                    paths.append(archived)
+                try:
+                    had_line = name in index_md.managed_stems(index_md.read_index(directory))
+                except OSError:
+                    had_line = False
+                if archived or had_line:
+                    index_md.reindex(directory, name, None)
+            last = paths[-1] if paths else ""
+            if fact is not None and last:
+                message = (
+                    f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions; '
+                    f"archived from {fact.ref})."
+                )
+            else:
+                message = f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions).'
+            self._audit(
+                "forget",
+                bool(paths) or fact is None,
+                actor,
+                id=fact.id if fact else "",
+                ref=fact.ref if fact else ref,
+                rev_before=fact.revision if fact else None,
+                path=last,
+                reason="" if paths else "nothing to archive",
+                detail={"archived": paths},
+            )
+            return ArchiveResult(path=last, fact=fact, paths=tuple(paths), message=message)
+
+    def list_archived(self) -> list[ArchivedFact]:
+        """Archived facts of both directories, newest first, then name, then path."""
+        out: list[ArchivedFact] = []
+        for scope, directory in self._dirs():
+            archive_dir = os.path.join(directory, ".archive")
+            try:
+                names = os.listdir(archive_dir)
+            except OSError:
+                continue
+            for name in names:
+                if not name.endswith(".md"):
+                    continue
+                path = os.path.join(archive_dir, name)
+                if not os.path.isfile(path) or os.path.islink(path):
+                    continue
+                fact = self._read_path(path, scope)
+                if fact is None:
+                    continue
+                when = parse_archive_stamp(name)
+                if when is None:
+                    try:
+                        when = Timestamp(os.stat(path).st_mtime_ns)
+                    except OSError:
+                        when = None
+                out.append(ArchivedFact(path=path, fact=fact, archived_at=when, scope=fact.scope))
+        out.sort(key=lambda a: (-(a.archived_at.ns if a.archived_at else 0), a.fact.name, a.path))
+        return out
+
+    def _max_known_revision(self, fact_id: str) -> int:
+        best = 0
+        for scope, directory in self._dirs():
+            candidates: list[str] = []
+            archive_dir = os.path.join(directory, ".archive")
+            rev_dir = os.path.join(directory, ".revisions", fact_id)
+            for folder in (archive_dir, rev_dir):
+                try:
+                    candidates.extend(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".md"))
+                except OSError:
+                    continue
+            for path in candidates:
+                try:
+                    if not stat_mod.S_ISREG(os.lstat(path).st_mode):
+                        continue
+                except OSError:
+                    continue
+                fact = self._read_path(path, scope)
+                if fact is not None and fact.id == fact_id:
+                    best = max(best, fact.revision)
+        return best
+
+    def recover(self, archive_path: str, actor: str | None = None) -> SaveResult:
+        """``RestoreArchived`` (spec §8.3): bring an archived fact back as a new revision."""
+        with self.mutation(), self._audited("recover", actor, path=str(archive_path)):
+            wanted = os.path.normpath(os.path.abspath(os.fspath(archive_path)))
+            owner: tuple[str, Path] | None = None
+            for scope, directory in self._dirs():
+                archive_dir = os.path.join(os.path.abspath(directory), ".archive")
+                if os.path.dirname(wanted) != archive_dir or not wanted.endswith(".md"):
+                    continue
+                if os.path.islink(archive_dir) or not os.path.isdir(archive_dir):
+                    continue
+                try:
+                    st = os.lstat(wanted)
+                except OSError:
+                    continue
+                if not stat_mod.S_ISREG(st.st_mode):
+                    continue
+                owner = (scope, directory)
+                break
+            if owner is None:
+                raise NotFound("archived memory not found")
+            scope, directory = owner
+            archived = self._read_path(wanted, scope)
+            if archived is None:
+                raise NotFound("archived memory not found")
+            name = slug(archived.name)
+            if not name:
+                raise InvalidInput("memory name needs at least one letter or digit")
+            active = self.find_by_id(archived.id)
+            if active is not None:
+                raise Conflict(f'memory id "{archived.id}" is already active as "{active.name}"')
+            for other_scope in ("project", "global"):
+                for other in self.list_dir(other_scope):
+                    if slug(other.name) == name:
+                        raise Conflict(f'memory name "{name}" is already active as id "{other.id}"')
+            now = self.clock()
+            revision = max(self._max_known_revision(archived.id) + 1, archived.revision + 1)
+            fact = replace(
+                archived,
+                name=name,
+                scope=scope,
+                file_scope=scope,
+                revision=revision,
+                created_at=archived.created_at or now,
+                updated_at=now,
+            )
+            self._validate(fact)
+            self._check_index_readable(directory)
+            snap = os.path.join(directory, ".revisions", archived.id, f"{archived.revision:09d}.md")
+            with open(wanted, "rb") as fh:
+                raw = fh.read()
+            atomic_write(snap, raw, 0o644)
+            target = safe_join(str(directory), name + ".md")
+            fact = replace(fact, path=target)
+            try:
+                atomic_create(target, render_fact(fact), 0o644)
+            except FileExistsError:
+                raise Conflict(f'memory name "{name}" is already active') from None
+            index_md.reindex(str(directory), name, fact)
+            os.unlink(wanted)
+            written = self._read_path(target, scope) or fact
+            self._audit(
+                "recover",
+                True,
+                actor,
+                id=written.id,
+                ref=written.ref,
+                rev_before=archived.revision,
+                rev_after=written.revision,
+                path=target,
+                detail={"archive_path": wanted},
+            )
+            return SaveResult(
+                fact=written,
+                previous=None,
+                created=True,
+                message=f"recovered {written.name} as revision={written.revision} id={written.id} scope={written.scope}",
+            )
+
+    # ------------------------------------------------------------------ derived views
+
+    def subjects(self) -> list[tuple[str, Fact]]:
+        """Subject keys in use: ``(key, fact)`` sorted by key (then scope)."""
+        rows = [(f.subject_key, f) for f in self.list_all() if f.subject_key]
+        rows.sort(key=lambda r: (r[0], r[1].scope, r[1].name))
+        return rows
+
+    def pinned_guidance(self, facts: list[Fact] | None = None) -> list[Fact]:
+        """Pinned facts with bodies, global ones suppressed by a project fact (spec §6.6)."""
+        facts = self.list_all() if facts is None else facts
+        project_keys: set[str] = set()
+        for f in facts:
+            if f.scope == "project":
+                project_keys.update(k for k in identity_keys(f) if not k.endswith(":"))
+        out = []
+        for f in facts:
+            if not f.pinned or not trim_space(f.body):
+                continue
+            if f.scope == "global" and any(k in project_keys for k in identity_keys(f) if not k.endswith(":")):
+                continue
+            out.append(f)
+        out.sort(key=lambda f: (-(f.updated_at.ns if f.updated_at else 0), f.name))
+        return out
+
+    def overrides(self, facts: list[Fact] | None = None) -> list[tuple[Fact, Fact, str]]:
+        """``FindOverrides``: ``(project, global, key)`` pairs, sorted by project name then global id."""
+        facts = self.list_all() if facts is None else facts
+        by_key: dict[str, Fact] = {}
+        for f in facts:
+            if f.scope == "project":
+                for k in identity_keys(f):
+                    by_key[k] = f
+        out: list[tuple[Fact, Fact, str]] = []
+        seen: set[tuple[str, str]] = set()
+        for g in facts:
+            if g.scope != "global":
+                continue
+            for k in identity_keys(g):
+                p = by_key.get(k)
+                if p is not None:
+                    if (p.id, g.id) not in seen:
+                        seen.add((p.id, g.id))
+                        out.append((p, g, k.split(":", 1)[0]))
+                    break
+        out.sort(key=lambda t: (t[0].name, t[1].id))
+        return out
+
+    # ------------------------------------------------------------------ migration
+
+    def migrate(self, app_version: str = "", actor: str | None = None) -> MigrationResult:
+        """``MigrateV2`` (spec §9.1), with fork K's create-once backup of every original."""
+        from .. import __version__
+
+        version = app_version or __version__
+        migrated: list[str] = []
+        backups: list[str] = []
+        with self.mutation(), self._audited("migrate", actor):
+            for scope, directory in self._dirs():
+                if not os.path.exists(directory):
+                    continue
+                if not os.path.isdir(directory):
+                    raise StoreError(f"memory store path {directory} is not a directory")
+                self._check_index_readable(directory)
+                for entry in sorted(os.scandir(directory), key=lambda e: os.fsencode(e.name)):
+                    name = entry.name
+                    if not name.endswith(".md") or name == index_md.INDEX_NAME:
+                        continue
+                    if entry.is_dir(follow_symlinks=False) or entry.is_symlink():
+                        continue
+                    path = os.path.join(directory, name)
+                    with open(path, "rb") as fh:
+                        raw = fh.read()
+                    if _already_migrated(raw):
+                        continue
+                    backup = self._backup_original(str(directory), name, raw, version)
+                    if backup:
+                        backups.append(backup)
+                    st = os.stat(path)
+                    fact = parse_fact_bytes(raw, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
+                    fact = replace(fact, name=slug(fact.name) or fact.name, scope=fact.file_scope or scope)
+                    atomic_write(path, render_fact(fact), 0o644)
+                    index_md.reindex(str(directory), os.path.splitext(name)[0], fact)
+                    migrated.append(path)
+                    self._audit(
+                        "migrate", True, actor, id=fact.id, ref=fact.ref, rev_after=fact.revision, path=path,
+                        detail={"backup": backup},
+                    )
+        return MigrationResult(migrated=len(migrated), paths=tuple(migrated), backups=tuple(backups))
+
+    def _backup_original(self, directory: str, name: str, raw: bytes, version: str) -> str:
+        backup_dir = os.path.join(directory, ".migration-backup")
+        os.makedirs(backup_dir, mode=0o700, exist_ok=True)
+        target = os.path.join(backup_dir, name)
+        k = 0
+        while True:
+            try:
+                atomic_create(target, raw, 0o600)
+                break
+            except FileExistsError:
+                with open(target, "rb") as fh:
+                    if fh.read() == raw:
+                        break
+                k += 1
+                target = os.path.join(backup_dir, f"{name}.{k}")
+        manifest = os.path.join(backup_dir, "manifest.json")
+        import json
+
+        try:
+            atomic_create(
+                manifest,
+                json.dumps({"migrated_at": self.clock().rfc3339(), "app_version": version or "dev"}, indent=2) + "\n",
+                0o600,
+            )
+        except FileExistsError:
+            pass
+        return target
+
+
+def _already_migrated(raw: bytes) -> bool:
+    """The skip check of §9.1 on the raw (not charset-decoded) bytes."""
+    text = raw.decode("utf-8", errors="replace")
+    yaml_text, _ = split_frontmatter(text)
+    if yaml_text is None:
+        return False
+    flat, err = flatten_yaml(yaml_text)
+    if err:
+        return False
+    if not trim_space(flat.get("id", "")):
+        return False
+    rev = trim_space(flat.get("revision", ""))
+    return rev.isdigit() and rev.isascii() and int(rev) >= 1
