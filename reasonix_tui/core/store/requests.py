@@ -1,0 +1,118 @@
+"""Turning ``remember``-style arguments into a :class:`SaveRequest` (spec §10.4, §3, §5).
+
+One validator for every surface that writes a fact from loose arguments: the person's
+``memory save`` CLI, the agent's ``remember`` verb, the MCP ``remember`` tool and the
+approval queue. Error texts are Reasonix's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from ..gostr import to_lower, trim_space
+from ..gotime import Timestamp, parse_rfc3339
+from .model import InvalidInput, normalize_activation, normalize_subject_key, normalize_volatility, slug
+from .store import SaveRequest
+
+__all__ = ["RememberArgs", "parse_expires_at", "remember_request_name", "build_save_request"]
+
+
+@dataclass(frozen=True, slots=True)
+class RememberArgs:
+    """A validated write: the request plus how to save it."""
+
+    request: SaveRequest
+    expected_revision: int | None
+    """Set when the caller gave ``expected_revision > 0``."""
+    clear_expiry: bool
+    """``expires_at`` was ``never``/``none``."""
+
+
+def parse_expires_at(value: str | None) -> tuple[Timestamp | None, bool]:
+    """``(expiry, clear)``: ``""`` keeps, ``never``/``none`` clears, else RFC3339 or ``YYYY-MM-DD``."""
+    v = trim_space(value or "")
+    if not v:
+        return None, False
+    if to_lower(v) in ("never", "none"):
+        return None, True
+    ts = parse_rfc3339(v)
+    if ts is not None:
+        return ts, False
+    try:
+        day = datetime.strptime(v, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise InvalidInput('expires_at must be RFC3339, YYYY-MM-DD, or "never"') from None
+    return Timestamp.from_datetime(day), False
+
+
+def remember_request_name(args: Mapping[str, Any]) -> str:
+    """``rememberRequestName``: name, else (no id) slug(title) or slug(description)."""
+    name = trim_space(str(args.get("name") or ""))
+    if name:
+        return name
+    if trim_space(str(args.get("id") or "")):
+        return ""
+    return slug(str(args.get("title") or "")) or slug(str(args.get("description") or ""))
+
+
+def _text(args: Mapping[str, Any], key: str) -> str:
+    value = args.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) -> RememberArgs:
+    """Validate remember arguments like Reasonix's ``remember`` tool."""
+    description = _text(args, "description")
+    body = _text(args, "body")
+    if require_body and (not description.strip() or not body.strip()):
+        raise InvalidInput("description and body are required")
+    scope = trim_space(_text(args, "scope"))
+    if scope and to_lower(scope) not in ("project", "global"):
+        raise InvalidInput("scope must be one of project, global")
+    activation = trim_space(_text(args, "activation"))
+    if activation and not normalize_activation(activation):
+        raise InvalidInput("activation must be one of relevant, pinned")
+    volatility = trim_space(_text(args, "volatility"))
+    if volatility and not normalize_volatility(volatility):
+        raise InvalidInput("volatility must be one of evergreen, stable, volatile")
+    expires, clear = parse_expires_at(_text(args, "expires_at"))
+    raw_rev = args.get("expected_revision")
+    expected: int | None = None
+    if raw_rev not in (None, ""):
+        try:
+            expected = int(raw_rev)
+        except (TypeError, ValueError):
+            raise InvalidInput("expected_revision must be an integer") from None
+        if expected < 0:
+            raise InvalidInput("expected_revision must not be negative")
+        if expected == 0:
+            expected = None
+    supersedes_raw = args.get("supersedes")
+    supersedes: tuple[str, ...] | None = None
+    if supersedes_raw:
+        items = supersedes_raw if isinstance(supersedes_raw, (list, tuple)) else str(supersedes_raw).replace(",", " ").split()
+        supersedes = tuple(trim_space(str(s)) for s in items if trim_space(str(s)))
+    verified = args.get("verified")
+    request = SaveRequest(
+        description=description,
+        body=body,
+        name=remember_request_name(args),
+        title=_text(args, "title"),
+        type=_text(args, "type"),
+        scope=scope,
+        keywords=_text(args, "keywords"),
+        subject_key=normalize_subject_key(_text(args, "subject_key")),
+        activation=activation,
+        volatility=volatility,
+        expires_at=expires,
+        verified=bool(verified) and str(verified).lower() not in ("false", "0", "no"),
+        id=trim_space(_text(args, "id")),
+        supersedes=supersedes,
+    )
+    return RememberArgs(request=request, expected_revision=expected, clear_expiry=clear)
