@@ -38,6 +38,7 @@ __all__ = ["main", "build_parser", "CliContext", "CliError", "Registry", "COMMAN
 
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
+    "reasonix_tui.integrations.commands.instructions",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
 
