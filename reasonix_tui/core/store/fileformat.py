@@ -181,7 +181,7 @@ _HANDLER = ReasonixHandler()
 def _atoi_revision(value: str) -> int:
     v = trim_space(value)
     sign = 1
-    if v[:1] in "+-":
+    if v and v[0] in "+-":
         sign = -1 if v[0] == "-" else 1
         v = v[1:]
     if not v or not v.isascii() or not v.isdigit():

@@ -52,7 +52,7 @@ def _go_parse_int(text: str) -> bool:
     """``strconv.ParseInt(text, 0, 64)`` or ``ParseUint`` succeeds."""
     s = text
     neg = False
-    if s[:1] in "+-":
+    if s and s[0] in "+-":
         neg = s[0] == "-"
         s = s[1:]
     if not s:
