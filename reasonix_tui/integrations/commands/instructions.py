@@ -68,11 +68,12 @@ def cmd_instructions(args: argparse.Namespace, ctx: CliContext) -> int:
             raise InvalidInput(f"instruction target {args.target!r} is not a directory")
     root = nearest_git_root(workspace) or workspace
     resolution = resolve(target, str(ctx.layout.root), workspace_root=root, policy=args.policy)
-    enabled = not ctx.settings.no_memory
+    # REASONIX_EXPERIMENT_NO_MEMORY hides facts, pinned guidance and recall but keeps
+    # standing instructions (Reasonix memory.Load), so it is deliberately not consulted here.
     if args.json:
-        ctx.print_json(report_json(resolution, enabled=enabled))
+        ctx.print_json(report_json(resolution))
     else:
-        ctx.print(render_report(resolution, enabled=enabled))
+        ctx.print(render_report(resolution))
     return 0
 
 
