@@ -1144,7 +1144,7 @@ class Store:
 
     def migrate(self, app_version: str = "", actor: str | None = None) -> MigrationResult:
         """``MigrateV2`` (spec §9.1), with fork K's create-once backup of every original."""
-        from .. import __version__
+        from ... import __version__
 
         version = app_version or __version__
         migrated: list[str] = []
