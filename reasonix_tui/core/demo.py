@@ -1,0 +1,271 @@
+"""A generated demo home, so a new user sees every Context Center pane populated.
+
+Everything is written through the public APIs of the core modules (the store for facts,
+revisions and the archive; the recall engine for traces; the approval queue for the
+pending proposal) — only the instruction documents and session transcripts, which are
+the user's and the agent's own files, are written as plain files in their documented
+formats. Modules that are not installed are skipped; :func:`build_demo_home` returns
+what it made.
+
+Plain Python: no textual import (the firewall test imports this module).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .gotime import DAY_NS, Timestamp
+from .paths import Layout
+from .settings import Settings
+
+__all__ = ["DemoReport", "build_demo_home", "DEMO_NOW", "demo_facts"]
+
+DEMO_NOW = Timestamp(1_785_000_000 * 1_000_000_000)
+"""A fixed "now" for snapshot tests (2026-07-25T17:20:00Z); real runs use the real time."""
+
+
+@dataclass
+class DemoReport:
+    """What the generator made."""
+
+    root: Path
+    """The state root."""
+    workspace: Path
+    """The workspace directory."""
+    facts: int = 0
+    """Active facts written."""
+    archived: int = 0
+    """Facts archived."""
+    revisions: int = 0
+    """Extra revisions written."""
+    traces: int = 0
+    """Recall traces recorded."""
+    sessions: int = 0
+    """Session transcripts written."""
+    approvals: int = 0
+    """Pending proposals queued."""
+    skipped: list[str] = field(default_factory=list)
+    """Parts skipped because a module is missing."""
+
+
+# name, title, description, type, scope, activation, volatility, subject, keywords, age_days, body
+_FACTS: tuple[tuple[Any, ...], ...] = (
+    ("package-manager", "Package manager is pnpm", "Use pnpm, never npm or yarn, in this repository", "project", "project", "pinned", "stable", "project.package_manager", "npm yarn install", 3,
+     "Use **pnpm** for every install and script (`pnpm install`, `pnpm test`).\n\nThe lockfile is `pnpm-lock.yaml`; npm and yarn lockfiles are rejected by CI."),
+    ("deploy-target", "Deploy target is Fly.io", "Production runs on Fly.io in the ams region", "project", "project", "", "", "project.deploy_target", "deploy production hosting", 12,
+     "Production deploys go to **Fly.io**, region `ams`, app `acme-api`.\n\nUse `fly deploy --strategy rolling`."),
+    ("test-command", "Run tests with make check", "make check runs lint, types and tests", "project", "project", "", "evergreen", "", "pytest ruff mypy", 40,
+     "`make check` runs ruff, mypy and pytest in that order. Run it before every commit."),
+    ("api-style-guide", "API style guide", "Link to the REST conventions document", "reference", "project", "", "", "", "rest conventions", 60,
+     "See `docs/api-style.md`: plural nouns, cursor pagination, RFC 9457 problem details."),
+    ("release-branch", "Release branch", "Releases are cut from release/* branches", "project", "project", "", "volatile", "project.release_branch", "release branch", 20,
+     "Release branches are named `release/<yyyy.mm>`; the current one is `release/2026.07`."),
+    ("staging-db-host", "Staging database host", "Staging Postgres host (changes often)", "reference", "project", "", "volatile", "", "postgres staging", 45,
+     "Staging Postgres: `staging-db.internal:5432`, database `acme`."),
+    ("oncall-rota", "On-call rota", "Who is on call this week", "project", "project", "", "", "", "pager oncall", 2,
+     "This week: Dana (primary), Lee (secondary). Expires at the end of the week."),
+    ("feature-flag-cleanup", "Feature flag cleanup", "Old flag new-checkout can be removed", "project", "project", "", "", "", "flags", 200,
+     "The `new-checkout` flag has been at 100% since March; remove it and its dead branch."),
+    ("prefers-short-answers", "Prefers short answers", "The user wants concise answers with code first", "user", "global", "", "", "user.answer_style", "concise terse", 10,
+     "Answer with the code first, then at most three sentences of explanation."),
+    ("no-force-push", "Never force-push shared branches", "Do not force-push main or release branches", "feedback", "global", "", "", "", "git push force", 30,
+     "Never `git push --force` to `main` or `release/*`. Use `--force-with-lease` only on your own branches."),
+    ("editor-is-helix", "Editor is Helix", "The user edits in Helix", "user", "global", "relevant", "", "", "hx editor", 400,
+     "The user's editor is Helix (`hx`). Suggest Helix keybindings when relevant."),
+    ("deploy-target-global", "Deploy target (old default)", "Older default deploy target for all projects", "project", "global", "", "", "project.deploy_target", "deploy heroku", 300,
+     "Default deploy target for new projects: Heroku. (Overridden per project.)"),
+    ("python-version", "Python version", "Services target Python 3.12", "project", "global", "", "stable", "", "python runtime", 100,
+     "All services target Python 3.12; use `uv` to manage interpreters."),
+    ("commit-style", "Commit message style", "Conventional commits with a scope", "feedback", "global", "pinned", "", "user.commit_style", "git commit message", 5,
+     "Write conventional commits: `feat(api): …`, `fix(db): …`. Keep the subject under 72 characters."),
+)
+
+
+def demo_facts() -> tuple[tuple[Any, ...], ...]:
+    """The demo facts' raw fields (for tests)."""
+    return _FACTS
+
+
+def _optional(module: str) -> Any:
+    try:
+        return importlib.import_module(f"reasonix_tui.core.{module}")
+    except ImportError:
+        return None
+
+
+def _write_instructions(root: Path, workspace: Path) -> None:
+    (workspace / ".git").mkdir(parents=True, exist_ok=True)
+    (workspace / "docs").mkdir(exist_ok=True)
+    (workspace / "services" / "billing").mkdir(parents=True, exist_ok=True)
+    (root / "AGENTS.md").write_text(
+        "# My global agent rules\n\n- Prefer small, reviewable commits.\n- Ask before deleting files.\n", encoding="utf-8"
+    )
+    (workspace / "AGENTS.md").write_text(
+        "# acme-api\n\nThis is the Acme billing API.\n\n@docs/conventions.md\n\n## Notes\n\n- Keep handlers thin.\n",
+        encoding="utf-8",
+    )
+    (workspace / "docs" / "conventions.md").write_text(
+        "## Conventions\n\n- snake_case in Python, camelCase in JSON.\n\n@testing.md\n", encoding="utf-8"
+    )
+    (workspace / "docs" / "testing.md").write_text("## Testing\n\n- Every bug fix comes with a test.\n", encoding="utf-8")
+    (workspace / "REASONIX.local.md").write_text("My local notes: run the API on port 8081.\n", encoding="utf-8")
+    # One diagnostic: a project document importing from outside its directory.
+    (workspace / "services" / "billing" / "AGENTS.md").write_text(
+        "# billing service\n\n@../../../shared-secrets.md\n\nInvoices are immutable once sent.\n", encoding="utf-8"
+    )
+
+
+def _write_sessions(layout: Layout, now: Timestamp) -> int:
+    sessions = layout.project_sessions_dir
+    sessions.mkdir(parents=True, exist_ok=True)
+    turns = [
+        ("20260720-091500.000000000-deepseek-chat.jsonl", [
+            ("user", "Remember that we always run database migrations with alembic, never by hand."),
+            ("assistant", "Understood: migrations go through alembic."),
+            ("user", "From now on, please write docstrings in Google style for every public function."),
+            ("assistant", "Will do."),
+        ]),
+        ("20260722-140200.000000000-deepseek-chat.jsonl", [
+            ("user", "Don't ever commit .env files; we keep secrets in 1Password."),
+            ("assistant", "Noted."),
+            ("user", "以后请用中文写提交说明的正文部分。"),
+            ("assistant", "好的。"),
+        ]),
+    ]
+    count = 0
+    for i, (name, messages) in enumerate(turns):
+        base_ms = (now.ns - (5 - i) * DAY_NS) // 1_000_000
+        lines = [json.dumps({"schema_version": 1})]
+        for j, (role, content) in enumerate(messages):
+            lines.append(json.dumps({"role": role, "content": content, "createdAt": base_ms + j * 60_000}, ensure_ascii=False))
+        (sessions / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        count += 1
+    return count
+
+
+def build_demo_home(
+    root: str | Path,
+    workspace: str | Path | None = None,
+    *,
+    now: Timestamp | None = None,
+    reset: bool = False,
+    with_approval: bool = True,
+) -> DemoReport:
+    """Generate a demo home at ``root`` (with a workspace, by default ``root/workspace/acme-api``).
+
+    ``now`` fixes the clock (tests and screenshots); ``reset`` deletes an earlier demo
+    home at ``root`` first.
+    """
+    from .store.store import SaveRequest, Store
+
+    root = Path(root)
+    workspace = Path(workspace) if workspace is not None else root / "workspace" / "acme-api"
+    if reset and root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True, exist_ok=True)
+    workspace.mkdir(parents=True, exist_ok=True)
+    now = now or Timestamp.now()
+    layout = Layout.resolve(home=root, workspace=workspace)
+    settings = Settings(pinned_budget_chars=1500)
+    report = DemoReport(root=root, workspace=workspace)
+    _write_instructions(root, workspace)
+
+    def store_at(days_ago: float) -> Any:
+        ts = Timestamp(now.ns - int(days_ago * DAY_NS))
+        clock: Callable[[], Timestamp] = lambda: ts  # noqa: E731
+        return Store(layout, settings=settings, actor="cli", clock=clock, use_cache=False)
+
+    for (name, title, desc, type_, scope, activation, volatility, subject, keywords, age, body) in _FACTS:
+        expires = Timestamp(now.ns + 4 * DAY_NS) if name == "oncall-rota" else None
+        if name == "staging-db-host":
+            expires = Timestamp(now.ns - 2 * DAY_NS)
+        store_at(age).save(
+            SaveRequest(
+                name=name, title=title, description=desc, type=type_, scope=scope, activation=activation,
+                volatility=volatility, subject_key=subject, keywords=keywords, body=body, expires_at=expires,
+            ),
+            require_create=True,
+        )
+        report.facts += 1
+
+    # Revisions: the deploy target moved, then moved back (a superseded value for the demo).
+    store_at(9).save(
+        SaveRequest(
+            name="deploy-target", title="Deploy target is Render", description="Production runs on Render",
+            type="project", scope="project", subject_key="project.deploy_target",
+            body="Production deploys go to **Render** (migration trial).",
+        )
+    )
+    store_at(6).save(
+        SaveRequest(
+            name="deploy-target", title="Deploy target is Fly.io", description="Production runs on Fly.io in the ams region",
+            type="project", scope="project", subject_key="project.deploy_target", keywords="deploy production hosting",
+            body="Production deploys go to **Fly.io**, region `ams`, app `acme-api`.\n\nUse `fly deploy --strategy rolling`.",
+        )
+    )
+    store_at(1).save(
+        SaveRequest(
+            name="package-manager", title="Package manager is pnpm", description="Use pnpm, never npm or yarn, in this repository",
+            type="project", scope="project", activation="pinned", volatility="stable", subject_key="project.package_manager",
+            keywords="npm yarn install pnpm",
+            body="Use **pnpm** (v9) for every install and script (`pnpm install`, `pnpm test`).\n\n"
+            "The lockfile is `pnpm-lock.yaml`; npm and yarn lockfiles are rejected by CI.",
+        )
+    )
+    report.revisions = 3
+    store_at(2).verify("global/python-version.md")
+
+    # Archived facts, one per scope, and one whose name is active again (a recover collision).
+    for name, title, scope, body in (
+        ("old-ci-provider", "CI runs on Travis", "project", "CI used to run on Travis CI; it moved to GitHub Actions."),
+        ("likes-tabs", "Prefers tabs", "global", "The user once preferred tabs over spaces."),
+        ("test-command-old", "Run tests with tox", "project", "Run `tox` for the full matrix."),
+    ):
+        store = store_at(50)
+        store.save(SaveRequest(name=name, title=title, description=title, type="project", scope=scope, body=body), require_create=True)
+        store_at(15).archive(f"{scope}/{name}.md")
+        report.archived += 1
+
+    # A file Reasonix cannot parse (shows as an error row).
+    (layout.project_dir / "broken-note.md").write_text("---\ntitle: [unclosed\n---\nA note with broken frontmatter.\n", encoding="utf-8")
+
+    report.sessions = _write_sessions(layout, now)
+
+    recall = _optional("recall")
+    if recall is not None and hasattr(recall, "record_demo_traces"):
+        report.traces = recall.record_demo_traces(layout, settings)
+    else:
+        engine = _optional("recall.engine")
+        run = getattr(engine, "auto_recall_and_record", None) if engine is not None else None
+        if run is not None:
+            for query in ("how do I deploy to production?", "which package manager do we use", "继续"):
+                run(layout, settings, query, source="demo")
+                report.traces += 1
+        else:
+            report.skipped.append("recall traces (recall engine not installed)")
+
+    approvals = _optional("approvals")
+    if with_approval and approvals is not None and hasattr(approvals, "propose"):
+        approvals.propose(
+            layout,
+            "remember",
+            {
+                "name": "deploy-target",
+                "title": "Deploy target is Fly.io (two regions)",
+                "description": "Production runs on Fly.io in ams and iad",
+                "type": "project",
+                "scope": "project",
+                "subject_key": "project.deploy_target",
+                "body": "Production deploys go to **Fly.io**, regions `ams` and `iad`.",
+            },
+            requester="demo",
+        )
+        report.approvals = 1
+    elif with_approval:
+        report.skipped.append("pending approval (approvals module not installed)")
+    return report

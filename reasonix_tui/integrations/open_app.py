@@ -1,0 +1,64 @@
+"""``reasonix-tui`` with no subcommand: open the Context Center.
+
+The layout comes from ``--home`` / ``--workspace`` (else the environment and the current
+directory). ``--demo``, or a state root with no store in it at all, opens a generated demo
+home instead (under ``<tmp>/reasonix-tui-demo-<user>``), so a new user sees every pane
+populated on a fresh machine; the status line says "demo home".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..core.paths import Layout
+from ..core.settings import load_settings
+
+__all__ = ["open_context_center", "has_real_store", "demo_root"]
+
+
+def has_real_store(layout: Layout) -> bool:
+    """True when the state root holds any fact directory, approvals or instructions."""
+    root = layout.root
+    if not root.is_dir():
+        return False
+    probes = [
+        root / "memory",
+        root / "projects",
+        root / "approvals",
+        root / "REASONIX.md",
+        root / "AGENTS.md",
+        root / "CLAUDE.md",
+    ]
+    return any(p.exists() for p in probes)
+
+
+def demo_root() -> Path:
+    """Where the demo home is generated."""
+    user = os.environ.get("USER") or os.environ.get("USERNAME") or str(os.getuid() if hasattr(os, "getuid") else "user")
+    return Path(tempfile.gettempdir()) / f"reasonix-tui-demo-{user}"
+
+
+def open_context_center(args: argparse.Namespace) -> int:
+    """Resolve the layout, maybe build the demo home, and run the app."""
+    layout = Layout.resolve(home=getattr(args, "home", None), workspace=getattr(args, "workspace", None))
+    demo = bool(getattr(args, "demo", False))
+    if not demo and not has_real_store(layout) and not getattr(args, "home", None):
+        demo = True
+        sys.stderr.write(f"reasonix-tui: no store at {layout.root}; opening a demo home (use --home to choose a store)\n")
+    if demo:
+        from ..core.demo import build_demo_home
+
+        root = demo_root()
+        workspace = root / "workspace" / "acme-api"
+        build_demo_home(root, workspace, reset=True)
+        layout = Layout.resolve(home=root, workspace=workspace)
+    settings = load_settings(layout.root)
+    from ..tui.app import make_app
+
+    app = make_app(layout, settings, watch=not getattr(args, "no_watch", False), demo=demo)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,228 @@
+"""Facts pane: the virtualised table, a filter box and the detail view, with the fact actions."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from ..messages import (
+    CopyRefRequested,
+    EditRequested,
+    ForgetRequested,
+    NewFactRequested,
+    PinRequested,
+    QuickAddRequested,
+    VerifyRequested,
+)
+from ..widgets.fact_detail import FactDetail
+from ..widgets.facts_table import COLUMNS, FactsTable
+from .base import Pane
+
+__all__ = ["FactsPane"]
+
+
+class FactsPane(Pane):
+    """Every active fact of both scopes; filter, sort, detail and actions."""
+
+    FOCUS_SELECTOR = "#facts-table"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter", id="facts-filter", key_display="/"),
+        Binding("p", "pin", "Pin/unpin", id="facts-pin"),
+        Binding("v", "verify", "Verify", id="facts-verify"),
+        Binding("n", "new", "New", id="facts-new"),
+        Binding("e", "edit", "Edit", id="facts-edit"),
+        Binding("E", "edit_external", "$EDITOR", id="facts-edit-external", key_display="E"),
+        Binding("x,delete", "forget", "Forget", id="facts-forget"),
+        Binding("number_sign", "quick_add", "Note", id="facts-note", key_display="#"),
+        Binding("c", "copy_ref", "Copy ref", id="facts-copy"),
+        Binding("s", "sort", "Sort", id="facts-sort"),
+        Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """Filter bar, table and detail."""
+        with Horizontal(id="facts-bar"):
+            yield Input(
+                placeholder="filter: words · type:reference scope:global pinned stale subject:…",
+                id="facts-filter",
+            )
+            yield Static("", id="facts-count")
+        with Horizontal(id="facts-main"):
+            yield FactsTable(id="facts-table")
+            yield FactDetail(id="fact-detail")
+
+    # ----------------------------------------------------------------- data
+
+    @property
+    def table(self) -> FactsTable:
+        """The facts table."""
+        return self.query_one("#facts-table", FactsTable)
+
+    def on_mount(self) -> None:
+        """Subscribe and draw."""
+        self._filter_timer: Timer | None = None
+        super().on_mount()
+
+    def on_store_update(self, update: object) -> None:
+        """Apply the new rows by diff and refresh the detail."""
+        from ..app import StoreUpdate
+
+        assert isinstance(update, StoreUpdate)
+        table = self.table
+        table.set_rows(update.snapshot.rows, update.changes)
+        screen = self.screen
+        pending = getattr(screen, "pending_select", None)
+        if pending and table.move_to_key(pending):
+            screen.pending_select = None  # type: ignore[attr-defined]
+        self._update_count()
+        key = table.cursor_key
+        if key is None or key in update.changes.touched or update.changes.full:
+            self.show_detail(key)
+        elif key == getattr(screen, "selected_fact", None):
+            self.show_detail(key)
+
+    def _update_count(self) -> None:
+        table = self.table
+        snap = self.app.snapshot
+        total = len(snap.rows)
+        sort = next((c.label for c in COLUMNS if c.key == table.sort_column), table.sort_column)
+        arrow = "▼" if table.sort_reverse else "▲"
+        shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} facts"
+        unreadable = sum(1 for r in snap.rows.values() if r.error)
+        errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
+        self.query_one("#facts-count", Static).update(f"{shown}{errors} · sort {sort} {arrow}")
+
+    def show_detail(self, key: str | None) -> None:
+        """Draw the detail of row ``key``."""
+        detail = self.query_one("#fact-detail", FactDetail)
+        snap = self.app.snapshot
+        if key is None:
+            detail.show(None, snap, self.app.clock())
+            return
+        fact = snap.facts.get(key)
+        row = snap.rows.get(key)
+        if fact is None:
+            detail.show(None, snap, self.app.clock(), error=row.error if row else "")
+            return
+        detail.show(fact, snap, self.app.clock())
+
+    @on(FactsTable.Highlighted, "#facts-table")
+    def _highlighted(self, message: FactsTable.Highlighted) -> None:
+        self.screen.selected_fact = message.key if message.key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
+        self.show_detail(message.key)
+
+    @on(FactsTable.Selected, "#facts-table")
+    def _selected(self, message: FactsTable.Selected) -> None:
+        self.query_one("#fact-detail", FactDetail).focus()
+
+    @on(FactsTable.SortChanged)
+    def _sort_changed(self) -> None:
+        self._update_count()
+
+    @on(Input.Changed, "#facts-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        value = event.value
+        self._filter_timer = self.set_timer(0.12, lambda: self._apply_filter(value))
+
+    def _apply_filter(self, value: str) -> None:
+        self.table.set_filter(value)
+        self._update_count()
+        self.show_detail(self.table.cursor_key)
+
+    @on(Input.Submitted, "#facts-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._apply_filter(event.value)
+        self.table.focus()
+
+    def select(self, ref: str) -> bool:
+        """Put the cursor on a fact by id or ref."""
+        fact = self.app.snapshot.find(ref)
+        if fact is None:
+            return False
+        moved = self.table.move_to_key(str(fact.id))
+        if moved:
+            self._update_count()
+            self.table.focus()
+        return moved
+
+    # ----------------------------------------------------------------- actions
+
+    def _current(self) -> str | None:
+        key = self.table.cursor_key
+        return key if key in self.app.snapshot.facts else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Fact actions are greyed out when no fact is under the cursor."""
+        if action in ("pin", "verify", "edit", "edit_external", "forget", "copy_ref"):
+            if not self.is_mounted:
+                return True
+            return True if self._current() is not None else None
+        return True
+
+    def action_focus_filter(self) -> None:
+        """Focus the filter box."""
+        self.query_one("#facts-filter", Input).focus()
+
+    def action_pin(self) -> None:
+        """Pin the fact, or unpin it when pinned."""
+        key = self._current()
+        if key is not None:
+            fact = self.app.snapshot.facts[key]
+            self.post_message(PinRequested(key, not fact.pinned))
+
+    def action_verify(self) -> None:
+        """Mark verified now."""
+        key = self._current()
+        if key is not None:
+            self.post_message(VerifyRequested(key))
+
+    def action_new(self) -> None:
+        """Open the form for a new fact."""
+        self.post_message(NewFactRequested())
+
+    def action_edit(self) -> None:
+        """Edit in the form."""
+        key = self._current()
+        if key is not None:
+            self.post_message(EditRequested(key))
+
+    def action_edit_external(self) -> None:
+        """Edit in $EDITOR."""
+        key = self._current()
+        if key is not None:
+            self.post_message(EditRequested(key, external=True))
+
+    def action_forget(self) -> None:
+        """Forget (asks first)."""
+        key = self._current()
+        if key is not None:
+            self.post_message(ForgetRequested(key))
+
+    def action_quick_add(self) -> None:
+        """Append a note to the instructions."""
+        self.post_message(QuickAddRequested())
+
+    def action_copy_ref(self) -> None:
+        """Copy the reference."""
+        key = self._current()
+        if key is not None:
+            self.post_message(CopyRefRequested(key))
+
+    def action_sort(self) -> None:
+        """Sort on the next column."""
+        self.table.cycle_sort()
+
+    def action_reverse_sort(self) -> None:
+        """Flip the sort direction."""
+        self.table.sort_by(self.table.sort_column, not self.table.sort_reverse)

@@ -1,0 +1,184 @@
+"""Instructions pane: the resolved documents in precedence order with scope and label, the
+import tree, diagnostics highlighted, the provider-visible block and a target-path chooser."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Label, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from ..messages import QuickAddRequested
+from .base import Pane
+
+__all__ = ["InstructionsPane"]
+
+_STATUS_STYLE = {"loaded": "green", "duplicate": "dim", "cycle": "red", "rejected": "red", "unreadable": "red"}
+
+
+class InstructionsPane(Pane):
+    """Which standing instructions apply, and where they come from."""
+
+    FOCUS_SELECTOR = "#instructions-tree"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "focus_target", "Target path", id="instructions-target"),
+        Binding("b", "show_block", "Provider block", id="instructions-block"),
+        Binding("number_sign", "quick_add", "Note", id="instructions-note", key_display="#"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """Target chooser, tree and viewer."""
+        with Horizontal(id="instructions-bar"):
+            yield Label("target", id="instructions-target-label")
+            yield Input(placeholder="a directory in the workspace (default: the workspace root)", id="instructions-target-input")
+        yield Static("", id="instructions-diagnostics")
+        with Horizontal(id="instructions-main"):
+            yield Tree("Instructions", id="instructions-tree")
+            with VerticalScroll(id="instructions-view-scroll"):
+                yield Static("", id="instructions-view")
+
+    def on_mount(self) -> None:
+        """Subscribe; resolution happens when the pane is first shown."""
+        self.resolution: Any = None
+        self.block = ""
+        self.loaded_once = False
+        tree = self.query_one("#instructions-tree", Tree)
+        tree.show_root = False
+        tree.guide_depth = 3
+        super().on_mount()
+
+    def activate(self) -> None:
+        """Resolve on first show."""
+        if not self.loaded_once:
+            self.load()
+        super().activate()
+
+    def on_sidecars(self, message: Any) -> None:
+        """Resolve again when a document changed."""
+        if getattr(message, "instructions", False) and self.loaded_once:
+            self.load()
+
+    def load(self) -> None:
+        """Resolve in a thread worker."""
+        self.loaded_once = True
+        target = self.query_one("#instructions-target-input", Input).value.strip() or None
+        self._resolve_worker(target)
+
+    @work(thread=True, exclusive=True, group="instructions-load", exit_on_error=False, description="resolve instructions")
+    def _resolve_worker(self, target: str | None) -> None:
+        from ..backend import instruction_block, resolve_instructions
+
+        try:
+            if target and not target.startswith("/"):
+                target = str(self.app.layout.workspace / target)
+            resolution = resolve_instructions(self.app.layout, target)
+            block = instruction_block(resolution)
+            self.app.call_from_thread(self._show, resolution, block, "")
+        except ImportError:
+            self.app.call_from_thread(self._show, None, "", "The instructions module is not installed.")
+        except Exception as exc:  # a bad target path: shown, never fatal
+            self.app.call_from_thread(self._show, None, "", f"{type(exc).__name__}: {exc}")
+
+    def _show(self, resolution: Any, block: str, error: str) -> None:
+        self.resolution = resolution
+        self.block = block
+        tree = self.query_one("#instructions-tree", Tree)
+        tree.clear()
+        diag = self.query_one("#instructions-diagnostics", Static)
+        if resolution is None:
+            diag.update(Text(error, style="red"))
+            self.query_one("#instructions-view", Static).update("")
+            return
+        diagnostics = tuple(resolution.diagnostics)
+        if diagnostics:
+            text = Text()
+            for d in diagnostics:
+                text.append(f"⚠ {d.code}", style="bold red")
+                text.append(f"  {d.location}  {d.message}\n")
+            diag.update(text)
+        else:
+            diag.update(Text(f"target {resolution.target} · workspace {resolution.root} · no diagnostics", style="dim"))
+        docs = tuple(resolution.docs)
+        if not docs:
+            tree.root.add_leaf(
+                "No instruction documents (REASONIX.md, AGENTS.md, CLAUDE.md) apply here. Press # to start one.",
+                data=None,
+            )
+        for doc in docs:
+            label = Text.assemble((f"{doc.order + 1}. ", "bold"), (f"{doc.scope:<8}", "cyan"), doc.label or doc.path)
+            node = tree.root.add(label, data=("doc", doc), expand=True)
+            self._add_imports(node, doc.imports, diagnostics)
+        tree.root.expand()
+        if docs:
+            tree.move_cursor(tree.root.children[0])
+            self._view(("doc", docs[0]))
+        else:
+            self._view(None)
+
+    def _add_imports(self, node: TreeNode[Any], imports: Any, diagnostics: tuple[Any, ...]) -> None:
+        for imp in imports:
+            style = _STATUS_STYLE.get(imp.status, "")
+            label = Text.assemble(("@", "dim"), (imp.target, style), (f"  {imp.status}", style))
+            if imp.code:
+                label.append(f" ({imp.code})", style="red")
+            if imp.children:
+                child = node.add(label, data=("import", imp), expand=True)
+                self._add_imports(child, imp.children, diagnostics)
+            else:
+                node.add_leaf(label, data=("import", imp))
+
+    def _view(self, data: Any) -> None:
+        view = self.query_one("#instructions-view", Static)
+        if data is None:
+            view.update(Text("Nothing selected.", style="dim"))
+            return
+        kind, item = data
+        if kind == "doc":
+            head = Text()
+            head.append(f"{item.label}\n", style="bold")
+            head.append(f"scope {item.scope} · precedence {item.order + 1} · priority {item.priority}\n")
+            head.append(f"{item.path}\n", style="dim")
+            head.append(f"directory {item.directory}\n\n", style="dim")
+            head.append(item.body)
+            view.update(head)
+        elif kind == "import":
+            text = Text()
+            text.append(f"@{item.target}\n", style="bold")
+            text.append(f"status {item.status}" + (f" · {item.code}" if item.code else "") + "\n")
+            text.append(f"in {item.source_path}:{item.line} (level {item.level})\n", style="dim")
+            if item.path:
+                text.append(f"resolves to {item.path}\n", style="dim")
+            if item.label:
+                text.append(f'provider label <instruction-import path="{escape(item.label)}">\n')
+            view.update(text)
+
+    @on(Tree.NodeHighlighted, "#instructions-tree")
+    def _node_highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
+        self._view(event.node.data)
+
+    @on(Input.Submitted, "#instructions-target-input")
+    def _target_submitted(self) -> None:
+        self.load()
+        self.query_one("#instructions-tree", Tree).focus()
+
+    def action_focus_target(self) -> None:
+        """Choose another target path."""
+        self.query_one("#instructions-target-input", Input).focus()
+
+    def action_show_block(self) -> None:
+        """Show the provider-visible block (what the agent receives)."""
+        view = self.query_one("#instructions-view", Static)
+        text = Text("Provider-visible block\n\n", style="bold")
+        text.append(self.block or "(empty: no instruction applies)")
+        view.update(text)
+
+    def action_quick_add(self) -> None:
+        """Append a note."""
+        self.post_message(QuickAddRequested())

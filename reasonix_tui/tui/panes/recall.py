@@ -1,0 +1,218 @@
+"""Recall pane: the last trace (live), the trace history, and "try a query" (not recorded)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.gotime import parse_rfc3339
+from ..messages import ShowFactRequested
+from ..state import relative_time
+from .base import Pane
+
+__all__ = ["RecallPane", "render_trace"]
+
+_FRESH_STYLE = {"fresh": "green", "current": "", "stale": "yellow", "expired": "red"}
+
+
+def _get(data: dict[str, Any], *names: str, default: Any = None) -> Any:
+    for name in names:
+        if name in data and data[name] is not None:
+            return data[name]
+    return default
+
+
+def render_trace(trace: dict[str, Any], *, dry_run: bool = False) -> Table:
+    """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost."""
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(ratio=1)
+    head = Text()
+    head.append("Try a query (not recorded)\n" if dry_run else "", style="bold magenta")
+    head.append("query  ", style="bold")
+    head.append(str(_get(trace, "query", default="")) + "\n")
+    at = _get(trace, "at", "time", default="")
+    source = _get(trace, "source", default="")
+    if at or source:
+        head.append(f"at {at}  source {source}\n", style="dim")
+    suppressed = _get(trace, "suppressed", default="")
+    used = _get(trace, "used_chars", default=0)
+    budget = _get(trace, "char_budget", default=0)
+    head.append(f"budget used {used} / {budget} chars", style="bold")
+    head.append(
+        f"   omitted by limit {_get(trace, 'omitted_by_limit', default=0)}, "
+        f"by budget {_get(trace, 'omitted_by_budget', default=0)}\n"
+    )
+    if suppressed:
+        head.append(f"suppressed: {suppressed}\n", style="bold yellow")
+    grid.add_row(head)
+
+    hits = _get(trace, "hits", default=[]) or []
+    hit_table = Table(title=f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected", title_justify="left", expand=True, show_edge=False)
+    for name, kw in (("#", {"justify": "right"}), ("ref", {}), ("rev", {"justify": "right"}), ("score", {"justify": "right"}), ("fresh", {}), ("reason", {"ratio": 1})):
+        hit_table.add_column(name, **kw)
+    for i, hit in enumerate(hits, 1):
+        fresh = str(_get(hit, "freshness", default=""))
+        score = _get(hit, "score", default=0.0)
+        hit_table.add_row(
+            str(i),
+            str(_get(hit, "ref", "name", "id", default="")),
+            str(_get(hit, "revision", default="")),
+            f"{score:.3f}" if isinstance(score, (int, float)) else str(score),
+            Text(fresh, style=_FRESH_STYLE.get(fresh, "")),
+            str(_get(hit, "reason", default="")),
+        )
+    grid.add_row(hit_table)
+
+    considered = _get(trace, "considered", "candidates", default=[]) or []
+    hit_ids = {str(_get(h, "id", default="")) for h in hits}
+    losers = [c for c in considered if str(_get(c, "id", default="")) not in hit_ids or not _get(c, "selected", default=True)]
+    if considered:
+        lost = Table(title=f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected", title_justify="left", expand=True, show_edge=False)
+        for name, kw in (("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1})):
+            lost.add_column(name, **kw)
+        for cand in losers[:50]:
+            score = _get(cand, "score", default=0.0)
+            lost.add_row(
+                str(_get(cand, "ref", "name", "id", default="")),
+                f"{score:.3f}" if isinstance(score, (int, float)) else str(score),
+                Text(str(_get(cand, "why", "outcome", "reason", "status", default="")), style="yellow"),
+            )
+        if len(losers) > 50:
+            lost.add_row("…", "", f"{len(losers) - 50} more")
+        grid.add_row(lost)
+
+    block = _get(trace, "block", default="")
+    if block:
+        grid.add_row(Text("\nBlock given to the agent", style="bold"))
+        grid.add_row(Text(str(block), style="dim"))
+    return grid
+
+
+class RecallPane(Pane):
+    """What the agent got recalled, and why."""
+
+    FOCUS_SELECTOR = "#recall-history"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_query", "Try a query", id="recall-query", key_display="/"),
+        Binding("l", "show_last", "Last trace", id="recall-last"),
+        Binding("f", "open_hit", "Show first hit", id="recall-open"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """Query box, history and trace view."""
+        with Horizontal(id="recall-bar"):
+            yield Input(placeholder="try a query: see what recall would inject, without recording it", id="recall-query-input")
+        yield Label("", id="recall-heading")
+        with Horizontal(id="recall-main"):
+            yield OptionList(id="recall-history")
+            with VerticalScroll(id="recall-view-scroll"):
+                yield Static("", id="recall-view")
+
+    def on_mount(self) -> None:
+        """Subscribe; traces are read when the pane is first shown and whenever one is written."""
+        self.history: list[dict[str, Any]] = []
+        self.current: dict[str, Any] | None = None
+        self.loaded_once = False
+        super().on_mount()
+
+    def activate(self) -> None:
+        """Read on first show."""
+        if not self.loaded_once:
+            self.load()
+        super().activate()
+
+    def on_sidecars(self, message: Any) -> None:
+        """A trace was written: update live."""
+        if getattr(message, "recall", False):
+            self.load()
+
+    def load(self) -> None:
+        """Read the last trace and the history in a thread worker."""
+        self.loaded_once = True
+        self._load_worker()
+
+    @work(thread=True, exclusive=True, group="recall-load", exit_on_error=False, description="read recall traces")
+    def _load_worker(self) -> None:
+        from ..backend import last_trace, trace_history
+
+        last = last_trace(self.app.layout)
+        history = trace_history(self.app.layout, 200)
+        if last is not None and (not history or history[0] != last):
+            history = [last, *history]
+        self.app.call_from_thread(self._show, history)
+
+    def _show(self, history: list[dict[str, Any]]) -> None:
+        self.history = history
+        option_list = self.query_one("#recall-history", OptionList)
+        option_list.clear_options()
+        now = self.app.clock()
+        for i, trace in enumerate(history):
+            ts = parse_rfc3339(str(_get(trace, "at", default="")))
+            when = relative_time(ts, now) if ts else "?"
+            hits = len(_get(trace, "hits", default=[]) or [])
+            query = str(_get(trace, "query", default=""))
+            mark = "●" if i == 0 else " "
+            option_list.add_option(Option(f"{mark}{when:>5} {hits}h {query[:40]}"))
+        heading = self.query_one("#recall-heading", Label)
+        if history:
+            heading.update(f"{len(history)} recorded recall{'s' if len(history) != 1 else ''} · ● is the last one (updates live)")
+            option_list.highlighted = 0
+            self._view(history[0])
+        else:
+            heading.update("No recall recorded yet. Traces appear here as the agent works; try a query above meanwhile.")
+            self.query_one("#recall-view", Static).update("")
+
+    def _view(self, trace: dict[str, Any] | None, dry_run: bool = False) -> None:
+        self.current = trace
+        view = self.query_one("#recall-view", Static)
+        if trace is None:
+            view.update("")
+            return
+        view.update(render_trace(trace, dry_run=dry_run))
+
+    @on(OptionList.OptionHighlighted, "#recall-history")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index < len(self.history):
+            self._view(self.history[event.option_index])
+
+    @on(Input.Submitted, "#recall-query-input")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        query = event.value.strip()
+        if query:
+            self._try_worker(query)
+
+    @work(thread=True, exclusive=True, group="recall-try", exit_on_error=False, description="try a query")
+    def _try_worker(self, query: str) -> None:
+        from ..backend import try_query
+
+        trace = try_query(self.app.layout, self.app.settings, query)
+        if trace is None:
+            trace = {"query": query, "suppressed": "the recall engine is not installed yet", "hits": []}
+        self.app.call_from_thread(self._view, trace, True)
+
+    def action_focus_query(self) -> None:
+        """Focus the query box."""
+        self.query_one("#recall-query-input", Input).focus()
+
+    def action_show_last(self) -> None:
+        """Show the last recorded trace."""
+        if self.history:
+            self.query_one("#recall-history", OptionList).highlighted = 0
+            self._view(self.history[0])
+
+    def action_open_hit(self) -> None:
+        """Jump to the first hit of the trace shown."""
+        hits = _get(self.current or {}, "hits", default=[]) or []
+        if hits:
+            ref = str(_get(hits[0], "id", "ref", default=""))
+            if ref:
+                self.post_message(ShowFactRequested(ref))

@@ -1,0 +1,209 @@
+"""Suggestions pane: memory candidates from recent sessions, with evidence; accept (edit
+first) or dismiss. Scanned every time the pane opens; nothing is written by itself."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, is_dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..actions import FactFormValues
+from ..messages import WriteFinished
+from .base import Pane
+
+__all__ = ["SuggestionsPane", "suggestion_fields"]
+
+
+def _attr(item: Any, *names: str, default: Any = "") -> Any:
+    for name in names:
+        value = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+        if value not in (None, ""):
+            return value
+    return default
+
+
+def suggestion_fields(item: Any) -> FactFormValues:
+    """The fact form pre-filled from a suggestion."""
+    fact = _attr(item, "fact", "proposal", default=None)
+    source = fact if fact is not None else item
+    return FactFormValues(
+        name=str(_attr(source, "name", default="")),
+        title=str(_attr(source, "title", default="")),
+        description=str(_attr(source, "description", "summary", default="")),
+        type=str(_attr(source, "type", default="project")),
+        scope=str(_attr(source, "scope", default="project")),
+        keywords=str(_attr(source, "keywords", default="")),
+        subject_key=str(_attr(source, "subject_key", default="")),
+        body=str(_attr(source, "body", "text", default="")),
+    )
+
+
+class SuggestionsPane(Pane):
+    """Candidates for memory, found in what the person said."""
+
+    FOCUS_SELECTOR = "#suggestions-list"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "accept", "Accept (edit first)", id="suggestions-accept"),
+        Binding("d", "dismiss_suggestion", "Dismiss", id="suggestions-dismiss"),
+        Binding("g", "rescan", "Scan again", id="suggestions-rescan"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        """List and evidence."""
+        yield Label("Scanning recent sessions…", id="suggestions-heading")
+        with Horizontal(id="suggestions-main"):
+            yield OptionList(id="suggestions-list")
+            with VerticalScroll(id="suggestions-view-scroll"):
+                yield Static("", id="suggestions-view")
+
+    def on_mount(self) -> None:
+        """Nothing is scanned until the pane opens."""
+        self.items: list[Any] = []
+        super().on_mount()
+
+    def activate(self) -> None:
+        """Scan every time the pane opens (no setting needed)."""
+        self.load()
+        super().activate()
+
+    def load(self) -> None:
+        """Scan in a thread worker."""
+        self._scan_worker()
+
+    @work(thread=True, exclusive=True, group="suggestions-scan", exit_on_error=False, description="scan for suggestions")
+    def _scan_worker(self) -> None:
+        from ..backend import scan_suggestions
+
+        try:
+            items = scan_suggestions(self.app.layout, self.app.settings)
+            error = "" if items is not None else "The suggestions module is not installed yet."
+        except Exception as exc:  # a broken session file never breaks the pane
+            items, error = None, f"Scan failed: {type(exc).__name__}: {exc}"
+        self.app.call_from_thread(self._show, items or [], error)
+
+    def _show(self, items: list[Any], error: str) -> None:
+        option_list = self.query_one("#suggestions-list", OptionList)
+        keep = option_list.highlighted
+        self.items = items
+        option_list.clear_options()
+        for item in items:
+            kind = str(_attr(item, "kind", default="memory"))
+            title = str(_attr(item, "title", "description", "text", default="(untitled)"))
+            option_list.add_option(Option(f"{'⚙' if kind == 'skill' else '✦'} {title[:60]}"))
+        heading = self.query_one("#suggestions-heading", Label)
+        if error:
+            heading.update(Text(error, style="yellow"))
+        elif items:
+            heading.update(f"{len(items)} suggestion{'s' if len(items) != 1 else ''} from recent sessions · a accepts (you edit first) · d dismisses for good")
+        else:
+            heading.update("No suggestions: nothing in recent sessions looks like a lasting preference, constraint or convention.")
+        if items:
+            index = min(keep or 0, len(items) - 1)
+            option_list.highlighted = index
+            self._view(index)
+        else:
+            self._view(None)
+
+    def _view(self, index: int | None) -> None:
+        view = self.query_one("#suggestions-view", Static)
+        if index is None or index >= len(self.items):
+            view.update("")
+            return
+        item = self.items[index]
+        values = suggestion_fields(item)
+        text = Text()
+        text.append((values.title or values.description) + "\n", style="bold")
+        text.append(f"{_attr(item, 'kind', default='memory')} candidate · type {values.type} · scope {values.scope}\n", style="dim")
+        if values.description:
+            text.append(values.description + "\n")
+        reason = _attr(item, "reason", "why", default="")
+        if reason:
+            text.append(f"why: {reason}\n", style="italic")
+        if values.body:
+            text.append("\n" + values.body + "\n")
+        evidence = _attr(item, "evidence", default=[]) or []
+        if evidence:
+            text.append(f"\nEvidence ({len(evidence)})\n", style="bold")
+            for ev in evidence:
+                data = asdict(ev) if is_dataclass(ev) and not isinstance(ev, type) else (ev if isinstance(ev, dict) else {"text": str(ev)})
+                where = " ".join(str(data.get(k, "")) for k in ("session", "source", "at", "time") if data.get(k))
+                sentence = data.get("sentence") or data.get("text") or data.get("quote") or ""
+                text.append(f"• {where}\n", style="dim")
+                text.append(f"  “{sentence}”\n")
+        view.update(text)
+
+    @on(OptionList.OptionHighlighted, "#suggestions-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._view(event.option_index)
+
+    def _current(self) -> Any:
+        index = self.query_one("#suggestions-list", OptionList).highlighted
+        if index is None or index >= len(self.items):
+            return None
+        return self.items[index]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Accept and dismiss need a highlighted suggestion."""
+        if action in ("accept", "dismiss_suggestion") and self.is_mounted:
+            return True if self._current() is not None else None
+        return True
+
+    def action_accept(self) -> None:
+        """Open the form pre-filled; saving accepts the (edited) suggestion."""
+        from ..screens.fact_form import FactFormScreen
+
+        item = self._current()
+        if item is None:
+            return
+        sid = str(_attr(item, "id", default=""))
+        self.app.push_screen(
+            FactFormScreen(suggestion_fields(item), title="Accept suggestion (edit first)"),
+            partial(self._accepted, sid),
+        )
+
+    def _accepted(self, suggestion_id: str, values: FactFormValues | None) -> None:
+        if values is not None:
+            self._accept_worker(suggestion_id, values)
+
+    @work(thread=True, group="store-write", exit_on_error=False, description="accept a suggestion")
+    def _accept_worker(self, suggestion_id: str, values: FactFormValues) -> None:
+        from ...core.store.model import StoreError
+        from ..backend import accept_suggestion
+
+        edits = {k: v for k, v in asdict(values).items() if k != "extra"}
+        try:
+            result = accept_suggestion(self.app.layout, self.app.settings, suggestion_id, edits)
+        except StoreError as exc:
+            self.post_message(WriteFinished("accept", False, str(exc)))
+            return
+        fact = getattr(result, "fact", None)
+        text = f"Accepted: saved {fact.ref} (revision {fact.revision})." if fact is not None else "Accepted."
+        self.post_message(WriteFinished("accept", True, text, tuple(getattr(result, "warnings", ()) or ()), str(fact.id) if fact else None))
+        self.app.call_from_thread(self.load)
+
+    def action_dismiss_suggestion(self) -> None:
+        """Dismiss for good."""
+        item = self._current()
+        if item is not None:
+            self._dismiss_worker(str(_attr(item, "id", default="")))
+
+    @work(thread=True, group="store-write", exit_on_error=False, description="dismiss a suggestion")
+    def _dismiss_worker(self, suggestion_id: str) -> None:
+        from ..backend import dismiss_suggestion
+
+        dismiss_suggestion(self.app.layout, self.app.settings, suggestion_id)
+        self.app.call_from_thread(self.notify, "Dismissed: it will not be suggested again.", timeout=3)
+        self.app.call_from_thread(self.load)
+
+    def action_rescan(self) -> None:
+        """Scan again."""
+        self.load()

@@ -1,0 +1,161 @@
+"""The main screen: a status line, the seven panes in tabs, and the footer."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Iterable
+
+from textual import getters, on
+from textual.app import ComposeResult, SystemCommand
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from ..messages import ShowFactRequested, SidecarsReloaded
+from ..panes.activity import ActivityPane
+from ..panes.archive import ArchivePane
+from ..panes.base import Pane
+from ..panes.facts import FactsPane
+from ..panes.instructions import InstructionsPane
+from ..panes.recall import RecallPane
+from ..panes.revisions import RevisionsPane
+from ..panes.suggestions import SuggestionsPane
+
+__all__ = ["MainScreen"]
+
+
+def _app_type() -> Any:
+    from ..app import ContextCenterApp
+
+    return ContextCenterApp
+
+
+class StatusBar(Static):
+    """Workspace, counts, pinned budget, pending approvals, watch state."""
+
+
+class MainScreen(Screen[None]):
+    """Facts, Revisions, Archive, Instructions, Recall, Suggestions, Activity."""
+
+    app = getters.app(_app_type)  # type: ignore[assignment]
+
+    selected_fact: reactive[str | None] = reactive(None, init=False)
+    """The fact highlighted in the facts table (the Revisions pane follows it)."""
+
+    active_pane: reactive[str] = reactive("facts", bindings=True, init=False)
+    """Id of the visible pane."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending_select: str | None = None
+        """A fact id to put the cursor on once it appears (after a write)."""
+
+    def compose(self) -> ComposeResult:
+        """Status bar, tabs, footer."""
+        from ..app import PANES
+
+        yield StatusBar("", id="status-bar")
+        panes: dict[str, Pane] = {
+            "facts": FactsPane(id="facts-pane"),
+            "revisions": RevisionsPane(id="revisions-pane"),
+            "archive": ArchivePane(id="archive-pane"),
+            "instructions": InstructionsPane(id="instructions-pane"),
+            "recall": RecallPane(id="recall-pane"),
+            "suggestions": SuggestionsPane(id="suggestions-pane"),
+            "activity": ActivityPane(id="activity-pane"),
+        }
+        with TabbedContent(initial="facts", id="tabs"):
+            for i, (pane_id, title) in enumerate(PANES):
+                with TabPane(f"{i + 1} {title}", id=pane_id):
+                    yield panes[pane_id]
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        """Subscribe to the app's signals and draw the status line."""
+        self.app.store_changed.subscribe(self, lambda _update: self.refresh_status())
+        self.app.sidecars_changed.subscribe(self, self._sidecars)
+        self.refresh_status()
+        self.call_after_refresh(self._activate, "facts")
+
+    def _sidecars(self, message: SidecarsReloaded) -> None:
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Redraw the status line."""
+        app = self.app
+        snap = app.snapshot
+        project = sum(1 for f in snap.facts.values() if f.scope == "project")
+        global_ = len(snap.facts) - project
+        pinned = sum(1 for f in snap.facts.values() if f.pinned)
+        budget = f"{snap.pinned_chars:,}/{snap.pinned_budget:,}" if snap.pinned_budget else f"{snap.pinned_chars:,}/∞"
+        over = snap.pinned_budget and snap.pinned_chars > snap.pinned_budget
+        parts = [
+            f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
+            f"{project:,} project · {global_:,} global" if app.loaded else "loading…",
+            f"📌 {pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
+        ]
+        pending = app.approvals.count if app.approvals is not None else 0
+        parts.append(f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} [/]" if pending else "no pending approvals")
+        if app.demo:
+            parts.append("[b $accent]demo home[/]")
+        parts.append("[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching"))
+        self.query_one("#status-bar", StatusBar).update("  ·  ".join(parts))
+
+    # ----------------------------------------------------------------- panes
+
+    def show_pane(self, pane_id: str) -> None:
+        """Switch to a pane."""
+        self.query_one("#tabs", TabbedContent).active = pane_id
+        self._activate(pane_id)
+
+    def _activate(self, pane_id: str) -> None:
+        self.active_pane = pane_id
+        for pane in self.query(Pane):
+            if pane.id == f"{pane_id}-pane":
+                pane.activate()
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane_id = event.pane.id or "facts"
+        if pane_id != self.active_pane:
+            self._activate(pane_id)
+
+    def watch_selected_fact(self, fact_id: str | None) -> None:
+        """The Revisions pane follows the selection."""
+        self.query_one("#revisions-pane", RevisionsPane).fact_id = fact_id
+
+    @on(ShowFactRequested)
+    def _show_fact(self, message: ShowFactRequested) -> None:
+        message.stop()
+        self.show_pane("facts")
+        if not self.query_one("#facts-pane", FactsPane).select(message.ref):
+            self.notify(f"{message.ref} is not an active fact.", severity="warning")
+
+    # ----------------------------------------------------------------- palette
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """Fact actions for the command palette (they act on the highlighted fact)."""
+        facts = self.query_one("#facts-pane", FactsPane)
+        for name, title, help_text in (
+            ("pin", "facts: pin / unpin", "Pin the highlighted fact, or unpin it (p)"),
+            ("verify", "facts: verify", "Mark the highlighted fact verified now (v)"),
+            ("new", "facts: new fact", "Create a fact (n)"),
+            ("edit", "facts: edit", "Edit the highlighted fact in a form (e)"),
+            ("edit_external", "facts: edit in $EDITOR", "Edit the highlighted fact's file text (E)"),
+            ("forget", "facts: forget", "Archive the highlighted fact, after asking (x)"),
+            ("quick_add", "instructions: quick-add note", "Append a note to the standing instructions (#)"),
+            ("copy_ref", "facts: copy ref", "Copy the highlighted fact's reference (c)"),
+            ("sort", "facts: sort by next column", "Cycle the sort column (s)"),
+        ):
+            yield SystemCommand(title, help_text, partial(self._run_facts_action, facts, name))
+        yield SystemCommand(
+            "approvals: review pending", "Open the approval dialog for queued proposals", self._review_approvals
+        )
+
+    def _run_facts_action(self, facts: FactsPane, name: str) -> None:
+        self.show_pane("facts")
+        getattr(facts, f"action_{name}")()
+
+    def _review_approvals(self) -> None:
+        if self.app.approvals is not None:
+            self.app.approvals.show_next(force=True)
