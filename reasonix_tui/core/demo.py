@@ -250,21 +250,22 @@ def build_demo_home(
             report.skipped.append("recall traces (recall engine not installed)")
 
     approvals = _optional("approvals")
-    if with_approval and approvals is not None and hasattr(approvals, "propose"):
-        approvals.propose(
-            layout,
-            "remember",
-            {
-                "name": "deploy-target",
-                "title": "Deploy target is Fly.io (two regions)",
-                "description": "Production runs on Fly.io in ams and iad",
-                "type": "project",
-                "scope": "project",
-                "subject_key": "project.deploy_target",
-                "body": "Production deploys go to **Fly.io**, regions `ams` and `iad`.",
-            },
-            requester="demo",
-        )
+    policy = _optional("policy")
+    if with_approval and approvals is not None and policy is not None:
+        arguments = {
+            "name": "deploy-target",
+            "title": "Deploy target is Fly.io (two regions)",
+            "description": "Production runs on Fly.io in ams and iad",
+            "type": "project",
+            "scope": "project",
+            "subject_key": "project.deploy_target",
+            "keywords": "deploy production hosting",
+            "body": "Production deploys go to **Fly.io**, regions `ams` and `iad`.\n\nUse `fly deploy --strategy rolling`.",
+        }
+        store = Store(layout, settings=settings, actor="agent-auto", use_cache=False)
+        assessment = policy.assess_remember(arguments, store)
+        requester = approvals.Requester(pid=4242, agent="claude-code", source="mcp", host="demo")
+        approvals.ApprovalQueue(layout).propose("remember", arguments, assessment, store, requester)
         report.approvals = 1
     elif with_approval:
         report.skipped.append("pending approval (approvals module not installed)")

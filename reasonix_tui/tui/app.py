@@ -110,6 +110,7 @@ class ContextCenterApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app-help", tooltip="Keys of every pane"),
         Binding("ctrl+r", "reload", "Reload", id="app-reload", tooltip="Read the store again"),
+        Binding("ctrl+z", "undo_agent_write", "Undo agent write", id="app-undo-auto", tooltip="Archive the fact the agent just wrote"),
         *[
             Binding(str(i + 1), f"show_pane('{pane}')", title, show=False, id=f"app-pane-{pane}")
             for i, (pane, title) in enumerate(PANES)
@@ -147,7 +148,7 @@ class ContextCenterApp(App[None]):
         self.sidecars_changed: Signal[SidecarsReloaded] = Signal(self, "sidecars-changed")
         """Published when approvals, recall traces, the audit log or instructions change."""
         self.approvals: Any = None
-        """The approval queue controller (see :mod:`.approval_queue`)."""
+        """The approval flow (see :mod:`.approval_queue`)."""
         self.register_theme(THEME)
         self.theme = "reasonix-tui"
 
@@ -161,9 +162,9 @@ class ContextCenterApp(App[None]):
 
     def on_mount(self) -> None:
         """First load, the approval queue, and the watcher."""
-        from .approval_queue import ApprovalQueue
+        from .approval_queue import ApprovalFlow
 
-        self.approvals = ApprovalQueue(self)
+        self.approvals = ApprovalFlow(self)
         self.approvals.start()
         self.reload_store()
         if self.watch_enabled:
@@ -307,8 +308,15 @@ class ContextCenterApp(App[None]):
                     return
                 screen.show_pane(pane)
 
+    def action_undo_agent_write(self) -> None:
+        """Undo the newest low-risk write the agent made without asking."""
+        if self.approvals is not None:
+            self.approvals.undo_last_auto()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Pane keys are off while a modal is open; the active pane's key is greyed out."""
+        if action == "undo_agent_write":
+            return self.approvals is not None and self.approvals.last_auto is not None
         if action == "show_pane":
             from .screens.main import MainScreen
 

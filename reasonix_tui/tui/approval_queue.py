@@ -1,34 +1,303 @@
-"""The approval queue as the Context Center sees it (placeholder until core.approvals lands)."""
+"""The approval flow: the Context Center side of ``core.approvals``.
+
+* While the app is open it holds a presence marker (``start`` / a heartbeat timer /
+  ``stop``), so agents know a person can answer.
+* ``refresh`` reads the queue in a thread worker (at start, so proposals left from before
+  the app started are shown, and whenever the watcher sees ``approvals/`` change). New
+  proposals open :class:`ApprovalScreen` over whatever is showing; more pending ones
+  queue behind it with the count in the dialog and the status line.
+* A decision runs ``ApprovalQueue.apply`` in a thread worker; a conflict comes back as
+  such and is shown, never applied. ``e`` opens the fact form pre-filled with the
+  proposal, and saving approves with those edits.
+* Low-risk auto-writes get a notification; ``ctrl+z`` undoes the newest one.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ApprovalQueue"]
+from textual.timer import Timer
+
+from .proposals import Decision, ProposalView, proposal_view
+
+if TYPE_CHECKING:
+    from .app import ContextCenterApp
+
+__all__ = ["ApprovalFlow"]
+
+_FORM_FIELDS = ("name", "title", "description", "type", "scope", "activation", "volatility", "subject_key", "keywords", "expires_at", "body")
 
 
-class ApprovalQueue:
-    """Pending proposals, the presence marker and the modal flow."""
+class ApprovalFlow:
+    """Pending proposals, the presence marker and the modal flow for one app."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ContextCenterApp) -> None:
         self.app = app
         """The Context Center."""
         self.pending: list[Any] = []
         """Proposals waiting for a decision, oldest first."""
+        self.deferred: set[str] = set()
+        """Proposals the person put off with "later" (reopened from the palette)."""
+        self.in_flight: set[str] = set()
+        """Proposals being applied right now."""
+        self.showing: str | None = None
+        """Id of the proposal in the open dialog."""
+        self.auto_seen: set[str] = set()
+        """Auto-write records already announced."""
+        self.last_auto: Any = None
+        """The newest auto-write that can be undone with ctrl+z."""
+        self._queue: Any = None
+        self._marker: Any = None
+        self._heartbeat: Timer | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def queue(self) -> Any:
+        """The core approval queue (``None`` when the module is missing)."""
+        if self._queue is None:
+            try:
+                from ..core.approvals import ApprovalQueue
+            except ImportError:
+                return None
+            self._queue = ApprovalQueue(self.app.layout)
+        return self._queue
 
     @property
     def count(self) -> int:
-        """How many proposals wait."""
+        """How many proposals wait (including the one on screen)."""
         return len(self.pending)
 
     def start(self) -> None:
-        """Write the presence marker and read what is pending."""
+        """Write the presence marker, start its heartbeat and read the queue."""
+        queue = self.queue
+        if queue is None:
+            return
+        try:
+            self._marker = queue.presence_marker(self.app.layout)
+            self._marker.start()
+            self._heartbeat = self.app.set_interval(5.0, self._beat, name="presence-heartbeat")
+        except Exception:  # a read-only root: no marker, the app still works
+            self._marker = None
+        self.refresh()
+
+    def _beat(self) -> None:
+        if self._marker is not None:
+            self.app.run_worker(self._marker.beat, thread=True, group="presence", exit_on_error=False)
 
     def stop(self) -> None:
         """Remove the presence marker."""
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+        if self._marker is not None:
+            self._marker.stop()
+            self._marker = None
+
+    # ----------------------------------------------------------------- reading
 
     def refresh(self) -> None:
-        """Read the queue again."""
+        """Read the queue and the auto-writes in a thread worker."""
+        if self.queue is None:
+            return
+        self.app.run_worker(self._read, thread=True, group="approvals-read", exclusive=True, exit_on_error=False, description="read approvals")
+
+    def _read(self) -> None:
+        queue = self.queue
+        pending = queue.pending()
+        auto = queue.auto_writes()
+        self.app.call_from_thread(self._update, pending, auto)
+
+    def _update(self, pending: list[Any], auto: list[Any]) -> None:
+        self.pending = [p for p in pending if p.id not in self.in_flight]
+        ids = {p.id for p in self.pending}
+        self.deferred &= ids
+        self._refresh_status()
+        screen = self._open_dialog()
+        if screen is not None:
+            if screen.view.id not in ids:
+                screen.dismiss(Decision("gone"))
+            else:
+                screen.set_total(self.count)
+        self.show_next()
+        for record in auto:
+            if record.id in self.auto_seen:
+                continue
+            self.auto_seen.add(record.id)
+            self.last_auto = record
+            who = record.requester.agent or record.requester.source or "agent"
+            self.app.notify(
+                f"{who} saved {record.ref} (revision {record.revision}) without asking: a new low-risk project fact. "
+                "Press ctrl+z to undo.",
+                title="agent auto-write",
+                timeout=15,
+            )
+            self.app.refresh_bindings()
+
+    def _refresh_status(self) -> None:
+        from .screens.main import MainScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.refresh_status()
+
+    def _open_dialog(self) -> Any:
+        from .screens.approval import ApprovalScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ApprovalScreen):
+                return screen
+        return None
+
+    # ----------------------------------------------------------------- dialog
+
+    def view_for(self, proposal: Any) -> ProposalView:
+        """The dialog's view of a proposal (a fresh preview from the core queue)."""
+        preview = None
+        try:
+            preview = self.queue.preview(proposal)
+        except Exception:  # a broken proposal is still shown, from its own arguments
+            preview = None
+        return proposal_view(proposal, self.app.snapshot, preview)
 
     def show_next(self, force: bool = False) -> None:
-        """Open the modal for the oldest pending proposal."""
+        """Open the dialog for the oldest pending proposal that is not on screen."""
+        from .screens.approval import ApprovalScreen
+
+        if self._open_dialog() is not None:
+            return
+        if force:
+            self.deferred.clear()
+        candidates = [p for p in self.pending if p.id not in self.deferred and p.id not in self.in_flight]
+        if not candidates:
+            if force:
+                self.app.notify("No pending proposals.", timeout=3)
+            return
+        proposal = candidates[0]
+        self.showing = proposal.id
+        position = self.pending.index(proposal) + 1
+        view = self.view_for(proposal)
+        self.app.push_screen(ApprovalScreen(view, position, self.count), lambda d: self._decided(proposal, view, d))
+
+    def _decided(self, proposal: Any, view: ProposalView, decision: Decision | None) -> None:
+        self.showing = None
+        action = decision.action if decision is not None else "later"
+        if action == "later":
+            self.deferred.add(proposal.id)
+            self.app.notify(
+                f"{proposal.title} stays queued ({self.count} pending). Open it again from the palette: approvals.",
+                timeout=5,
+            )
+        elif action == "edit":
+            self._edit(proposal, view)
+            return
+        elif action in ("approve", "deny"):
+            self._apply(proposal, action, None)
+            return
+        self.show_next()
+
+    def _edit(self, proposal: Any, view: ProposalView) -> None:
+        from .actions import FactFormValues
+        from .screens.fact_form import FactFormScreen
+
+        args = view.args
+        values = FactFormValues(
+            name=str(args.get("name") or view.name or ""),
+            title=str(args.get("title") or ""),
+            description=str(args.get("description") or ""),
+            type=str(args.get("type") or view.type or "project"),
+            scope=str(args.get("scope") or view.scope or "project"),
+            activation=str(args.get("activation") or ""),
+            volatility=str(args.get("volatility") or ""),
+            subject_key=str(args.get("subject_key") or ""),
+            keywords=str(args.get("keywords") or ""),
+            expires_at=str(args.get("expires_at") or ""),
+            body=str(args.get("body") or ""),
+        )
+
+        def submitted(result: FactFormValues | None) -> None:
+            if result is None:
+                self.deferred.discard(proposal.id)
+                self.show_next()
+                return
+            data = asdict(result)
+            edits = {k: data[k] for k in _FORM_FIELDS if data[k] != str(args.get(k) or "")}
+            if result.verified:
+                edits["verified"] = True
+            self._apply(proposal, "approve", edits)
+
+        self.app.push_screen(FactFormScreen(values, title=f"Edit, then approve: {proposal.title}"), submitted)
+
+    def _apply(self, proposal: Any, decision: str, edits: dict[str, Any] | None) -> None:
+        self.in_flight.add(proposal.id)
+        self.pending = [p for p in self.pending if p.id != proposal.id]
+        self._refresh_status()
+        self.app.run_worker(
+            lambda: self._apply_worker(proposal, decision, edits),
+            thread=True,
+            group="approvals-apply",
+            exit_on_error=False,
+            description="apply a decision",
+        )
+        self.show_next()
+
+    def _apply_worker(self, proposal: Any, decision: str, edits: dict[str, Any] | None) -> None:
+        from ..core.store.model import StoreError
+
+        try:
+            result = self.queue.apply(proposal, decision, edits=edits, store=self._store())
+            outcome = (result.state, result.message, getattr(result, "fact_id", ""))
+        except (StoreError, OSError, ValueError) as exc:
+            outcome = ("error", str(exc), "")
+        self.app.call_from_thread(self._applied, proposal, outcome)
+
+    def _store(self) -> Any:
+        from ..core.store.store import Store
+
+        return Store(self.app.layout, settings=self.app.settings, actor="agent-approved")
+
+    def _applied(self, proposal: Any, outcome: tuple[str, str, str]) -> None:
+        state, message, fact_id = outcome
+        self.in_flight.discard(proposal.id)
+        if state == "approved":
+            self.app.notify(message or "Approved and saved.", title="approved", timeout=5)
+        elif state == "denied":
+            self.app.notify("Denied: nothing was saved. The agent has been told.", title="denied", timeout=4)
+        elif state == "conflict":
+            self.app.notify(
+                f"Not applied: {message}", title="conflict: the fact changed after the proposal", severity="error", timeout=15
+            )
+        else:
+            self.app.notify(f"Not applied: {message}", title="approval failed", severity="error", timeout=15)
+        if fact_id:
+            from .screens.main import MainScreen
+
+            for screen in self.app.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.pending_select = fact_id
+        self.app.reload_store()
+        self.refresh()
+
+    # ----------------------------------------------------------------- auto-writes
+
+    def undo_last_auto(self) -> None:
+        """Undo the newest announced auto-write (archive it if unchanged since)."""
+        record = self.last_auto
+        if record is None or self.queue is None:
+            return
+        self.last_auto = None
+        self.app.refresh_bindings()
+
+        def work() -> None:
+            from ..core.store.model import StoreError
+            from ..core.store.store import Store
+
+            try:
+                self.queue.undo_auto_write(record, store=Store(self.app.layout, settings=self.app.settings, actor="context-center"))
+                text, ok = f"Undone: {record.ref} moved to the archive.", True
+            except (StoreError, OSError) as exc:
+                text, ok = f"Could not undo: {exc}", False
+            self.app.call_from_thread(self.app.notify, text, severity="information" if ok else "error", timeout=6)
+            self.app.call_from_thread(self.app.reload_store)
+
+        self.app.run_worker(work, thread=True, group="store-write", exit_on_error=False, description="undo an auto-write")

@@ -139,16 +139,56 @@ def trace_history(layout: Layout, limit: int = 200) -> list[dict[str, Any]]:
     return [d for d in (_trace_dict(t) for t in traces) if d is not None]
 
 
-def try_query(layout: Layout, settings: Settings, query: str) -> dict[str, Any] | None:
+def result_dict(result: Any) -> dict[str, Any]:
+    """A ``RecallResult`` (or a trace object) as the dict the Recall pane draws."""
+    if isinstance(result, dict):
+        return result
+    if not hasattr(result, "hits") or not hasattr(result, "considered"):
+        data = _trace_dict(result)
+        return data or {}
+    hits = []
+    for hit in result.hits:
+        fact = hit.fact
+        hits.append(
+            {
+                "id": str(fact.id), "ref": fact.ref, "name": fact.name, "revision": fact.revision,
+                "scope": fact.scope, "type": fact.type, "freshness": hit.freshness, "score": hit.score,
+                "reason": hit.reason, "snippet": hit.snippet,
+            }
+        )
+    considered = []
+    for cand in result.considered:
+        fact = cand.fact
+        considered.append(
+            {
+                "id": str(fact.id), "ref": fact.ref, "score": cand.score if cand.score is not None else "",
+                "selected": cand.decision == "selected", "why": f"{cand.decision}: {cand.detail}",
+            }
+        )
+    return {
+        "query": result.query, "mode": getattr(result, "mode", ""), "hits": hits, "considered": considered,
+        "suppressed": result.suppressed, "used_chars": result.used_chars, "char_budget": result.char_budget,
+        "omitted_by_limit": result.omitted_by_limit, "omitted_by_budget": result.omitted_by_budget,
+        "block": result.block,
+    }
+
+
+def try_query(layout: Layout, settings: Settings, query: str, now: Any = None) -> dict[str, Any] | None:
     """What automatic recall would return for ``query``, without recording a trace."""
     try:
-        from ..core.recall import engine  # type: ignore[attr-defined]
+        from ..core import recall as recall_pkg
     except ImportError:
         return None
-    fn = getattr(engine, "dry_run", None) or getattr(engine, "recall_dry_run", None)
-    if fn is None:
-        return None
-    return _trace_dict(fn(layout, settings, query))
+    dry = getattr(recall_pkg, "try_recall", None)
+    if dry is not None:
+        try:
+            return result_dict(dry(layout, settings, query))
+        except TypeError:
+            pass
+    from ..core.store.store import Store
+
+    facts = Store(layout, settings=settings, actor="context-center").list_all()
+    return result_dict(recall_pkg.recall(facts, query, now, settings))
 
 
 # ----------------------------------------------------------------- suggestions

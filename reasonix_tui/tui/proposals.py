@@ -1,0 +1,291 @@
+"""What the approval dialog shows about one proposal (no textual import).
+
+:func:`proposal_view` turns a queued proposal (from ``core.approvals``) and the current
+snapshot into a :class:`ProposalView`: the fact as it would be written, the current
+revision and a diff for updates, the subject holder, sensitive findings and the policy's
+reasons, and a conflict note when the fact moved on since the proposal was made.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference, slug
+from .state import CenterSnapshot
+
+__all__ = ["ProposalView", "Decision", "proposal_view", "proposal_args"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the person chose in the approval dialog."""
+
+    action: str
+    """``approve``, ``deny``, ``edit`` or ``later``."""
+
+
+@dataclass(frozen=True)
+class ProposalView:
+    """Everything the approval dialog shows."""
+
+    id: str
+    """Proposal id."""
+    tool: str
+    """``remember`` or ``forget``."""
+    kind: str
+    """``create``, ``update`` or ``forget``."""
+    name: str
+    """Fact name (derived as the policy does when not given)."""
+    title: str
+    """Title."""
+    type: str
+    """Fact type."""
+    scope: str
+    """Scope."""
+    activation: str
+    """Activation asked for (``""``: default)."""
+    description: str
+    """Description."""
+    body: str
+    """Full body."""
+    args: Mapping[str, Any]
+    """The raw arguments."""
+    current: Fact | None
+    """The active fact this proposal updates or forgets."""
+    diff: str
+    """Unified diff of the current revision against the proposal (updates)."""
+    subject_key: str
+    """Normalised subject key."""
+    subject_holder: Fact | None
+    """The fact holding that subject in the target scope (when not the target itself)."""
+    sensitive: tuple[str, ...]
+    """What looks like a secret (kind and masked excerpt)."""
+    reasons: tuple[str, ...]
+    """Why the policy asks a person."""
+    conflict: str
+    """Why applying would be refused now (the fact changed), or ``""``."""
+    requester: str
+    """Who asked (``cli``, ``mcp``, ``hook``...)."""
+    created_at: str
+    """When it was proposed."""
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def proposal_args(proposal: Any) -> dict[str, Any]:
+    """The tool arguments of a proposal as a dict."""
+    args = _get(proposal, "args") or _get(proposal, "arguments") or {}
+    if isinstance(args, str):
+        import json
+
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {}
+    return dict(args) if isinstance(args, Mapping) else {}
+
+
+def _derive_name(args: Mapping[str, Any]) -> str:
+    name = str(args.get("name") or "").strip()
+    if name:
+        return name
+    if args.get("id"):
+        return ""
+    return slug(str(args.get("title") or "")) or slug(str(args.get("description") or ""))
+
+
+def _find_target(args: Mapping[str, Any], snapshot: CenterSnapshot, tool: str) -> Fact | None:
+    fact_id = str(args.get("id") or "").strip()
+    if fact_id and fact_id in snapshot.facts:
+        return snapshot.facts[fact_id]
+    ref = str(args.get("ref") or args.get("name") or "").strip() if tool == "forget" else _derive_name(args)
+    if not ref:
+        return None
+    parsed = parse_reference(ref)
+    scope = parsed.scope or (normalize_fact_scope(args.get("scope")) if args.get("scope") else "")
+    candidates = [f for f in snapshot.facts.values() if slug(f.name) == parsed.name or f.id == parsed.raw]
+    if scope:
+        candidates = [f for f in candidates if f.scope == scope]
+    candidates.sort(key=lambda f: 0 if f.scope == "project" else 1)
+    return candidates[0] if candidates else None
+
+
+def _proposed_text(args: Mapping[str, Any], current: Fact | None) -> str:
+    def val(key: str, fallback: str = "") -> str:
+        value = args.get(key)
+        return str(value) if value not in (None, "") else fallback
+
+    inherit = current or None
+    lines = [
+        f"title: {val('title')}",
+        f"description: {val('description')}",
+        f"type: {val('type', 'project')}",
+        f"scope: {val('scope', inherit.scope if inherit else 'project')}",
+        f"activation: {val('activation', inherit.activation if inherit else '')}",
+        f"volatility: {val('volatility', inherit.volatility if inherit else '')}",
+        f"subject_key: {normalize_subject_key(val('subject_key', inherit.subject_key if inherit else ''))}",
+        f"keywords: {val('keywords', inherit.keywords if inherit else '')}",
+        "",
+        val("body").strip(),
+    ]
+    return "\n".join(lines)
+
+
+def _fact_text(fact: Fact) -> str:
+    return "\n".join(
+        [
+            f"title: {fact.title}",
+            f"description: {fact.description}",
+            f"type: {fact.type}",
+            f"scope: {fact.scope}",
+            f"activation: {fact.activation}",
+            f"volatility: {fact.volatility}",
+            f"subject_key: {fact.subject_key}",
+            f"keywords: {fact.keywords}",
+            "",
+            fact.body.strip(),
+        ]
+    )
+
+
+def _sensitive(args: Mapping[str, Any]) -> tuple[str, ...]:
+    try:
+        from ..core.secrets import findings
+    except ImportError:
+        return ()
+    text = "\n".join(str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "body"))
+    out: list[str] = []
+    for finding in findings(text):
+        label = getattr(finding, "label", None)
+        out.append(str(label() if callable(label) else label or finding))
+    return tuple(dict.fromkeys(out))
+
+
+def _reasons(proposal: Any) -> tuple[str, ...]:
+    reasons = _get(proposal, "reasons") or ()
+    if isinstance(reasons, str):
+        return (reasons,)
+    out = []
+    for r in reasons:
+        text = _get(r, "text") or _get(r, "reason") or _get(r, "message") or r
+        out.append(str(text))
+    reason = _get(proposal, "reason")
+    if not out and reason:
+        out.append(str(reason))
+    return tuple(out)
+
+
+def _requester(proposal: Any) -> str:
+    req = _get(proposal, "requester")
+    if req is None or isinstance(req, str):
+        return req or ""
+    agent, source = _get(req, "agent", ""), _get(req, "source", "")
+    pid = _get(req, "pid", 0)
+    who = " ".join(x for x in (str(agent or ""), str(source or "")) if x)
+    return f"{who} (pid {pid})" if pid else who
+
+
+def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) -> ProposalView:
+    """Build the dialog's view of ``proposal`` against ``snapshot``.
+
+    ``preview`` is ``core.approvals.ApprovalQueue.preview(proposal)`` when available: its
+    current target, subject holder, staleness (the fact moved since the proposal) and
+    fresh policy reasons win over what this function works out from the snapshot.
+    """
+    tool = str(_get(proposal, "tool", "remember") or "remember")
+    args = proposal_args(proposal)
+    current = _find_target(args, snapshot, tool)
+    if preview is not None and _get(preview, "current") is not None:
+        current = _get(preview, "current")
+    if tool == "forget":
+        kind = "forget"
+    else:
+        kind = "update" if current is not None else "create"
+    name = _derive_name(args) if tool != "forget" else str(args.get("ref") or args.get("name") or "")
+    diff = ""
+    if kind == "update" and current is not None:
+        diff = "\n".join(
+            difflib.unified_diff(
+                _fact_text(current).splitlines(),
+                _proposed_text(args, current).splitlines(),
+                f"{current.ref} revision {current.revision} (current)",
+                "proposed",
+                lineterm="",
+            )
+        )
+    scope = normalize_fact_scope(str(args.get("scope") or (current.scope if current else "project")))
+    subject = normalize_subject_key(str(args.get("subject_key") or (current.subject_key if current else "")))
+    holder = None
+    if subject and tool != "forget":
+        for fact in snapshot.facts.values():
+            if fact.subject_key == subject and fact.scope == scope and (current is None or fact.id != current.id):
+                holder = fact
+                break
+    conflict = ""
+    expected = args.get("expected_revision")
+    try:
+        expected_rev = int(expected) if expected not in (None, "") else 0
+    except (TypeError, ValueError):
+        expected_rev = 0
+    if expected_rev > 0:
+        if current is None:
+            conflict = f"expected revision {expected_rev}, but the fact no longer exists"
+        elif current.revision != expected_rev:
+            conflict = f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
+    elif tool == "forget" and current is None:
+        conflict = "there is no active fact by that reference (already forgotten?)"
+    pinned = _get(proposal, "pinned") or {}
+    if not conflict and preview is not None:
+        if _get(preview, "error"):
+            conflict = f"the request is invalid: {_get(preview, 'error')}"
+        elif _get(preview, "stale"):
+            was = _get(pinned, "revision", 0) if tool == "remember" else None
+            now_rev = current.revision if current is not None else 0
+            if tool == "remember" and not was:
+                conflict = f"a fact named {current.ref if current else name} was created after this was proposed"
+            elif tool == "remember":
+                conflict = f"the fact changed after this was proposed: it was revision {was}, now {now_rev}" if current else f"revision {was} was proposed against, but the fact is gone"
+            else:
+                conflict = "a fact to forget changed or disappeared after this was proposed"
+        holder = _get(preview, "subject_holder")
+        if holder is not None:
+            subject_holder_override = holder
+        else:
+            subject_holder_override = None
+    else:
+        subject_holder_override = None
+    reasons = _reasons(proposal)
+    if preview is not None:
+        assessment = _get(preview, "assessment")
+        fresh = tuple(str(r) for r in (_get(assessment, "reasons") or ())) if assessment is not None else ()
+        if fresh:
+            reasons = tuple(dict.fromkeys(fresh))
+    created = _get(proposal, "created_at", "")
+    return ProposalView(
+        id=str(_get(proposal, "id", "")),
+        tool=tool,
+        kind=kind,
+        name=name or (current.name if current else ""),
+        title=str(args.get("title") or (current.title if current and tool == "forget" else "")),
+        type=str(args.get("type") or (current.type if current else "project")),
+        scope=scope,
+        activation=str(args.get("activation") or ""),
+        description=str(args.get("description") or (current.description if current and tool == "forget" else "")),
+        body=str(args.get("body") or (current.body if current and tool == "forget" else "")),
+        args=args,
+        current=current,
+        diff=diff,
+        subject_key=subject,
+        subject_holder=subject_holder_override or holder,
+        sensitive=_sensitive(args),
+        reasons=reasons,
+        conflict=conflict,
+        requester=_requester(proposal),
+        created_at=str(created.rfc3339() if hasattr(created, "rfc3339") else created or ""),
+    )
