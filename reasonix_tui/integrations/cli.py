@@ -39,6 +39,7 @@ __all__ = ["main", "build_parser", "CliContext", "CliError", "Registry", "COMMAN
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
     "reasonix_tui.integrations.commands.instructions",
+    "reasonix_tui.integrations.commands.agent",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
 

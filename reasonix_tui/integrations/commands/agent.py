@@ -1,0 +1,149 @@
+"""Agent verbs: ``reasonix-tui remember``, ``forget`` and ``approval-status``.
+
+These are what a coding agent calls from its shell. A low-risk ``remember`` lands at
+once; everything else becomes a proposal a person approves in the Context Center, and
+the command waits for the decision (see :mod:`reasonix_tui.core.agent_writes`).
+
+Exit codes: 0 written (or approved and written), 2 invalid input, 3 denied by the
+person or refused (headless / sub-agent run), 4 still pending (the proposal stays
+queued), 1 conflict or another failure. Output is one line; ``--json`` gives an object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ...core.agent_writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
+from ...core.approvals import Requester
+from ..cli import CliContext, Registry
+
+__all__ = ["register", "detect_agent"]
+
+
+def detect_agent(env: dict[str, str] | None = None) -> str:
+    """Best guess at which agent runs us (``REASONIX_TUI_AGENT`` wins)."""
+    e = os.environ if env is None else env
+    if e.get("REASONIX_TUI_AGENT", "").strip():
+        return e["REASONIX_TUI_AGENT"].strip()
+    if e.get("CLAUDECODE") or e.get("CLAUDE_CODE_ENTRYPOINT"):
+        return "claude-code"
+    if any(k.startswith("CODEX_") for k in e):
+        return "codex"
+    if e.get("CURSOR_AGENT") or e.get("CURSOR_TRACE_ID"):
+        return "cursor"
+    return ""
+
+
+def _requester(args: argparse.Namespace) -> Requester:
+    session = args.session or os.environ.get("REASONIX_TUI_SESSION", "") or os.environ.get("CLAUDE_SESSION_ID", "")
+    return Requester.current(source="cli", agent=args.agent or detect_agent(), session=session)
+
+
+def _emit(ctx: CliContext, args: argparse.Namespace, outcome: AgentWriteOutcome) -> int:
+    if args.json:
+        ctx.print_json(outcome.to_dict())
+    else:
+        line = outcome.message
+        if outcome.note and outcome.status == "pending":
+            line += f" (note: {outcome.note})"
+        if outcome.exit_code in (0, 3, 4):
+            ctx.print(line)
+        else:
+            ctx.stderr.write(f"reasonix-tui: {line}\n")
+    return outcome.exit_code
+
+
+def _remember(args: argparse.Namespace, ctx: CliContext) -> int:
+    arguments: dict[str, Any] = {
+        "description": args.description,
+        "body": args.body,
+    }
+    for key in ("name", "title", "type", "scope", "keywords", "subject_key", "activation", "volatility",
+                "expires_at", "id"):
+        value = getattr(args, key)
+        if value is not None:
+            arguments[key] = value
+    if args.expected_revision is not None:
+        arguments["expected_revision"] = args.expected_revision
+    if args.verified:
+        arguments["verified"] = True
+    if args.supersedes:
+        arguments["supersedes"] = [s for group in args.supersedes for s in group]
+    outcome = agent_remember(arguments, ctx.store, requester=_requester(args), wait=args.wait)
+    return _emit(ctx, args, outcome)
+
+
+def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
+    outcome = agent_forget(args.ref, ctx.store, requester=_requester(args), wait=args.wait)
+    return _emit(ctx, args, outcome)
+
+
+def _status(args: argparse.Namespace, ctx: CliContext) -> int:
+    outcome = await_proposal(args.proposal_id, ctx.store, wait=args.wait)
+    return _emit(ctx, args, outcome)
+
+
+def _common(p: argparse.ArgumentParser, waits: bool = True) -> argparse.ArgumentParser:
+    if waits:
+        p.add_argument(
+            "--wait", type=float, metavar="SECONDS",
+            help="how long to wait for the user's decision (default: settings [approvals] wait_seconds, 60)",
+        )
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.add_argument("--agent", help=argparse.SUPPRESS)
+    p.add_argument("--session", help=argparse.SUPPRESS)
+    return p
+
+
+_EPILOG = (
+    "exit codes: 0 saved (or approved and saved), 2 invalid input, 3 denied or refused "
+    "(headless/sub-agent), 4 still pending (stays queued), 1 conflict or other failure"
+)
+
+
+def register(reg: Registry) -> None:
+    """Add ``remember``, ``forget`` and ``approval-status``."""
+    p = reg.add_top(
+        "remember",
+        help="(for agents) save a durable fact; needs the user's approval unless low-risk",
+        description="Save a background fact. A new, bounded project/reference fact without secrets or "
+        "duplicates is saved at once; anything else waits for the user's approval in the Context Center.",
+        epilog=_EPILOG,
+    )
+    p.add_argument("--description", required=True, help="one-line hook shown in the index")
+    p.add_argument("--body", required=True, help="the fact itself (Markdown)")
+    p.add_argument("--name", help="project/<name>.md, global/<name>.md, or a new kebab-case slug")
+    p.add_argument("--title", help="short human-readable label")
+    p.add_argument("--type", help="user | feedback | project | reference")
+    p.add_argument("--scope", help="project (default) | global")
+    p.add_argument("--keywords", help="space-separated search aliases")
+    p.add_argument("--subject-key", dest="subject_key", help="dotted key naming the question answered")
+    p.add_argument("--activation", help="relevant | pinned")
+    p.add_argument("--volatility", help="evergreen | stable | volatile")
+    p.add_argument("--expires-at", dest="expires_at", help='RFC3339, YYYY-MM-DD, or "never"')
+    p.add_argument("--verified", action="store_true", help="you just re-confirmed the fact")
+    p.add_argument("--id", help="stable id of the fact to update")
+    p.add_argument("--expected-revision", dest="expected_revision", type=int,
+                   help="fail instead of overwriting a newer revision")
+    p.add_argument("--supersedes", nargs="+", action="append", metavar="REF",
+                   help="ids or refs of facts this one replaces")
+    _common(p).set_defaults(func=_remember)
+
+    p = reg.add_top(
+        "forget",
+        help="(for agents) archive a fact; always needs the user's approval",
+        description="Archive a fact (never a hard delete). Every forget by an agent waits for the user's approval.",
+        epilog=_EPILOG,
+    )
+    p.add_argument("ref", help="id, name, or project/<name>.md / global/<name>.md")
+    _common(p).set_defaults(func=_forget)
+
+    p = reg.add_top(
+        "approval-status",
+        help="(for agents) check on, or wait for, an earlier proposal",
+        epilog=_EPILOG,
+    )
+    p.add_argument("proposal_id")
+    _common(p).set_defaults(func=_status)
