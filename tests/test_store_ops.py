@@ -500,7 +500,10 @@ def test_parse_cache_skips_unchanged_files_and_ignores_corruption(layout: Layout
     s3 = Store(layout, settings=Settings(), clock=clock)
     assert s3.get("c1").body == "c1 body changed!" and len(calls) == 1
     for cache_file in layout.cache_dir.iterdir():
-        cache_file.write_text('{"version": 3, "dir": "x", "entries": {"c0.md": {"key": "bad"}}}')
+        data = json.loads(cache_file.read_text())
+        for name in data["entries"]:
+            data["entries"][name][1][1] = "not-an-int"  # right version, corrupt rows
+        cache_file.write_text(json.dumps(data))
     calls.clear()
     s4 = Store(layout, settings=Settings(), clock=clock)
     assert len(s4.list_all()) == 5 and len(calls) == 5

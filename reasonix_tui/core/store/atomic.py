@@ -34,7 +34,7 @@ def _temp_in(directory: str) -> tuple[int, str]:
     raise OSError(errno.EEXIST, "could not create a temporary file", directory)
 
 
-def _write_temp(target: str, data: bytes, mode: int) -> str:
+def _write_temp(target: str, data: bytes, mode: int, durable: bool = True) -> str:
     directory = os.path.dirname(os.path.abspath(target)) or "."
     ensure_dir(directory, 0o755 if mode & 0o077 else 0o700)
     fd, tmp = _temp_in(directory)
@@ -42,7 +42,8 @@ def _write_temp(target: str, data: bytes, mode: int) -> str:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
             os.fchmod(fh.fileno(), mode)
     except BaseException:
         try:
@@ -53,11 +54,11 @@ def _write_temp(target: str, data: bytes, mode: int) -> str:
     return tmp
 
 
-def atomic_write(target: str | os.PathLike[str], data: bytes | str, mode: int = 0o644) -> None:
-    """Replace ``target`` atomically with ``data``."""
+def atomic_write(target: str | os.PathLike[str], data: bytes | str, mode: int = 0o644, durable: bool = True) -> None:
+    """Replace ``target`` atomically with ``data`` (``durable=False`` skips the fsync: caches)."""
     target = os.fspath(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = _write_temp(target, payload, mode)
+    tmp = _write_temp(target, payload, mode, durable)
     try:
         for attempt in range(13):
             try:

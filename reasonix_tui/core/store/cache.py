@@ -19,9 +19,9 @@ from ..gotime import Timestamp
 from .atomic import atomic_write
 from .model import Fact, FactId
 
-__all__ = ["StatKey", "ParseCache", "fact_to_dict", "fact_from_dict"]
+__all__ = ["StatKey", "ParseCache", "fact_to_row", "fact_from_row", "stat_key"]
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 StatKey = tuple[int, int, int, int]
 
 
@@ -30,98 +30,68 @@ def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
-def _ts(value: Timestamp | None) -> int | None:
-    return None if value is None else value.ns
+_FIELDS = (
+    "id", "revision", "created_at", "updated_at", "name", "title", "description", "keywords",
+    "activation", "volatility", "subject_key", "expires_at", "last_verified_at", "type", "scope",
+    "body", "file_scope", "supersedes", "extra", "path", "raw_times", "parse_error", "encoding",
+)
+_TIME_SLOTS = (2, 3, 11, 12)
+_STR_SLOTS = (0, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16, 19, 21, 22)
 
 
-def fact_to_dict(f: Fact) -> dict[str, Any]:
-    """Serialise a fact for the cache."""
-    return {
-        "id": f.id,
-        "revision": f.revision,
-        "created_at": _ts(f.created_at),
-        "updated_at": _ts(f.updated_at),
-        "name": f.name,
-        "title": f.title,
-        "description": f.description,
-        "keywords": f.keywords,
-        "activation": f.activation,
-        "volatility": f.volatility,
-        "subject_key": f.subject_key,
-        "expires_at": _ts(f.expires_at),
-        "last_verified_at": _ts(f.last_verified_at),
-        "type": f.type,
-        "scope": f.scope,
-        "body": f.body,
-        "file_scope": f.file_scope,
-        "supersedes": list(f.supersedes),
-        "extra": [list(p) for p in f.extra],
-        "path": f.path,
-        "raw_times": [list(p) for p in f.raw_times],
-        "parse_error": f.parse_error,
-        "encoding": f.encoding,
-    }
-
-
-def _opt_ts(value: Any) -> Timestamp | None:
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError("bad timestamp")
-    return Timestamp(value)
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError("bad string")
-    return value
+def fact_to_row(f: Fact) -> list[Any]:
+    """Serialise a fact as a positional row (compact and fast to decode)."""
+    return [
+        f.id, f.revision,
+        None if f.created_at is None else f.created_at.ns,
+        None if f.updated_at is None else f.updated_at.ns,
+        f.name, f.title, f.description, f.keywords, f.activation, f.volatility, f.subject_key,
+        None if f.expires_at is None else f.expires_at.ns,
+        None if f.last_verified_at is None else f.last_verified_at.ns,
+        f.type, f.scope, f.body, f.file_scope, list(f.supersedes),
+        [list(p) for p in f.extra], f.path, [list(p) for p in f.raw_times], f.parse_error, f.encoding,
+    ]
 
 
 def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
-    if not isinstance(value, list):
+    if type(value) is not list:
         raise ValueError("bad pairs")
     out = []
     for item in value:
-        if not (isinstance(item, list) and len(item) == 2):
+        if type(item) is not list or len(item) != 2 or type(item[0]) is not str or type(item[1]) is not str:
             raise ValueError("bad pair")
-        out.append((_str(item[0]), _str(item[1])))
+        out.append((item[0], item[1]))
     return tuple(out)
 
 
-def fact_from_dict(d: Any) -> Fact:
-    """Rebuild a fact; raises ``ValueError`` on anything unexpected."""
-    if not isinstance(d, dict):
-        raise ValueError("bad entry")
-    revision = d["revision"]
-    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
+def fact_from_row(row: Any) -> Fact:
+    """Rebuild a fact from a row; raises ``ValueError`` on anything unexpected (never trusted)."""
+    if type(row) is not list or len(row) != len(_FIELDS):
+        raise ValueError("bad row")
+    for i in _STR_SLOTS:
+        if type(row[i]) is not str:
+            raise ValueError("bad string")
+    revision = row[1]
+    if type(revision) is not int or revision < 1:
         raise ValueError("bad revision")
-    supersedes = d.get("supersedes", [])
-    if not isinstance(supersedes, list):
+    times: list[Timestamp | None] = []
+    for i in _TIME_SLOTS:
+        v = row[i]
+        if v is None:
+            times.append(None)
+        elif type(v) is int:
+            times.append(Timestamp(v))
+        else:
+            raise ValueError("bad timestamp")
+    supersedes = row[17]
+    if type(supersedes) is not list or any(type(x) is not str for x in supersedes):
         raise ValueError("bad supersedes")
     return Fact(
-        id=FactId(_str(d["id"])),
-        revision=revision,
-        created_at=_opt_ts(d["created_at"]),
-        updated_at=_opt_ts(d["updated_at"]),
-        name=_str(d["name"]),
-        title=_str(d["title"]),
-        description=_str(d["description"]),
-        keywords=_str(d["keywords"]),
-        activation=_str(d["activation"]),
-        volatility=_str(d["volatility"]),
-        subject_key=_str(d["subject_key"]),
-        expires_at=_opt_ts(d["expires_at"]),
-        last_verified_at=_opt_ts(d["last_verified_at"]),
-        type=_str(d["type"]),
-        scope=_str(d["scope"]),
-        body=_str(d["body"]),
-        file_scope=_str(d["file_scope"]),
-        supersedes=tuple(_str(s) for s in supersedes),
-        extra=_pairs(d.get("extra", [])),
-        path=_str(d["path"]),
-        raw_times=_pairs(d.get("raw_times", [])),
-        parse_error=_str(d.get("parse_error", "")),
-        encoding=_str(d.get("encoding", "utf-8")),
+        id=FactId(row[0]), revision=revision, created_at=times[0], updated_at=times[1], name=row[4],
+        title=row[5], description=row[6], keywords=row[7], activation=row[8], volatility=row[9],
+        subject_key=row[10], expires_at=times[2], last_verified_at=times[3], type=row[13], scope=row[14],
+        body=row[15], file_scope=row[16], supersedes=tuple(supersedes), extra=_pairs(row[18]), path=row[19],
+        raw_times=_pairs(row[20]), parse_error=row[21], encoding=row[22],
     )
 
 
@@ -161,11 +131,10 @@ class ParseCache:
         if raw is None:
             return None
         try:
-            cached_key = tuple(raw["key"])
-            if cached_key != key:
+            if type(raw) is not list or len(raw) != 2 or tuple(raw[0]) != key:
                 return None
-            fact = fact_from_dict(raw["fact"])
-        except (KeyError, TypeError, ValueError):
+            fact = fact_from_row(raw[1])
+        except (TypeError, ValueError):
             return None
         self._entries[name] = (key, fact)
         return fact
@@ -188,16 +157,14 @@ class ParseCache:
         """Persist when something changed (best effort)."""
         if not self._dirty:
             return
-        entries = {
-            name: {"key": list(key), "fact": fact_to_dict(fact)} for name, (key, fact) in self._entries.items()
-        }
+        entries = {name: [list(key), fact_to_row(fact)] for name, (key, fact) in self._entries.items()}
         payload = json.dumps(
             {"version": CACHE_VERSION, "dir": self.directory, "entries": entries},
             ensure_ascii=False,
             separators=(",", ":"),
         )
         try:
-            atomic_write(self.file, payload, 0o600)
+            atomic_write(self.file, payload, 0o600, durable=False)
             self._raw = {}
             self._dirty = False
         except OSError:

@@ -50,7 +50,34 @@ __all__ = [
     "KNOWN_FLAT_KEYS",
 ]
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _RawLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Compose-only loader that skips implicit tag resolution: we only want raw scalar
+    text (Reasonix's flat view never resolves types), and PyYAML's resolver regexes are
+    the single biggest cost of reading a fact file."""
+
+    _TAGS = {
+        yaml.ScalarNode: "tag:yaml.org,2002:str",
+        yaml.SequenceNode: "tag:yaml.org,2002:seq",
+        yaml.MappingNode: "tag:yaml.org,2002:map",
+    }
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        return self._TAGS[kind]
+
+
+_Loader: Any = _RawLoader
+_ASCII_WS = " \t\n\v\f\r"
+
+
+def _trim(s: str) -> str:
+    return s.strip(_ASCII_WS) if s.isascii() else trim_space(s)
+
+
+def _key(s: str) -> str:
+    return s.strip(_ASCII_WS).lower() if s.isascii() else to_lower(trim_space(s))
 
 KNOWN_FLAT_KEYS = frozenset(
     {
@@ -77,25 +104,23 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def _flatten_node(node: yaml.Node, out: dict[str, str], order: list[str]) -> None:
+def _flatten_node(node: yaml.Node, out: dict[str, str], order: list[str], top: list[str] | None = None) -> None:
     if not isinstance(node, yaml.MappingNode):
         return
     for key_node, value_node in node.value:
         if not isinstance(key_node, yaml.ScalarNode):
             continue
-        key = to_lower(trim_space(str(key_node.value)))
+        key = _key(str(key_node.value))
         if isinstance(value_node, yaml.MappingNode):
             _flatten_node(value_node, out, order)
             continue
+        if top is not None and isinstance(value_node, yaml.ScalarNode):
+            top.append(key)
         if isinstance(value_node, yaml.SequenceNode):
-            items = [
-                trim_space(str(item.value))
-                for item in value_node.value
-                if isinstance(item, yaml.ScalarNode) and trim_space(str(item.value))
-            ]
-            value = ", ".join(items)
+            items = [_trim(str(item.value)) for item in value_node.value if isinstance(item, yaml.ScalarNode)]
+            value = ", ".join(i for i in items if i)
         elif isinstance(value_node, yaml.ScalarNode):
-            value = trim_space(str(value_node.value))
+            value = _trim(str(value_node.value))
         else:
             continue
         if not value:
@@ -124,13 +149,9 @@ def flatten_yaml(raw_yaml: str) -> tuple[dict[str, str], str]:
         return {}, "frontmatter is not a mapping"
     flat: dict[str, str] = {}
     order: list[str] = []
-    _flatten_node(node, flat, order)
+    top: list[str] = []
+    _flatten_node(node, flat, order, top)
     result = {k: flat[k] for k in order}
-    top = [
-        to_lower(trim_space(str(k.value)))
-        for k, v in node.value
-        if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
-    ]
     result["__top__"] = " ".join(top)
     return result, ""
 

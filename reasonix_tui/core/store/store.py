@@ -314,6 +314,8 @@ class Store:
         self._use_cache = use_cache
         self._caches: dict[str, ParseCache] = {}
         self._lock = _root_lock(layout.lock_file)
+        self._memo: dict[str, tuple[list[Fact], list[FileError]]] | None = None
+        self._mutation_depth = 0
 
     # ------------------------------------------------------------------ basics
 
@@ -341,7 +343,23 @@ class Store:
     def mutation(self) -> Iterator[None]:
         """Hold the in-process and cross-process locks of the state root (reentrant per thread)."""
         with self._lock.hold():
-            yield
+            outermost = self._mutation_depth == 0
+            if outermost:
+                # Within one locked mutation nobody else can write, so each directory is
+                # scanned once and reused until we write ourselves (see _changed).
+                self._memo = {}
+            self._mutation_depth += 1
+            try:
+                yield
+            finally:
+                self._mutation_depth -= 1
+                if outermost:
+                    self._memo = None
+
+    def _changed(self) -> None:
+        """Forget memoised directory scans after this process wrote something."""
+        if self._memo is not None:
+            self._memo.clear()
 
     # ------------------------------------------------------------------ reading
 
@@ -357,10 +375,21 @@ class Store:
 
     def _scan_dir(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
         """Active facts of one directory in ``ReadDir`` order, plus unreadable files."""
+        memo_key = f"{scope}\0{directory}"
+        if self._memo is not None:
+            hit = self._memo.get(memo_key)
+            if hit is not None:
+                return list(hit[0]), list(hit[1])
+        result = self._scan_dir_uncached(scope, directory)
+        if self._memo is not None:
+            self._memo[memo_key] = (list(result[0]), list(result[1]))
+        return result
+
+    def _scan_dir_uncached(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
         facts: list[Fact] = []
         errors: list[FileError] = []
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: os.fsencode(e.name))
+            entries = sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
         except FileNotFoundError:
             return facts, errors
         except NotADirectoryError:
@@ -740,6 +769,7 @@ class Store:
             self._snapshot_revision(existing)
         # 14. write
         atomic_write(path, render_fact(fact), 0o644)
+        self._changed()
         # 15. move or rename
         if existing is not None and existing.path and os.path.abspath(existing.path) != path:
             old_dir = os.path.dirname(existing.path)
@@ -897,6 +927,7 @@ class Store:
         while os.path.lexists(dest):
             k += 1
             dest = os.path.join(archive_dir, f"{stamp}-{name}-{k}.md")
+        self._changed()
         try:
             os.link(src, dest)
             os.unlink(src)
@@ -1071,6 +1102,7 @@ class Store:
                 atomic_create(target, render_fact(fact), 0o644)
             except FileExistsError:
                 raise Conflict(f'memory name "{name}" is already active') from None
+            self._changed()
             index_md.reindex(str(directory), name, fact)
             os.unlink(wanted)
             written = self._read_path(target, scope) or fact
@@ -1174,6 +1206,7 @@ class Store:
                     fact = parse_fact_bytes(raw, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
                     fact = replace(fact, name=slug(fact.name) or fact.name, scope=fact.file_scope or scope)
                     atomic_write(path, render_fact(fact), 0o644)
+                    self._changed()
                     index_md.reindex(str(directory), os.path.splitext(name)[0], fact)
                     migrated.append(path)
                     self._audit(
