@@ -1,0 +1,34 @@
+"""Automatic recall, the explicit ``memory`` tool, pinned guidance and recall traces.
+
+Plain Python: no textual, no mcp. Entry points:
+
+* :func:`recall` — automatic recall over a list of facts (pure).
+* :func:`run_recall` / :func:`try_recall` — recall for a workspace, recorded or dry-run.
+* :class:`TraceStore` — ``last.json`` + bounded ``history.jsonl`` under ``layout.recall_dir``.
+* :func:`memory_tool_call`, :func:`search_memories` — the explicit ``memory`` tool.
+* :func:`pinned_block` — the session-start ``BackgroundBlock``.
+"""
+
+from __future__ import annotations
+
+from .engine import MODES, Considered, RecallHit, RecallResult, recall
+from .enhance import ALL_ENHANCEMENTS, Enhancements
+from .index import RecallIndex, clear_index_cache, get_index
+from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
+
+__all__ = [
+    "recall",
+    "RecallResult",
+    "RecallHit",
+    "Considered",
+    "MODES",
+    "Enhancements",
+    "ALL_ENHANCEMENTS",
+    "RecallIndex",
+    "get_index",
+    "clear_index_cache",
+    "identity_keys",
+    "pinned_guidance",
+    "PinnedGuidance",
+    "find_overrides",
+]

@@ -1,0 +1,289 @@
+"""The warm recall index: the pool read and tokenized once per snapshot.
+
+Reasonix rebuilds its ``RecallIndex`` whenever the memory snapshot changes and serves
+every turn from it. :func:`get_index` does the same: it keeps the last few indexes
+keyed by the identity of the (immutable) fact objects, so a second query against the
+same snapshot costs only the query.
+
+Scoring goes through :class:`PoolBM25`, a :class:`~reasonix_tui.core.bm25.BM25Index`
+(rank-bm25 with the Reasonix idf) whose postings are turned into numpy arrays on first
+use. A query touches only the documents in its terms' postings: the cost follows the
+matches, not the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..bm25 import B, K1, BM25Index
+from ..freshness import windows_for
+from ..gotime import DAY_NS
+from ..store.model import Fact, parse_reference, slug
+from ..tokenize import tokens
+from .pool import Exclusion, Pool, build_pool, list_all_order
+
+__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache"]
+
+KP1 = 2.2
+"""``k1 + 1`` as Go folds the constant."""
+NO_TIME = -(1 << 62)
+"""Stand-in for a zero ``time.Time`` (sorts before every real instant)."""
+
+
+def recall_text(fact: Fact) -> str:
+    """The recall document: name, title, description, keywords and body joined by ``\\n``."""
+    return "\n".join((fact.name, fact.title, fact.description, fact.keywords, fact.body))
+
+
+class PoolBM25(BM25Index):
+    """A :class:`BM25Index` that scores a query's postings with numpy.
+
+    Every input document must have at least one token, so input positions and internal
+    document numbers coincide.
+    """
+
+    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
+        super().__init__(docs)
+        assert self.size == len(docs), "PoolBM25 needs non-empty documents"
+        bm = self._bm25
+        assert bm is not None
+        doc_len = np.asarray(bm.doc_len, dtype=float)
+        # k1·(1 − b + b·len/avgLen), evaluated in Go's order.
+        self.norm = K1 * ((1 - B) + (B * doc_len) / bm.avgdl)
+        """Per-document length normalisation."""
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(documents, term frequencies)`` for ``term``, or ``None`` when absent."""
+        try:
+            return self._arrays[term]
+        except KeyError:
+            pass
+        internal = self._postings.get(term)
+        value: tuple[np.ndarray, np.ndarray] | None = None
+        if internal:
+            bm = self._bm25
+            assert bm is not None
+            freqs = bm.doc_freqs
+            idx = np.fromiter(internal, dtype=np.int64, count=len(internal))
+            tf = np.fromiter((freqs[i][term] for i in internal), dtype=float, count=len(internal))
+            value = (idx, tf)
+        self._arrays[term] = value
+        return value
+
+    def idf(self, term: str) -> float:
+        """The Reasonix idf of a term present in the index."""
+        assert self._bm25 is not None
+        return float(self._bm25.idf[term])
+
+    def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+        """Dense ``(scores, matched-term counts, per-term document arrays)``.
+
+        Scores are summed term by term in query order, each term contributing
+        ``idf·(tf·(k1+1)) / (tf + norm)`` exactly as ``retrieval.BM25Score`` does.
+        """
+        n = self.size
+        score = np.zeros(n)
+        count = np.zeros(n, dtype=np.int32)
+        per_term: list[np.ndarray | None] = []
+        for term in terms:
+            post = self.postings(term)
+            if post is None:
+                per_term.append(None)
+                continue
+            idx, tf = post
+            score[idx] += (self.idf(term) * (tf * KP1)) / (tf + self.norm[idx])
+            count[idx] += 1
+            per_term.append(idx)
+        return score, count, per_term
+
+
+@dataclass(frozen=True, slots=True)
+class _Freshness:
+    expires: np.ndarray
+    start: np.ndarray
+    fresh: np.ndarray
+    current: np.ndarray
+    evergreen: np.ndarray
+
+
+FRESH, CURRENT, STALE, EXPIRED = 0, 1, 2, 3
+LABELS = ("fresh", "current", "stale", "expired")
+
+
+class RecallIndex:
+    """Everything automatic recall needs about one snapshot, built once."""
+
+    def __init__(self, facts: Sequence[Fact]) -> None:
+        self.source = tuple(facts)
+        """The facts as given (kept alive so identity keys stay valid)."""
+        self.all_facts: tuple[Fact, ...] = tuple(list_all_order(self.source))
+        """Every active fact in ``ListAll`` order."""
+        self.pool: Pool = build_pool(self.all_facts)
+        """Pool and exclusions."""
+        docs: list[Fact] = []
+        texts: list[str] = []
+        toks: list[list[str]] = []
+        self.tokenless: list[Fact] = []
+        """Pool facts with no searchable token (left out of the index)."""
+        for fact in self.pool.facts:
+            text = recall_text(fact)
+            t = tokens(text)
+            if not t:
+                self.tokenless.append(fact)
+                continue
+            docs.append(fact)
+            texts.append(text)
+            toks.append(t)
+        self.docs: tuple[Fact, ...] = tuple(docs)
+        """Indexed pool facts, in pool order."""
+        self.texts: tuple[str, ...] = tuple(texts)
+        """Their recall document texts."""
+        self.doc_tokens: tuple[list[str], ...] = tuple(toks)
+        """Their tokens."""
+        self.bm25: PoolBM25 | None = PoolBM25(toks) if toks else None
+        """Scoring index (``None`` when nothing is indexed)."""
+        n = len(docs)
+        self.is_project = np.fromiter((f.scope == "project" for f in docs), dtype=bool, count=n)
+        self.updated = np.fromiter(
+            (f.updated_at.ns if f.updated_at is not None else NO_TIME for f in docs), dtype=np.int64, count=n
+        )
+        order = sorted(range(n), key=lambda i: docs[i].id)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        self.id_rank = rank
+        self._fresh = self._freshness_arrays(docs)
+        self._excluded_postings: dict[str, list[int]] = {}
+        for i, ex in enumerate(self.pool.excluded):
+            for term in set(tokens(recall_text(ex.fact))):
+                self._excluded_postings.setdefault(term, []).append(i)
+        self._lock = threading.Lock()
+        self._extras: dict[str, Any] = {}
+
+    # -- freshness ---------------------------------------------------------------
+    @staticmethod
+    def _freshness_arrays(docs: Sequence[Fact]) -> _Freshness:
+        n = len(docs)
+        expires = np.full(n, NO_TIME, dtype=np.int64)
+        start = np.full(n, NO_TIME, dtype=np.int64)
+        fresh = np.zeros(n, dtype=np.int64)
+        current = np.zeros(n, dtype=np.int64)
+        evergreen = np.zeros(n, dtype=bool)
+        for i, f in enumerate(docs):
+            if f.expires_at is not None:
+                expires[i] = f.expires_at.ns
+            cs = f.clock_start
+            if cs is not None:
+                start[i] = cs.ns
+            w = windows_for(f)
+            if w is None:
+                evergreen[i] = True
+            else:
+                fresh[i] = w[0] * DAY_NS
+                current[i] = w[1] * DAY_NS
+        return _Freshness(expires, start, fresh, current, evergreen)
+
+    def freshness_codes(self, docs: np.ndarray, now_ns: int) -> np.ndarray:
+        """``FreshnessFor`` for the given documents, as codes (``LABELS`` order)."""
+        fr = self._fresh
+        exp = fr.expires[docs]
+        start = fr.start[docs]
+        out = np.full(len(docs), CURRENT, dtype=np.int8)
+        known = (start != NO_TIME) & (start <= now_ns)
+        age = now_ns - start
+        ever = fr.evergreen[docs]
+        out[known & ever] = FRESH
+        aging = known & ~ever
+        out[aging & (age <= fr.fresh[docs])] = FRESH
+        out[aging & (age > fr.fresh[docs]) & (age <= fr.current[docs])] = CURRENT
+        out[aging & (age > fr.current[docs])] = STALE
+        out[(exp != NO_TIME) & (now_ns > exp)] = EXPIRED
+        return out
+
+    # -- excluded facts ------------------------------------------------------------
+    def excluded_matches(self, terms: Sequence[str]) -> list[tuple[Exclusion, list[str]]]:
+        """Pinned or suppressed facts that contain a query term (for the trace)."""
+        hits: dict[int, None] = {}
+        for term in terms:
+            for i in self._excluded_postings.get(term, ()):
+                hits.setdefault(i, None)
+        out = []
+        for i in sorted(hits):
+            ex = self.pool.excluded[i]
+            toks = set(tokens(recall_text(ex.fact)))
+            out.append((ex, [t for t in terms if t in toks]))
+        return out
+
+    # -- lazily built extras (enhanced mode) --------------------------------------
+    def extra(self, name: str, build: Any) -> Any:
+        """A derived structure built once per index (thread-safe)."""
+        value = self._extras.get(name)
+        if value is None:
+            with self._lock:
+                value = self._extras.get(name)
+                if value is None:
+                    value = build(self)
+                    self._extras[name] = value
+        return value
+
+    def resolve_ref(self, ref: str) -> Fact | None:
+        """An active fact by id or reference (project first for unqualified names)."""
+        by_id, by_name = self.extra("lookup", _build_lookup)
+        raw = ref.strip()
+        if raw in by_id:
+            return by_id[raw]
+        parsed = parse_reference(raw)
+        scopes = (parsed.scope,) if parsed.qualified else ("project", "global")
+        for scope in scopes:
+            fact = by_name.get((scope, parsed.name))
+            if fact is not None:
+                return fact
+        return None
+
+
+def _build_lookup(index: RecallIndex) -> tuple[dict[str, Fact], dict[tuple[str, str], Fact]]:
+    by_id: dict[str, Fact] = {}
+    by_name: dict[tuple[str, str], Fact] = {}
+    for fact in index.all_facts:
+        by_id.setdefault(fact.id, fact)
+        by_name.setdefault((fact.scope, slug(fact.name)), fact)
+    return by_id, by_name
+
+
+_CACHE: OrderedDict[int, tuple[tuple[int, ...], RecallIndex]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 4
+
+
+def get_index(facts: Sequence[Fact]) -> RecallIndex:
+    """The warm index for these facts, built on first use.
+
+    The key is the identity of every fact object. Facts are frozen, and the cached
+    index holds them alive, so an identical key means identical content.
+    """
+    ident = tuple(map(id, facts))
+    key = hash(ident)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] == ident:
+            _CACHE.move_to_end(key)
+            return hit[1]
+    index = RecallIndex(facts)
+    with _CACHE_LOCK:
+        _CACHE[key] = (ident, index)
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return index
+
+
+def clear_index_cache() -> None:
+    """Drop every warm index (tests)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
