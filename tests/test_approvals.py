@@ -127,6 +127,17 @@ def test_approve_creates_with_agent_approved_actor(queue: ApprovalQueue, store: 
         queue.apply(p, "approve", store=store)
 
 
+def test_decided_copy_drops_secrets(queue: ApprovalQueue, store: Store, layout: Layout) -> None:
+    args = dict(GLOBAL_ARGS, body="DEPLOY_API_KEY=sk-example-secret-value-123456")
+    p = propose_remember(queue, store, args)
+    assert "sk-example-secret-value-123456" in Path(p.path).read_text()
+    queue.apply(p, "deny", store=store)
+    kept = (layout.approvals_dir / "decided" / f"{p.id}.json").read_text()
+    assert "sk-example-secret-value-123456" not in kept
+    assert json.loads(kept)["arguments"]["name"] == "prefers-tabs"
+    assert not Path(p.path).exists()
+
+
 def test_deny_writes_nothing(queue: ApprovalQueue, store: Store, layout: Layout) -> None:
     p = propose_remember(queue, store, GLOBAL_ARGS)
     before = snapshot_files(layout.root)

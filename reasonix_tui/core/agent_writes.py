@@ -186,10 +186,15 @@ def agent_remember(
         except StoreError as exc:
             return AgentWriteOutcome("error", str(exc), reason=assessment.reason)
         fact = saved.fact
-        record = queue.record_auto_write(fact, requester, store.layout)
+        extra: dict[str, Any] = {}
+        note = ""
+        try:
+            extra["auto_write"] = queue.record_auto_write(fact, requester, store.layout).id
+        except OSError as exc:  # the fact is written; only the undo notice is missing
+            note = f"could not record the undo notice: {exc}"
         return AgentWriteOutcome(
             "saved", remember_reply(fact), fact_id=fact.id, ref=fact.ref, revision=fact.revision,
-            reason=assessment.reason, extra={"auto_write": record.id},
+            reason=assessment.reason, note=note, extra=extra,
         )
     reasons = assessment.reasons or (assessment.reason,)
     if store.settings.headless:

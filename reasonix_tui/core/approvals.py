@@ -4,7 +4,7 @@ Layout under ``<root>/approvals/`` (all files JSON, written atomically, mode 060
 proposals carry the full body)::
 
     proposals/<id>.json    a pending proposal (written by the agent side)
-    decided/<id>.json      the same proposal once a person decided (moved by apply)
+    decided/<id>.json      the same proposal once a person decided (secrets redacted)
     results/<id>.json      the decision, for the waiting agent (information only)
     presence/<host>-<pid>.json   one per open Context Center, with a heartbeat
     auto/<id>.json         low-risk writes that landed unasked (for the undo notice)
@@ -43,6 +43,7 @@ from filelock import FileLock
 from .gotime import Timestamp, parse_rfc3339
 from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
+from .secrets import redact
 from .store.atomic import atomic_write, ensure_dir
 from .store.model import Fact, InvalidInput, StoreError, slug
 
@@ -800,8 +801,13 @@ class ApprovalQueue:
         _write_json(self.results_dir / f"{proposal.id}.json", result.to_dict())
         ensure_dir(self.decided_dir, 0o700)
         src = self.proposals_dir / f"{proposal.id}.json"
+        # The decided copy keeps the history but not the secrets: a denied proposal's
+        # credential must not linger on disk (an approved one lives in the fact anyway).
+        kept = proposal.to_dict()
+        kept["arguments"] = {k: redact(v) if isinstance(v, str) else v for k, v in proposal.arguments.items()}
+        _write_json(self.decided_dir / f"{proposal.id}.json", kept)
         try:
-            os.replace(src, self.decided_dir / f"{proposal.id}.json")
+            src.unlink()
         except FileNotFoundError:
             pass
 
