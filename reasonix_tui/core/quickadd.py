@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 import threading
 from contextlib import nullcontext
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 from .encoding import decode_bytes
 from .gostr import go_quote, one_line, trim_space
 from .instructions import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
+from .store.atomic import atomic_write
 from .store.model import InvalidInput, StoreError
 
 if TYPE_CHECKING:
@@ -158,32 +158,6 @@ def _read_existing(path: str, expected: os.stat_result) -> str:
     return decode_bytes(b"".join(chunks)).text
 
 
-def _atomic_write(path: str, data: bytes, mode: int = 0o644) -> None:
-    """Temp file ``.atomic-*.tmp`` beside ``path``, fsync, chmod, ``os.replace``."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    while True:
-        tmp = os.path.join(directory, f".atomic-{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def append_doc(path: str | os.PathLike[str], note: str, lock_path: str | os.PathLike[str] | None = None) -> AppendResult:
     """Reasonix ``AppendDoc``: add ``- <note>`` to the instruction document at ``path``.
 
@@ -216,7 +190,7 @@ def append_doc(path: str | os.PathLike[str], note: str, lock_path: str | os.Path
         body = "" if info is None else _read_existing(target, info)
         out, placement = insert_note(body, "- " + text)
         try:
-            _atomic_write(target, out.encode("utf-8"), 0o644)
+            atomic_write(target, out.encode("utf-8"), 0o644)
         except OSError as exc:
             raise QuickAddError(f"write {go_quote(target)}: {_go_error('write', target, exc)}") from exc
     return AppendResult(target, text, info is None, True, placement)
