@@ -181,3 +181,18 @@ def test_console_script_reports_no_traceback(seeded: Layout) -> None:
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
     assert "unreadable" in proc.stderr
     assert Timestamp.now()
+
+
+def test_bare_memory_prints_the_summary(seeded: Layout, capsys) -> None:
+    (seeded.workspace / "AGENTS.md").write_text("# Rules\n\n- run the tests\n")
+    assert main(run(seeded, "memory")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("memory\n\ninstructions (low -> high precedence)\n  precedence=1 scope=project path=")
+    assert "\nsaved memories\n  [Package manager is pnpm](package-manager.md)\n" in out
+    assert f"  stored under {seeded.project_dir}\n" in out
+    assert out.rstrip("\n").endswith("|archived|recover <archive-path>|instructions]")
+
+
+def test_bare_memory_on_an_empty_home(layout: Layout, capsys) -> None:
+    assert main(run(layout, "memory")) == 0
+    assert capsys.readouterr().out == "memory: none — add with “/remember <note>” or run /init to generate AGENTS.md\n"

@@ -96,6 +96,8 @@ class Registry:
     """Top-level subcommands (``remember``, ``hook``, ``mcp``...)."""
     memory: argparse._SubParsersAction  # type: ignore[type-arg]
     """The ``memory`` family (``memory list``, ``memory show``...)."""
+    memory_parser: argparse.ArgumentParser
+    """The ``memory`` parser itself (its default handler runs for a bare ``memory``)."""
 
     def add_top(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         """Add a top-level subcommand parser."""
@@ -123,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory_parser = top.add_parser("memory", help="the /memory command family")
     memory = memory_parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", parser_class=_Parser)
     memory_parser.set_defaults(func=_memory_help(memory_parser))
-    reg = Registry(top=top, memory=memory)
+    reg = Registry(top=top, memory=memory, memory_parser=memory_parser)
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(reg)
     return parser

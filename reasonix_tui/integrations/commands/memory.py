@@ -75,7 +75,61 @@ def _prefixed(prefix: str, func: Callable[[], Any]) -> Any:
         raise type(exc)(f"{prefix}: {exc}") from None
 
 
+MEMORY_NONE = "memory: none — add with “/remember <note>” or run /init to generate AGENTS.md"
+EDIT_HINT = "edit doc files or use “/remember <note>”; doc edits apply next session"
+
 # ---------------------------------------------------------------- handlers
+
+
+def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Bare ``/memory``: instructions, saved memories and archives (``RenderMemorySummary``)."""
+    from ...core.instructions import resolve
+
+    resolution = resolve(str(ctx.layout.workspace), str(ctx.layout.root))
+    facts = [] if ctx.settings.no_memory else ctx.store.list_all()
+    archived = [] if ctx.settings.no_memory else ctx.store.list_archived()
+    now = ctx.store.clock()
+    if getattr(args, "json", False):
+        from ...core.instructions import report_json
+
+        ctx.print_json(
+            {
+                "instructions": report_json(resolution),
+                "facts": [fact_json(f, now) for f in facts],
+                "archived": [_archived_json(a, now) for a in archived],
+            }
+        )
+        return 0
+    if not resolution.docs and not facts and not archived:
+        ctx.print(MEMORY_NONE)
+        return 0
+    lines = ["memory"]
+    if resolution.docs:
+        lines += ["", "instructions (low -> high precedence)"]
+        for i, doc in enumerate(resolution.docs, start=1):
+            lines.append(f"  precedence={i} scope={doc.scope} path={doc.path}")
+            if doc.directory:
+                lines.append(f"    directory={doc.directory}")
+            for imp in doc.flat_imports:
+                lines.append(f"    import={imp.path}")
+    if facts:
+        lines += ["", "saved memories"]
+        for f in facts:
+            lines.append(f"  [{f.display_title}]({f.name}.md)")
+            lines.append(f"    id={f.id}")
+            pinned = " activation=pinned" if f.pinned else ""
+            lines.append(f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}")
+            if one_line(f.description):
+                lines.append(f"    description={one_line(f.description)}")
+    if archived:
+        lines.append("")
+        lines += _archived_lines(archived)
+    if facts or archived:
+        for d in (ctx.layout.project_dir, ctx.layout.global_dir):
+            lines.append(f"  stored under {d}")
+    lines += ["", EDIT_HINT, USAGE]
+    ctx.print("\n".join(lines).rstrip("\n"))
+    return 0
 
 
 def _list(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -214,16 +268,21 @@ def _archived(args: argparse.Namespace, ctx: CliContext) -> int:
     if not items:
         ctx.print("archived memories: none")
         return 0
-    ctx.print("archived memories")
+    ctx.print("\n".join(_archived_lines(items)))
+    return 0
+
+
+def _archived_lines(items: list[ArchivedFact]) -> list[str]:
+    lines = ["archived memories"]
     for a in items:
         f = a.fact
-        ctx.print(f"  [{f.display_title}]({a.path})")
-        ctx.print(f"    id={f.id}")
-        ctx.print(f"    revision={f.revision} scope={a.scope} type={f.type} archived={_time(a.archived_at)}")
+        lines.append(f"  [{f.display_title}]({a.path})")
+        lines.append(f"    id={f.id}")
+        lines.append(f"    revision={f.revision} scope={a.scope} type={f.type} archived={_time(a.archived_at)}")
         if one_line(f.description):
-            ctx.print(f"    description={one_line(f.description)}")
-    ctx.print("recover with /memory recover <archive-path>")
-    return 0
+            lines.append(f"    description={one_line(f.description)}")
+    lines.append("recover with /memory recover <archive-path>")
+    return lines
 
 
 def _recover(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -369,6 +428,10 @@ def _json(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def register(reg: Registry) -> None:
     """Add the store's ``memory`` subcommands."""
+    reg.memory_parser.set_defaults(func=_summary, json=False)
+    p = _json(reg.add_memory("summary", help="instructions, saved memories and archives (bare /memory)"))
+    p.set_defaults(func=_summary)
+
     p = _json(reg.add_memory("list", help="every active fact of both scopes"))
     p.add_argument("--scope", choices=["project", "global"])
     p.add_argument("--type", choices=["user", "feedback", "project", "reference"])
