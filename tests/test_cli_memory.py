@@ -188,7 +188,8 @@ def test_bare_memory_prints_the_summary(seeded: Layout, capsys) -> None:
     assert main(run(seeded, "memory")) == 0
     out = capsys.readouterr().out
     assert out.startswith("memory\n\ninstructions (low -> high precedence)\n  precedence=1 scope=project path=")
-    assert "\nsaved memories\n  [Package manager is pnpm](package-manager.md)\n" in out
+    assert "\nsaved memories\n  [Prefers Tabs](Prefers Tabs.md)\n" in out  # ListAll order: name bytes
+    assert "  [Package manager is pnpm](package-manager.md)\n    id=mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d\n" in out
     assert f"  stored under {seeded.project_dir}\n" in out
     assert out.rstrip("\n").endswith("|archived|recover <archive-path>|instructions]")
 
