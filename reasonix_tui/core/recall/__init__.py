@@ -14,7 +14,11 @@ from __future__ import annotations
 from .engine import MODES, Considered, RecallHit, RecallResult, recall
 from .enhance import ALL_ENHANCEMENTS, Enhancements
 from .index import RecallIndex, clear_index_cache, get_index
+from .pinned import PinnedReport, background_block, pinned_block, pinned_report
 from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
+from .search import MemoryToolError, SearchHit, memory_tool_call, search_memories
+from .service import load_facts, run_recall, store_for, try_recall
+from .trace import RecallTrace, TraceCandidate, TraceHit, TraceStore, render_history_text, render_recall_text
 
 __all__ = [
     "recall",
@@ -31,4 +35,22 @@ __all__ = [
     "pinned_guidance",
     "PinnedGuidance",
     "find_overrides",
+    "pinned_block",
+    "pinned_report",
+    "PinnedReport",
+    "background_block",
+    "memory_tool_call",
+    "search_memories",
+    "SearchHit",
+    "MemoryToolError",
+    "run_recall",
+    "try_recall",
+    "load_facts",
+    "store_for",
+    "RecallTrace",
+    "TraceHit",
+    "TraceCandidate",
+    "TraceStore",
+    "render_recall_text",
+    "render_history_text",
 ]

@@ -1,0 +1,319 @@
+"""The explicit read-only ``memory`` tool: search, read, list (store-format §6.8; Reasonix ``recall.go``).
+
+Unlike automatic recall, search sees every active fact (pinned and expired included),
+indexes the type and scope words too, has no gate and no multipliers, keeps hits
+scoring at least 0.15 × the top score, and returns 8 hits by default (20 at most)
+with 260-rune snippets.
+
+:func:`memory_tool_call` returns exactly the text Reasonix's tool returns; errors are
+raised as :class:`MemoryToolError` carrying Reasonix's message (the MCP server reports
+them as tool errors). :func:`search_memories` returns structured hits for the CLI and
+the Context Center.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..gostr import go_quote, one_line, trim_space
+from ..settings import Settings
+from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
+from ..tokenize import query_terms, tokens
+from .index import PoolBM25, get_index
+from .snippet import make_snippet
+
+if TYPE_CHECKING:
+    from ..store.store import Store
+
+__all__ = [
+    "SearchHit",
+    "MemoryToolError",
+    "search_memories",
+    "memory_tool_call",
+    "format_search",
+    "format_read",
+    "format_list",
+    "go_json_quote",
+    "DEFAULT_SEARCH_LIMIT",
+    "MAX_SEARCH_LIMIT",
+    "SEARCH_SNIPPET",
+    "SEARCH_FLOOR",
+]
+
+DEFAULT_SEARCH_LIMIT = 8
+MAX_SEARCH_LIMIT = 20
+SEARCH_SNIPPET = 260
+SEARCH_FLOOR = 0.15
+
+
+class MemoryToolError(InvalidInput):
+    """The ``memory`` tool refused the call; ``str(err)`` is Reasonix's message."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One explicit-search result."""
+
+    fact: Fact
+    """The fact."""
+    score: float
+    """Plain BM25 (no multipliers)."""
+    snippet: str
+    """Up to 260 runes around the query."""
+
+
+_JSON_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
+             "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json_quote(s: str) -> str:
+    """Go ``json.Marshal`` of a string (HTML-safe escapes, ``\\b``/``\\f`` as in Go ≥ 1.22)."""
+    out = ['"']
+    for ch in s:
+        esc = _JSON_ESC.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch < " ":
+            out.append(f"\\u{ord(ch):04x}")
+        elif "\ud800" <= ch <= "\udfff":
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def search_text(fact: Fact) -> str:
+    """``memorySearchText``: name, title, type, scope, description, keywords, body."""
+    return "\n".join(
+        (fact.name, fact.title, normalize_type(fact.type), normalize_fact_scope(fact.scope), fact.description,
+         fact.keywords, fact.body)
+    )
+
+
+def type_filter(value: str | None) -> str:
+    """``recallTypeFilter``."""
+    v = trim_space(value or "")
+    if not v:
+        return ""
+    t = v.lower()
+    if t not in TYPES:
+        raise MemoryToolError("type must be one of user, feedback, project, reference")
+    return t
+
+
+def scope_filter(value: str | None) -> str:
+    """``recallScopeFilter``."""
+    v = trim_space(value or "")
+    if not v:
+        return ""
+    s = v.lower()
+    if s not in ("project", "global"):
+        raise MemoryToolError("scope must be one of project, global")
+    return s
+
+
+def clamp_limit(n: int) -> int:
+    """``clampRecallLimit``: ≤ 0 → 8, above 20 → 20."""
+    if n <= 0:
+        return DEFAULT_SEARCH_LIMIT
+    return min(n, MAX_SEARCH_LIMIT)
+
+
+def filter_facts(facts: Sequence[Fact], type_: str = "", scope: str = "") -> list[Fact]:
+    """``filterMemories``."""
+    if not type_ and not scope:
+        return list(facts)
+    return [
+        f for f in facts
+        if (not type_ or normalize_type(f.type) == type_) and (not scope or normalize_fact_scope(f.scope) == scope)
+    ]
+
+
+class _SearchIndex:
+    def __init__(self, facts: Sequence[Fact]) -> None:
+        docs, texts, toks = [], [], []
+        for f in facts:
+            text = search_text(f)
+            t = tokens(text)
+            if t:
+                docs.append(f)
+                texts.append(text)
+                toks.append(t)
+        self.docs = docs
+        self.texts = texts
+        self.bm25 = PoolBM25(toks) if toks else None
+
+
+def search_memories(
+    facts: Sequence[Fact], query: str, *, type_: str = "", scope: str = "", limit: int = DEFAULT_SEARCH_LIMIT
+) -> list[SearchHit]:
+    """``searchMemories``: BM25 over every active fact after the filters.
+
+    Raises :class:`MemoryToolError` for an empty query, a query without letters or
+    numbers, or a bad filter.
+    """
+    type_ = type_filter(type_)
+    scope = scope_filter(scope)
+    limit = clamp_limit(limit)
+    q = trim_space(query)
+    if not q:
+        raise MemoryToolError("query is required")
+    terms = query_terms(q)
+    if not terms:
+        raise MemoryToolError("query must contain at least one letter or number")
+    # The index is warm per snapshot (and per filter).
+    base = get_index(facts)
+    index: _SearchIndex = base.extra(
+        f"search\0{type_}\0{scope}", lambda idx: _SearchIndex(filter_facts(idx.all_facts, type_, scope))
+    )
+    if index.bm25 is None:
+        return []
+    score, count, _ = index.bm25.accumulate(terms)
+    cand = [int(i) for i in (count > 0).nonzero()[0]]
+    scored = [(float(score[i]), i) for i in cand if score[i] > 0]
+    scored.sort(key=lambda p: (-p[0], index.docs[p[1]].name, index.docs[p[1]].scope, index.docs[p[1]].id))
+    if scored and scored[0][0] > 0:
+        cutoff = scored[0][0] * SEARCH_FLOOR
+        scored = [p for j, p in enumerate(scored) if j == 0 or p[0] >= cutoff]
+    scored = scored[:limit]
+    return [
+        SearchHit(index.docs[i], s, make_snippet(index.texts[i], q, terms, SEARCH_SNIPPET)) for s, i in scored
+    ]
+
+
+def format_search(query: str, hits: Sequence[SearchHit]) -> str:
+    """``formatMemoryHits`` (``query`` as the caller sent it, untrimmed)."""
+    if not hits:
+        return "\n".join(
+            (
+                "No saved memories matched " + go_json_quote(query) + ".",
+                "",
+                "0 results does not prove the fact was never recorded. Try:",
+                "1. Retry with 1-3 distinctive terms (function name, task id, rare phrase) instead of a long generic sentence.",
+                "2. For exact literals that punctuation splits (URLs, ports, file paths, command flags), search one distinctive token or inspect the memory directory directly.",
+                "3. For verbatim original wording or exact command output, use the history tool; saved memories may paraphrase.",
+            )
+        )
+    parts = [f"Memory search results for {go_json_quote(query)}:\n"]
+    for i, hit in enumerate(hits, 1):
+        m = hit.fact
+        parts.append(
+            f"\n{i}. score={hit.score:.3f} id={m.id} revision={m.revision} name={m.name} "
+            f"scope={normalize_fact_scope(m.scope)} type={normalize_type(m.type)} "
+            f"title={display_title(m.title, m.name)}\n"
+            f"   reference: {normalize_fact_scope(m.scope)}/{slug(m.name)}.md\n"
+            f"   description: {one_line(m.description)}\n"
+            f"   snippet: {hit.snippet}\n"
+        )
+    parts.append('\nUse operation="read" with a stable memory id to inspect the full saved fact.')
+    return trim_space("".join(parts))
+
+
+def format_read(m: Fact) -> str:
+    """``formatMemory``."""
+    lines = [
+        f"Memory {m.name}\n",
+        f"id: {m.id}\n",
+        f"revision: {m.revision}\n",
+        f"title: {display_title(m.title, m.name)}\n",
+        f"scope: {normalize_fact_scope(m.scope)}\n",
+        f"type: {normalize_type(m.type)}\n",
+    ]
+    desc = one_line(m.description)
+    if desc:
+        lines.append(f"description: {desc}\n")
+    lines.append(f"reference: {normalize_fact_scope(m.scope)}/{slug(m.name)}.md\n\n{trim_space(m.body)}")
+    return trim_space("".join(lines))
+
+
+def format_list(facts: Sequence[Fact], limit: int) -> str:
+    """``formatMemoryList``."""
+    if not facts:
+        return "No saved memories found."
+    out = ["Saved memories:\n"]
+    for m in list(facts)[:limit]:
+        out.append(
+            f"- [{display_title(m.title, m.name)}]({m.name}.md) reference={normalize_fact_scope(m.scope)}/"
+            f"{slug(m.name)}.md id={m.id} revision={m.revision} scope={normalize_fact_scope(m.scope)} "
+            f"type={normalize_type(m.type)} - {one_line(m.description)}\n"
+        )
+    return trim_space("".join(out))
+
+
+_ARG_TYPES = {"operation": str, "query": str, "name": str, "type": str, "scope": str, "limit": int}
+
+
+def _parse_args(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
+    if arguments is None:
+        arguments = {}
+    if isinstance(arguments, (str, bytes)):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            raise MemoryToolError(f"invalid arguments: {exc}") from None
+    if not isinstance(arguments, Mapping):
+        raise MemoryToolError("invalid arguments: expected a JSON object")
+    args: dict[str, Any] = {"operation": "", "query": "", "name": "", "type": "", "scope": "", "limit": 0}
+    for key, want in _ARG_TYPES.items():
+        if key not in arguments or arguments[key] is None:
+            continue
+        value = arguments[key]
+        if want is int:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+                raise MemoryToolError(f"invalid arguments: {key} must be an integer")
+            value = int(value)
+        elif not isinstance(value, str):
+            raise MemoryToolError(f"invalid arguments: {key} must be a string")
+        args[key] = value
+    return args
+
+
+def memory_tool_call(
+    store: Store | None,
+    arguments: Mapping[str, Any] | str | bytes | None,
+    *,
+    settings: Settings | None = None,
+    facts: Sequence[Fact] | None = None,
+) -> str:
+    """Run the ``memory`` tool as Reasonix does and return its text.
+
+    ``store`` provides the facts (``list_all``) and ``read`` lookups; ``facts`` may be
+    passed instead for search/list (a snapshot). Raises :class:`MemoryToolError`.
+    """
+    args = _parse_args(arguments)
+    settings = settings or (store.settings if store is not None else Settings())
+    if store is None and facts is None or settings.no_memory:
+        return "Memory store is unavailable."
+    type_ = type_filter(args["type"])
+    scope = scope_filter(args["scope"])
+    limit = clamp_limit(args["limit"])
+    op = trim_space(args["operation"])
+    if op == "search":
+        all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]
+        hits = search_memories(all_facts, args["query"], type_=type_, scope=scope, limit=limit)
+        return format_search(args["query"], hits)
+    if op == "read":
+        fact = _read(store, facts, args["name"])
+        if fact is None:
+            raise MemoryToolError(f"memory {go_quote(slug(args['name']))} not found")
+        return format_read(fact)
+    if op == "list":
+        all_facts = facts if facts is not None else store.list_all()  # type: ignore[union-attr]
+        return format_list(filter_facts(all_facts, type_, scope), limit)
+    if op == "":
+        raise MemoryToolError("operation is required")
+    raise MemoryToolError(f"unknown operation {go_quote(args['operation'])}")
+
+
+def _read(store: Store | None, facts: Sequence[Fact] | None, name: str) -> Fact | None:
+    if store is not None:
+        return store.find(name)
+    assert facts is not None
+    from dataclasses import replace
+
+    found = get_index(facts).resolve_ref(name)
+    return replace(found, name=slug(found.name)) if found is not None else None

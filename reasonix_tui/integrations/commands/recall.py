@@ -1,0 +1,155 @@
+"""``reasonix-tui recall`` and ``memory recall|search|pinned``: automatic recall, its traces,
+the explicit ``memory`` tool's search and the session-start pinned block.
+
+* ``recall QUERY`` runs automatic recall for the workspace as an agent turn would,
+  records the trace and prints the block (``--json``: the trace; ``--dry-run``: record
+  nothing).
+* ``memory recall`` shows the last trace as ``/memory recall`` does (``--history N``:
+  several, newest first).
+* ``memory search QUERY`` is the ``memory`` tool's ``search`` (all facts, pinned and
+  expired included).
+* ``memory pinned`` prints the block a session starts with.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ...core.gotime import Timestamp
+from ...core.recall import (
+    MODES,
+    TraceStore,
+    pinned_report,
+    render_history_text,
+    render_recall_text,
+    run_recall,
+    search_memories,
+)
+from ...core.recall.search import format_search
+from ...core.store.model import InvalidInput
+from ..cli import CliContext, Registry
+
+__all__ = ["register"]
+
+
+def _query(args: argparse.Namespace) -> str:
+    return " ".join(args.query)
+
+
+def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    settings = ctx.settings
+    trace = run_recall(
+        ctx.layout,
+        _query(args),
+        settings=settings,
+        source=args.source,
+        session_id=args.session_id or "",
+        mode=args.mode,
+        store=ctx.store,
+        record=not args.dry_run,
+    )
+    if args.json:
+        ctx.print_json(trace.to_json())
+        return 0
+    if trace.block:
+        ctx.stdout.write(trace.block + "\n")
+    else:
+        ctx.stderr.write(f"reasonix-tui: nothing recalled ({trace.suppressed})\n")
+    return 0
+
+
+def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    traces = TraceStore(ctx.layout)
+    if args.history is not None:
+        if args.history < 1:
+            raise InvalidInput("--history must be at least 1")
+        items = traces.history(args.history)
+        if args.json:
+            ctx.print_json([t.to_json() for t in items])
+        else:
+            ctx.print(render_history_text(items))
+        return 0
+    last = traces.last()
+    if args.json:
+        ctx.print_json(last.to_json() if last is not None else None)
+    else:
+        ctx.print(render_recall_text(last))
+    return 0
+
+
+def _search(args: argparse.Namespace, ctx: CliContext) -> int:
+    query = " ".join(args.query)
+    facts: Any = () if ctx.settings.no_memory else ctx.store.snapshot().facts
+    hits = search_memories(facts, query, type_=args.type or "", scope=args.scope or "", limit=args.limit)
+    if args.json:
+        ctx.print_json(
+            {
+                "query": query,
+                "hits": [
+                    {
+                        "id": h.fact.id, "ref": h.fact.ref, "name": h.fact.name, "title": h.fact.display_title,
+                        "revision": h.fact.revision, "scope": h.fact.scope, "type": h.fact.type,
+                        "activation": h.fact.resolved_activation, "description": h.fact.description,
+                        "score": h.score, "snippet": h.snippet,
+                    }
+                    for h in hits
+                ],
+            }
+        )
+    else:
+        ctx.print(format_search(query, hits))
+    return 0
+
+
+def _pinned(args: argparse.Namespace, ctx: CliContext) -> int:
+    report = pinned_report(ctx.store, settings=ctx.settings)
+    if args.json:
+        now = Timestamp.now()
+        from .memory import fact_json
+
+        ctx.print_json(
+            {
+                "block": report.block,
+                "chars": report.chars,
+                "budget": report.budget,
+                "facts": [fact_json(f, now, body=True) for f in report.guidance.facts],
+                "suppressed": [
+                    {"id": ex.fact.id, "ref": ex.fact.ref, "by": ex.by.id if ex.by else None,
+                     "by_ref": ex.by.ref if ex.by else None, "key": ex.key}
+                    for ex in report.guidance.suppressed
+                ],
+            }
+        )
+    elif report.block:
+        ctx.print(report.block)
+    return 0
+
+
+def register(reg: Registry) -> None:
+    """Add ``recall`` and ``memory recall|search|pinned``."""
+    p = reg.add_top("recall", help="automatic recall for a query, as an agent turn gets it (records a trace)")
+    p.add_argument("query", nargs="+", help="the user's message")
+    p.add_argument("--json", action="store_true", help="print the trace instead of the block")
+    p.add_argument("--source", default="cli", help="who asks (cli, hook, mcp, ...), kept in the trace")
+    p.add_argument("--session-id", help="the agent session, kept in the trace")
+    p.add_argument("--mode", choices=MODES, help="override the recall mode setting")
+    p.add_argument("--dry-run", action="store_true", help="do not record a trace")
+    p.set_defaults(func=_recall)
+
+    p = reg.add_memory("recall", help="the last automatic recall (or several) and why")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--history", type=int, metavar="N", help="show the newest N traces")
+    p.set_defaults(func=_memory_recall)
+
+    p = reg.add_memory("search", help="the memory tool's search: every fact, pinned and expired included")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--type", help="user, feedback, project or reference")
+    p.add_argument("--scope", help="project or global")
+    p.add_argument("--limit", type=int, default=0, help="results (default 8, max 20)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_search)
+
+    p = reg.add_memory("pinned", help="the block a session starts with (protocol and pinned facts)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_pinned)
