@@ -20,6 +20,8 @@ What reasonix-tui adds (Reasonix ignores all of it)::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,16 +46,16 @@ def _expand(value: str) -> str:
     return os.path.normpath(os.path.abspath(value))
 
 
-def resolve_state_root(home: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Path:
+def resolve_state_root(home: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
     """``--home``, then ``REASONIX_STATE_HOME``, then ``REASONIX_HOME``, then ``~/.reasonix``."""
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     if home:
         return Path(_expand(os.fspath(home)))
     for key in ("REASONIX_STATE_HOME", "REASONIX_HOME"):
-        value = env.get(key, "").strip()
+        value = environ.get(key, "").strip()
         if value:
             return Path(_expand(value))
-    user_home = env.get("HOME") or os.path.expanduser("~")
+    user_home = environ.get("HOME") or os.path.expanduser("~")
     if not user_home or user_home == "~":
         raise StateRootUnavailable("memory store unavailable (no user config dir)")
     return Path(os.path.normpath(os.path.join(user_home, ".reasonix")))
@@ -96,7 +98,7 @@ class Layout:
         cls,
         home: str | os.PathLike[str] | None = None,
         workspace: str | os.PathLike[str] | None = None,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> Layout:
         """Build the layout from CLI options and the environment."""
         root = resolve_state_root(home, env)

@@ -20,6 +20,8 @@ Example ``settings.toml``::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import os
 import tomllib
 from dataclasses import dataclass, replace
@@ -84,9 +86,9 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
+def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     """Read the effective settings for a state root."""
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     s = Settings()
     sources: list[str] = []
 
@@ -128,18 +130,18 @@ def load_settings(root: Path, env: dict[str, str] | None = None) -> Settings:
                 pass
         sources.append("settings.toml")
 
-    if env.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
+    if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
         s = replace(
             s,
-            pinned_budget_chars=max(_int(env["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0),
+            pinned_budget_chars=max(_int(environ["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0),
             pinned_budget_configured=True,
         )
         sources.append("env")
-    mode = env.get("REASONIX_TUI_RECALL_MODE", "").strip()
+    mode = environ.get("REASONIX_TUI_RECALL_MODE", "").strip()
     if mode in RECALL_MODES:
         s = replace(s, recall_mode=mode)
-    if _truthy(env.get("REASONIX_TUI_HEADLESS")) or _truthy(env.get("REASONIX_TUI_SUBAGENT")):
+    if _truthy(environ.get("REASONIX_TUI_HEADLESS")) or _truthy(environ.get("REASONIX_TUI_SUBAGENT")):
         s = replace(s, headless=True)
-    if _truthy(env.get("REASONIX_EXPERIMENT_NO_MEMORY")):
+    if _truthy(environ.get("REASONIX_EXPERIMENT_NO_MEMORY")):
         s = replace(s, no_memory=True)
     return replace(s, source=", ".join(sources) or "defaults")

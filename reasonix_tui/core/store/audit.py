@@ -72,7 +72,7 @@ class AuditEntry:
             path=str(data.get("path", "") or ""),
             workspace=str(data.get("workspace", "") or ""),
             pid=int(data.get("pid", 0) or 0) if isinstance(data.get("pid", 0), int) else 0,
-            detail=data.get("detail") if isinstance(data.get("detail"), dict) else {},
+            detail=dict(data["detail"]) if isinstance(data.get("detail"), dict) else {},
         )
 
 
