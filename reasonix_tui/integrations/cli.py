@@ -41,6 +41,7 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.instructions",
     "reasonix_tui.integrations.commands.agent",
     "reasonix_tui.integrations.commands.recall",
+    "reasonix_tui.integrations.commands.setup",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
 

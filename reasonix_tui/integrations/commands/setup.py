@@ -1,0 +1,118 @@
+"""``reasonix-tui setup claude-code | codex | cursor``: show, then (when confirmed) write an
+agent's hook, MCP and permission configuration (see :mod:`reasonix_tui.integrations.setup`).
+
+``--print`` only shows the diff; ``--yes`` writes without asking; otherwise the command
+asks ``y/N`` on a terminal and writes nothing when stdin is not one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..cli import CliContext, CliError, Registry
+from ..setup import SetupError, SetupPlan, plan_claude_code, plan_codex, plan_cursor, resolve_command
+
+__all__ = ["register"]
+
+
+def _confirm(ctx: CliContext) -> bool:
+    if not sys.stdin.isatty():
+        ctx.print("Not a terminal, so nothing was written: run again with --yes to write these changes.")
+        return False
+    ctx.stdout.write("Write these changes? [y/N] ")
+    ctx.stdout.flush()
+    try:
+        answer = sys.stdin.readline()
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _run(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
+    ctx.stdout.write(plan.render())
+    if not plan.pending:
+        ctx.print("Nothing to do: everything is already in place.")
+        return 0
+    if args.print_only:
+        ctx.print("(--print: nothing was written)")
+        return 0
+    if not args.yes and not _confirm(ctx):
+        ctx.print("Nothing was written.")
+        return 0
+    try:
+        written = plan.apply()
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"could not write the configuration: {exc}") from None
+    for path, backup in written:
+        ctx.print(f"wrote {path}" + (f" (previous version kept as {backup})" if backup else ""))
+    return 0
+
+
+def _scope(args: argparse.Namespace) -> str:
+    return "user" if args.user else "project"
+
+
+def _claude(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        plan = plan_claude_code(
+            _scope(args), ctx.layout.workspace, base=resolve_command(args.command_override),
+            state_root=ctx.layout.root, home=args.home, timeout=args.timeout,
+        )
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+    return _run(plan, args, ctx)
+
+
+def _codex(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        plan = plan_codex(base=resolve_command(args.command_override), home=args.home)
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+    return _run(plan, args, ctx)
+
+
+def _cursor(args: argparse.Namespace, ctx: CliContext) -> int:
+    try:
+        plan = plan_cursor(_scope(args), ctx.layout.workspace, base=resolve_command(args.command_override),
+                           home=args.home)
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+    return _run(plan, args, ctx)
+
+
+def _common(p: argparse.ArgumentParser, scoped: bool = True) -> None:
+    if scoped:
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--project", action="store_true", help="this workspace's files (default)")
+        where.add_argument("--user", action="store_true", help="your user-level files (every project)")
+    p.add_argument("--yes", "-y", action="store_true", help="write without asking")
+    p.add_argument("--print", dest="print_only", action="store_true", help="only show what would be written")
+    p.add_argument("--command", dest="command_override", metavar="CMD",
+                   help="how the agent should run reasonix-tui (default: this executable's absolute path)")
+
+
+def register(reg: Registry) -> None:
+    """Add ``setup claude-code``, ``setup codex`` and ``setup cursor``."""
+    parser = reg.add_top("setup", help="connect an agent (Claude Code, Codex, Cursor): hooks, MCP, permission rules")
+    sub = parser.add_subparsers(dest="setup_command", metavar="AGENT", parser_class=type(parser))
+    parser.set_defaults(func=lambda a, c: (parser.print_help(c.stdout), 2)[1])
+
+    p = sub.add_parser(
+        "claude-code", help="hooks + MCP server + permission rules for Claude Code",
+        description="Merge the UserPromptSubmit/SessionStart hooks, the MCP server and permission rules that "
+        "deny the agent's shell the person-only subcommands into Claude Code's settings. Shows the diff first.",
+    )
+    _common(p)
+    p.add_argument("--timeout", type=int, default=10, help="hook timeout in seconds (default 10)")
+    p.set_defaults(func=_claude)
+
+    p = sub.add_parser("codex", help="MCP server in ~/.codex/config.toml")
+    _common(p, scoped=False)
+    p.set_defaults(func=_codex)
+
+    p = sub.add_parser("cursor", help="MCP server in .cursor/mcp.json (or ~/.cursor/mcp.json with --user)")
+    _common(p)
+    p.set_defaults(func=_cursor)
