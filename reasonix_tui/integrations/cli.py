@@ -40,6 +40,7 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
     "reasonix_tui.integrations.commands.instructions",
     "reasonix_tui.integrations.commands.agent",
+    "reasonix_tui.integrations.commands.history",
     "reasonix_tui.integrations.commands.recall",
     "reasonix_tui.integrations.commands.setup",
 ]

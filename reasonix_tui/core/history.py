@@ -1,0 +1,1441 @@
+"""The session ``history`` tool: BM25 search over saved transcripts, and ``around`` windows.
+
+Spec: instructions-history-suggestions §B.2-§B.6 (Reasonix ``internal/history``).
+
+* Records ("documents") are message parts: ``user_text``, ``assistant_text``,
+  ``tool_input``, ``tool_error`` and ``tool_output`` (:func:`extract_documents`).
+* Scores are Reasonix's BM25 (``k1 = 1.2``, ``b = 0.75``, idf ``ln(1 + (N-df+0.5)/(df+0.5))``)
+  with corpus statistics over the documents *selected for the call* (scope, kinds and
+  tool filter), exactly as :class:`reasonix_tui.core.bm25.BM25Index` would score the same
+  selection; the tokenizer is :func:`reasonix_tui.core.tokenize.tokens`.
+* The cost follows the matches: :class:`HistoryIndex` keeps a warm inverted index
+  (term → postings of document ids and term frequencies). A search re-lists the session
+  directories, re-reads only files whose size or mtime changed (an appended file is read
+  from where the last read stopped), then scores only the postings of the query terms.
+* Provider-visible texts (search output, zero-result guidance, around output, tool
+  description and schema) are byte-identical to Reasonix.
+
+:func:`history_tool_call` is the whole MCP ``history`` tool: arguments in, provider text
+out, :class:`HistoryError` (with Reasonix's exact message) for invalid input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import threading
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import regex
+
+from .gostr import go_quote, one_line, to_lower, trim_space
+from .gotime import Timestamp
+from .paths import Layout
+from .sessions import (
+    FORMAT_CLAUDE,
+    FORMAT_REASONIX,
+    ClaudeParser,
+    Message,
+    ReasonixParser,
+    claude_project_dir,
+    is_pinned_context_revision,
+    is_session_transcript_name,
+    is_visible_session,
+    is_visible_subagent_session,
+    iter_json_lines,
+    list_claude_transcripts,
+    list_transcripts,
+    read_transcript,
+    session_id_of,
+    subagents_dir,
+)
+from .store.model import InvalidInput
+from .tokenize import CJK_CLASS, is_cjk, query_terms, tokens
+
+__all__ = [
+    "KINDS",
+    "DEFAULT_KINDS",
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "DEFAULT_AROUND",
+    "MAX_AROUND",
+    "MAX_SNIPPET",
+    "SCORE_FLOOR",
+    "HISTORY_TOOL_NAME",
+    "HISTORY_TOOL_DESCRIPTION",
+    "HISTORY_TOOL_SCHEMA",
+    "HISTORY_TOOL_SCHEMA_TEXT",
+    "HistoryError",
+    "HistoryOptions",
+    "Document",
+    "Hit",
+    "MessageContext",
+    "SearchResult",
+    "HistoryIndex",
+    "extract_documents",
+    "index_tokens",
+    "strip_compose_prefixes",
+    "is_tool_error",
+    "make_snippet",
+    "keep_top_relative_score",
+    "render_message",
+    "format_hits",
+    "format_around",
+    "search",
+    "around",
+    "history_tool_call",
+    "index_for",
+    "log_miss",
+    "misses_path",
+]
+
+KINDS = ("user_text", "assistant_text", "tool_input", "tool_error", "tool_output")
+"""Record kinds, in schema order."""
+DEFAULT_KINDS = frozenset(("user_text", "assistant_text", "tool_input", "tool_error"))
+"""Kinds searched when the caller names none (tool outputs are opt-in)."""
+_KIND_ID = {k: i for i, k in enumerate(KINDS)}
+_KIND_ROLE = ("user", "assistant", "assistant", "tool", "tool")
+
+DEFAULT_LIMIT = 8
+MAX_LIMIT = 20
+DEFAULT_AROUND = 3
+MAX_AROUND = 10
+MAX_SNIPPET = 240
+SCORE_FLOOR = 0.15
+
+SOURCE_PROJECT = "project"
+SOURCE_GLOBAL = "global"
+SOURCE_ARCHIVE = "archive"
+SOURCE_CLAUDE = "claude"
+
+_NP_TYPES = {"b": np.int8, "i": np.int32, "q": np.int64}
+
+_BIG_TEXT = 8192
+"""Document texts longer than this are not kept in memory; snippets re-read the line."""
+
+HISTORY_TOOL_NAME = "history"
+
+HISTORY_TOOL_DESCRIPTION = (
+    "Search saved local session history with lightweight BM25 retrieval, then read messages around a hit. "
+    "Use search when past decisions, failed attempts, commands, or tool inputs may help the current task; "
+    "use around with a returned session_path and message_index to inspect the nearby transcript. "
+    "By default it searches user text, assistant text, tool inputs, and tool errors; normal tool outputs "
+    "are excluded unless kind includes tool_output."
+)
+"""Reasonix ``history`` tool description (provider-visible, byte-exact)."""
+
+HISTORY_TOOL_SCHEMA_TEXT = """{
+\t\t"type": "object",
+\t\t"properties": {
+\t\t\t"operation": {"type": "string", "enum": ["search", "around"], "description": "search ranks saved history; around returns nearby messages for a search hit."},
+\t\t\t"query": {"type": "string", "description": "Search query for operation=search."},
+\t\t\t"scope": {"type": "string", "enum": ["project", "global"], "description": "project searches the current session directory; global also includes compacted-history archives."},
+\t\t\t"kind": {"type": "array", "items": {"type": "string", "enum": ["user_text", "assistant_text", "tool_input", "tool_error", "tool_output"]}, "description": "History parts to search. Defaults to user_text, assistant_text, tool_input, and tool_error."},
+\t\t\t"tool_name": {"type": "string", "description": "Optional tool-name filter for tool_input, tool_error, or tool_output."},
+\t\t\t"limit": {"type": "integer", "description": "Maximum search hits to return, default 8, max 20."},
+\t\t\t"session_path": {"type": "string", "description": "Path from a search hit. Required for operation=around."},
+\t\t\t"message_index": {"type": "integer", "description": "Message index from a search hit. Required for operation=around."},
+\t\t\t"before": {"type": "integer", "description": "Messages before message_index for operation=around, default 3, max 10."},
+\t\t\t"after": {"type": "integer", "description": "Messages after message_index for operation=around, default 3, max 10."}
+\t\t},
+\t\t"required": ["operation"]
+\t}"""
+"""Reasonix ``history`` tool schema, byte-for-byte as ``tool.go`` returns it (tabs included)."""
+
+HISTORY_TOOL_SCHEMA: dict[str, Any] = json.loads(HISTORY_TOOL_SCHEMA_TEXT)
+"""The same schema as a dict (for SDKs that take a JSON object)."""
+
+ZERO_RESULT_LINES = (
+    "",
+    "0 results does not prove the event never happened. Try:",
+    "1. Retry with fewer, rarer terms such as a function name, command, error phrase, ticket id, or decision keyword.",
+    "2. Widen scope from project to global when cross-project or compacted-history context may matter.",
+    '3. If you need tool output, include kind=["tool_output"] or filter by tool_name for tool input/error/output searches.',
+)
+
+
+class HistoryError(InvalidInput):
+    """Invalid ``history`` input; ``str(err)`` is Reasonix's exact message."""
+
+
+# --------------------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryOptions:
+    """The directories the tool may read (Reasonix ``history.Options`` plus Claude)."""
+
+    session_dir: str = ""
+    """The current session directory (project scope)."""
+    global_session_dir: str = ""
+    """The user-global session directory (global scope)."""
+    archive_dir: str = ""
+    """Compacted-history archives (global scope)."""
+    claude_dir: str = ""
+    """The workspace's Claude Code project directory (searched in every scope, source ``claude``)."""
+
+    @classmethod
+    def for_layout(cls, layout: Layout, include_claude: bool = True) -> HistoryOptions:
+        """Desktop layout: project sessions of the workspace, CLI sessions, archives, and
+        the workspace's Claude Code transcripts when present."""
+        claude = claude_project_dir(layout.workspace) if include_claude else None
+        return cls(
+            session_dir=str(layout.project_sessions_dir),
+            global_session_dir=str(layout.global_sessions_dir),
+            archive_dir=str(layout.history_archive_dir),
+            claude_dir=str(claude) if claude else "",
+        )
+
+    def normalized(self) -> HistoryOptions:
+        """The same options with every directory absolute and cleaned."""
+        def n(d: str) -> str:
+            return _abs_clean(d) if trim_space(d) else ""
+
+        return HistoryOptions(n(self.session_dir), n(self.global_session_dir), n(self.archive_dir), n(self.claude_dir))
+
+    def roots(self) -> list[str]:
+        """Every root ``around`` may open (Reasonix's five, plus the Claude directory)."""
+        out = [self.session_dir, self.global_session_dir, self.archive_dir]
+        if self.session_dir:
+            out.append(subagents_dir(self.session_dir))
+        if self.global_session_dir:
+            out.append(subagents_dir(self.global_session_dir))
+        if self.claude_dir:
+            out.append(self.claude_dir)
+        return [r for r in out if trim_space(r)]
+
+
+# --------------------------------------------------------------------------------------
+# Documents
+
+
+_GO_S = r"[\t\n\f\r ]"
+_COMPOSE_TAGS = "memory-update|background-jobs|active-goal|hook-context|execution-policy"
+_RE_COMPOSE = re.compile(rf"^{_GO_S}*<(?:{_COMPOSE_TAGS})(?:{_GO_S}+[^>]*)?>.*?</(?:{_COMPOSE_TAGS})>{_GO_S}*\n", re.S)
+_PLAN_MODE_PREFIX = "[Plan mode"
+
+
+def strip_compose_prefixes(content: str) -> str:
+    """Reasonix ``stripComposePrefixes``: drop leading host blocks, then a plan-mode marker."""
+    s = content
+    while True:
+        nxt = _RE_COMPOSE.sub("", s, count=1)
+        if nxt == s:
+            break
+        s = nxt
+    trimmed = trim_space(s)
+    if trimmed.startswith(_PLAN_MODE_PREFIX):
+        i = trimmed.find("]")
+        if i >= 0:
+            return trim_space(trimmed[i + 1 :])
+    return trimmed
+
+
+def is_tool_error(content: str) -> bool:
+    """``error:`` / ``blocked:`` prefix or ``permission denied`` anywhere (lower-cased, trimmed)."""
+    s = _lower(trim_space(content))
+    return s.startswith("error:") or s.startswith("blocked:") or "permission denied" in s
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One searchable record."""
+
+    message_index: int
+    """Position of the message in the transcript."""
+    role: str
+    """Message role."""
+    kind: str
+    """Record kind."""
+    tool_name: str
+    """Tool name (tool kinds only)."""
+    text: str
+    """Trimmed document text."""
+    call_index: int = -1
+    """For ``tool_input``: which call of the message."""
+
+
+def extract_documents(messages: Sequence[Message], start_index: int = 0) -> list[Document]:
+    """Every record of ``messages`` (all five kinds; filters apply at query time).
+
+    Mirrors Reasonix ``extractDocuments``: pinned-context revisions and system messages are
+    skipped, blank texts dropped. A Claude tool result flagged ``is_error`` is also a
+    ``tool_error`` record.
+    """
+    out: list[Document] = []
+    for i, msg in enumerate(messages, start_index):
+        out.extend(_message_documents(i, msg))
+    return out
+
+
+def _message_documents(i: int, msg: Message) -> list[Document]:
+    docs: list[Document] = []
+    if is_pinned_context_revision(msg):
+        return docs
+    role = msg.role
+    if role == "user":
+        if trim_space(msg.content):
+            _append_doc(docs, i, role, "user_text", "", strip_compose_prefixes(msg.content))
+    elif role == "assistant":
+        if trim_space(msg.content):
+            _append_doc(docs, i, role, "assistant_text", "", msg.content)
+        for ci, call in enumerate(msg.tool_calls):
+            _append_doc(docs, i, role, "tool_input", call.name, call.name + " " + call.arguments, ci)
+    elif role == "tool":
+        text = msg.name + " " + msg.content
+        if msg.is_error or is_tool_error(msg.content):
+            _append_doc(docs, i, role, "tool_error", msg.name, text)
+        _append_doc(docs, i, role, "tool_output", msg.name, text)
+    return docs
+
+
+def _append_doc(docs: list[Document], i: int, role: str, kind: str, tool: str, text: str, call_index: int = -1) -> None:
+    text = trim_space(text)
+    if text:
+        docs.append(Document(i, role, kind, tool, text, call_index))
+
+
+# --------------------------------------------------------------------------------------
+# Snippets, floor, rendering
+
+
+def _continuation(b: int) -> bool:
+    return 0x80 <= b <= 0xBF
+
+
+def make_snippet(text: str, query: str, terms: Sequence[str], max_runes: int = MAX_SNIPPET) -> str:
+    """Reasonix ``MakeSnippet``: whitespace-compacted excerpt centred near the query.
+
+    Go finds byte offsets in the lower-cased text and applies them to the original
+    text; that is emulated byte for byte.
+    """
+    text = one_line(text)
+    if max_runes <= 0 or len(text) <= max_runes:
+        return text
+    raw = text.encode("utf-8", "surrogatepass")
+    lower = to_lower(text).encode("utf-8", "surrogatepass")
+    q = to_lower(trim_space(query))
+    idx = -1
+    if q:
+        idx = lower.find(q.encode("utf-8", "surrogatepass"))
+    if idx < 0:
+        for term in terms:
+            if len(term) == 1 and not is_cjk(term):
+                continue
+            i = lower.find(term.encode("utf-8", "surrogatepass"))
+            if i >= 0:
+                idx = i
+                break
+    if idx < 0:
+        idx = 0
+    byte_idx = min(max(idx, 0), len(raw))
+    while 0 < byte_idx < len(raw) and _continuation(raw[byte_idx]):
+        byte_idx -= 1
+    pos = len(raw[:byte_idx].decode("utf-8", "surrogatepass"))
+    n = len(text)
+    start = max(pos - max_runes // 2, 0)
+    end = start + max_runes
+    if end > n:
+        end = n
+        start = max(end - max_runes, 0)
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if end < n else ""
+    return prefix + text[start:end] + suffix
+
+
+def keep_top_relative_score(items: list[Any], ratio: float, score: Any) -> list[Any]:
+    """Reasonix ``KeepTopRelativeScore``: keep the first item and those within ``ratio`` of it."""
+    if not items or ratio <= 0:
+        return items
+    top = score(items[0])
+    if top <= 0:
+        return items
+    cutoff = top * ratio
+    return [it for i, it in enumerate(items) if i == 0 or score(it) >= cutoff]
+
+
+def _truncate(s: str, max_runes: int) -> str:
+    s = trim_space(s)
+    if len(s) <= max_runes:
+        return s
+    return s[:max_runes] + "..."
+
+
+def render_message(idx: int, msg: Message) -> str:
+    """Reasonix ``renderMessage`` for ``around``."""
+    role = msg.role
+    if role == "user":
+        out = f"[{idx} user]\n" + _truncate(strip_compose_prefixes(msg.content), 2000)
+    elif role == "assistant":
+        if trim_space(msg.content):
+            out = f"[{idx} assistant]\n" + _truncate(msg.content, 2000)
+        else:
+            out = f"[{idx} assistant]"
+        for call in msg.tool_calls:
+            out += f"\n[tool call: {call.name}]\n" + _truncate(call.arguments, 1200)
+    elif role == "tool":
+        out = f"[{idx} tool {msg.name} result]\n" + _truncate(msg.content, 2000)
+    elif role == "system":
+        out = f"[{idx} system]\n" + _truncate(msg.content, 1200)
+    else:
+        out = f"[{idx} {role}]\n" + _truncate(msg.content, 2000)
+    return trim_space(out)
+
+
+def _json_quote(s: str) -> str:
+    """Go ``json.Marshal`` of a string (HTML-escaping ``<``, ``>``, ``&``)."""
+    out = json.dumps(s, ensure_ascii=False)
+    return (
+        out.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A ranked search result."""
+
+    score: float
+    session_path: str
+    session_id: str
+    source: str
+    message_index: int
+    role: str
+    kind: str
+    tool_name: str
+    snippet: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Reasonix's JSON shape (``tool_name`` omitted when empty)."""
+        out: dict[str, Any] = {
+            "score": self.score,
+            "session_path": self.session_path,
+            "session_id": self.session_id,
+            "source": self.source,
+            "message_index": self.message_index,
+            "role": self.role,
+            "kind": self.kind,
+        }
+        if self.tool_name:
+            out["tool_name"] = self.tool_name
+        out["snippet"] = self.snippet
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MessageContext:
+    """One rendered message of an ``around`` window."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Hits plus what was searched."""
+
+    query: str
+    scope: str
+    hits: tuple[Hit, ...]
+    documents: int = 0
+    """Documents in the selection (``N``)."""
+    files: int = 0
+    """Session files in the selection."""
+
+
+def format_hits(query: str, hits: Sequence[Hit]) -> str:
+    """Reasonix ``formatHits`` (the search output, or the zero-result guidance)."""
+    if not hits:
+        return "\n".join(("No saved session history matched " + _json_quote(query) + ".",) + ZERO_RESULT_LINES)
+    parts = [f"History search results for {_json_quote(query)}:\n"]
+    for i, hit in enumerate(hits, 1):
+        line = (
+            f"\n{i}. score={hit.score:.3f} source={hit.source} session_id={hit.session_id} "
+            f"message_index={hit.message_index} kind={hit.kind} role={hit.role}"
+        )
+        if hit.tool_name:
+            line += f" tool={hit.tool_name}"
+        line += f"\n   session_path: {hit.session_path}\n   snippet: {hit.snippet}\n"
+        parts.append(line)
+    parts.append('\nUse operation="around" with a session_path and message_index to read nearby messages.')
+    return trim_space("".join(parts))
+
+
+def format_around(path: str, idx: int, msgs: Sequence[MessageContext]) -> str:
+    """Reasonix ``formatAround``."""
+    parts = [f"History around {path} message_index={idx}:\n"]
+    for m in msgs:
+        parts.append(f"\n{m.text}\n")
+    return trim_space("".join(parts))
+
+
+# --------------------------------------------------------------------------------------
+# The warm index
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9_]+")
+_RUNS_LOWER = regex.compile(
+    rf"([{CJK_CLASS}]+)|([[\p{{L}}\p{{Nd}}_]--[{CJK_CLASS}]]+)",
+    flags=regex.V1,
+)
+
+
+def _lower(s: str) -> str:
+    """Go ``strings.ToLower`` at C speed: ``str.lower`` agrees with Go's per-rune simple
+    mapping except for ``İ`` (Go: ``i``) and ``Σ`` (Python: final-sigma context)."""
+    if s.isascii() or ("\u0130" not in s and "\u03a3" not in s):
+        return s.lower()
+    return to_lower(s)
+
+
+def index_tokens(text: str) -> list[str]:
+    """:func:`reasonix_tui.core.tokenize.tokens`, faster on the indexing path.
+
+    Lower-casing the whole text first is equivalent (the mapping is per rune and never
+    changes a rune's class); ASCII text needs only one C-level ``findall``.
+    """
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    if "\u0130" in text or "\u03a3" in text:
+        return tokens(text)
+    out: list[str] = []
+    for cjk, word in _RUNS_LOWER.findall(text.lower()):
+        if cjk:
+            if len(cjk) == 1:
+                out.append(cjk)
+            else:
+                out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
+        else:
+            out.append(word)
+    return out
+
+
+@dataclass
+class _FileEntry:
+    fid: int
+    path: str
+    fmt: str
+    mtime_ns: int = -1
+    size: int = -1
+    consumed: int = 0
+    digest: Any = None
+    parser: Any = None
+    next_index: int = 0
+    doc_ranges: list[tuple[int, int]] = field(default_factory=list)
+    broken: int = 0
+    alive: bool = True
+    has_tail: bool = False
+
+
+def _abs_clean(p: str) -> str:
+    return os.path.normpath(os.path.abspath(p))
+
+
+def _under_root(path: str, root: str) -> bool:
+    """Go ``Rel(abs root, abs path)`` is ``.`` or does not start with ``..``."""
+    if not trim_space(path) or not trim_space(root):
+        return False
+    try:
+        rel = os.path.relpath(_abs_clean(path), _abs_clean(root))
+    except ValueError:
+        return False
+    return rel == "." or (rel != ".." and not rel.startswith(".." + os.sep))
+
+
+class HistoryIndex:
+    """A warm, incrementally maintained inverted index over session transcripts.
+
+    * Postings live in a compressed-sparse-row *base* (term id → document ids and term
+      frequencies, numpy arrays) plus a small *delta* for documents added since the last
+      build. A large batch (the cold start) goes straight into a rebuilt base.
+    * Files are re-read only when their size or mtime changes; a file that grew with an
+      unchanged prefix (an appended turn, or Reasonix's rewrite-by-rename of the same
+      messages plus new ones) is read from where the last read stopped.
+    * Documents of a rewritten or vanished file are tombstoned; a search masks them out,
+      and the next rebuild drops them (when they pass 20% of all documents).
+
+    Thread-safe (one lock).
+    """
+
+    _DELTA_LIMIT = 50_000
+    """Postings added incrementally before the base is rebuilt."""
+
+    def __init__(self, options: HistoryOptions) -> None:
+        self.options = options.normalized()
+        """The directories searched (absolute, cleaned)."""
+        self._lock = threading.RLock()
+        self._files: dict[str, _FileEntry] = {}
+        self._file_by_id: list[_FileEntry] = []
+        self._doc_file = array("i")
+        self._doc_kind = array("b")
+        self._doc_tool = array("i")
+        self._doc_len = array("i")
+        self._doc_msg = array("i")
+        self._doc_call = array("i")
+        self._doc_offset = array("q")
+        self._alive = bytearray()
+        self._doc_text: list[str | None] = []
+        self._dead = 0
+        self._term_ids: dict[str, int] = {}
+        self._tool_ids: dict[str, int] = {}
+        self._tool_names: list[str] = []
+        self._base_off = np.zeros(1, dtype=np.int64)
+        self._base_docs = np.zeros(0, dtype=np.int32)
+        self._base_tfs = np.zeros(0, dtype=np.int32)
+        self._delta: dict[int, tuple[array, array]] = {}
+        self._delta_size = 0
+        self._pending: list[tuple[Any, Any, Any]] = []
+        self._pending_size = 0
+        self.generation = 0
+        """Bumped on every change to the indexed documents."""
+        self._mask_cache: dict[Any, Any] = {}
+        self._meta_cache: dict[str, tuple[int, int, str, bool]] = {}
+
+    # -- bookkeeping --------------------------------------------------------------
+
+    @property
+    def document_count(self) -> int:
+        """Live documents."""
+        return len(self._alive) - self._dead
+
+    @property
+    def term_count(self) -> int:
+        """Distinct terms seen."""
+        return len(self._term_ids)
+
+    @property
+    def file_count(self) -> int:
+        """Indexed files."""
+        return sum(1 for f in self._files.values() if f.alive)
+
+    def _tool_id(self, name: str) -> int:
+        tid = self._tool_ids.get(name)
+        if tid is None:
+            tid = len(self._tool_names)
+            self._tool_ids[name] = tid
+            self._tool_names.append(name)
+        return tid
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self._mask_cache.clear()
+
+    # -- listing --------------------------------------------------------------------
+
+    def _subagent_parent(self, path: str) -> tuple[str, bool]:
+        """``parentSession`` of a sub-agent transcript, cached by the meta file's mtime/size."""
+        meta = path[: -len(".jsonl")] + ".meta.json"
+        try:
+            st = os.stat(meta)
+        except OSError:
+            return "", False
+        cached = self._meta_cache.get(meta)
+        if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+            return cached[2], cached[3]
+        from .sessions import subagent_parent_session
+
+        parent, ok = subagent_parent_session(path)
+        self._meta_cache[meta] = (st.st_mtime_ns, st.st_size, parent, ok)
+        return parent, ok
+
+    def _list_session_dir(self, d: str) -> list[tuple[str, os.stat_result]]:
+        """Visible transcripts of a session directory and of its ``subagents/``."""
+        names, files = _scan(d)
+        out = [(p, st) for p, st in files if _stem(os.path.basename(p)) + ".cleanup-pending.json" not in names]
+        sub_names, sub_files = _scan(subagents_dir(d))
+        for path, st in sub_files:
+            if _stem(os.path.basename(path)) + ".cleanup-pending.json" in sub_names:
+                continue
+            parent, ok = self._subagent_parent(path)
+            if ok and parent and parent + ".cleanup-pending.json" in names:
+                continue
+            out.append((path, st))
+        return out
+
+    def sources(self, scope: str) -> list[tuple[str, str, str, os.stat_result]]:
+        """``(path, source label, format, stat)`` for a scope, de-duplicated by path (first wins).
+
+        Sorted by modification time (newest first), then path, as Reasonix lists them.
+        """
+        o = self.options
+        out: list[tuple[str, str, str, os.stat_result]] = []
+        seen: set[str] = set()
+
+        def add(files: Iterable[tuple[str, os.stat_result]], label: str, fmt: str) -> None:
+            for path, st in files:
+                if path in seen:
+                    continue
+                seen.add(path)
+                out.append((path, label, fmt, st))
+
+        if scope in (SOURCE_PROJECT, SOURCE_GLOBAL) and trim_space(o.session_dir):
+            add(self._list_session_dir(o.session_dir), SOURCE_PROJECT, FORMAT_REASONIX)
+        if scope == SOURCE_GLOBAL and trim_space(o.global_session_dir):
+            add(self._list_session_dir(o.global_session_dir), SOURCE_GLOBAL, FORMAT_REASONIX)
+        if scope in (SOURCE_GLOBAL, SOURCE_ARCHIVE) and trim_space(o.archive_dir):
+            add(_scan(o.archive_dir)[1], SOURCE_ARCHIVE, FORMAT_REASONIX)
+        if o.claude_dir and scope in (SOURCE_PROJECT, SOURCE_GLOBAL):
+            add(list_claude_transcripts(o.claude_dir), SOURCE_CLAUDE, FORMAT_CLAUDE)
+        out.sort(key=lambda t: (-t[3].st_mtime_ns, t[0]))
+        return out
+
+    # -- updating -------------------------------------------------------------------
+
+    def refresh(self, listed: Sequence[tuple[str, str, str, os.stat_result]]) -> int:
+        """Bring the listed files up to date (new, grown, rewritten). Returns files read."""
+        read = 0
+        with self._lock:
+            for path, _label, fmt, st in listed:
+                entry = self._files.get(path)
+                if entry is not None and entry.alive and entry.mtime_ns == st.st_mtime_ns and entry.size == st.st_size:
+                    continue
+                self._update_file(path, fmt, st, entry)
+                read += 1
+            self._flush_pending()
+        return read
+
+    def forget_missing(self, listed_paths: set[str], directories: Iterable[str]) -> None:
+        """Drop files under ``directories`` that are no longer listed (deleted or hidden)."""
+        dirs = {_abs_clean(d) for d in directories if trim_space(d)}
+        with self._lock:
+            if len(listed_paths) == len(self._files) and all(p in self._files for p in listed_paths):
+                return
+            for path, entry in list(self._files.items()):
+                if not entry.alive or path in listed_paths:
+                    continue
+                if _abs_clean(os.path.dirname(path)) in dirs:
+                    self._kill(entry)
+                    del self._files[path]
+            self._maybe_rebuild()
+
+    def _kill(self, entry: _FileEntry) -> None:
+        for a, b in entry.doc_ranges:
+            for d in range(a, b):
+                if self._alive[d]:
+                    self._alive[d] = 0
+                    self._dead += 1
+                    self._doc_text[d] = None
+        entry.doc_ranges = []
+        entry.alive = False
+        self._changed()
+
+    def _update_file(self, path: str, fmt: str, st: os.stat_result, entry: _FileEntry | None) -> None:
+        appended = False
+        if (
+            entry is not None
+            and entry.alive
+            and not entry.has_tail
+            and entry.fmt == fmt
+            and st.st_size >= entry.consumed > 0
+        ):
+            digest = _prefix_digest(path, entry.consumed)
+            appended = digest is not None and digest == entry.digest.digest()
+        if entry is None or not appended:
+            if entry is not None:
+                self._kill(entry)
+            entry = _FileEntry(fid=len(self._file_by_id), path=path, fmt=fmt)
+            entry.parser = ClaudeParser() if fmt == FORMAT_CLAUDE else ReasonixParser()
+            entry.digest = hashlib.blake2b(digest_size=16)
+            self._file_by_id.append(entry)
+            self._files[path] = entry
+        self._read_from(entry)
+        entry.mtime_ns = st.st_mtime_ns
+        entry.size = st.st_size
+        self._changed()
+
+    def _read_from(self, entry: _FileEntry) -> None:
+        start_doc = len(self._alive)
+        old = entry.consumed
+        batch_tokens: list[list[str]] = []
+        try:
+            for line in iter_json_lines(entry.path, start=entry.consumed):
+                if not line.complete:
+                    # A last line without its newline: index it when it parses, and read the
+                    # whole file again if it grows (the writer may still be mid-line).
+                    if line.ok:
+                        self._index_line(entry, line, False, batch_tokens)
+                        entry.has_tail = True
+                    else:
+                        entry.broken += 1
+                    break
+                if self._index_line(entry, line, True, batch_tokens) == "broken":
+                    entry.broken += 1
+                entry.consumed = line.end
+        except OSError:
+            pass
+        if entry.consumed > old:
+            try:
+                with open(entry.path, "rb") as fh:
+                    fh.seek(old)
+                    remaining = entry.consumed - old
+                    while remaining > 0:
+                        chunk = fh.read(min(remaining, 1 << 20))
+                        if not chunk:
+                            break
+                        entry.digest.update(chunk)
+                        remaining -= len(chunk)
+            except OSError:
+                entry.consumed = 0
+                entry.has_tail = True  # forces a full re-read next time
+        end_doc = len(self._alive)
+        if end_doc > start_doc:
+            entry.doc_ranges.append((start_doc, end_doc))
+            self._add_batch(start_doc, batch_tokens)
+
+    def _index_line(self, entry: _FileEntry, line: Any, commit: bool, batch: list[list[str]]) -> str:
+        parser = entry.parser if commit else _clone_parser(entry.parser)
+        msgs, status = parser.feed(line)
+        index = entry.next_index
+        for part, msg in enumerate(msgs):
+            for doc in _message_documents(index, msg):
+                toks = index_tokens(doc.text)
+                if not toks:
+                    continue
+                batch.append(toks)
+                self._doc_file.append(entry.fid)
+                self._doc_kind.append(_KIND_ID[doc.kind])
+                self._doc_tool.append(self._tool_id(doc.tool_name))
+                self._doc_len.append(len(toks))
+                self._doc_msg.append(doc.message_index)
+                self._doc_call.append(doc.call_index if doc.call_index >= 0 else part)
+                self._doc_offset.append(line.offset)
+                self._alive.append(1)
+                self._doc_text.append(doc.text if len(doc.text) <= _BIG_TEXT else None)
+            index += 1
+        if commit:
+            entry.next_index = index
+        return status
+
+    def _add_batch(self, first_doc: int, batch: list[list[str]]) -> None:
+        """Turn a file's token lists into (term id, doc id, tf) triples, vectorised."""
+        lengths = np.fromiter((len(t) for t in batch), dtype=np.int64, count=len(batch))
+        ids = self._term_ids
+        flat_tokens = list(chain.from_iterable(batch))
+        new_terms = set(flat_tokens).difference(ids)
+        if new_terms:
+            base = len(ids)
+            ids.update(zip(sorted(new_terms), range(base, base + len(new_terms))))
+        tids = np.fromiter(map(ids.__getitem__, flat_tokens), dtype=np.int64, count=len(flat_tokens))
+        local = np.repeat(np.arange(len(batch), dtype=np.int64), lengths)
+        key = tids * len(batch) + local
+        uniq, tf = np.unique(key, return_counts=True)
+        t = (uniq // len(batch)).astype(np.int32)
+        d = (uniq % len(batch) + first_doc).astype(np.int32)
+        self._pending.append((t, d, tf.astype(np.int32)))
+        self._pending_size += len(uniq)
+
+    def _flush_pending(self) -> None:
+        if not self._pending:
+            return
+        if self._pending_size + self._delta_size > max(self._DELTA_LIMIT, len(self._base_docs) // 10):
+            self._rebuild()
+            return
+        for t, d, tf in self._pending:
+            # t is sorted (np.unique on term-major keys): one slice per term.
+            bounds = np.flatnonzero(np.diff(t)) + 1
+            starts = np.concatenate(([0], bounds))
+            ends = np.concatenate((bounds, [len(t)]))
+            for s, e in zip(starts.tolist(), ends.tolist()):
+                term = int(t[s])
+                post = self._delta.get(term)
+                if post is None:
+                    post = (array("i"), array("i"))
+                    self._delta[term] = post
+                post[0].frombytes(d[s:e].tobytes())
+                post[1].frombytes(tf[s:e].tobytes())
+            self._delta_size += len(t)
+        self._pending.clear()
+        self._pending_size = 0
+        self._changed()
+
+    def _maybe_rebuild(self) -> None:
+        if self._dead and self._dead * 5 > len(self._alive):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Merge base, delta and pending postings into a new base, dropping dead documents."""
+        parts_t: list[Any] = []
+        parts_d: list[Any] = []
+        parts_f: list[Any] = []
+        counts = np.diff(self._base_off)
+        if len(self._base_docs):
+            parts_t.append(np.repeat(np.arange(len(counts), dtype=np.int32), counts))
+            parts_d.append(self._base_docs)
+            parts_f.append(self._base_tfs)
+        for term, (d, f) in self._delta.items():
+            parts_t.append(np.full(len(d), term, dtype=np.int32))
+            parts_d.append(np.frombuffer(d, dtype=np.int32).copy())
+            parts_f.append(np.frombuffer(f, dtype=np.int32).copy())
+        for t, d, f in self._pending:
+            parts_t.append(t)
+            parts_d.append(d)
+            parts_f.append(f)
+        self._delta = {}
+        self._delta_size = 0
+        self._pending = []
+        self._pending_size = 0
+        if parts_t:
+            t_all = np.concatenate(parts_t)
+            d_all = np.concatenate(parts_d)
+            f_all = np.concatenate(parts_f)
+        else:
+            t_all = d_all = f_all = np.zeros(0, dtype=np.int32)
+        if self._dead:
+            alive = np.frombuffer(bytes(self._alive), dtype=np.uint8).astype(bool)
+            keep_post = alive[d_all]
+            t_all, d_all, f_all = t_all[keep_post], d_all[keep_post], f_all[keep_post]
+            remap = (np.cumsum(alive, dtype=np.int64) - 1).astype(np.int32)
+            d_all = remap[d_all]
+            self._compact_docs(alive, remap)
+        order = np.argsort(t_all, kind="stable")
+        t_sorted = t_all[order]
+        self._base_docs = np.ascontiguousarray(d_all[order], dtype=np.int32)
+        self._base_tfs = np.ascontiguousarray(f_all[order], dtype=np.int32)
+        n_terms = len(self._term_ids)
+        per_term = np.bincount(t_sorted, minlength=n_terms) if len(t_sorted) else np.zeros(n_terms, dtype=np.int64)
+        self._base_off = np.concatenate(([0], np.cumsum(per_term))).astype(np.int64)
+        self._changed()
+
+    def _compact_docs(self, alive: Any, remap: Any) -> None:
+        keep = np.flatnonzero(alive)
+
+        def squeeze(arr: array) -> array:
+            a = np.frombuffer(arr, dtype=_NP_TYPES[arr.typecode])
+            out = array(arr.typecode)
+            out.frombytes(a[keep].tobytes())
+            return out
+
+        self._doc_file = squeeze(self._doc_file)
+        self._doc_kind = squeeze(self._doc_kind)
+        self._doc_tool = squeeze(self._doc_tool)
+        self._doc_len = squeeze(self._doc_len)
+        self._doc_msg = squeeze(self._doc_msg)
+        self._doc_call = squeeze(self._doc_call)
+        self._doc_offset = squeeze(self._doc_offset)
+        texts = self._doc_text
+        self._doc_text = [texts[i] for i in keep.tolist()]
+        self._alive = bytearray(b"\x01" * len(keep))
+        self._dead = 0
+        for entry in self._files.values():
+            entry.doc_ranges = [(int(remap[a]), int(remap[b - 1]) + 1) for a, b in entry.doc_ranges]
+
+    # -- searching ------------------------------------------------------------------
+
+    def _selection(self, file_ids: Sequence[int], kinds: frozenset[str], tool_name: str) -> tuple[Any, int, float]:
+        key = (self.generation, tuple(file_ids), kinds, tool_name)
+        cached = self._mask_cache.get(key)
+        if cached is not None:
+            return cached
+        n = len(self._alive)
+        if n == 0:
+            result: tuple[Any, int, float] = (np.zeros(0, dtype=bool), 0, 1.0)
+            self._mask_cache[key] = result
+            return result
+        file_sel = np.zeros(len(self._file_by_id), dtype=bool)
+        if file_ids:
+            file_sel[np.asarray(file_ids, dtype=np.int64)] = True
+        doc_kind = np.frombuffer(self._doc_kind, dtype=np.int8)
+        kind_sel = np.zeros(len(KINDS), dtype=bool)
+        for k in kinds:
+            kind_sel[_KIND_ID[k]] = True
+        sel = np.frombuffer(bytes(self._alive), dtype=np.uint8).astype(bool)
+        sel &= file_sel[np.frombuffer(self._doc_file, dtype=np.int32)]
+        sel &= kind_sel[doc_kind]
+        if tool_name:
+            tid = self._tool_ids.get(tool_name, -1)
+            textual = doc_kind <= _KIND_ID["assistant_text"]
+            sel &= textual | (np.frombuffer(self._doc_tool, dtype=np.int32) == tid)
+        count = int(sel.sum())
+        total = int(np.frombuffer(self._doc_len, dtype=np.int32)[sel].sum(dtype=np.int64)) if count else 0
+        avg = total / count if count else 0.0
+        if avg <= 0:
+            avg = 1.0
+        if len(self._mask_cache) > 32:
+            self._mask_cache.clear()
+        result = (sel, count, avg)
+        self._mask_cache[key] = result
+        return result
+
+    def _postings(self, term: str) -> tuple[Any, Any] | None:
+        tid = self._term_ids.get(term)
+        if tid is None:
+            return None
+        parts_d = []
+        parts_f = []
+        if tid + 1 < len(self._base_off):
+            a, b = int(self._base_off[tid]), int(self._base_off[tid + 1])
+            if b > a:
+                parts_d.append(self._base_docs[a:b])
+                parts_f.append(self._base_tfs[a:b])
+        delta = self._delta.get(tid)
+        if delta is not None and len(delta[0]):
+            parts_d.append(np.frombuffer(delta[0], dtype=np.int32).copy())
+            parts_f.append(np.frombuffer(delta[1], dtype=np.int32).copy())
+        if not parts_d:
+            return None
+        if len(parts_d) == 1:
+            return parts_d[0], parts_f[0]
+        return np.concatenate(parts_d), np.concatenate(parts_f)
+
+    def rank(
+        self, terms: Sequence[str], file_ids: Sequence[int], kinds: frozenset[str], tool_name: str, limit: int
+    ) -> tuple[list[tuple[float, int]], int]:
+        """The best ``limit`` ``(score, doc id)`` pairs in Reasonix order (score desc, path,
+        message index) after the relative floor, and ``N`` of the selection.
+
+        Only the postings of the query terms are touched; scores are summed per document
+        in query-term order with Go's operation order, so they equal Reasonix's bit for bit.
+        """
+        sel, n_docs, avg = self._selection(file_ids, kinds, tool_name)
+        if n_docs == 0:
+            return [], 0
+        doc_len = np.frombuffer(self._doc_len, dtype=np.int32)
+        scores = np.zeros(len(self._alive), dtype=np.float64)
+        touched = False
+        for term in terms:
+            post = self._postings(term)
+            if post is None:
+                continue
+            ids, tfs = post
+            keep = sel[ids]
+            ids = ids[keep]
+            df = len(ids)
+            if df == 0:
+                continue
+            tf = tfs[keep].astype(np.float64)
+            idf = math.log(1 + (float(n_docs) - float(df) + 0.5) / (float(df) + 0.5))
+            dl = doc_len[ids].astype(np.float64)
+            scores[ids] += idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * dl / avg))
+            touched = True
+        if not touched:
+            return [], n_docs
+        cand = np.flatnonzero(scores > 0)
+        vals = scores[cand]
+        top = float(vals.max())
+        floor = vals >= top * SCORE_FLOOR
+        cand, vals = cand[floor], vals[floor]
+        if len(cand) > limit:
+            kth = np.partition(vals, len(vals) - limit)[len(vals) - limit]
+            pick = vals >= kth
+            cand, vals = cand[pick], vals[pick]
+        paths = self._file_by_id
+        doc_file = self._doc_file
+        doc_msg = self._doc_msg
+        best = sorted(
+            zip(vals.tolist(), cand.tolist()),
+            key=lambda t: (-t[0], paths[doc_file[t[1]]].path, doc_msg[t[1]]),
+        )
+        return best[:limit], n_docs
+
+    def document_text(self, did: int) -> str:
+        """The text of a document (re-read from its line when it was too big to keep)."""
+        text = self._doc_text[did]
+        if text is not None:
+            return text
+        entry = self._file_by_id[self._doc_file[did]]
+        offset = self._doc_offset[did]
+        kind = KINDS[self._doc_kind[did]]
+        tool = self._tool_names[self._doc_tool[did]]
+        try:
+            line = next(iter_json_lines(entry.path, start=offset))
+        except (OSError, StopIteration):
+            return ""
+        parser: Any = ClaudeParser() if entry.fmt == FORMAT_CLAUDE else ReasonixParser()
+        if isinstance(parser, ReasonixParser):
+            parser.seen_first = offset > 0
+        msgs, _ = parser.feed(line)
+        part_or_call = self._doc_call[did]
+        if kind == "tool_input":
+            for msg in msgs:
+                if part_or_call < len(msg.tool_calls):
+                    call = msg.tool_calls[part_or_call]
+                    return trim_space(call.name + " " + call.arguments)
+            return ""
+        msg = msgs[part_or_call] if 0 <= part_or_call < len(msgs) else (msgs[0] if msgs else None)
+        if msg is None:
+            return ""
+        if kind == "user_text":
+            return strip_compose_prefixes(msg.content)
+        if kind == "assistant_text":
+            return trim_space(msg.content)
+        return trim_space((msg.name or tool) + " " + msg.content)
+
+    def hit(self, did: int, score: float, query: str, terms: Sequence[str], labels: dict[int, str]) -> Hit:
+        """Build a :class:`Hit` for a document."""
+        entry = self._file_by_id[self._doc_file[did]]
+        return Hit(
+            score=score,
+            session_path=entry.path,
+            session_id=session_id_of(entry.path),
+            source=labels.get(entry.fid, ""),
+            message_index=self._doc_msg[did],
+            role=_KIND_ROLE[self._doc_kind[did]],
+            kind=KINDS[self._doc_kind[did]],
+            tool_name=self._tool_names[self._doc_tool[did]],
+            snippet=make_snippet(self.document_text(did), query, terms, MAX_SNIPPET),
+        )
+
+    def search(
+        self,
+        query: str,
+        scope: str = "",
+        kinds: Sequence[str] | None = None,
+        tool_name: str = "",
+        limit: int = 0,
+    ) -> SearchResult:
+        """Validate, refresh the scope's files, and rank (Reasonix ``Searcher.Search``)."""
+        q = trim_space(query)
+        if not q:
+            raise HistoryError("query is required")
+        terms = query_terms(q)
+        if not terms:
+            raise HistoryError("query must contain at least one letter or number")
+        scope = normalize_scope(scope)
+        lim = _clamp(limit, DEFAULT_LIMIT, MAX_LIMIT)
+        kind_set = normalize_kinds(kinds)
+        tool = trim_space(tool_name)
+        with self._lock:
+            listed = self.sources(scope)
+            self.refresh(listed)
+            self.forget_missing({p for p, _, _, _ in listed}, self._scope_dirs(scope))
+            labels: dict[int, str] = {}
+            file_ids: list[int] = []
+            for path, label, _fmt, _st in listed:
+                entry = self._files.get(path)
+                if entry is None or not entry.alive:
+                    continue
+                labels[entry.fid] = label
+                file_ids.append(entry.fid)
+            file_ids.sort()
+            best, n_docs = self.rank(terms, file_ids, kind_set, tool, lim)
+            hits = tuple(self.hit(did, s, q, terms, labels) for s, did in best)
+        return SearchResult(query=query, scope=scope, hits=hits, documents=n_docs, files=len(file_ids))
+
+    def _scope_dirs(self, scope: str) -> list[str]:
+        o = self.options
+        dirs: list[str] = []
+        if scope in (SOURCE_PROJECT, SOURCE_GLOBAL):
+            dirs += [o.session_dir, subagents_dir(o.session_dir)]
+        if scope == SOURCE_GLOBAL:
+            dirs += [o.global_session_dir, subagents_dir(o.global_session_dir)]
+        if scope in (SOURCE_GLOBAL, SOURCE_ARCHIVE):
+            dirs.append(o.archive_dir)
+        if o.claude_dir and scope in (SOURCE_PROJECT, SOURCE_GLOBAL):
+            dirs.append(o.claude_dir)
+            try:
+                with os.scandir(o.claude_dir) as it:
+                    dirs += [os.path.join(e.path, "subagents") for e in it if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                pass
+        return [d for d in dirs if d]
+
+    # -- around ---------------------------------------------------------------------
+
+    def allowed_path(self, path: str) -> bool:
+        """Inside a configured root, lexically *and* after resolving symlinks, and named
+        like a transcript."""
+        if not is_session_transcript_name(os.path.basename(path)):
+            return False
+        roots = self.options.roots()
+        lexical = any(_under_root(path, r) for r in roots)
+        if not lexical:
+            return False
+        real = os.path.realpath(path)
+        return any(_under_root(real, os.path.realpath(r)) for r in roots)
+
+    def visible_path(self, path: str) -> bool:
+        """Reasonix ``visiblePath`` (sub-agents follow their parent; archives always visible)."""
+        o = self.options
+        for d in (o.session_dir, o.global_session_dir):
+            if not trim_space(d):
+                continue
+            if _under_root(path, subagents_dir(d)):
+                return is_visible_subagent_session(d, path)
+            if _under_root(path, d):
+                return is_visible_session(path)
+        if trim_space(o.archive_dir) and _under_root(path, o.archive_dir):
+            return True
+        if o.claude_dir and _under_root(path, o.claude_dir):
+            return True
+        return False
+
+    def around(self, session_path: str, message_index: int, before: int = 0, after: int = 0) -> list[MessageContext]:
+        """Reasonix ``Searcher.Around`` (with the same error texts)."""
+        path = trim_space(session_path)
+        if not path:
+            raise HistoryError("session_path is required")
+        if message_index < 0:
+            raise HistoryError("message_index must be non-negative")
+        if not self.allowed_path(path):
+            raise HistoryError("session_path is outside the configured history roots")
+        if not self.visible_path(path):
+            raise HistoryError("session_path is pending cleanup")
+        fmt = FORMAT_CLAUDE if self.options.claude_dir and _under_root(path, self.options.claude_dir) else FORMAT_REASONIX
+        transcript = read_transcript(path, fmt)
+        if not transcript.ok:
+            if not os.path.exists(path):
+                raise HistoryError(f"open {path}: no such file or directory")
+            raise HistoryError(transcript.error)
+        msgs = transcript.messages
+        if message_index >= len(msgs):
+            raise HistoryError(f"message_index {message_index} is outside session length {len(msgs)}")
+        b = _clamp(before, DEFAULT_AROUND, MAX_AROUND)
+        a = _clamp(after, DEFAULT_AROUND, MAX_AROUND)
+        start = max(message_index - b, 0)
+        end = min(message_index + a + 1, len(msgs))
+        return [
+            MessageContext(i, render_message(i, msgs[i]))
+            for i in range(start, end)
+            if not is_pinned_context_revision(msgs[i])
+        ]
+
+
+def _scan(d: str) -> tuple[set[str], list[tuple[str, os.stat_result]]]:
+    """One ``scandir``: every entry name, and the transcripts with their stat."""
+    if not trim_space(d):
+        return set(), []
+    try:
+        with os.scandir(d) as it:
+            entries = list(it)
+    except OSError:
+        return set(), []
+    names = {e.name for e in entries}
+    files: list[tuple[str, os.stat_result]] = []
+    for e in entries:
+        if not is_session_transcript_name(e.name):
+            continue
+        try:
+            if e.is_dir():
+                continue
+            files.append((e.path, e.stat()))
+        except OSError:
+            continue
+    return names, files
+
+
+def _stem(name: str) -> str:
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+
+
+def _clone_parser(parser: Any) -> Any:
+    if isinstance(parser, ClaudeParser):
+        c = ClaudeParser()
+        c.tool_names = dict(parser.tool_names)
+        c.session_id, c.cwd = parser.session_id, parser.cwd
+        return c
+    r = ReasonixParser()
+    r.seen_first, r.schema_version = parser.seen_first, parser.schema_version
+    return r
+
+
+def _prefix_digest(path: str, length: int) -> bytes | None:
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        with open(path, "rb") as fh:
+            remaining = length
+            while remaining > 0:
+                chunk = fh.read(min(remaining, 1 << 20))
+                if not chunk:
+                    return None
+                h.update(chunk)
+                remaining -= len(chunk)
+    except OSError:
+        return None
+    return h.digest()
+
+
+def _clamp(n: int, default: int, maximum: int) -> int:
+    if n <= 0:
+        return default
+    return min(n, maximum)
+
+
+def normalize_scope(scope: str | None) -> str:
+    """``""`` → project; ``project`` | ``global``; ``archive`` (archives only) is our extension."""
+    s = trim_space(scope or "")
+    if s in ("", SOURCE_PROJECT):
+        return SOURCE_PROJECT
+    if s in (SOURCE_GLOBAL, SOURCE_ARCHIVE):
+        return s
+    raise HistoryError('scope must be "project" or "global"')
+
+
+def normalize_kinds(kinds: Sequence[str] | None) -> frozenset[str]:
+    """Default kinds when empty; ``unknown kind "<k>"`` for anything else."""
+    if not kinds:
+        return DEFAULT_KINDS
+    out = set()
+    for k in kinds:
+        if k not in _KIND_ID:
+            raise HistoryError(f"unknown kind {go_quote(str(k))}")
+        out.add(k)
+    return frozenset(out)
+
+
+# --------------------------------------------------------------------------------------
+# Module-level API (warm indexes per option set)
+
+_INDEXES: dict[HistoryOptions, HistoryIndex] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
+def index_for(options: HistoryOptions) -> HistoryIndex:
+    """The process-wide warm index for an option set."""
+    with _INDEXES_LOCK:
+        idx = _INDEXES.get(options)
+        if idx is None:
+            idx = HistoryIndex(options)
+            _INDEXES[options] = idx
+        return idx
+
+
+def search(
+    layout_or_options: Layout | HistoryOptions,
+    query: str,
+    scope: str = "",
+    kinds: Sequence[str] | None = None,
+    tool_name: str = "",
+    limit: int = 0,
+) -> SearchResult:
+    """Search with the warm index of a layout (or explicit options)."""
+    options = layout_or_options if isinstance(layout_or_options, HistoryOptions) else HistoryOptions.for_layout(layout_or_options)
+    return index_for(options).search(query, scope, kinds, tool_name, limit)
+
+
+def around(
+    layout_or_options: Layout | HistoryOptions, session_path: str, message_index: int, before: int = 0, after: int = 0
+) -> list[MessageContext]:
+    """``around`` for a layout (or explicit options)."""
+    options = layout_or_options if isinstance(layout_or_options, HistoryOptions) else HistoryOptions.for_layout(layout_or_options)
+    return index_for(options).around(session_path, message_index, before, after)
+
+
+def misses_path(layout: Layout) -> str:
+    """``<root>/reasonix-tui/history-misses.jsonl``."""
+    return str(layout.tui_dir / "history-misses.jsonl")
+
+
+def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None, tool_name: str, via: str) -> None:
+    """Record a zero-result search (the "memory wanted" signal). Never raises."""
+    try:
+        record = {
+            "at": Timestamp.now().rfc3339(),
+            "query": query,
+            "terms": query_terms(query),
+            "scope": scope,
+            "kinds": sorted(kinds) if kinds else [],
+            "tool_name": tool_name,
+            "workspace": str(layout.workspace),
+            "via": via,
+        }
+        path = misses_path(layout)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    except Exception:  # noqa: BLE001 - logging must never break a search
+        pass
+
+
+_GO_TYPES = {"operation": "string", "query": "string", "scope": "string", "tool_name": "string",
+             "session_path": "string", "limit": "int", "message_index": "int", "before": "int", "after": "int"}
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return "null"
+
+
+def _decode_arguments(arguments: Any) -> dict[str, Any]:
+    """Go ``json.Unmarshal`` into the tool's input struct, with Go-like error texts."""
+    if isinstance(arguments, (str, bytes)):
+        try:
+            arguments = json.loads(arguments) if arguments else None
+        except ValueError as exc:
+            raise HistoryError(f"invalid arguments: {exc}") from None
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(arguments)} into Go value of type struct")
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if key == "kind":
+            if value is None:
+                continue
+            if not isinstance(value, list):
+                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .kind of type []history.Kind")
+            for item in value:
+                if not isinstance(item, str):
+                    raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(item)} into Go struct field .kind of type history.Kind")
+            out["kind"] = list(value)
+            continue
+        gotype = _GO_TYPES.get(key)
+        if gotype is None or value is None:
+            continue
+        if gotype == "string":
+            if not isinstance(value, str):
+                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type string")
+            out[key] = value
+        else:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type int")
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise HistoryError(f"invalid arguments: json: cannot unmarshal number {value!r} into Go struct field .{key} of type int")
+                value = int(value)
+            out[key] = value
+    return out
+
+
+def history_tool_call(layout: Layout, arguments: Any, options: HistoryOptions | None = None) -> str:
+    """The MCP ``history`` tool: Reasonix ``historyTool.Execute``.
+
+    Returns the provider-visible text. Invalid input raises :class:`HistoryError` whose
+    message is Reasonix's exact error text (the MCP server reports it as a tool error).
+    Zero-result searches are logged to ``history-misses.jsonl``.
+    """
+    args = _decode_arguments(arguments)
+    op = trim_space(args.get("operation", ""))
+    opts = options or HistoryOptions.for_layout(layout)
+    if op == "search":
+        query = args.get("query", "")
+        result = index_for(opts).search(query, args.get("scope", ""), args.get("kind"), args.get("tool_name", ""), args.get("limit", 0))
+        if not result.hits:
+            log_miss(layout, query, result.scope, args.get("kind"), args.get("tool_name", ""), "mcp")
+        return format_hits(query, result.hits)
+    if op == "around":
+        if "message_index" not in args:
+            raise HistoryError("message_index is required for operation=around")
+        idx = args["message_index"]
+        path = args.get("session_path", "")
+        msgs = index_for(opts).around(path, idx, args.get("before", 0), args.get("after", 0))
+        return format_around(path, idx, msgs)
+    if op == "":
+        raise HistoryError("operation is required")
+    raise HistoryError(f"unknown operation {go_quote(args.get('operation', ''))}")
