@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..core.gotime import Timestamp, parse_rfc3339
-from ..core.store.model import Fact, InvalidInput
+from ..core.store.model import Fact, InvalidInput, slug
 
 __all__ = [
     "Outcome",
@@ -40,6 +40,8 @@ class Outcome:
     """The fact written (kept selected)."""
     warnings: tuple[str, ...] = ()
     """Warnings from the store (superseded value...)."""
+    paths: tuple[str, ...] = ()
+    """Files the write touched (the app re-reads only these; empty: re-read everything)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,19 @@ def form_from_fact(fact: Fact) -> FactFormValues:
     )
 
 
+def _save_paths(result: Any) -> tuple[str, ...]:
+    """Files a ``SaveResult`` touched: the fact, where it was before, anything archived."""
+    if result is None:
+        return ()
+    paths = [getattr(result.fact, "path", "")]
+    previous = getattr(result, "previous", None)
+    if previous is not None:
+        paths.append(previous.path)
+    for archived in getattr(result, "archived", ()) or ():
+        paths.append(str(archived))
+    return tuple(p for p in dict.fromkeys(paths) if p)
+
+
 def _warnings(result: Any) -> tuple[str, ...]:
     return tuple(str(w) for w in (getattr(result, "warnings", ()) or ()))
 
@@ -123,15 +138,15 @@ def pin(store: Any, ref: str, pinned: bool) -> Outcome:
     if not getattr(result, "changed", True):
         return Outcome(f"{fact.ref} is already {'pinned' if pinned else 'relevant'}.", str(fact.id))
     verb = "Pinned" if pinned else "Unpinned"
-    warnings = _warnings(getattr(result, "result", None))
-    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), warnings)
+    inner = getattr(result, "result", None)
+    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(inner), _save_paths(inner))
 
 
 def verify(store: Any, ref: str) -> Outcome:
     """Mark verified now (renews the freshness clock)."""
     result = store.verify(ref)
     fact = getattr(result, "fact", result)
-    return Outcome(f"Verified {fact.ref}: its freshness clock starts now.", str(fact.id), _warnings(result))
+    return Outcome(f"Verified {fact.ref}: its freshness clock starts now.", str(fact.id), _warnings(result), _save_paths(result))
 
 
 def forget(store: Any, ref: str) -> Outcome:
@@ -140,7 +155,9 @@ def forget(store: Any, ref: str) -> Outcome:
     fact = getattr(result, "fact", None)
     path = getattr(result, "path", "")
     what = fact.ref if fact is not None else ref
-    return Outcome(f"Forgot {what}; archived to {path}. Recover it from the Archive pane.", None)
+    paths = [fact.path] if fact is not None and fact.path else []
+    paths.extend(str(p) for p in (getattr(result, "paths", ()) or (path,)) if p)
+    return Outcome(f"Forgot {what}; archived to {path}. Recover it from the Archive pane.", None, (), tuple(paths))
 
 
 def save_form(
@@ -156,8 +173,12 @@ def save_form(
     if not values.description.strip() or not values.body.strip():
         raise InvalidInput("description and body are required")
     expires_at, clear = parse_expiry(values.expires_at)
+    name = values.name.strip()
+    if not name and fact_id is None:
+        # As the remember tool derives it (store-format §7): the title, else the description.
+        name = slug(values.title) or slug(values.description)
     request = SaveRequest(
-        name=values.name.strip(),
+        name=name,
         title=values.title.strip(),
         description=values.description.strip(),
         type=values.type,
@@ -179,7 +200,7 @@ def save_form(
     )
     fact = result.fact
     verb = "Created" if getattr(result, "created", fact_id is None) else "Saved"
-    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result))
+    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), _save_paths(result))
 
 
 def restore(store: Any, ref: str, revision: int) -> Outcome:
@@ -187,7 +208,10 @@ def restore(store: Any, ref: str, revision: int) -> Outcome:
     result = store.restore(ref, revision)
     fact = result.fact
     return Outcome(
-        f"Restored revision {revision} of {fact.ref} as revision {fact.revision}.", str(fact.id), _warnings(result)
+        f"Restored revision {revision} of {fact.ref} as revision {fact.revision}.",
+        str(fact.id),
+        _warnings(result),
+        _save_paths(result),
     )
 
 
@@ -195,4 +219,6 @@ def recover(store: Any, path: str) -> Outcome:
     """Recover an archived fact (the store explains collisions)."""
     result = store.recover(path)
     fact = getattr(result, "fact", result)
-    return Outcome(f"Recovered {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result))
+    return Outcome(
+        f"Recovered {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), (*_save_paths(result), path)
+    )

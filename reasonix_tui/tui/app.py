@@ -13,6 +13,7 @@ import os
 import shlex
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -47,7 +48,7 @@ from .messages import (
     VerifyRequested,
     WriteFinished,
 )
-from .state import CenterSnapshot, Changes, Clock, diff_snapshots, load_snapshot
+from .state import CenterSnapshot, Changes, Clock, diff_snapshots, load_snapshot, update_snapshot
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 
@@ -147,6 +148,10 @@ class ContextCenterApp(App[None]):
         """Published after every reload that changed something."""
         self.sidecars_changed: Signal[SidecarsReloaded] = Signal(self, "sidecars-changed")
         """Published when approvals, recall traces, the audit log or instructions change."""
+        self._reload_lock = threading.Lock()
+        self._reload_paths: set[str] = set()
+        self._reload_full = False
+        self._reload_running = False
         self.approvals: Any = None
         """The approval flow (see :mod:`.approval_queue`)."""
         self.register_theme(THEME)
@@ -183,17 +188,50 @@ class ContextCenterApp(App[None]):
 
     # ----------------------------------------------------------------- reload
 
-    @work(thread=True, exclusive=True, group="store-reload", exit_on_error=False, description="read the store")
-    def reload_store(self) -> None:
-        """Read the store and post :class:`StoreReloaded` (thread worker)."""
-        base = self.snapshot
-        snapshot = load_snapshot(self.layout, self.settings, self.clock())
-        self.post_message(StoreReloaded(snapshot, base, diff_snapshots(base if self.loaded else None, snapshot)))
+    def reload_store(self, paths: Iterable[str] | None = None) -> None:
+        """Read the store again: only ``paths`` when given (watcher), else everything.
+
+        Requests are queued and drained by one thread worker at a time, so incremental
+        updates always build on the newest snapshot and none is lost.
+        """
+        with self._reload_lock:
+            if paths is None or not self.loaded:
+                self._reload_full = True
+            else:
+                self._reload_paths.update(paths)
+            if self._reload_running:
+                return
+            self._reload_running = True
+        self._reload_worker()
+
+    @work(thread=True, group="store-reload", exit_on_error=False, description="read the store")
+    def _reload_worker(self) -> None:
+        """Drain queued reload requests; post :class:`StoreReloaded` for each result (thread worker)."""
+        base: CenterSnapshot | None = self.snapshot if self.loaded else None
+        try:
+            while True:
+                with self._reload_lock:
+                    full, paths = self._reload_full, self._reload_paths
+                    self._reload_full, self._reload_paths = False, set()
+                    if not full and not paths:
+                        self._reload_running = False
+                        return
+                snapshot = None
+                if not full and base is not None:
+                    snapshot = update_snapshot(base, self.layout, self.settings, self.clock(), paths)
+                if snapshot is None:
+                    snapshot = load_snapshot(self.layout, self.settings, self.clock(), base)
+                self.post_message(StoreReloaded(snapshot, base, diff_snapshots(base, snapshot)))
+                base = snapshot
+        except BaseException:
+            with self._reload_lock:
+                self._reload_running = False
+            raise
 
     @on(StoreReloaded)
     def _store_reloaded(self, message: StoreReloaded) -> None:
         changes = message.changes
-        if message.base is not self.snapshot:
+        if message.base is not self.snapshot or (message.base is None and self.loaded):
             changes = diff_snapshots(self.snapshot if self.loaded else None, message.snapshot)
         first = not self.loaded
         self.loaded = True
@@ -240,6 +278,12 @@ class ContextCenterApp(App[None]):
         root = self.layout.root
         return [root] if root.exists() else []
 
+    def store_paths(self, paths: Iterable[str]) -> list[str]:
+        """The paths of a batch that are in the fact directories (or are them)."""
+        lay = self.layout
+        dirs = (str(lay.project_dir), str(lay.global_dir))
+        return [p for p in paths if p.startswith(dirs)]
+
     def classify(self, paths: Iterable[str]) -> tuple[bool, SidecarsReloaded]:
         """Which reloads a batch of changed paths needs."""
         lay = self.layout
@@ -270,10 +314,11 @@ class ContextCenterApp(App[None]):
         targets = self.watch_targets()
         if not targets:
             return
-        async for batch in awatch(*targets, debounce=50, step=20, recursive=True):
-            store, side = self.classify(path for _change, path in batch)
+        async for batch in awatch(*targets, debounce=30, step=10, recursive=True):
+            paths = [path for _change, path in batch]
+            store, side = self.classify(paths)
             if store:
-                self.reload_store()
+                self.reload_store(self.store_paths(paths))
             if side.approvals or side.recall or side.audit or side.instructions:
                 self.post_message(side)
 
@@ -350,7 +395,7 @@ class ContextCenterApp(App[None]):
         except StoreError as exc:
             self.post_message(WriteFinished(action, False, str(exc)))
             return
-        self.post_message(WriteFinished(action, True, outcome.text, outcome.warnings, outcome.fact_id))
+        self.post_message(WriteFinished(action, True, outcome.text, outcome.warnings, outcome.fact_id, outcome.paths))
 
     @on(WriteFinished)
     def _write_finished(self, message: WriteFinished) -> None:
@@ -360,7 +405,7 @@ class ContextCenterApp(App[None]):
                 self.notify(warning, title="warning", severity="warning", timeout=12)
         else:
             self.notify(message.text, title=f"{message.action}: refused", severity="error", timeout=12)
-        self.reload_store()
+        self.reload_store(message.paths or None)
         if message.fact_id:
             from .screens.main import MainScreen
 

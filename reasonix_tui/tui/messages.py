@@ -93,8 +93,8 @@ class WriteFinished(Message):
     """Warnings from ``SaveResult.warnings`` (superseded value...)."""
     fact_id: str | None = None
     """The fact written, to keep it selected."""
-    undo: Any = None
-    """Optional undo callback data."""
+    paths: tuple[str, ...] = ()
+    """Files the write touched (re-read by an incremental reload)."""
 
 
 @dataclass

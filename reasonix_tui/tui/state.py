@@ -13,6 +13,7 @@ file-format parser directly. Nothing here writes.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -101,13 +102,29 @@ class FactRow:
         return bool(self.error)
 
 
+_SLUGGY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def fact_ref(fact: Fact) -> str:
+    """``fact.ref`` with a fast path for names that are already slugs (the common case)."""
+    name = fact.name
+    if _SLUGGY.fullmatch(name):
+        return f"{fact.scope}/{name}.md"
+    return fact.ref
+
+
 def fact_row(fact: Fact, now: Timestamp) -> FactRow:
     """The table row of a fact."""
     updated = fact.updated_at or fact.created_at
+    title = fact.title.strip() if fact.title and "\n" not in fact.title else fact.display_title
+    if not title:
+        title = fact.name.replace("-", " ")
+    ref = fact_ref(fact)
     search = " ".join(
         (
-            fact.display_title,
-            fact.ref,
+            title,
+            ref,
             fact.id,
             fact.description,
             fact.keywords,
@@ -118,8 +135,8 @@ def fact_row(fact: Fact, now: Timestamp) -> FactRow:
     ).lower()
     return FactRow(
         key=str(fact.id),
-        title=fact.display_title,
-        ref=fact.ref,
+        title=title,
+        ref=ref,
         type=fact.type,
         scope=fact.scope,
         activation=fact.resolved_activation,
@@ -181,6 +198,22 @@ def pinned_usage(facts: Iterable[Fact]) -> int:
     return sum(len(f.body.strip()) for f in facts if f.pinned and f.body.strip())
 
 
+def identity_keys(fact: Fact) -> list[tuple[str, str]]:
+    """The identity keys of spec §6.6: id, slug name, normalised title, subject key."""
+    from ..core.store.model import normalized_phrase, slug
+
+    name = fact.name if _SLUGGY.fullmatch(fact.name) else slug(fact.name)
+    keys = [("id", str(fact.id)), ("name", name)]
+    if fact.title:
+        raw = fact.title
+        title = _NOT_ALNUM.sub("", raw.lower()) if raw.isascii() else normalized_phrase(raw)
+        if title:
+            keys.append(("title", title))
+    if fact.subject_key:
+        keys.append(("subject", fact.subject_key))
+    return keys
+
+
 @dataclass(frozen=True)
 class CenterSnapshot:
     """An immutable view of the store at one moment."""
@@ -201,6 +234,8 @@ class CenterSnapshot:
     """When this snapshot was read."""
     source: str = "store"
     """``store`` (the store API) or ``files`` (direct read fallback)."""
+    keys_by_id: Mapping[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Identity keys of each fact (carried over between reloads for unchanged facts)."""
 
     @classmethod
     def empty(cls, budget: int = 1500) -> CenterSnapshot:
@@ -236,26 +271,19 @@ class CenterSnapshot:
         For a global fact these are the project facts that suppress it; for a project fact,
         the global facts it suppresses (spec §6.6).
         """
-        from ..core.store.model import normalized_phrase, slug
-
-        def keys(f: Fact) -> list[tuple[str, str]]:
-            out = [("id", str(f.id)), ("name", slug(f.name))]
-            title = normalized_phrase(f.title)
-            if title:
-                out.append(("title", title))
-            if f.subject_key:
-                out.append(("subject", f.subject_key))
-            return out
-
-        mine = keys(fact)
         found: list[tuple[Fact, str]] = []
-        for other in self.facts.values():
-            if other.scope == fact.scope or other.id == fact.id and other.scope == fact.scope:
+        mine = dict(self.keys_by_id.get(str(fact.id)) or identity_keys(fact))
+        mine_set = set(mine.items())
+        known = self.keys_by_id
+        for key, other in self.facts.items():
+            if other.scope == fact.scope:
                 continue
-            theirs = dict(keys(other))
-            for kind, value in mine:
-                if theirs.get(kind) == value:
-                    found.append((other, kind))
+            keys = known.get(key)
+            if keys is None:
+                keys = identity_keys(other)
+            for pair in keys:
+                if pair in mine_set:
+                    found.append((other, pair[0]))
                     break
         return found
 
@@ -383,8 +411,14 @@ def _read_dirs(layout: Layout) -> tuple[list[Fact], list[ErrorRow], list[Archive
     return facts, errors, archived
 
 
-def load_snapshot(layout: Layout, settings: Settings | None, now: Timestamp) -> CenterSnapshot:
-    """Read the store into a :class:`CenterSnapshot` (blocking: call from a thread worker)."""
+def load_snapshot(
+    layout: Layout, settings: Settings | None, now: Timestamp, previous: CenterSnapshot | None = None
+) -> CenterSnapshot:
+    """Read the store into a :class:`CenterSnapshot` (blocking: call from a thread worker).
+
+    With ``previous`` (taken less than a minute ago), rows of unchanged facts are reused,
+    so a reload after one outside change costs little more than the store read.
+    """
     settings = settings or Settings()
     store_cls = _store_class()
     source = "files"
@@ -402,12 +436,24 @@ def load_snapshot(layout: Layout, settings: Settings | None, now: Timestamp) -> 
         facts, errors, archived = _read_dirs(layout)
     by_id: dict[str, Fact] = {}
     rows: dict[str, FactRow] = {}
+    reuse = previous is not None and abs(now.ns - previous.loaded_at.ns) < 60 * 1_000_000_000
+    old_facts = previous.facts if previous is not None and reuse else {}
+    old_rows = previous.rows if previous is not None and reuse else {}
+    old_keys = previous.keys_by_id if previous is not None and reuse else {}
+    keys_by_id: dict[str, list[tuple[str, str]]] = {}
     for fact in facts:
         key = str(fact.id)
         if key in by_id:
             # Same id in both directories (a copy left by hand): keep both visible.
             key = f"{key}@{fact.scope}"
+        old = old_facts.get(key)
+        if old is not None and old == fact:
+            by_id[key] = old
+            rows[key] = old_rows[key]
+            keys_by_id[key] = old_keys.get(key) or identity_keys(old)
+            continue
         by_id[key] = fact
+        keys_by_id[key] = identity_keys(fact)
         row = fact_row(fact, now)
         rows[key] = row if row.key == key else replace(row, key=key)
     fact_paths = {f.path for f in facts}
@@ -415,13 +461,116 @@ def load_snapshot(layout: Layout, settings: Settings | None, now: Timestamp) -> 
     for err in errors:
         row = err.row()
         rows[row.key] = row
-    return CenterSnapshot(
+    snapshot = CenterSnapshot(
         facts=by_id,
         rows=rows,
         errors=tuple(errors),
         archived=tuple(archived),
         pinned_chars=pinned_usage(facts),
         pinned_budget=settings.pinned_budget_chars,
-        loaded_at=now,
+        loaded_at=now if not reuse or previous is None else previous.loaded_at,
         source=source,
+        keys_by_id=keys_by_id,
+    )
+    return snapshot
+
+
+def update_snapshot(
+    previous: CenterSnapshot,
+    layout: Layout,
+    settings: Settings | None,
+    now: Timestamp,
+    paths: Iterable[str],
+) -> CenterSnapshot | None:
+    """Apply a batch of changed paths to ``previous`` by reading only those files.
+
+    Returns ``None`` when the batch needs a full reload (a store directory appeared or
+    vanished, a symlink or a directory named ``*.md``). The files are parsed with the same
+    parser the store uses, so the result equals a full read for ordinary changes; a
+    full read happens anyway on ctrl+r and after every write made here.
+    """
+    from ..core.store.fileformat import parse_fact_bytes
+
+    settings = settings or Settings()
+    dirs = {str(layout.project_dir): "project", str(layout.global_dir): "global"}
+    archive_dirs = {os.path.join(d, ".archive") for d in dirs}
+    by_path: dict[str, str] | None = None
+    facts = dict(previous.facts)
+    rows = dict(previous.rows)
+    keys_by_id = dict(previous.keys_by_id)
+    errors = {e.path: e for e in previous.errors}
+    pinned = previous.pinned_chars
+    archive_changed = False
+
+    def contribution(f: Fact) -> int:
+        body = f.body.strip()
+        return len(body) if body and f.pinned else 0
+
+    for path in paths:
+        if path in dirs:
+            return None
+        parent, name = os.path.split(path)
+        if parent in archive_dirs:
+            archive_changed = True
+            continue
+        if parent not in dirs:
+            continue
+        if not name.endswith(".md") or name == "MEMORY.md":
+            continue
+        if by_path is None:
+            by_path = {f.path: k for k, f in facts.items()}
+        old_key = by_path.pop(path, None)
+        if old_key is not None:
+            old = facts.pop(old_key)
+            rows.pop(old_key, None)
+            keys_by_id.pop(old_key, None)
+            pinned -= contribution(old)
+        errors.pop(path, None)
+        rows.pop(ERROR_KEY_PREFIX + path, None)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            errors[path] = ErrorRow(path, f"cannot read: {exc.strerror or exc}", dirs[parent])
+            continue
+        import stat as _stat
+
+        if not _stat.S_ISREG(st.st_mode):
+            return None
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            errors[path] = ErrorRow(path, f"cannot read: {exc.strerror or exc}", dirs[parent])
+            continue
+        fact = parse_fact_bytes(data, path=path, dir_scope=dirs[parent], mtime=Timestamp(st.st_mtime_ns))
+        key = str(fact.id)
+        if key in facts and facts[key].path != path:
+            key = f"{key}@{fact.scope}"
+        facts[key] = fact
+        by_path[path] = key
+        row = fact_row(fact, now)
+        rows[key] = row if row.key == key else replace(row, key=key)
+        keys_by_id[key] = identity_keys(fact)
+        pinned += contribution(fact)
+    for err in errors.values():
+        row = err.row()
+        rows[row.key] = row
+    archived = previous.archived
+    if archive_changed:
+        store_cls = _store_class()
+        if store_cls is not None:
+            archived = _archived_entries(store_cls(layout, settings=settings, actor="context-center").list_archived())
+        else:
+            archived = tuple(_read_dirs(layout)[2])
+    return CenterSnapshot(
+        facts=facts,
+        rows=rows,
+        errors=tuple(errors.values()),
+        archived=archived,
+        pinned_chars=pinned,
+        pinned_budget=settings.pinned_budget_chars,
+        loaded_at=previous.loaded_at,
+        source=previous.source,
+        keys_by_id=keys_by_id,
     )

@@ -68,6 +68,7 @@ class FactsPane(Pane):
     def on_mount(self) -> None:
         """Subscribe and draw."""
         self._filter_timer: Timer | None = None
+        self._detail_timer: Timer | None = None
         super().on_mount()
 
     def on_store_update(self, update: object) -> None:
@@ -115,8 +116,16 @@ class FactsPane(Pane):
 
     @on(FactsTable.Highlighted, "#facts-table")
     def _highlighted(self, message: FactsTable.Highlighted) -> None:
-        self.screen.selected_fact = message.key if message.key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
-        self.show_detail(message.key)
+        # The detail follows after a short pause, so holding a key only moves the cursor.
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        key = message.key
+        self._detail_timer = self.set_timer(0.06, lambda: self._follow(key))
+
+    def _follow(self, key: str | None) -> None:
+        self._detail_timer = None
+        self.screen.selected_fact = key if key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
+        self.show_detail(key)
 
     @on(FactsTable.Selected, "#facts-table")
     def _selected(self, message: FactsTable.Selected) -> None:

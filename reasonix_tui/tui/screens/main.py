@@ -30,6 +30,18 @@ def _app_type() -> Any:
     return ContextCenterApp
 
 
+_PANE_CLASSES: dict[str, type[Pane]] = {
+    "facts": FactsPane,
+    "revisions": RevisionsPane,
+    "archive": ArchivePane,
+    "instructions": InstructionsPane,
+    "recall": RecallPane,
+    "suggestions": SuggestionsPane,
+    "activity": ActivityPane,
+}
+"""Pane classes by id."""
+
+
 class StatusBar(Static):
     """Workspace, counts, pinned budget, pending approvals, watch state."""
 
@@ -55,19 +67,14 @@ class MainScreen(Screen[None]):
         from ..app import PANES
 
         yield StatusBar("", id="status-bar")
-        panes: dict[str, Pane] = {
-            "facts": FactsPane(id="facts-pane"),
-            "revisions": RevisionsPane(id="revisions-pane"),
-            "archive": ArchivePane(id="archive-pane"),
-            "instructions": InstructionsPane(id="instructions-pane"),
-            "recall": RecallPane(id="recall-pane"),
-            "suggestions": SuggestionsPane(id="suggestions-pane"),
-            "activity": ActivityPane(id="activity-pane"),
-        }
         with TabbedContent(initial="facts", id="tabs"):
             for i, (pane_id, title) in enumerate(PANES):
                 with TabPane(f"{i + 1} {title}", id=pane_id):
-                    yield panes[pane_id]
+                    # Only the Facts pane is built at start; the others are mounted the first
+                    # time they are shown (cheaper than Lazy, which still mounts them all
+                    # right after the first refresh and so delays the first key press).
+                    if pane_id == "facts":
+                        yield FactsPane(id="facts-pane")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -105,14 +112,34 @@ class MainScreen(Screen[None]):
 
     def show_pane(self, pane_id: str) -> None:
         """Switch to a pane."""
+        # Drop focus first: TabbedContent switches back to whichever pane holds the focus.
+        self.set_focus(None)
         self.query_one("#tabs", TabbedContent).active = pane_id
         self._activate(pane_id)
 
     def _activate(self, pane_id: str) -> None:
         self.active_pane = pane_id
+        pane = self.pane(pane_id)
+        if pane is None:
+            pane = _PANE_CLASSES[pane_id](id=f"{pane_id}-pane")
+            if isinstance(pane, RevisionsPane):
+                pane.set_reactive(RevisionsPane.fact_id, self.selected_fact)
+            tab = self.query_one(f"#{pane_id}", TabPane)
+            self.app.call_later(self._mount_and_activate, tab, pane)
+            return
+        pane.activate()
+
+    async def _mount_and_activate(self, tab: TabPane, pane: Pane) -> None:
+        await tab.mount(pane)
+        if self.active_pane == (pane.id or "").removesuffix("-pane"):
+            pane.activate()
+
+    def pane(self, pane_id: str) -> Pane | None:
+        """The pane widget of ``pane_id`` (``None`` until first shown)."""
         for pane in self.query(Pane):
             if pane.id == f"{pane_id}-pane":
-                pane.activate()
+                return pane
+        return None
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -122,7 +149,8 @@ class MainScreen(Screen[None]):
 
     def watch_selected_fact(self, fact_id: str | None) -> None:
         """The Revisions pane follows the selection."""
-        self.query_one("#revisions-pane", RevisionsPane).fact_id = fact_id
+        for pane in self.query("#revisions-pane").results(RevisionsPane):
+            pane.fact_id = fact_id
 
     @on(ShowFactRequested)
     def _show_fact(self, message: ShowFactRequested) -> None:

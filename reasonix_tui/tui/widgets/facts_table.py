@@ -342,9 +342,14 @@ class FactsTable(ScrollView, can_focus=True):
         return max(0, min(value, len(self.order) - 1)) if self.order else 0
 
     def watch_cursor_row(self, old: int, new: int) -> None:
-        """Scroll the cursor into view, redraw and tell the screen."""
+        """Scroll the cursor into view, redraw the two lines and tell the screen."""
+        top = int(self.scroll_y)
         self._scroll_cursor_into_view()
-        self.refresh()
+        if int(self.scroll_y) == top:
+            self.refresh_line(old + 1)
+            self.refresh_line(new + 1)
+        else:
+            self.refresh()
         key = self.cursor_key
         if key != self._last_highlight:
             self._last_highlight = key

@@ -1,0 +1,157 @@
+"""Context Center start time: headless ``run_test`` until the facts table is interactive.
+
+Builds stores of 10k and 100k facts (written once with the file-format renderer, kept
+under ``--dir`` between runs), then for an empty store, 10k and 100k measures, in one run:
+
+* **start → interactive**: from ``make_app`` to the facts table holding every row with
+  the cursor on the first one and the app answering a key press (``down`` moves the
+  cursor); the store is read with its parse cache warm (a second start), and the cold
+  figure (first start after the files were written, cache empty) is printed beside it;
+* **key → redraw** on the full table (cursor down, page down, end, filter, sort);
+* **outside change → table updated**: one fact file rewritten on disk, reload by diff.
+
+Targets (DESIGN.md): 10k ≤ 1.5 s, 100k ≤ 5 s.
+
+Usage: ``python benchmarks/tui_bench.py [--sizes 0,10000,100000] [--dir /tmp/rt-bench]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from reasonix_tui.core.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store.fileformat import render_fact
+from reasonix_tui.core.store.model import Fact, FactId
+
+NOW = Timestamp(1_785_000_000 * 1_000_000_000)
+TYPES = ("project", "reference", "user", "feedback")
+WORDS = "deploy build test cache queue billing invoice auth token schema index retry timeout region replica".split()
+
+
+def build_store(root: Path, n: int) -> Layout:
+    """Write ``n`` facts (90% project, 10% global) unless the store is already there."""
+    workspace = root / "ws"
+    layout = Layout.resolve(home=root / "home", workspace=workspace)
+    marker = root / f".built-{n}"
+    if marker.exists():
+        return layout
+    if root.exists():
+        shutil.rmtree(root)
+    workspace.mkdir(parents=True)
+    layout.project_dir.mkdir(parents=True)
+    layout.global_dir.mkdir(parents=True)
+    for i in range(n):
+        scope = "global" if i % 10 == 0 else "project"
+        w = [WORDS[(i * k) % len(WORDS)] for k in (1, 3, 7)]
+        name = f"fact-{i:06d}-{w[0]}"
+        ts = Timestamp(NOW.ns - (i % 400) * DAY_NS)
+        fact = Fact(
+            id=FactId(f"mem-{i:032x}"), revision=1 + i % 3, created_at=ts, updated_at=ts, name=name,
+            title=f"{w[0].title()} {w[1]} note {i}", description=f"How {w[0]} relates to {w[1]} and {w[2]}",
+            keywords=" ".join(w), activation="pinned" if i % 997 == 0 else "", type=TYPES[i % 4], scope=scope,
+            subject_key=f"project.{w[0]}_{i}" if i % 5 == 0 else "",
+            body=f"Fact {i}: when {w[0]} fails, check {w[1]} then {w[2]}.\n\nMore text about {w[1]}.",
+        )
+        directory = layout.global_dir if scope == "global" else layout.project_dir
+        (directory / f"{name}.md").write_text(render_fact(fact), encoding="utf-8")
+    marker.write_text("ok")
+    return layout
+
+
+async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[str, float]:
+    """One headless start; returns timings in seconds (``watch``: also time an outside change)."""
+    from reasonix_tui.tui.app import make_app
+    from reasonix_tui.tui.widgets.facts_table import FactsTable
+
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    app = make_app(layout, Settings(), watch=watch, clock=lambda: NOW)
+    async with app.run_test(size=(140, 40)) as pilot:
+        table = app.screen.query_one("#facts-table", FactsTable)
+        while not app.loaded or table.row_count < expected:
+            await asyncio.sleep(0.005)
+        out["loaded"] = time.perf_counter() - t0
+        before = table.cursor_row
+        await pilot.press("down")
+        while expected > 1 and table.cursor_row == before:
+            await asyncio.sleep(0.002)
+        out["interactive"] = time.perf_counter() - t0
+
+        await pilot.pause(0.3)
+
+        async def timed(name: str, action: str) -> None:
+            # The action a key runs, then one screen refresh (pilot.press adds ~90 ms of its own waiting).
+            t = time.perf_counter()
+            getattr(table, f"action_{action}")()
+            await pilot.pause()
+            out[name] = time.perf_counter() - t
+
+        await timed("key_down", "cursor_down")
+        await timed("key_pagedown", "page_down")
+        await timed("key_end", "last")
+        t = time.perf_counter()
+        table.sort_by("updated")
+        await pilot.pause()
+        out["sort"] = time.perf_counter() - t
+        t = time.perf_counter()
+        table.set_filter("billing")
+        await pilot.pause()
+        out["filter"] = time.perf_counter() - t
+        table.set_filter("")
+        if expected and watch:
+            # An outside edit (as another process would make it), seen by the real watcher.
+            await asyncio.sleep(0.3)  # let awatch start
+            target = next(iter(app.snapshot.facts.values()))
+            path = Path(target.path)
+            text = path.read_text(encoding="utf-8").replace("title: ", "title: Changed ", 1)
+            key = str(target.id)
+            t = time.perf_counter()
+            path.write_text(text, encoding="utf-8")
+            while not app.snapshot.rows[key].title.startswith("Changed"):
+                await asyncio.sleep(0.002)
+            await pilot.pause()
+            out["change_to_screen"] = time.perf_counter() - t
+            path.write_text(text.replace("title: Changed ", "title: ", 1), encoding="utf-8")
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="0,10000,100000")
+    parser.add_argument("--dir", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "reasonix-tui-bench"))
+    args = parser.parse_args()
+    base = Path(args.dir)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    print(f"Context Center start, headless run_test 140x40, Python {sys.version.split()[0]}")
+    print(f"{'facts':>8} {'cold start':>11} {'warm start':>11} {'down':>7} {'pgdn':>7} {'end':>7} {'sort':>7} {'filter':>7} {'change→screen':>14}")
+    for n in sizes:
+        t = time.perf_counter()
+        fresh = not (base / f"s{n}" / f".built-{n}").exists()
+        layout = build_store(base / f"s{n}", n)
+        build = time.perf_counter() - t
+        cache = layout.cache_dir
+        if cache.exists():
+            shutil.rmtree(cache)  # the "cold" start parses every file
+        cold = asyncio.run(measure(layout, n))
+        warm = asyncio.run(measure(layout, n, watch=True))
+        print(
+            f"{n:>8,} {cold['interactive']:>10.2f}s {warm['interactive']:>10.2f}s "
+            f"{warm['key_down'] * 1000:>6.0f}ms {warm['key_pagedown'] * 1000:>5.0f}ms {warm['key_end'] * 1000:>5.0f}ms "
+            f"{warm['sort'] * 1000:>5.0f}ms {warm['filter'] * 1000:>5.0f}ms "
+            f"{warm.get('change_to_screen', 0) * 1000:>12.0f}ms"
+            + (f"   (store written in {build:.1f}s)" if fresh else "")
+        )
+    print("targets: 10k ≤ 1.5 s, 100k ≤ 5 s to an interactive facts table; outside change ≤ 0.5 s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Shared helpers for the Context Center's Pilot and snapshot tests."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
+from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.settings import Settings
+
+NOW: Timestamp = DEMO_NOW
+"""The frozen "now" of every UI test."""
+
+SIZE = (120, 36)
+"""Terminal size of every Pilot and snapshot test (80x24 has its own test)."""
+
+
+def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fact ids, proposal ids and proposal times that are the same on every run."""
+    counter = itertools.count(1)
+    monkeypatch.setattr(
+        "reasonix_tui.core.store.store.new_memory_id", lambda: f"mem-{next(counter):032x}"
+    )
+    try:
+        import reasonix_tui.core.approvals as approvals
+    except ImportError:
+        return
+    pcount = itertools.count(1)
+    monkeypatch.setattr(approvals, "_new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
+    monkeypatch.setattr(approvals, "_now", lambda: NOW.rfc3339())
+
+
+def build_demo(root: Path, monkeypatch: pytest.MonkeyPatch, *, with_approval: bool = False) -> Layout:
+    """A demo home at ``root`` with the frozen clock and deterministic ids."""
+    deterministic_ids(monkeypatch)
+    workspace = root / "work" / "acme-api"
+    build_demo_home(root / "home", workspace, now=NOW, with_approval=with_approval)
+    layout = Layout.resolve(home=root / "home", workspace=workspace)
+    broken = layout.project_dir / "broken-note.md"
+    if broken.exists():
+        os.utime(broken, ns=(NOW.ns - 3600 * 10**9, NOW.ns - 3600 * 10**9))
+    return layout
+
+
+def settings() -> Settings:
+    """The settings of every UI test (the brief's 1,500-char pinned budget)."""
+    return Settings(pinned_budget_chars=1500)
+
+
+def make(layout: Layout, **kwargs: Any) -> Any:
+    """The production factory with no watcher and the frozen clock."""
+    from reasonix_tui.tui.app import make_app
+
+    return make_app(layout, kwargs.pop("settings", settings()), watch=False, clock=lambda: NOW, **kwargs)
+
+
+async def settle(pilot: Any) -> None:
+    """Wait until workers are done and the screen has caught up."""
+    app = pilot.app
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def store(layout: Layout, actor: str = "cli") -> Any:
+    """A store on the same layout (for outside writes in tests)."""
+    from reasonix_tui.core.store.store import Store
+
+    return Store(layout, settings=settings(), actor=actor)
+
+
+def plain(widget: Any) -> str:
+    """The text a Static (or Label) shows, without styles (tables and markup included)."""
+    import io
+
+    from rich.console import Console
+    from textual.content import Content
+
+    content = getattr(widget, "content", None)
+    if content is None:
+        content = widget.render()
+    if isinstance(content, str):
+        return Content.from_markup(content).plain
+    if isinstance(content, Content):
+        return content.plain
+    console = Console(width=240, record=True, file=io.StringIO(), color_system=None)
+    console.print(content)
+    return console.export_text()

@@ -1,0 +1,349 @@
+"""Pilot tests: the facts pane, its table, filter, sort, detail and every fact action."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Static, TabbedContent
+
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.tui.messages import PinRequested, WriteFinished
+from reasonix_tui.tui.screens.dialogs import ConfirmScreen, QuickAddScreen
+from reasonix_tui.tui.screens.fact_form import FactFormScreen
+from reasonix_tui.tui.screens.main import MainScreen
+from reasonix_tui.tui.widgets.facts_table import FactsTable
+
+from .helpers import SIZE, make, plain, settle, settings, store
+
+
+def table_of(app: Any) -> FactsTable:
+    return app.screen.query_one("#facts-table", FactsTable)
+
+
+async def select(pilot: Any, ref: str) -> str:
+    """Put the cursor on a fact and wait for the detail to follow."""
+    app = pilot.app
+    fact = app.snapshot.find(ref)
+    assert fact is not None, ref
+    assert table_of(app).move_to_key(str(fact.id))
+    await pilot.pause(0.1)
+    await settle(pilot)
+    return str(fact.id)
+
+
+def posted(messages: list[Any], kind: type) -> list[Any]:
+    """Messages of a kind, once each (a bubbling message is seen at every node)."""
+    return list({id(m): m for m in messages if isinstance(m, kind)}.values())
+
+
+def finished(messages: list[Any], action: str) -> WriteFinished:
+    [msg] = [m for m in posted(messages, WriteFinished) if m.action == action]
+    return msg
+
+
+async def test_start_shows_every_fact_and_error_rows(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        facts = store(demo).list_all()
+        assert len(app.snapshot.facts) == len(facts) == 15
+        assert table.row_count == len(app.snapshot.rows)
+        # The broken file shows as an error row, sorted first.
+        first = app.snapshot.rows[table.order[0]]
+        assert first.is_error and "frontmatter" in first.error
+        status = plain(app.screen.query_one("#status-bar", Static))
+        assert "project" in status and "global" in status and "pinned" in status
+        assert isinstance(app.screen, MainScreen)
+        assert app.focused is table
+
+
+async def test_number_keys_switch_panes_and_active_one_is_greyed(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tabs = app.screen.query_one("#tabs", TabbedContent)
+        for key, pane in zip("2345671", ("revisions", "archive", "instructions", "recall", "suggestions", "activity", "facts")):
+            await pilot.press(key)
+            await settle(pilot)
+            assert tabs.active == pane
+            assert app.screen.active_pane == pane
+            assert app.check_action("show_pane", (pane,)) is None
+        await pilot.press("f1")
+        await pilot.pause()
+        from reasonix_tui.tui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_filter_search_and_sort(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        total = table.row_count
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"deploy", "enter")
+        await settle(pilot)
+        assert 0 < table.row_count < total
+        assert all("deploy" in app.snapshot.rows[k].search for k in table.order)
+        assert app.focused is table
+        table.set_filter("scope:global pinned")
+        assert table.order and all(
+            app.snapshot.rows[k].scope == "global" and app.snapshot.rows[k].activation == "pinned" for k in table.order
+        )
+        table.set_filter("fresh:stale")
+        assert table.order and all(app.snapshot.rows[k].freshness == "stale" for k in table.order)
+        table.set_filter("")
+        assert table.row_count == total
+        await pilot.press("s")
+        assert table.sort_column == "ref"
+        keys = [app.snapshot.rows[k].ref.lower() for k in table.order if not app.snapshot.rows[k].is_error]
+        assert keys == sorted(keys)
+        await pilot.press("S")
+        assert table.sort_reverse
+        keys = [app.snapshot.rows[k].ref.lower() for k in table.order if not app.snapshot.rows[k].is_error]
+        assert keys == sorted(keys, reverse=True)
+
+
+async def test_detail_explains_freshness_override_and_subject(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "global/deploy-target-global.md")
+        meta = plain(app.screen.query_one("#fact-meta", Static))
+        assert "stale" in meta and "windows" in meta
+        assert "suppressed by project fact project/deploy-target.md" in meta
+        await select(pilot, "project/deploy-target.md")
+        meta = plain(app.screen.query_one("#fact-meta", Static))
+        assert "overrides global fact global/deploy-target-global.md" in meta
+        assert "project.deploy_target" in meta and "held by this fact" in meta
+        await select(pilot, "global/prefers-short-answers.md")
+        meta = plain(app.screen.query_one("#fact-meta", Static))
+        assert "legacy rule" in meta  # global user fact with no activation resolves pinned
+
+
+async def test_pin_and_unpin(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/release-branch.md")
+        await pilot.press("p")
+        await settle(pilot)
+        [request] = posted(messages, PinRequested)
+        assert request.pin and request.fact_id == fact_id
+        assert finished(messages, "pin").ok
+        assert app.snapshot.facts[fact_id].pinned
+        assert store(demo).get(fact_id).activation == "pinned"
+        assert table_of(app).cursor_key == fact_id
+        await pilot.press("p")
+        await settle(pilot)
+        assert finished(messages, "unpin").ok
+        assert not app.snapshot.facts[fact_id].pinned
+
+
+async def test_pin_over_budget_is_refused_and_explained(demo: Layout) -> None:
+    from reasonix_tui.core.settings import Settings
+
+    app = make(demo, settings=Settings(pinned_budget_chars=450))
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/feature-flag-cleanup.md")
+        meta = plain(app.screen.query_one("#fact-meta", Static))
+        assert "over budget: it would be refused" in meta
+        await pilot.press("p")
+        await settle(pilot)
+        result = finished(messages, "pin")
+        assert not result.ok
+        assert "over the 450 budget" in result.text and "unpin or consolidate" in result.text
+        assert not app.snapshot.facts[fact_id].pinned
+
+
+async def test_verify_renews_freshness(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/feature-flag-cleanup.md")
+        assert app.snapshot.rows[fact_id].freshness == "stale"
+        await pilot.press("v")
+        await settle(pilot)
+        assert finished(messages, "verify").ok
+        assert store(demo).get(fact_id).last_verified_at is not None
+
+
+async def test_new_fact_through_the_form(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, FactFormScreen)
+        form.query_one("#form-title-input", Input).value = "Queue is Redis streams"
+        form.query_one("#form-description", Input).value = "Background jobs use Redis streams"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, FactFormScreen)  # body missing: refused in the form
+        assert "Required: body" in plain(form.query_one("#form-error", Static))
+        from textual.widgets import TextArea
+
+        form.query_one("#form-body", TextArea).text = "Jobs go through `XADD jobs`."
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert finished(messages, "new").ok
+        fact = store(demo).get("queue-is-redis-streams")
+        assert fact.description == "Background jobs use Redis streams" and fact.scope == "project"
+        assert table_of(app).cursor_key == str(fact.id)
+
+
+async def test_edit_saves_a_new_revision(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/oncall-rota.md")
+        before = app.snapshot.facts[fact_id].revision
+        await pilot.press("e")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, FactFormScreen)
+        form.query_one("#form-description", Input).value = "Who is on call (updated)"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert finished(messages, "edit").ok
+        fact = store(demo).get(fact_id)
+        assert fact.revision == before + 1 and fact.description == "Who is on call (updated)"
+
+
+async def test_edit_is_safe_against_a_concurrent_write(demo: Layout) -> None:
+    from reasonix_tui.core.store.store import SaveRequest
+
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/oncall-rota.md")
+        await pilot.press("e")
+        await pilot.pause()
+        # Someone else writes a new revision while the form is open.
+        outside = store(demo)
+        current = outside.get(fact_id)
+        outside.save(SaveRequest.from_fact(current, description="changed elsewhere"))
+        app.screen.query_one("#form-description", Input).value = "my edit"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        result = finished(messages, "edit")
+        assert not result.ok and "revision conflict" in result.text
+        assert store(demo).get(fact_id).description == "changed elsewhere"
+
+
+async def test_edit_in_editor(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+
+    def fake_editor(argv: list[str], check: bool = False) -> None:
+        path = Path(argv[-1])
+        path.write_text(path.read_text(encoding="utf-8").replace("Dana (primary)", "Sam (primary)"), encoding="utf-8")
+
+    monkeypatch.setenv("EDITOR", "fake-editor")
+    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/oncall-rota.md")
+        await pilot.press("E")
+        await settle(pilot)
+        assert finished(messages, "edit").ok
+        assert "Sam (primary)" in store(demo).get(fact_id).body
+
+
+async def test_forget_asks_first(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/oncall-rota.md")
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert store(demo).find(fact_id) is not None
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert finished(messages, "forget").ok
+        assert store(demo).find(fact_id) is None
+        assert fact_id not in app.snapshot.facts
+        assert any(a.fact.id == fact_id for a in app.snapshot.archived)
+
+
+async def test_quick_add_note(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        await pilot.press("number_sign")
+        await pilot.pause()
+        assert isinstance(app.screen, QuickAddScreen)
+        await pilot.press(*"Run ruff before committing", "enter")
+        await settle(pilot)
+        assert finished(messages, "note").ok
+        text = (demo.workspace / "AGENTS.md").read_text(encoding="utf-8")
+        assert "- Run ruff before committing" in text
+        assert text.index("- Keep handlers thin.") < text.index("- Run ruff before committing")
+
+
+async def test_copy_ref(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "project/oncall-rota.md")
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == "project/oncall-rota.md"
+
+
+async def test_actions_are_greyed_without_a_fact(tmp_path: Path) -> None:
+    layout = Layout.resolve(home=tmp_path / "empty", workspace=tmp_path / "ws")
+    app = make(layout)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one("#facts-pane")
+        assert table_of(app).row_count == 0
+        assert pane.check_action("pin", ()) is None
+        assert pane.check_action("new", ()) is True
+
+
+async def test_palette_jumps_to_a_fact(demo: Layout) -> None:
+    from reasonix_tui.tui.messages import ShowFactRequested
+
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        app.screen.post_message(ShowFactRequested("project/release-branch.md"))
+        await settle(pilot)
+        assert app.screen.active_pane == "facts"
+        assert app.snapshot.facts[table_of(app).cursor_key].name == "release-branch"
+
+
+async def test_settings_budget_is_shown(demo: Layout) -> None:
+    app = make(demo, settings=settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        status = plain(app.screen.query_one("#status-bar", Static))
+        assert "/1,500" in status
