@@ -41,6 +41,7 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.instructions",
     "reasonix_tui.integrations.commands.agent",
     "reasonix_tui.integrations.commands.history",
+    "reasonix_tui.integrations.commands.suggest",
     "reasonix_tui.integrations.commands.recall",
     "reasonix_tui.integrations.commands.setup",
 ]

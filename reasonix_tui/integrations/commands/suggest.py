@@ -1,0 +1,149 @@
+"""``suggest``: memory and skill candidates from recent history, reviewed by a person.
+
+* ``reasonix-tui suggest [--all] [--json]`` lists the candidates (id, title, where they
+  come from, why, and the evidence sentences). Nothing is written.
+* ``reasonix-tui suggest accept ID [--name N] [--title T] [--description D] [--type T]
+  [--scope S] [--body B | --body-file F] [--json]`` writes one, optionally edited, as the
+  person's own action: a fact through the store, or a ``SKILL.md`` (never overwriting).
+* ``reasonix-tui suggest dismiss ID`` hides a candidate for good; ``suggest restore ID``
+  brings it back.
+
+``suggest accept`` is a person-only command: ``setup claude-code`` denies it to the agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ...core.store.model import InvalidInput
+from ...core.suggestions import (
+    MemorySuggestion,
+    SuggestionEdits,
+    accept_suggestion,
+    dismiss_suggestion,
+    list_suggestions,
+    restore_suggestion,
+)
+
+if TYPE_CHECKING:
+    from ..cli import CliContext, Registry
+
+__all__ = ["register", "cmd_list", "cmd_accept", "cmd_dismiss", "cmd_restore"]
+
+
+def register(reg: Registry) -> None:
+    """Add ``suggest`` with ``accept``, ``dismiss`` and ``restore``."""
+    top = reg.add_top(
+        "suggest",
+        help="memory and skill candidates from recent sessions (review, accept, dismiss)",
+        description="List memory and skill candidates found in recent sessions, Claude Code auto-memory, "
+        "other agents' notes and repeated history searches that found nothing.",
+    )
+    top.add_argument("--all", action="store_true", help="include dismissed and accepted candidates")
+    top.add_argument("--json", action="store_true", help="machine-readable output")
+    top.set_defaults(func=cmd_list)
+    sub = top.add_subparsers(dest="suggest_command", metavar="SUBCOMMAND", parser_class=type(top))
+
+    a = sub.add_parser("accept", help="write a candidate (optionally edited) as your own memory or skill")
+    a.add_argument("id", metavar="ID", help="suggestion id (from `suggest`)")
+    a.add_argument("--name", help="fact or skill name")
+    a.add_argument("--title", help="title")
+    a.add_argument("--description", help="one-line description")
+    a.add_argument("--type", help="user | feedback | project | reference")
+    a.add_argument("--scope", help="project | global")
+    body = a.add_mutually_exclusive_group()
+    body.add_argument("--body", help="body text")
+    body.add_argument("--body-file", help="read the body from a file ('-' for stdin)")
+    a.add_argument("--json", action="store_true", help="machine-readable output")
+    a.set_defaults(func=cmd_accept)
+
+    d = sub.add_parser("dismiss", help="hide a candidate for good")
+    d.add_argument("id", metavar="ID", help="suggestion id")
+    d.add_argument("--json", action="store_true", help="machine-readable output")
+    d.set_defaults(func=cmd_dismiss)
+
+    r = sub.add_parser("restore", help="undo a dismissal")
+    r.add_argument("id", metavar="ID", help="suggestion id")
+    r.set_defaults(func=cmd_restore)
+
+
+def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``suggest``."""
+    view = list_suggestions(ctx.layout, ctx.store, include_hidden=args.all)
+    if args.json:
+        ctx.print_json(view.to_json())
+        return 0
+    if not view.available:
+        ctx.print("suggestions: unavailable (memory is disabled)")
+        return 0
+    items = view.all()
+    if not items:
+        ctx.print(f"suggestions: none (scanned {view.sessions} sessions)")
+    for s in items:
+        kind = "memory" if isinstance(s, MemorySuggestion) else "skill"
+        ctx.print(f"{s.id}  [{kind} · {s.origin}]")
+        ctx.print(f"  {s.title}")
+        if isinstance(s, MemorySuggestion):
+            ctx.print(f"  type={s.type} scope={s.scope} name={s.name}" + ("  (needs your answer)" if s.needs_edit else ""))
+        else:
+            ctx.print(f"  scope={s.scope} description={s.description}")
+        ctx.print(f"  why: {s.reason}")
+        for ev in s.evidence:
+            ctx.print(f"  evidence: {ev}")
+        ctx.print()
+    if items:
+        ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s)"
+                  + (f"; {view.hidden} dismissed or accepted hidden (--all shows them)" if view.hidden else ""))
+        ctx.print("accept with `reasonix-tui suggest accept ID [--body ...]`, or `reasonix-tui suggest dismiss ID`")
+    return 0
+
+
+def _body(args: argparse.Namespace) -> str | None:
+    if args.body_file is None:
+        return args.body
+    try:
+        if args.body_file == "-":
+            return sys.stdin.read()
+        with open(args.body_file, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read --body-file {args.body_file}: {exc.strerror or exc}") from None
+
+
+def cmd_accept(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``suggest accept``."""
+    edits = SuggestionEdits(
+        name=args.name, title=args.title, description=args.description, type=args.type, scope=args.scope, body=_body(args)
+    )
+    result = accept_suggestion(ctx.layout, args.id, edits, store=ctx.store, actor=ctx.actor)
+    if args.json:
+        out: dict[str, object] = {"id": result.id, "kind": result.kind, "path": result.path, "created": result.created}
+        if result.fact is not None:
+            out.update(ref=result.fact.ref, fact_id=result.fact.id, revision=result.fact.revision)
+        ctx.print_json(out)
+    elif result.fact is not None:
+        f = result.fact
+        ctx.print(f"accepted {result.id} as {f.ref} revision={f.revision} id={f.id} scope={f.scope}")
+    else:
+        ctx.print(f"accepted {result.id} as skill {result.path}")
+    return 0
+
+
+def cmd_dismiss(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``suggest dismiss``."""
+    sug = dismiss_suggestion(ctx.layout, args.id, ctx.store)
+    if args.json:
+        ctx.print_json({"id": args.id, "dismissed": True, "already": sug is None})
+    else:
+        ctx.print(f"dismissed {args.id}" + (" (already dismissed)" if sug is None else ""))
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``suggest restore``."""
+    if restore_suggestion(ctx.layout, args.id):
+        ctx.print(f"restored {args.id}")
+        return 0
+    raise InvalidInput(f'suggestion "{args.id}" is not dismissed')
