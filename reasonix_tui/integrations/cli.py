@@ -44,6 +44,7 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.suggest",
     "reasonix_tui.integrations.commands.recall",
     "reasonix_tui.integrations.commands.setup",
+    "reasonix_tui.integrations.commands.hooks",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
 

@@ -1,0 +1,639 @@
+"""Claude Code (and Codex) command hooks: ``reasonix-tui hook user-prompt-submit`` and
+``reasonix-tui hook session-start``.
+
+Contract (agent-integration c-1):
+
+* one JSON object arrives on stdin; it is parsed leniently (unknown keys ignored,
+  missing fields tolerated). Anything that is not a JSON object gives no output;
+* on success the hook prints ``{"hookSpecificOutput": {"hookEventName": ...,
+  "additionalContext": ...}}`` — only keys Codex's strict schema accepts too — and
+  prints nothing when there is nothing to add (recall suppressed, memory hidden);
+* it always exits 0 (fail open: an error never blocks the person's turn). Errors go to
+  ``<root>/reasonix-tui/hooks.log``, never to stdout;
+* ``additionalContext`` stays under :data:`MAX_CONTEXT` characters (Claude Code turns
+  longer hook output into a file preview).
+
+``user-prompt-submit`` runs automatic recall for the workspace on the prompt and
+records the trace (source ``claude-code-hook``, with the session id). ``session-start``
+prints the session-start block (protocol + pinned guidance, store-format §10.4).
+
+**Retraction** (an improvement over Reasonix, where a forgotten fact stays in whatever
+text already carried it): per session, ``<root>/reasonix-tui/sessions/<id>.json``
+remembers which fact ids and revisions were injected (recall hits and pinned guidance).
+On the next hook call, a fact that has since been forgotten or rewritten gets a short
+``<memory-update>`` note — once per change — saying that id and revision no longer
+apply (and which revision is current). The state also keeps Claude Code's
+``transcript_path`` for the sessions/suggestions engine.
+
+Speed: the console script routes ``hook …`` here through :func:`fast_main` before the
+full CLI parser is built, and the hook process forwards the payload to a warm hook
+server (:mod:`.hookd`) that keeps the store and the recall index in memory; without
+one it answers in-process (importing the store and the recall engine only then) and
+starts one for the next call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from ..core.paths import Layout
+    from ..core.settings import Settings
+    from ..core.store.model import Fact
+
+__all__ = [
+    "EVENTS",
+    "MAX_CONTEXT",
+    "HOOK_SOURCE",
+    "HookInput",
+    "SessionState",
+    "parse_input",
+    "resolve_workspace",
+    "user_prompt_submit",
+    "session_start",
+    "run_hook",
+    "fast_main",
+    "session_path",
+]
+
+EVENTS = {"user-prompt-submit": "UserPromptSubmit", "session-start": "SessionStart"}
+"""Our subcommand → the ``hookEventName`` we answer with."""
+
+MAX_CONTEXT = 9000
+"""Upper bound on ``additionalContext`` (Claude Code previews anything over 10,000)."""
+
+HOOK_SOURCE = "claude-code-hook"
+"""``source`` of recall traces recorded by the hook."""
+
+STATE_VERSION = 1
+SESSION_TTL_SECONDS = 30 * 24 * 3600
+"""Session state files untouched this long are removed at the next session start."""
+
+MAX_NOTES = 12
+"""Retraction lines shown at once (the rest are summarised)."""
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+# --------------------------------------------------------------------------- input
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    """The fields of a hook payload that we use (everything else is ignored)."""
+
+    event: str = ""
+    """``hook_event_name`` as sent (may be empty)."""
+    session_id: str = ""
+    transcript_path: str = ""
+    cwd: str = ""
+    prompt: str = ""
+    """``UserPromptSubmit`` only."""
+    source: str = ""
+    """``SessionStart`` only: ``startup``, ``resume``, ``clear`` or ``compact``."""
+    permission_mode: str = ""
+    extra_keys: tuple[str, ...] = ()
+    """Keys we do not use (kept for the log, never interpreted)."""
+
+
+def _s(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def parse_input(text: str | bytes) -> HookInput | None:
+    """Parse a hook payload leniently; ``None`` when it is not a JSON object."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode"}
+    return HookInput(
+        event=_s(data.get("hook_event_name")),
+        session_id=_s(data.get("session_id")).strip(),
+        transcript_path=_s(data.get("transcript_path")),
+        cwd=_s(data.get("cwd")),
+        prompt=_s(data.get("prompt")),
+        source=_s(data.get("source")),
+        permission_mode=_s(data.get("permission_mode")),
+        extra_keys=tuple(sorted(k for k in data if isinstance(k, str) and k not in known)),
+    )
+
+
+def _inside(child: str, parent: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(child), os.path.abspath(parent)]) == os.path.abspath(parent)
+    except ValueError:
+        return False
+
+
+def resolve_workspace(payload: HookInput, explicit: str | None = None, env: Mapping[str, str] | None = None,
+                      cwd: str | None = None) -> str:
+    """The workspace for a hook call.
+
+    ``--workspace`` wins. Otherwise the payload's ``cwd`` — except that when the agent
+    has moved into a subdirectory of ``$CLAUDE_PROJECT_DIR`` the project directory is
+    used, so a ``cd`` mid-session does not switch to another project's store. Without
+    a ``cwd``: ``$CLAUDE_PROJECT_DIR``, then ``cwd`` (default: this process's working directory).
+    """
+    env = os.environ if env is None else env
+    if explicit:
+        return explicit
+    project = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    cwd = payload.cwd.strip()
+    if cwd and os.path.isabs(cwd):
+        if project and os.path.isabs(project) and _inside(cwd, project):
+            return project
+        return cwd
+    if project:
+        return project
+    return cwd or os.getcwd()
+
+
+# --------------------------------------------------------------------------- session state
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _session_file_name(session_id: str) -> str:
+    if _SAFE_ID.match(session_id):
+        return session_id
+    return "h-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def session_path(layout: Layout, session_id: str) -> Path:
+    """``<root>/reasonix-tui/sessions/<session_id>.json`` (odd ids are hashed)."""
+    return layout.tui_dir / "sessions" / f"{_session_file_name(session_id)}.json"
+
+
+@dataclass
+class SessionState:
+    """What one agent session was shown, for retraction notes."""
+
+    session_id: str
+    workspace: str = ""
+    transcript_path: str = ""
+    agent: str = "claude-code"
+    started_at: str = ""
+    updated_at: str = ""
+    source: str = ""
+    """The last ``SessionStart`` source."""
+    prompts: int = 0
+    """``UserPromptSubmit`` calls seen."""
+    injected: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """fact id → ``{revision, ref, title, via, at}`` as last shown to the agent."""
+    retractions: list[dict[str, Any]] = field(default_factory=list)
+    """Notes already given: ``{id, revision, change, current_revision, at}``."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Unknown keys from a newer version, kept on rewrite."""
+
+    @classmethod
+    def load(cls, path: Path, session_id: str) -> SessionState:
+        """Read the state (a missing or unreadable file gives a fresh one)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls(session_id=session_id)
+        if not isinstance(data, dict):
+            return cls(session_id=session_id)
+        injected = data.get("injected")
+        retractions = data.get("retractions")
+        known = {"version", "session_id", "workspace", "transcript_path", "agent", "started_at", "updated_at",
+                 "source", "prompts", "injected", "retractions"}
+        return cls(
+            session_id=session_id,
+            workspace=_s(data.get("workspace")),
+            transcript_path=_s(data.get("transcript_path")),
+            agent=_s(data.get("agent")) or "claude-code",
+            started_at=_s(data.get("started_at")),
+            updated_at=_s(data.get("updated_at")),
+            source=_s(data.get("source")),
+            prompts=data.get("prompts") if isinstance(data.get("prompts"), int) else 0,
+            injected={str(k): v for k, v in injected.items() if isinstance(v, dict)} if isinstance(injected, dict) else {},
+            retractions=[r for r in retractions if isinstance(r, dict)] if isinstance(retractions, list) else [],
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            **self.extra,
+            "version": STATE_VERSION,
+            "session_id": self.session_id,
+            "agent": self.agent,
+            "workspace": self.workspace,
+            "transcript_path": self.transcript_path,
+            "started_at": self.started_at,
+            "updated_at": self.updated_at,
+            "source": self.source,
+            "prompts": self.prompts,
+            "injected": self.injected,
+            "retractions": self.retractions[-200:],
+        }
+
+    def save(self, path: Path) -> None:
+        """Write atomically (mode 0600: titles of facts are inside)."""
+        from ..core.store.atomic import atomic_write
+
+        self.updated_at = _now()
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n", mode=0o600, durable=False)
+
+    def remember_shown(self, fact_id: str, revision: int, ref: str, title: str, via: str, scope: str = "",
+                       workspace: str = "") -> None:
+        """Record that ``fact_id`` at ``revision`` was put in front of the agent (``via``
+        ``recall`` or ``pinned``)."""
+        if not fact_id:
+            return
+        self.injected[fact_id] = {"revision": int(revision), "ref": ref, "title": title, "via": via,
+                                  "scope": scope, "workspace": workspace, "at": _now()}
+
+
+def _prune_sessions(directory: Path, keep: Path) -> None:
+    cutoff = time.time() - SESSION_TTL_SECONDS
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.endswith(".json") or entry.path == str(keep):
+            continue
+        try:
+            if entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+# --------------------------------------------------------------------------- retraction
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """A fact shown earlier in the session that no longer applies as shown."""
+
+    id: str
+    revision: int
+    ref: str
+    title: str
+    change: str
+    """``forgotten`` (no longer active), ``unpinned`` (shown as pinned guidance, now an
+    ordinary fact) or ``changed`` (another revision is current)."""
+    current_revision: int = 0
+    current_description: str = ""
+    """For ``changed``: the current revision's one-line description."""
+
+    def line(self) -> str:
+        """One line for the agent."""
+        from ..core.gostr import html_escape, one_line, truncate_runes
+
+        label = html_escape(one_line(self.title or self.ref or self.id))
+        head = f"- id={html_escape(self.id)} revision={self.revision} ({label})"
+        if self.change == "forgotten":
+            return f"{head} was forgotten by the user; it no longer applies. Disregard it."
+        if self.change == "unpinned":
+            return (f"{head} was unpinned: it is no longer standing guidance, only background that may be "
+                    f"recalled when relevant (revision {self.current_revision} is current).")
+        now = ""
+        if self.current_description:
+            now = f" ({html_escape(truncate_runes(one_line(self.current_description), 200))})"
+        return (
+            f"{head} no longer applies; revision {self.current_revision} is current{now}. "
+            f"Disregard the earlier text (the memory tool's read op returns the current one)."
+        )
+
+
+def find_retractions(state: SessionState, by_id: Mapping[str, Fact], workspace: str = "") -> list[Retraction]:
+    """Facts in ``state.injected`` that were forgotten or changed since; updates ``state``
+    so each change is reported once.
+
+    A project fact shown for another workspace (the session moved) is not checked: its
+    store is not the one loaded now.
+    """
+    out: list[Retraction] = []
+    for fact_id, shown in list(state.injected.items()):
+        shown_ws = _s(shown.get("workspace"))
+        if workspace and shown_ws and shown_ws != workspace and _s(shown.get("scope")) != "global":
+            continue
+        revision = shown.get("revision") if isinstance(shown.get("revision"), int) else 0
+        current = by_id.get(fact_id)
+        ref, title = _s(shown.get("ref")), _s(shown.get("title"))
+        if current is None:
+            out.append(Retraction(fact_id, revision, ref, title, "forgotten"))
+            del state.injected[fact_id]
+        elif current.revision != revision:
+            unpinned = shown.get("via") == "pinned" and not current.pinned
+            out.append(Retraction(fact_id, revision, ref, title, "unpinned" if unpinned else "changed",
+                                  current.revision, "" if unpinned else current.description))
+            if unpinned:
+                shown["via"] = "recall"
+            # The agent now knows the current revision number, not its text: keep watching it.
+            shown.update(revision=current.revision, ref=current.ref, title=current.display_title, at=_now())
+    for r in out:
+        state.retractions.append({"id": r.id, "revision": r.revision, "change": r.change,
+                                  "current_revision": r.current_revision, "at": _now()})
+    return out
+
+
+def retraction_note(items: Sequence[Retraction]) -> str:
+    """The ``<memory-update>`` note for retractions (empty when there are none)."""
+    if not items:
+        return ""
+    lines = [r.line() for r in items[:MAX_NOTES]]
+    if len(items) > MAX_NOTES:
+        lines.append(f"- and {len(items) - MAX_NOTES} more earlier memory fact(s) no longer apply as shown.")
+    return (
+        "<memory-update>\nMemory shown earlier in this session has changed since:\n"
+        + "\n".join(lines)
+        + "\n</memory-update>"
+    )
+
+
+# --------------------------------------------------------------------------- the two hooks
+
+
+def _compose(note: str, block: str) -> str:
+    parts = [p for p in (note, block) if p]
+    text = "\n\n".join(parts)
+    if len(text) <= MAX_CONTEXT:
+        return text
+    if note and len(note) <= MAX_CONTEXT:
+        return note  # the block does not fit beside the note: the note matters more
+    return ""
+
+
+def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings) -> str:
+    """Recall for ``payload.prompt`` (trace recorded) plus retraction notes; the context text or ``""``."""
+    from ..core.recall.service import run_recall, store_for
+
+    if settings.no_memory:
+        return ""
+    store = store_for(layout, settings)
+    snapshot = store.snapshot()
+    trace = run_recall(layout, payload.prompt, settings=settings, source=HOOK_SOURCE, session_id=payload.session_id,
+                       store=store, facts=snapshot.facts)
+    note = ""
+    state: SessionState | None = None
+    path: Path | None = None
+    if payload.session_id:
+        path = session_path(layout, payload.session_id)
+        state = SessionState.load(path, payload.session_id)
+        note = retraction_note(find_retractions(state, snapshot.by_id, str(layout.workspace)))
+    text = _compose(note, trace.block)
+    if state is not None and path is not None:
+        if trace.block and trace.block in text:
+            for hit in trace.hits:
+                state.remember_shown(hit.id, hit.revision, hit.ref, hit.title, "recall", hit.scope,
+                                     str(layout.workspace))
+        state.prompts += 1
+        _touch_state(state, payload, layout)
+        state.save(path)
+    return text
+
+
+def session_start(payload: HookInput, layout: Layout, settings: Settings) -> str:
+    """The session-start block (protocol + pinned guidance) plus retraction notes; ``""`` when hidden."""
+    if settings.no_memory:
+        return ""
+    from ..core.recall.pinned import pinned_report
+    from ..core.recall.service import store_for
+
+    store = store_for(layout, settings)
+    facts = store.snapshot().facts
+    report = pinned_report(store, facts=facts, settings=settings)
+    note = ""
+    state: SessionState | None = None
+    path: Path | None = None
+    if payload.session_id:
+        path = session_path(layout, payload.session_id)
+        state = SessionState.load(path, payload.session_id)
+        if payload.source == "clear":
+            state.injected.clear()  # the earlier context is gone: nothing left to retract
+        else:
+            note = retraction_note(find_retractions(state, {f.id: f for f in facts}, str(layout.workspace)))
+    text = _compose(note, report.block)
+    if state is not None and path is not None:
+        if report.block and report.block in text:
+            for fact in report.guidance.facts:
+                state.remember_shown(fact.id, fact.revision, fact.ref, fact.display_title, "pinned", fact.scope,
+                                     str(layout.workspace))
+        state.source = payload.source or state.source
+        _touch_state(state, payload, layout)
+        state.save(path)
+        _prune_sessions(path.parent, path)
+    return text
+
+
+def _touch_state(state: SessionState, payload: HookInput, layout: Layout) -> None:
+    state.workspace = str(layout.workspace)
+    if payload.transcript_path:
+        state.transcript_path = payload.transcript_path
+    if not state.started_at:
+        state.started_at = _now()
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _log(layout: Layout | None, message: str) -> None:
+    if layout is None:
+        return
+    try:
+        log = layout.tui_dir / "hooks.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        if log.exists() and log.stat().st_size > 1_000_000:
+            os.replace(log, log.with_name("hooks.log.1"))
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(f"{_now()} {message.rstrip()}\n")
+    except OSError:
+        pass
+
+
+def run_hook(
+    event: str,
+    stdin_text: str | bytes,
+    *,
+    home: str | None = None,
+    workspace: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> str:
+    """Run one hook in this process and return what to print (``""`` for nothing). Never raises.
+
+    ``env`` replaces ``os.environ`` for resolving the state root and settings; ``cwd``
+    is the caller's working directory (the hook server passes its client's).
+    """
+    layout: Layout | None = None
+    try:
+        hook_event = EVENTS.get(event)
+        if hook_event is None:
+            return ""
+        payload = parse_input(stdin_text)
+        if payload is None:
+            return ""
+        from ..core.paths import Layout
+        from ..core.settings import load_settings
+
+        env_d = dict(env) if env is not None else None
+        layout = Layout.resolve(home=home, workspace=resolve_workspace(payload, workspace, env, cwd), env=env_d)
+        settings = load_settings(layout.root, env_d)
+        if event == "user-prompt-submit":
+            text = user_prompt_submit(payload, layout, settings)
+        else:
+            text = session_start(payload, layout, settings)
+        if not text:
+            return ""
+        out = {"hookSpecificOutput": {"hookEventName": hook_event, "additionalContext": text}}
+        return json.dumps(out, ensure_ascii=False) + "\n"
+    except Exception as exc:  # fail open: never block the person's turn
+        import traceback
+
+        _log(layout, f"hook {event} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        if layout is None:
+            _log_without_layout(home, env, f"hook {event} failed: {type(exc).__name__}: {exc}")
+        return ""
+
+
+def _log_without_layout(home: str | None, env: Mapping[str, str] | None, message: str) -> None:
+    try:
+        from ..core.paths import Layout
+
+        _log(Layout.resolve(home=home, workspace=os.getcwd(), env=dict(env) if env is not None else None), message)
+    except Exception:
+        pass
+
+
+def warm(root: str, workspace: str) -> None:
+    """Load the store and build the recall index for ``workspace`` (the hook server's warm-up)."""
+    layout: Layout | None = None
+    try:
+        from ..core.paths import Layout
+        from ..core.recall.service import store_for, try_recall
+        from ..core.settings import load_settings
+
+        layout = Layout.resolve(home=root, workspace=workspace)
+        settings = load_settings(layout.root)
+        store = store_for(layout, settings)
+        facts = store.snapshot().facts
+        probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
+        try_recall(layout, settings, probe, store=store, facts=facts)
+    except Exception as exc:
+        _log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
+
+
+def _answer(event: str, data: str, home: str | None, workspace: str | None) -> tuple[str, Any]:
+    """``(output, after)``: the output, and a callable to run once it is printed (or ``None``)."""
+    from . import hookd
+
+    if event not in EVENTS or not hookd.enabled():
+        return run_hook(event, data, home=home, workspace=workspace), None
+    payload = parse_input(data)
+    if payload is None:
+        return "", None
+    from ..core.paths import resolve_state_root
+
+    root = str(resolve_state_root(home))
+    message = {
+        "op": "hook", "event": event, "stdin": data, "root": root, "workspace": workspace,
+        "env": hookd.forwarded_env(), "cwd": os.getcwd(), "stamp": hookd.code_stamp(),
+    }
+    reply = hookd.request(root, message)
+    if reply is not None and reply.get("ok"):
+        return str(reply.get("output") or ""), None
+    out = run_hook(event, data, home=home, workspace=workspace)
+    hint = resolve_workspace(payload, workspace)
+    return out, lambda: hookd.spawn(root, hint)
+
+
+def main(event: str, *, home: str | None = None, workspace: str | None = None,
+         stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Read stdin, answer (through the warm hook server when one runs), print. Always returns 0."""
+    raw: str | bytes = ""
+    try:
+        raw = sys.stdin.buffer.read() if stdin is None else stdin.read()
+    except Exception:
+        pass
+    data = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    after = None
+    try:
+        text, after = _answer(event, data, home, workspace)
+    except Exception:
+        text = run_hook(event, data, home=home, workspace=workspace)
+    if text:
+        try:
+            out = stdout or sys.stdout
+            out.write(text)
+            out.flush()
+        except Exception:
+            pass
+    if after is not None:
+        try:
+            after()
+        except Exception:
+            pass
+    return 0
+
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """Handle ``[--home H] [--workspace W] hook EVENT`` (and ``hook serve``) without
+    building the full CLI.
+
+    Returns ``None`` for anything else (help, unknown options...), so the caller falls
+    back to the regular parser.
+    """
+    home: str | None = None
+    workspace: str | None = None
+    warm_ws = ""
+    positional: list[str] = []
+    i = 0
+    args = list(argv)
+    while i < len(args):
+        a = args[i]
+        if a in ("--home", "--workspace", "--warm"):
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+            if a == "--home":
+                home = value
+            elif a == "--workspace":
+                workspace = value
+            else:
+                warm_ws = value
+            i += 2
+            continue
+        if a.startswith("--home="):
+            home = a.split("=", 1)[1]
+        elif a.startswith("--workspace="):
+            workspace = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            return None
+        else:
+            positional.append(a)
+        i += 1
+    if len(positional) != 2 or positional[0] != "hook":
+        return None
+    if positional[1] == "serve":
+        from ..core.paths import resolve_state_root
+        from .hookd import serve
+
+        return serve(str(resolve_state_root(home)), warm_workspace=warm_ws)
+    if positional[1] not in EVENTS or warm_ws:
+        return None
+    return main(positional[1], home=home, workspace=workspace)
