@@ -45,6 +45,7 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.recall",
     "reasonix_tui.integrations.commands.setup",
     "reasonix_tui.integrations.commands.hooks",
+    "reasonix_tui.integrations.commands.mcp",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
 
