@@ -237,17 +237,20 @@ def build_demo_home(
     report.sessions = _write_sessions(layout, now)
 
     recall = _optional("recall")
-    if recall is not None and hasattr(recall, "record_demo_traces"):
-        report.traces = recall.record_demo_traces(layout, settings)
+    run_recall = getattr(recall, "run_recall", None) if recall is not None else None
+    if run_recall is not None:
+        queries = (
+            ("which package manager do we use here?", 40),
+            ("how do I deploy to production?", 25),
+            ("continue", 20),
+            ("what is the staging database host", 10),
+        )
+        for query, minutes_ago in queries:
+            at = Timestamp(now.ns - minutes_ago * 60 * 1_000_000_000)
+            run_recall(layout, query, settings=settings, source="demo", now=at, store=store_at(0))
+            report.traces += 1
     else:
-        engine = _optional("recall.engine")
-        run = getattr(engine, "auto_recall_and_record", None) if engine is not None else None
-        if run is not None:
-            for query in ("how do I deploy to production?", "which package manager do we use", "继续"):
-                run(layout, settings, query, source="demo")
-                report.traces += 1
-        else:
-            report.skipped.append("recall traces (recall engine not installed)")
+        report.skipped.append("recall traces (recall engine not installed)")
 
     approvals = _optional("approvals")
     policy = _optional("policy")

@@ -250,10 +250,13 @@ class ContextCenterApp(App[None]):
         self.notify(f"Could not read the store: {message.error}. Showing the last good state.", severity="error")
 
     def _set_stale(self, stale: bool) -> None:
+        from .screens.main import MainScreen
+
         for screen in self.screen_stack:
-            status = screen.query("#status-bar")
-            for node in status:
+            for node in screen.query("#status-bar"):
                 node.set_class(stale, "-stale")
+            if isinstance(screen, MainScreen):
+                screen.refresh_status()
 
     @on(Worker.StateChanged)
     def _worker_state_changed(self, event: Worker.StateChanged) -> None:

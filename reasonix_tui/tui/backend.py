@@ -181,10 +181,7 @@ def try_query(layout: Layout, settings: Settings, query: str, now: Any = None) -
         return None
     dry = getattr(recall_pkg, "try_recall", None)
     if dry is not None:
-        try:
-            return result_dict(dry(layout, settings, query))
-        except TypeError:
-            pass
+        return result_dict(dry(layout, settings, query, now=now))
     from ..core.store.store import Store
 
     facts = Store(layout, settings=settings, actor="context-center").list_all()
@@ -194,27 +191,34 @@ def try_query(layout: Layout, settings: Settings, query: str, now: Any = None) -
 # ----------------------------------------------------------------- suggestions
 
 
-def scan_suggestions(layout: Layout, settings: Settings) -> list[Any] | None:
+def scan_suggestions(layout: Layout, settings: Settings, now: Any = None) -> list[Any] | None:
     """Current suggestion candidates (``None`` when the suggestions module is missing)."""
     try:
-        from ..core import suggestions  # type: ignore[attr-defined]
+        from ..core import suggestions
     except ImportError:
         return None
-    fn = getattr(suggestions, "list_suggestions", None) or getattr(suggestions, "scan", None)
-    if fn is None:
-        return None
-    return list(fn(layout, settings))
+    from ..core.store.store import Store
+
+    store = Store(layout, settings=settings, actor="context-center")
+    view = suggestions.list_suggestions(layout, store, now=now)
+    return list(view.all())
 
 
 def accept_suggestion(layout: Layout, settings: Settings, suggestion_id: str, edits: dict[str, Any]) -> Any:
     """Accept a suggestion (optionally edited) as the user's own write."""
-    from ..core import suggestions  # type: ignore[attr-defined]
+    from ..core import suggestions
+    from ..core.store.store import Store
 
-    return suggestions.accept(layout, settings, suggestion_id, edits=edits, actor="context-center")
+    fields = {k: edits.get(k) for k in ("name", "title", "description", "type", "scope", "body")}
+    store = Store(layout, settings=settings, actor="context-center")
+    return suggestions.accept_suggestion(
+        layout, suggestion_id, suggestions.SuggestionEdits(**fields), store=store, actor="context-center"
+    )
 
 
 def dismiss_suggestion(layout: Layout, settings: Settings, suggestion_id: str) -> Any:
     """Dismiss a suggestion for good."""
-    from ..core import suggestions  # type: ignore[attr-defined]
+    from ..core import suggestions
+    from ..core.store.store import Store
 
-    return suggestions.dismiss(layout, settings, suggestion_id)
+    return suggestions.dismiss_suggestion(layout, suggestion_id, Store(layout, settings=settings, actor="context-center"))

@@ -194,7 +194,7 @@ class RecallPane(Pane):
     def _try_worker(self, query: str) -> None:
         from ..backend import try_query
 
-        trace = try_query(self.app.layout, self.app.settings, query)
+        trace = try_query(self.app.layout, self.app.settings, query, now=self.app.clock())
         if trace is None:
             trace = {"query": query, "suppressed": "the recall engine is not installed yet", "hits": []}
         self.app.call_from_thread(self._view, trace, True)

@@ -84,7 +84,7 @@ class SuggestionsPane(Pane):
         from ..backend import scan_suggestions
 
         try:
-            items = scan_suggestions(self.app.layout, self.app.settings)
+            items = scan_suggestions(self.app.layout, self.app.settings, self.app.clock())
             error = "" if items is not None else "The suggestions module is not installed yet."
         except Exception as exc:  # a broken session file never breaks the pane
             items, error = None, f"Scan failed: {type(exc).__name__}: {exc}"
@@ -96,7 +96,7 @@ class SuggestionsPane(Pane):
         self.items = items
         option_list.clear_options()
         for item in items:
-            kind = str(_attr(item, "kind", default="memory"))
+            kind = str(getattr(item, "kind", None) or _attr(item, "kind", default="memory"))
             title = str(_attr(item, "title", "description", "text", default="(untitled)"))
             option_list.add_option(Option(f"{'⚙' if kind == 'skill' else '✦'} {title[:60]}"))
         heading = self.query_one("#suggestions-heading", Label)
@@ -130,15 +130,22 @@ class SuggestionsPane(Pane):
             text.append(f"why: {reason}\n", style="italic")
         if values.body:
             text.append("\n" + values.body + "\n")
-        evidence = _attr(item, "evidence", default=[]) or []
+        sources = _attr(item, "sources", default=()) or ()
+        evidence = sources or _attr(item, "evidence", default=[]) or []
         if evidence:
             text.append(f"\nEvidence ({len(evidence)})\n", style="bold")
             for ev in evidence:
-                data = asdict(ev) if is_dataclass(ev) and not isinstance(ev, type) else (ev if isinstance(ev, dict) else {"text": str(ev)})
-                where = " ".join(str(data.get(k, "")) for k in ("session", "source", "at", "time") if data.get(k))
-                sentence = data.get("sentence") or data.get("text") or data.get("quote") or ""
-                text.append(f"• {where}\n", style="dim")
-                text.append(f"  “{sentence}”\n")
+                if is_dataclass(ev) and not isinstance(ev, type):
+                    data = {k: getattr(ev, k) for k in ("source", "label", "text", "at", "path", "line") if hasattr(ev, k)}
+                else:
+                    data = ev if isinstance(ev, dict) else {"text": str(ev)}
+                at = data.get("at")
+                at_text = at.rfc3339() if hasattr(at, "rfc3339") else str(at or "")
+                where = " · ".join(str(v) for v in (data.get("source"), data.get("label"), at_text) if v)
+                sentence = str(data.get("text") or "")
+                if where:
+                    text.append(f"• {where}\n", style="dim")
+                text.append(f"  “{sentence}”\n" if where else f"• {sentence}\n")
         view.update(text)
 
     @on(OptionList.OptionHighlighted, "#suggestions-list")

@@ -1,0 +1,283 @@
+"""Pilot tests: Revisions, Archive, Instructions, Recall, Suggestions and Activity panes,
+and the live reload path (diff, cursor kept, error rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Input, Label, OptionList, Static, Tree
+
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.tui.messages import WriteFinished
+from reasonix_tui.tui.screens.dialogs import ConfirmScreen
+from reasonix_tui.tui.widgets.facts_table import FactsTable
+
+from .helpers import SIZE, make, plain, settle, store
+from .test_facts_pane import finished, posted, select, table_of
+
+
+async def show(pilot: Any, key: str) -> None:
+    await pilot.press(key)
+    await settle(pilot)
+
+
+async def test_revisions_diff_and_restore(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        fact_id = await select(pilot, "project/deploy-target.md")
+        assert app.snapshot.facts[fact_id].revision == 3
+        await show(pilot, "2")
+        options = app.screen.query_one("#revisions-list", OptionList)
+        assert options.option_count == 3  # current + revisions 2 and 1
+        assert "revision 3" in plain(app.screen.query_one("#revisions-heading", Label))
+        # Revision 2 (Render) is highlighted first; its diff against the current one:
+        diff = plain(app.screen.query_one("#revisions-diff", Static))
+        assert "-" in diff and "Render" in diff and "Fly.io" in diff
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        result = finished(messages, "restore")
+        assert result.ok
+        fact = store(demo).get(fact_id)
+        assert fact.revision == 4 and "Render" in fact.body
+        # Render was replaced by Fly.io at revision 3: bringing it back warns.
+        assert any("project.deploy_target" in w or "superseded" in w.lower() or "replaced" in w.lower() for w in result.warnings), result.warnings
+
+
+async def test_revisions_of_a_fact_with_one_version(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "project/oncall-rota.md")
+        await show(pilot, "2")
+        assert app.screen.query_one("#revisions-list", OptionList).option_count == 1
+        assert "No earlier revisions" in plain(app.screen.query_one("#revisions-diff", Static))
+        assert app.screen.query_one("#revisions-pane").check_action("restore", ()) is None
+
+
+async def test_archive_preview_and_recover(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        await show(pilot, "3")
+        options = app.screen.query_one("#archive-list", OptionList)
+        assert options.option_count == 3
+        scopes = {a.fact.scope for a in app.snapshot.archived}
+        assert scopes == {"project", "global"}
+        entry = app.snapshot.archived[0]
+        meta = plain(app.screen.query_one("#archive-meta", Static))
+        assert entry.fact.ref in meta and entry.path in meta.replace("\n", "")
+        await pilot.press("r")
+        await settle(pilot)
+        assert finished(messages, "recover").ok
+        assert store(demo).find(str(entry.fact.id)) is not None
+        assert options.option_count == 2
+
+
+async def test_archive_recover_collision_is_explained(demo: Layout) -> None:
+    # An active fact now uses the archived one's name.
+    store(demo).save(SaveRequest(name="old-ci-provider", description="CI is GitHub Actions", body="GitHub Actions.", type="project", scope="project"))
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        await show(pilot, "3")
+        index = next(i for i, a in enumerate(app.snapshot.archived) if a.fact.name == "old-ci-provider")
+        app.screen.query_one("#archive-list", OptionList).highlighted = index
+        await pilot.pause()
+        meta = plain(app.screen.query_one("#archive-meta", Static))
+        assert "already active" in meta and "would be refused" in meta
+        await pilot.press("r")
+        await settle(pilot)
+        result = finished(messages, "recover")
+        assert not result.ok and "already active" in result.text
+
+
+async def test_instructions_tree_diagnostics_block_and_target(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "4")
+        tree = app.screen.query_one("#instructions-tree", Tree)
+        labels = [str(node.label) for node in tree.root.children]
+        assert any("user/AGENTS.md" in label for label in labels)
+        assert any("workspace/AGENTS.md" in label for label in labels)
+        imports = [str(c.label) for node in tree.root.children for c in node.children]
+        assert any("@docs/conventions.md" in label and "loaded" in label for label in imports)
+        # The billing service is below the workspace root: pick it as the target path.
+        await pilot.press("t")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"services/billing", "enter")
+        await settle(pilot)
+        diagnostics = plain(app.screen.query_one("#instructions-diagnostics", Static))
+        assert "import_outside_source" in diagnostics
+        labels = [str(node.label) for node in tree.root.children]
+        assert any("services/billing/AGENTS.md" in label for label in labels)
+        await pilot.press("b")
+        block = plain(app.screen.query_one("#instructions-view", Static))
+        assert "Provider-visible block" in block and "Instructions" in block
+
+
+async def test_recall_try_a_query_records_nothing(demo: Layout) -> None:
+    last = demo.recall_dir / "last.json"
+    history = demo.recall_dir / "history.jsonl"
+    before = (last.read_bytes() if last.exists() else b"", history.read_bytes() if history.exists() else b"")
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "5")
+        await pilot.press("slash")
+        await pilot.press(*"how do we deploy to production", "enter")
+        await settle(pilot)
+        view = plain(app.screen.query_one("#recall-view", Static))
+        assert "Try a query (not recorded)" in view
+        assert "project/deploy-target.md" in view
+        after = (last.read_bytes() if last.exists() else b"", history.read_bytes() if history.exists() else b"")
+        assert after == before
+
+
+async def test_recall_shows_the_last_trace_live(demo: Layout) -> None:
+    pytest.importorskip("reasonix_tui.core.recall.trace")
+    from reasonix_tui.core import recall as recall_pkg
+
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "5")
+        recall_pkg.run_recall(demo, "which tests command do we run", settings=app.settings)
+        from reasonix_tui.tui.messages import SidecarsReloaded
+
+        app.post_message(SidecarsReloaded(recall=True))
+        await settle(pilot)
+        view = plain(app.screen.query_one("#recall-view", Static))
+        assert "which tests command do we run" in view
+        assert "Run tests with make check" in view or "project/test-command.md" in view
+
+
+async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:
+    suggestions = pytest.importorskip("reasonix_tui.core.suggestions")
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        await show(pilot, "6")
+        options = app.screen.query_one("#suggestions-list", OptionList)
+        assert options.option_count >= 2, plain(app.screen.query_one("#suggestions-heading", Label))
+        count = options.option_count
+        view = plain(app.screen.query_one("#suggestions-view", Static))
+        assert "Evidence" in view
+        await pilot.press("d")
+        await settle(pilot)
+        assert options.option_count == count - 1
+        await pilot.press("a")
+        await pilot.pause()
+        from reasonix_tui.tui.screens.fact_form import FactFormScreen
+
+        assert isinstance(app.screen, FactFormScreen)
+        app.screen.query_one("#form-description", Input).value = "Edited by the test before accepting"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert finished(messages, "accept").ok
+        assert any(f.description == "Edited by the test before accepting" for f in store(demo).list_all())
+        del suggestions
+
+
+async def test_activity_shows_the_audit_log_newest_first(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "project/release-branch.md")
+        await pilot.press("v")
+        await settle(pilot)
+        await show(pilot, "7")
+        table = app.screen.query_one("#activity-table", DataTable)
+        assert table.row_count > 10
+        first = [str(c) for c in table.get_row_at(0)]
+        assert first[1] == "context-center" and first[2] == "verify" and "release-branch" in first[4]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.active_pane == "facts"
+        assert app.snapshot.facts[table_of(app).cursor_key].name == "release-branch"
+
+
+async def test_outside_change_updates_by_diff_and_keeps_the_cursor(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        keep = await select(pilot, "project/release-branch.md")
+        table = table_of(app)
+        position = table.cursor_row
+        other = store(demo).get("project/oncall-rota.md")
+        store(demo).save(SaveRequest.from_fact(other, title="On-call rota (edited outside)"))
+        path = other.path
+        old_rows = app.snapshot.rows
+        app.reload_store([path])
+        await settle(pilot)
+        assert app.snapshot.rows is not old_rows
+        assert table.cursor_key == keep and table.cursor_row == position
+        assert app.snapshot.rows[str(other.id)].title == "On-call rota (edited outside)"
+        # Unchanged rows are the very same objects: nothing else was rebuilt.
+        assert app.snapshot.rows[keep] is old_rows[keep]
+
+
+async def test_new_unparseable_file_appears_as_an_error_row(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        bad = demo.global_dir / "broken.md"
+        bad.write_bytes(b"---\nname: [\n---\nbody\n")
+        app.reload_store([str(bad)])
+        await settle(pilot)
+        rows = [r for r in app.snapshot.rows.values() if r.error and r.ref.endswith("broken.md")]
+        assert rows, "error row expected"
+        bad.unlink()
+        app.reload_store([str(bad)])
+        await settle(pilot)
+        assert not [r for r in app.snapshot.rows.values() if r.ref.endswith("/broken.md")]
+
+
+async def test_full_reload_equals_incremental(demo: Layout) -> None:
+    from reasonix_tui.tui.state import load_snapshot, update_snapshot
+
+    from .helpers import NOW, settings
+
+    base = load_snapshot(demo, settings(), NOW)
+    fact = store(demo).get("project/oncall-rota.md")
+    store(demo).save(SaveRequest.from_fact(fact, body="changed"))
+    store(demo).archive("project/release-branch.md")
+    paths = [fact.path, str(demo.project_dir / "release-branch.md"), str(demo.project_dir / ".archive" / "x.md")]
+    inc = update_snapshot(base, demo, settings(), NOW, paths)
+    full = load_snapshot(demo, settings(), NOW)
+    assert inc is not None
+    assert set(inc.rows) == set(full.rows)
+    assert {k: r for k, r in inc.rows.items()} == dict(full.rows)
+    assert [a.path for a in inc.archived] == [a.path for a in full.archived]
+    assert inc.pinned_chars == full.pinned_chars
+
+
+async def test_reload_failure_keeps_the_last_good_snapshot(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        good = app.snapshot
+
+        def boom(*args: Any, **kwargs: Any) -> Any:
+            raise OSError("disk on fire")
+
+        monkeypatch.setattr("reasonix_tui.tui.app.load_snapshot", boom)
+        app.reload_store()
+        await settle(pilot)
+        assert app.snapshot is good and app.stale
+        assert app.screen.query_one("#status-bar").has_class("-stale")
+        assert "stale" in plain(app.screen.query_one("#status-bar", Static))
+        monkeypatch.undo()
+        app.reload_store()
+        await settle(pilot)
+        assert not app.stale
