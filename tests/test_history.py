@@ -582,3 +582,13 @@ def test_cli_search_and_around(layout: Layout, capsys: pytest.CaptureFixture[str
     assert "outside the configured history roots" in capsys.readouterr().err
     assert main(base + ["history", "search", "nothingmatches"]) == 0
     assert json.loads(Path(H.misses_path(layout)).read_text().splitlines()[-1])["via"] == "cli"
+
+
+def test_prewarm_then_search_reads_nothing_new(layout: Layout) -> None:
+    write_session(layout.project_sessions_dir / "a.jsonl", [{"role": "user", "content": "warm words here"}])
+    write_session(layout.history_archive_dir / "old.jsonl", [{"role": "user", "content": "archived warm words"}])
+    assert H.prewarm(layout) == 2
+    index = H.index_for(H.HistoryOptions.for_layout(layout))
+    listed = index.sources("global")
+    assert index.refresh(listed) == 0  # nothing left to read
+    assert len(H.search(layout, "warm words", scope="global").hits) == 2

@@ -336,7 +336,7 @@ def test_cli_suggest_accept_dismiss(home: Layout, capsys: pytest.CaptureFixture[
     assert main(base + ["suggest"]) == 0
     out = capsys.readouterr().out
     assert "memory-memory-candidate-e2cf7f06  [memory · history]" in out
-    assert "evidence: new: 以后请始终用中文回复，除非我明确要求英文。" in out
+    assert "evidence: [new · 2025-06-15T15:06:40Z] 以后请始终用中文回复，除非我明确要求英文。" in out
     assert main(base + ["suggest", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     ids = [m["id"] for m in data["memories"]]

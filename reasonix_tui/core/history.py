@@ -95,6 +95,7 @@ __all__ = [
     "around",
     "history_tool_call",
     "index_for",
+    "prewarm",
     "log_miss",
     "misses_path",
 ]
@@ -1129,6 +1130,18 @@ class HistoryIndex:
             hits = tuple(self.hit(did, s, q, terms, labels) for s, did in best)
         return SearchResult(query=query, scope=scope, hits=hits, documents=n_docs, files=len(file_ids))
 
+    def warm(self, scope: str = SOURCE_GLOBAL) -> int:
+        """Index every file of a scope now (e.g. in a background thread at server start).
+
+        Returns the number of live documents.
+        """
+        scope = normalize_scope(scope)
+        with self._lock:
+            listed = self.sources(scope)
+            self.refresh(listed)
+            self.forget_missing({p for p, _, _, _ in listed}, self._scope_dirs(scope))
+            return self.document_count
+
     def _scope_dirs(self, scope: str) -> list[str]:
         o = self.options
         dirs: list[str] = []
@@ -1326,6 +1339,11 @@ def around(
     """``around`` for a layout (or explicit options)."""
     options = layout_or_options if isinstance(layout_or_options, HistoryOptions) else HistoryOptions.for_layout(layout_or_options)
     return index_for(options).around(session_path, message_index, before, after)
+
+
+def prewarm(layout: Layout, scope: str = SOURCE_GLOBAL) -> int:
+    """Build the warm index of a layout ahead of the first call; returns live documents."""
+    return index_for(HistoryOptions.for_layout(layout)).warm(scope)
 
 
 def misses_path(layout: Layout) -> str:

@@ -90,8 +90,14 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             ctx.print(f"  scope={s.scope} description={s.description}")
         ctx.print(f"  why: {s.reason}")
-        for ev in s.evidence:
-            ctx.print(f"  evidence: {ev}")
+        if s.sources:
+            for src in s.sources:
+                when = src.at.rfc3339() if src.at else "unknown time"
+                where = f"{src.label}:{src.line}" if src.line and src.source in ("claude-memory", "agent-notes") else src.label
+                ctx.print(f"  evidence: [{where} · {when}] {src.text}")
+        else:
+            for ev in s.evidence:
+                ctx.print(f"  evidence: {ev}")
         ctx.print()
     if items:
         ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s)"
