@@ -155,11 +155,11 @@ def resolve_workspace(payload: HookInput, explicit: str | None = None, env: Mapp
     if explicit:
         return explicit
     project = env.get("CLAUDE_PROJECT_DIR", "").strip()
-    cwd = payload.cwd.strip()
-    if cwd and os.path.isabs(cwd):
-        if project and os.path.isabs(project) and _inside(cwd, project):
+    where = payload.cwd.strip()
+    if where and os.path.isabs(where):
+        if project and os.path.isabs(project) and _inside(where, project):
             return project
-        return cwd
+        return where
     if project:
         return project
     return cwd or os.getcwd()
@@ -197,6 +197,8 @@ class SessionState:
     """The last ``SessionStart`` source."""
     prompts: int = 0
     """``UserPromptSubmit`` calls seen."""
+    handled_by: int = 0
+    """Pid of the process that answered the last call (the hook itself, or the hook server)."""
     injected: dict[str, dict[str, Any]] = field(default_factory=dict)
     """fact id → ``{revision, ref, title, via, at}`` as last shown to the agent."""
     retractions: list[dict[str, Any]] = field(default_factory=list)
@@ -216,7 +218,7 @@ class SessionState:
         injected = data.get("injected")
         retractions = data.get("retractions")
         known = {"version", "session_id", "workspace", "transcript_path", "agent", "started_at", "updated_at",
-                 "source", "prompts", "injected", "retractions"}
+                 "source", "prompts", "handled_by", "injected", "retractions"}
         return cls(
             session_id=session_id,
             workspace=_s(data.get("workspace")),
@@ -226,6 +228,7 @@ class SessionState:
             updated_at=_s(data.get("updated_at")),
             source=_s(data.get("source")),
             prompts=data.get("prompts") if isinstance(data.get("prompts"), int) else 0,
+            handled_by=data.get("handled_by") if isinstance(data.get("handled_by"), int) else 0,
             injected={str(k): v for k, v in injected.items() if isinstance(v, dict)} if isinstance(injected, dict) else {},
             retractions=[r for r in retractions if isinstance(r, dict)] if isinstance(retractions, list) else [],
             extra={k: v for k, v in data.items() if k not in known},
@@ -244,6 +247,7 @@ class SessionState:
             "updated_at": self.updated_at,
             "source": self.source,
             "prompts": self.prompts,
+            "handled_by": self.handled_by,
             "injected": self.injected,
             "retractions": self.retractions[-200:],
         }
@@ -443,6 +447,7 @@ def session_start(payload: HookInput, layout: Layout, settings: Settings) -> str
 
 def _touch_state(state: SessionState, payload: HookInput, layout: Layout) -> None:
     state.workspace = str(layout.workspace)
+    state.handled_by = os.getpid()
     if payload.transcript_path:
         state.transcript_path = payload.transcript_path
     if not state.started_at:
