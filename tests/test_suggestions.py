@@ -354,3 +354,14 @@ def test_cli_suggest_accept_dismiss(home: Layout, capsys: pytest.CaptureFixture[
     assert main(base + ["suggest", "accept", "memory-remember-the-staging-db-is-read-only", "--body", " "]) == 2
     assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 0
     assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 2
+
+
+def test_hidden_and_empty_sessions_are_not_scanned(layout: Layout) -> None:
+    sd = layout.project_sessions_dir
+    session(sd / "hidden.jsonl", [user("always deploy on Tuesdays only")], 1_900_000_000)
+    (sd / "hidden.cleanup-pending.json").write_text("{}")
+    session(sd / "empty.jsonl", [{"role": "assistant", "content": "always talking alone"}], 1_800_000_000)
+    session(sd / "real.jsonl", [user("never deploy on Fridays please")], 1_700_000_000)
+    sessions = S.load_suggestion_sessions(layout)
+    assert [s.id for s in sessions] == ["real"]
+    assert [m.description for m in S.list_suggestions(layout).memories] == ["never deploy on Fridays please"]

@@ -51,12 +51,14 @@ from .sessions import (
     FORMAT_CLAUDE,
     FORMAT_REASONIX,
     Message,
-    SessionInfo,
+    branch_meta_updated,
     claude_home,
     claude_project_dir,
     is_user_authored_turn_message,
-    list_sessions,
+    is_visible_session,
+    list_transcripts,
     read_transcript,
+    session_id_of,
     user_message_text,
 )
 from .settings import load_settings
@@ -611,28 +613,36 @@ def _facts(layout: Layout, store: Any) -> list[Any]:
 def load_suggestion_sessions(layout: Layout, limit: int = SUGGESTION_SESSION_LIMIT, include_claude: bool = True) -> list[SuggestionSession]:
     """The most recently active sessions of this workspace (at most ``limit``).
 
-    Reasonix ``ListSessions`` order (activity desc, then path); sessions without a
-    user-authored turn are skipped; unreadable files are skipped and do not count.
+    Reasonix ``ListSessions`` order (branch-meta ``updated_at`` or mtime, newest first,
+    then path), hidden sessions and sessions without a user-authored turn skipped,
+    unreadable files skipped without counting. Only the files needed are read.
     """
-    infos: list[SessionInfo] = list(list_sessions(layout.project_sessions_dir))
-    ws = abs_clean(str(layout.workspace))
+    candidates: list[tuple[Timestamp, str, str]] = []
+
+    def add_dir(directory: Path, fmt: str, workspace_filter: str = "") -> None:
+        visible = is_visible_session if fmt == FORMAT_REASONIX else None
+        for path, st in list_transcripts(directory, visible):
+            if workspace_filter and _meta_workspace(path) != workspace_filter:
+                continue
+            updated = branch_meta_updated(path) if fmt == FORMAT_REASONIX else None
+            candidates.append((updated or Timestamp(st.st_mtime_ns), path, fmt))
+
+    add_dir(layout.project_sessions_dir, FORMAT_REASONIX)
     if abs_clean(str(layout.global_sessions_dir)) != abs_clean(str(layout.project_sessions_dir)):
-        for info in list_sessions(layout.global_sessions_dir):
-            if _meta_workspace(info.path) == ws:
-                infos.append(info)
+        add_dir(layout.global_sessions_dir, FORMAT_REASONIX, abs_clean(str(layout.workspace)))
     if include_claude:
         cdir = claude_project_dir(layout.workspace)
         if cdir is not None:
-            infos.extend(list_sessions(cdir, FORMAT_CLAUDE))
-    infos.sort(key=lambda i: (-i.last_activity.ns, i.path))
+            add_dir(cdir, FORMAT_CLAUDE)
+    candidates.sort(key=lambda c: (-c[0].ns, c[1]))
     out: list[SuggestionSession] = []
-    for info in infos:
+    for last, path, fmt in candidates:
         if len(out) >= limit:
             break
-        t = read_transcript(info.path, info.format)
-        if not t.ok:
+        t = read_transcript(path, fmt)
+        if not t.ok or not any(is_user_authored_turn_message(m) for m in t.messages):
             continue
-        out.append(SuggestionSession(info.path, info.session_id, info.last_activity, t.messages, info.format))
+        out.append(SuggestionSession(path, session_id_of(path), last, t.messages, fmt))
     return out
 
 
