@@ -1,0 +1,211 @@
+"""``reasonix-tui setup claude-code | codex | cursor``: merge without clobbering, backups,
+idempotence, permission rules. HOME is tmp_path (conftest): the real ~/.claude is never touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from reasonix_tui.integrations.cli import main
+from reasonix_tui.integrations.setup import (
+    PERSON_ONLY,
+    SetupError,
+    merge_claude_settings,
+    permission_rules,
+    plan_claude_code,
+    resolve_command,
+)
+
+EXE = "/opt/rt/bin/reasonix-tui"
+
+
+def run(workspace: Path, root: Path, *argv: str) -> int:
+    return main(["--home", str(root), "--workspace", str(workspace), "setup", *argv, "--command", EXE])
+
+
+EXISTING = {
+    "model": "opus",
+    "env": {"FOO": "1"},
+    "hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/other-hook.sh", "timeout": 5}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+    },
+    "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(.env)"], "defaultMode": "default"},
+}
+
+
+def test_project_merge_keeps_everything_and_backs_up(workspace: Path, state_root: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    settings = workspace / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = json.dumps(EXISTING, indent=4) + "\n"
+    settings.write_text(original)
+    mcp = workspace / ".mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"github": {"command": "gh-mcp"}}}))
+
+    assert run(workspace, state_root, "claude-code", "--project", "--yes") == 0
+    out = capsys.readouterr().out
+    assert "+++ " + str(settings) in out and f"wrote {settings}" in out
+
+    data = json.loads(settings.read_text())
+    # nothing of the person's own settings is lost
+    assert data["model"] == "opus" and data["env"] == {"FOO": "1"}
+    assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
+    ups = data["hooks"]["UserPromptSubmit"]
+    assert ups[0] == EXISTING["hooks"]["UserPromptSubmit"][0]
+    assert ups[1] == {"hooks": [{"type": "command", "timeout": 10,
+                                 "command": f"{EXE} --home {state_root} hook user-prompt-submit"}]}
+    assert data["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "timeout": 10,
+                                                         "command": f"{EXE} --home {state_root} hook session-start"}]}]
+    assert data["permissions"]["allow"][0] == "Bash(npm run test:*)"
+    assert "mcp__reasonix-tui__memory" in data["permissions"]["allow"]
+    assert data["permissions"]["deny"][0] == "Read(.env)" and data["permissions"]["defaultMode"] == "default"
+    # backup holds the exact previous bytes
+    assert (settings.parent / "settings.json.bak").read_text() == original
+
+    servers = json.loads(mcp.read_text())["mcpServers"]
+    assert servers["github"] == {"command": "gh-mcp"}
+    assert servers["reasonix-tui"] == {"type": "stdio", "command": EXE, "args": ["--home", str(state_root), "mcp"]}
+
+
+def test_permission_rules_cover_every_person_only_subcommand(workspace: Path, state_root: Path) -> None:
+    assert run(workspace, state_root, "claude-code", "--yes") == 0
+    deny = json.loads((workspace / ".claude" / "settings.json").read_text())["permissions"]["deny"]
+    for sub in PERSON_ONLY:
+        assert f"Bash(reasonix-tui {sub}:*)" in deny
+        assert f"Bash({EXE} {sub}:*)" in deny
+        assert f"Bash(python -m reasonix_tui {sub}:*)" in deny
+        assert f"Bash(reasonix-tui * {sub} *)" in deny
+    assert f"Edit(/{state_root.as_posix()}/**)" in deny
+    # the agent's own verbs stay available to its shell
+    for verb in ("remember", "forget", "approval-status", "memory list", "memory show", "memory search", "recall"):
+        assert not any(rule.startswith(f"Bash(reasonix-tui {verb}") for rule in deny), verb
+    for required in ("memory save", "memory forget", "memory restore", "memory recover", "memory pin",
+                     "memory unpin", "memory verify", "memory migrate", "memory note", "suggest accept"):
+        assert required in PERSON_ONLY
+
+
+def test_rerun_is_idempotent(workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(workspace, state_root, "claude-code", "--yes") == 0
+    settings = workspace / ".claude" / "settings.json"
+    first = settings.read_text()
+    mcp_first = (workspace / ".mcp.json").read_text()
+    capsys.readouterr()
+    assert run(workspace, state_root, "claude-code", "--yes") == 0
+    assert "Nothing to do" in capsys.readouterr().out
+    assert settings.read_text() == first and (workspace / ".mcp.json").read_text() == mcp_first
+    assert not (settings.parent / "settings.json.bak").exists()  # nothing was rewritten
+
+
+def test_rerun_with_a_new_path_updates_our_hook_in_place(workspace: Path, state_root: Path) -> None:
+    assert run(workspace, state_root, "claude-code", "--yes") == 0
+    assert main(["--home", str(state_root), "--workspace", str(workspace), "setup", "claude-code", "--yes",
+                 "--command", "/new/place/reasonix-tui"]) == 0
+    hooks = json.loads((workspace / ".claude" / "settings.json").read_text())["hooks"]
+    assert len(hooks["UserPromptSubmit"]) == 1
+    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"].startswith("/new/place/reasonix-tui ")
+    assert (workspace / ".claude" / "settings.json.bak").exists()
+
+
+def test_print_writes_nothing(workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(workspace, state_root, "claude-code", "--print") == 0
+    out = capsys.readouterr().out
+    assert "hook user-prompt-submit" in out and "(--print: nothing was written)" in out
+    assert not (workspace / ".claude").exists() and not (workspace / ".mcp.json").exists()
+
+
+def test_no_terminal_and_no_yes_writes_nothing(workspace: Path, state_root: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", open(os.devnull))  # noqa: SIM115
+    assert run(workspace, state_root, "cursor") == 0
+    assert "--yes" in capsys.readouterr().out
+    assert not (workspace / ".cursor").exists()
+
+
+def test_invalid_json_is_never_clobbered(workspace: Path, state_root: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    settings = workspace / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "opus",, }')
+    assert run(workspace, state_root, "claude-code", "--yes") == 1
+    assert "not valid JSON" in capsys.readouterr().err
+    assert settings.read_text() == '{"model": "opus",, }'
+    assert not (workspace / ".mcp.json").exists()
+
+
+def test_wrong_shapes_are_refused() -> None:
+    with pytest.raises(SetupError):
+        merge_claude_settings({"hooks": []}, {"UserPromptSubmit": "x hook user-prompt-submit"}, [], [])
+    with pytest.raises(SetupError):
+        merge_claude_settings({"permissions": {"deny": "Bash"}}, {}, ["Bash(x:*)"], [])
+
+
+def test_user_scope_writes_home_files(workspace: Path, state_root: Path, isolated_home: Path) -> None:
+    claude_json = isolated_home / ".claude.json"
+    claude_json.write_text(json.dumps({"numStartups": 3, "projects": {"/x": {"mcpServers": {}}}}))
+    os.chmod(claude_json, 0o600)
+    assert run(workspace, state_root, "claude-code", "--user", "--yes") == 0
+    data = json.loads(claude_json.read_text())
+    assert data["numStartups"] == 3 and data["projects"] == {"/x": {"mcpServers": {}}}
+    assert data["mcpServers"]["reasonix-tui"]["command"] == EXE
+    assert claude_json.stat().st_mode & 0o777 == 0o600
+    settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    assert "UserPromptSubmit" in settings["hooks"]
+    assert not (workspace / ".claude").exists()
+
+
+def test_symlinked_settings_stay_a_symlink(workspace: Path, state_root: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "sonnet"}\n')
+    link = workspace / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    assert run(workspace, state_root, "claude-code", "--yes") == 0
+    assert link.is_symlink() and json.loads(dotfiles.read_text())["model"] == "sonnet"
+    assert "hooks" in json.loads(dotfiles.read_text())
+
+
+def test_codex_merge_keeps_comments_and_other_servers(state_root: Path, workspace: Path,
+                                                      isolated_home: Path) -> None:
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = '# my settings\nmodel = "o3"  # fast\n\n[mcp_servers.other]\ncommand = "x"\n'
+    config.write_text(original)
+    assert run(workspace, state_root, "codex", "--yes") == 0
+    text = config.read_text()
+    assert text.startswith(original)
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["other"] == {"command": "x"}
+    assert data["mcp_servers"]["reasonix-tui"] == {"command": EXE, "args": ["--home", str(state_root), "mcp"]}
+    assert (config.parent / "config.toml.bak").read_text() == original
+    assert run(workspace, state_root, "codex", "--yes") == 0
+    assert config.read_text() == text
+
+
+def test_cursor_project_file(workspace: Path, state_root: Path) -> None:
+    assert run(workspace, state_root, "cursor", "--yes") == 0
+    entry = json.loads((workspace / ".cursor" / "mcp.json").read_text())["mcpServers"]["reasonix-tui"]
+    assert entry == {"command": EXE, "args": ["--home", str(state_root), "mcp", "--workspace", "${workspaceFolder}"]}
+
+
+def test_default_command_is_an_absolute_path() -> None:
+    base = resolve_command(None, argv0="reasonix-tui")
+    assert os.path.isabs(base[0])
+    assert resolve_command("uvx reasonix-tui") == ["uvx", "reasonix-tui"]
+
+
+def test_hook_commands_are_shell_quoted(tmp_path: Path) -> None:
+    weird = "/opt/my tools/reasonix-tui"
+    plan = plan_claude_code("project", tmp_path, base=[weird])
+    data = json.loads(plan.changes[0].after)
+    command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert shlex.split(command) == [weird, "hook", "user-prompt-submit"]
+    deny, allow = permission_rules([weird])
+    assert f"Bash({shlex.quote(weird)} memory save:*)" in deny and allow
