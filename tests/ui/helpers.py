@@ -21,8 +21,9 @@ SIZE = (120, 36)
 """Terminal size of every Pilot and snapshot test (80x24 has its own test)."""
 
 
-def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fact ids, proposal ids and proposal times that are the same on every run."""
+def deterministic_ids(monkeypatch: pytest.MonkeyPatch, freeze_time: bool = False) -> None:
+    """Fact ids and proposal ids that are the same on every run (and proposal times with
+    ``freeze_time``; not for live tests: the presence heartbeat uses the same clock)."""
     counter = itertools.count(1)
     monkeypatch.setattr(
         "reasonix_tui.core.store.store.new_memory_id", lambda: f"mem-{next(counter):032x}"
@@ -33,12 +34,15 @@ def deterministic_ids(monkeypatch: pytest.MonkeyPatch) -> None:
         return
     pcount = itertools.count(1)
     monkeypatch.setattr(approvals, "_new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
-    monkeypatch.setattr(approvals, "_now", lambda: NOW.rfc3339())
+    if freeze_time:
+        monkeypatch.setattr(approvals, "_now", lambda: NOW.rfc3339())
 
 
-def build_demo(root: Path, monkeypatch: pytest.MonkeyPatch, *, with_approval: bool = False) -> Layout:
+def build_demo(
+    root: Path, monkeypatch: pytest.MonkeyPatch, *, with_approval: bool = False, freeze_time: bool = False
+) -> Layout:
     """A demo home at ``root`` with the frozen clock and deterministic ids."""
-    deterministic_ids(monkeypatch)
+    deterministic_ids(monkeypatch, freeze_time)
     workspace = root / "work" / "acme-api"
     build_demo_home(root / "home", workspace, now=NOW, with_approval=with_approval)
     layout = Layout.resolve(home=root / "home", workspace=workspace)

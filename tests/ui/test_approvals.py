@@ -1,0 +1,220 @@
+"""Pilot tests: the approval modal (approve, deny, edit, conflict, a queue of several,
+proposals from before start), the presence marker and the auto-write undo."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Label, Static
+
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.tui.messages import SidecarsReloaded
+from reasonix_tui.tui.screens.approval import ApprovalScreen
+from reasonix_tui.tui.screens.fact_form import FactFormScreen
+from reasonix_tui.tui.screens.main import MainScreen
+
+from .helpers import SIZE, make, plain, settle, store
+
+approvals = pytest.importorskip("reasonix_tui.core.approvals")
+policy = pytest.importorskip("reasonix_tui.core.policy")
+
+
+def propose(layout: Layout, tool: str, arguments: dict[str, Any]) -> Any:
+    """What the CLI / MCP side does: assess, then queue a proposal."""
+    st = store(layout, actor="agent-auto")
+    if tool == "remember":
+        assessment = policy.assess_remember(arguments, st)
+    else:
+        assessment = policy.assess_forget(str(arguments["ref"]), st)
+    requester = approvals.Requester(pid=777, agent="test-agent", source="cli")
+    return approvals.ApprovalQueue(layout).propose(tool, arguments, assessment, st, requester)
+
+
+NEW_FACT = {
+    "name": "cache-backend",
+    "title": "Cache backend is Redis",
+    "description": "The HTTP cache lives in Redis 7",
+    "type": "project",
+    "scope": "global",
+    "body": "Use the `cache` Redis database (db 2).",
+}
+
+
+def result_of(layout: Layout, proposal: Any) -> Any:
+    return approvals.ApprovalQueue(layout).read_result(proposal.id)
+
+
+async def notify_queue(pilot: Any) -> None:
+    """What the watcher does when approvals/ changes."""
+    pilot.app.post_message(SidecarsReloaded(approvals=True))
+    await settle(pilot)
+
+
+async def test_proposal_from_before_start_opens_at_start_and_approve(demo_with_approval: Layout) -> None:
+    layout = demo_with_approval
+    [pending] = approvals.ApprovalQueue(layout).pending()
+    app = make(layout)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        view = app.screen.view
+        assert view.kind == "update" and view.current is not None and view.current.name == "deploy-target"
+        body = plain(app.screen.query_one("#approval-body", Static))
+        for expected in ("deploy-target", "Deploy target is Fly.io (two regions)", "project", "Diff against the current revision", "+Production deploys go to **Fly.io**, regions `ams` and `iad`.", "Why you are asked"):
+            assert expected in body, expected
+        assert "1 of 1 pending" in plain(app.screen.query_one("#approval-count", Label))
+        # The app writes the presence marker while open.
+        markers = list((layout.approvals_dir / "presence").glob("*.json"))
+        assert len(markers) == 1 and str(os.getpid()) in markers[0].name
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        fact = store(layout).get("project/deploy-target.md")
+        assert fact.revision == 4 and "iad" in fact.body
+        assert result_of(layout, pending).state == "approved"
+        assert not approvals.ApprovalQueue(layout).pending()
+    assert not list((layout.approvals_dir / "presence").glob("*.json"))
+
+
+async def test_deny_writes_nothing(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        proposal = propose(demo, "remember", NEW_FACT)
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.view.kind == "create"
+        assert "global memory requires confirmation" in plain(app.screen.query_one("#approval-body", Static))
+        await pilot.press("n")
+        await settle(pilot)
+        assert store(demo).find("global/cache-backend.md") is None
+        assert result_of(demo, proposal).state == "denied"
+
+
+async def test_edit_then_approve(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        proposal = propose(demo, "remember", NEW_FACT)
+        await notify_queue(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, FactFormScreen)
+        assert app.screen.query_one("#form-title-input", Input).value == "Cache backend is Redis"
+        app.screen.query_one("#form-description", Input).value = "The HTTP cache lives in Redis 7.2"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        fact = store(demo).get("global/cache-backend.md")
+        assert fact.description == "The HTTP cache lives in Redis 7.2"
+        result = result_of(demo, proposal)
+        assert result.state == "approved" and result.edited
+
+
+async def test_conflict_is_shown_not_applied(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        target = store(demo).get("project/oncall-rota.md")
+        proposal = propose(
+            demo,
+            "remember",
+            {"name": "oncall-rota", "description": "Rota", "type": "project", "body": "Lee (primary).", "expected_revision": target.revision},
+        )
+        # Someone writes a new revision after the proposal was made.
+        store(demo).save(SaveRequest.from_fact(target, body="Kim (primary)."))
+        app.reload_store()
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.view.conflict
+        assert "CONFLICT" in plain(app.screen.query_one("#approval-body", Static))
+        assert app.screen.has_class("-conflict")
+        assert app.screen.check_action("decide", ("approve",)) is None
+        # Even when applied by force, the core refuses it as a conflict.
+        screen = app.screen
+        screen.dismiss(screen.view and __import__("reasonix_tui.tui.proposals", fromlist=["Decision"]).Decision("approve"))
+        await settle(pilot)
+        assert store(demo).get("project/oncall-rota.md").body == "Kim (primary)."
+        assert result_of(demo, proposal).state == "conflict"
+
+
+async def test_a_queue_of_several(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = propose(demo, "remember", NEW_FACT)
+        second = propose(demo, "forget", {"ref": "project/release-branch.md"})
+        third = propose(demo, "remember", {**NEW_FACT, "name": "queue-backend", "title": "Queue backend", "description": "Jobs run on Redis streams"})
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.view.id == first.id
+        assert "1 of 3 pending" in plain(app.screen.query_one("#approval-count", Label))
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen) and app.screen.view.id == second.id
+        assert app.screen.view.kind == "forget"
+        assert app.screen.check_action("decide", ("edit",)) is None
+        await pilot.press("y")
+        await settle(pilot)
+        assert store(demo).find("project/release-branch.md") is None
+        assert isinstance(app.screen, ApprovalScreen) and app.screen.view.id == third.id
+        # "later" keeps it queued, and the count stays visible in the status line.
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert "1 pending approval" in plain(app.screen.query_one("#status-bar", Static))
+        assert approvals.ApprovalQueue(demo).is_pending(third.id)
+        app.approvals.show_next(force=True)
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen) and app.screen.view.id == third.id
+        await pilot.press("n")
+        await settle(pilot)
+        assert [result_of(demo, p).state for p in (first, second, third)] == ["approved", "approved", "denied"]
+
+
+async def test_modal_opens_over_another_modal(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        propose(demo, "remember", NEW_FACT)
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        from reasonix_tui.tui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_sensitive_content_is_flagged(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        propose(demo, "remember", {**NEW_FACT, "scope": "project", "body": "Use api_key=sk-proj-abcdefghijklmnop1234 for staging."})
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.view.sensitive
+        assert "SENSITIVE CONTENT" in plain(app.screen.query_one("#approval-body", Static))
+        await pilot.press("n")
+        await settle(pilot)
+
+
+async def test_auto_write_notice_and_undo(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        st = store(demo, actor="agent-auto")
+        saved = st.save(SaveRequest(name="lint-command", description="Lint with ruff", body="`ruff check .`", type="project", scope="project"), require_create=True)
+        approvals.ApprovalQueue(demo).record_auto_write(saved.fact)
+        await notify_queue(pilot)
+        assert app.approvals.last_auto is not None
+        assert app.check_action("undo_agent_write", ()) is True
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert store(demo).find("project/lint-command.md") is None
+        assert not approvals.ApprovalQueue(demo).auto_writes()
+        assert app.check_action("undo_agent_write", ()) is False
