@@ -86,7 +86,8 @@ def test_permission_rules_cover_every_person_only_subcommand(workspace: Path, st
     for verb in ("remember", "forget", "approval-status", "memory list", "memory show", "memory search", "recall"):
         assert not any(rule.startswith(f"Bash(reasonix-tui {verb}") for rule in deny), verb
     for required in ("memory save", "memory forget", "memory restore", "memory recover", "memory pin",
-                     "memory unpin", "memory verify", "memory migrate", "memory note", "suggest accept"):
+                     "memory unpin", "memory verify", "memory migrate", "memory note", "suggest accept",
+                     "suggest dismiss", "setup"):
         assert required in PERSON_ONLY
 
 

@@ -49,7 +49,7 @@ __all__ = [
     "forwarded_env",
 ]
 
-IDLE_SECONDS = 900.0
+IDLE_SECONDS = 1800.0
 """A server with no request for this long exits."""
 
 CLIENT_TIMEOUT = 8.0

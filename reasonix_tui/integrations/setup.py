@@ -71,8 +71,11 @@ PERSON_ONLY = (
     "memory migrate",
     "memory note",
     "suggest accept",
+    "suggest dismiss",
+    "setup",
 )
-"""Subcommands that act as the person (no approval): the agent's shell must not run them."""
+"""Subcommands that act as the person (no approval), or reconfigure the agent itself: the
+agent's shell must not run them."""
 
 READ_ONLY_TOOLS = ("memory", "history")
 """MCP tools that never write: allowed without a prompt."""
