@@ -298,9 +298,24 @@ def test_odd_session_ids_are_hashed(layout: Layout) -> None:
 
 def test_fast_main_declines_what_it_does_not_handle() -> None:
     assert fast_main(["hook", "user-prompt-submit", "--help"]) is None
-    assert fast_main(["hook", "nope"]) is None
     assert fast_main(["memory", "list"]) is None
     assert fast_main(["--home"]) is None
+    assert fast_main(["hook"]) is None
+
+
+def test_misconfigured_hooks_never_block_the_prompt(layout: Layout, store: Store) -> None:
+    # exit code 2 would make Claude Code block the prompt: every hook spelling exits 0
+    for argv in (["hook", "user-prompt-sumbit"], ["hook", "session-start", "--bogus"], ["hook"]):
+        proc = subprocess.run([*exe(), "--home", str(layout.root), *argv], input="{}", capture_output=True,
+                              text=True, timeout=60, check=False,
+                              env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+        assert proc.returncode == 0, (argv, proc.stderr)
+    proc = subprocess.run([*exe(), "--home", str(layout.root), "hook", "user-prompt-submit", "--bogus"],
+                          input=json.dumps(prompt_payload(layout, "deploy to k8s-stage-2 with helm")),
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+    assert proc.returncode == 0 and "ignoring unexpected hook arguments" in proc.stderr
+    assert context_of(proc, "UserPromptSubmit").startswith("<memory-recall>")
 
 
 def test_help_lists_the_hook_commands() -> None:

@@ -600,15 +600,20 @@ def fast_main(argv: Sequence[str]) -> int | None:
     """Handle ``[--home H] [--workspace W] hook EVENT`` (and ``hook serve``) without
     building the full CLI.
 
-    Returns ``None`` for anything else (help, unknown options...), so the caller falls
-    back to the regular parser.
+    Returns ``None`` for anything else (help, other commands), so the caller falls back
+    to the regular parser. A hook call never exits non-zero here: Claude Code treats
+    exit code 2 as "block this prompt", so an unknown event or option is reported on
+    stderr and ignored (exit 0).
     """
     home: str | None = None
     workspace: str | None = None
     warm_ws = ""
     positional: list[str] = []
+    unknown: list[str] = []
     i = 0
     args = list(argv)
+    if "-h" in args or "--help" in args:
+        return None
     while i < len(args):
         a = args[i]
         if a in ("--home", "--workspace", "--warm"):
@@ -628,17 +633,22 @@ def fast_main(argv: Sequence[str]) -> int | None:
         elif a.startswith("--workspace="):
             workspace = a.split("=", 1)[1]
         elif a.startswith("-"):
-            return None
+            unknown.append(a)
         else:
             positional.append(a)
         i += 1
-    if len(positional) != 2 or positional[0] != "hook":
+    if len(positional) < 2 or positional[0] != "hook":
         return None
-    if positional[1] == "serve":
+    if positional[1] == "serve" and len(positional) == 2 and not unknown:
         from ..core.paths import resolve_state_root
         from .hookd import serve
 
         return serve(str(resolve_state_root(home)), warm_workspace=warm_ws)
-    if positional[1] not in EVENTS or warm_ws:
-        return None
+    if positional[1] not in EVENTS or len(positional) > 2 or unknown:
+        sys.stderr.write(
+            f"reasonix-tui: ignoring unexpected hook arguments {' '.join([*positional[1:], *unknown])!r} "
+            f"(events: {', '.join(EVENTS)}); exiting 0 so the prompt is not blocked\n"
+        )
+        if positional[1] not in EVENTS:
+            return 0
     return main(positional[1], home=home, workspace=workspace)

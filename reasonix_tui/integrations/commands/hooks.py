@@ -34,7 +34,8 @@ def register(reg: Registry) -> None:
         "Fails open: exit 0 always, errors go to <root>/reasonix-tui/hooks.log.",
     )
     sub = parser.add_subparsers(dest="hook_event", metavar="EVENT", parser_class=type(parser))
-    parser.set_defaults(func=lambda a, c: (parser.print_help(c.stdout), 2)[1])
+    # Exit 0 even here: a hook command that exits 2 blocks the agent's prompt.
+    parser.set_defaults(func=lambda a, c: (parser.print_help(c.stdout), 0)[1])
     helps = {
         "user-prompt-submit": "UserPromptSubmit: automatic recall for the prompt (+ retraction notes)",
         "session-start": "SessionStart: the memory protocol and pinned guidance (+ retraction notes)",
