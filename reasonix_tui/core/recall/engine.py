@@ -23,8 +23,18 @@ from ..gostr import fields, trim_space
 from ..gotime import DAY_NS, Timestamp
 from ..settings import Settings
 from ..store.model import Fact
-from ..tokenize import is_cjk, query_terms
-from .enhance import ALL_ENHANCEMENTS, W_KEYWORD, W_LEXICON, W_SYMBOL, EnhancedIndex, Enhancements, QueryPlan, plan_query
+from ..tokenize import is_cjk, query_terms, tokens
+from .enhance import (
+    ALL_ENHANCEMENTS,
+    SCOPE_WORDS,
+    W_KEYWORD,
+    W_LEXICON,
+    W_SYMBOL,
+    EnhancedIndex,
+    Enhancements,
+    QueryPlan,
+    plan_query,
+)
 from .generic import is_generic_enhanced, is_generic_exact
 from .index import EXPIRED, KP1, LABELS, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
@@ -222,13 +232,15 @@ def recall(
     enhancements: Enhancements | None = None,
     index: RecallIndex | None = None,
     max_considered: int = 64,
+    workspace: str = "",
 ) -> RecallResult:
     """Automatic recall for one user turn.
 
     ``facts`` are the active facts of both scopes (any order; ``ListAll`` order is
     restored). ``now`` defaults to the current time. ``mode`` overrides
     ``settings.recall_mode``; ``enhancements`` picks improvements in enhanced mode.
-    A warm index for the same fact objects is reused across calls.
+    A warm index for the same fact objects is reused across calls. ``workspace`` (the
+    workspace directory's name) lets enhanced mode recognise project-scoped titles.
     """
     settings = settings or Settings()
     mode = mode or settings.recall_mode
@@ -262,7 +274,9 @@ def recall(
     bm = idx.bm25
     if bm is None:
         return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]
-    return _Run(idx, q, terms, now, limit, budget, enh, max_considered).run(base)
+    run = _Run(idx, q, terms, now, limit, budget, enh, max_considered)
+    run.workspace = workspace
+    return run.run(base)
 
 
 class _Run:
@@ -291,6 +305,7 @@ class _Run:
         self.max_considered = max_considered
         self.considered: dict[int, Considered] = {}
         self.notes: list[str] = []
+        self.workspace = ""
         self.concept_labels: list[tuple[str, np.ndarray]] = []
         self.concept_notes: list[tuple[str, np.ndarray]] = []
 
@@ -388,7 +403,10 @@ class _Run:
                     self.concept_notes.append((f"keyword {run}", hit))
             if short:
                 for term in self.terms:
-                    hit = eidx.mask(eidx.kw, "e:" + term) & ~always
+                    hit = eidx.mask(eidx.kw, "e:" + term)
+                    if is_cjk(term[0]):
+                        hit |= eidx.mask(eidx.kw, "t:" + term)
+                    hit &= ~always
                     if hit.any():
                         always |= hit
                         extra[hit] += W_KEYWORD * idf(hit) * norm_part[hit]
@@ -479,7 +497,12 @@ class _Run:
             )
 
         if self.enh is not None:
-            hits = self._adjust(hits)
+            weak = ~ok & (codes != EXPIRED)
+            hits = self._adjust(
+                hits,
+                np.concatenate((sel[~keep], cand[weak])),
+                np.concatenate((sel_scores[~keep], cand_scores[weak])),
+            )
 
         omitted_by_limit = max(len(hits) - self.limit, 0)
         for h in hits[self.limit :][: self.max_considered]:
@@ -541,11 +564,11 @@ class _Run:
         )
 
     # -- enhanced adjustments ------------------------------------------------------------
-    def _adjust(self, hits: list[_Hit]) -> list[_Hit]:
+    def _adjust(self, hits: list[_Hit], rejected: np.ndarray, rejected_scores: np.ndarray) -> list[_Hit]:
         enh = self.enh
         assert enh is not None
         idx = self.idx
-        if enh.supersedes or enh.replacement_cues:
+        if enh.supersedes or enh.replacement_cues or enh.rivals:
             eidx: EnhancedIndex = idx.extra("enhanced", EnhancedIndex.build)
         if enh.supersedes and eidx.superseded_by:
             for _ in range(5):
@@ -578,28 +601,10 @@ class _Run:
                 hits = out
                 if not changed:
                     break
-        if enh.replacement_cues and len(hits) > 1:
-            assert self.bm is not None and self.bm._bm25 is not None
-            freqs = self.bm._bm25.doc_freqs
-            for a in hits:
-                targets = eidx.cue_targets[a.doc]
-                if not targets:
-                    continue
-                for b in hits:
-                    if b is a or not any(t in freqs[b.doc] for t in targets):
-                        continue
-                    a_t = a.fact.updated_at.ns if a.fact.updated_at else 0
-                    b_t = b.fact.updated_at.ns if b.fact.updated_at else 0
-                    if a_t < b_t:
-                        continue
-                    if a_t == b_t and any(t in freqs[a.doc] for t in eidx.cue_targets[b.doc]):
-                        continue  # both claim to replace the other: no winner
-                    if b.score >= a.score:
-                        b.score = a.score * 0.999
-                    what = ", ".join(sorted(t for t in targets if t in freqs[b.doc])[:3])
-                    b.markers.append(f"possibly outdated: newer fact {a.fact.id} says {what} was replaced")
-                    b.notes.append(f"outranked by {a.fact.name}, which says {what} was replaced")
-                    self.notes.append("enhanced: a fact that says it replaced another now outranks it")
+        if enh.rivals and len(hits) > 1:
+            hits = self._rivals(hits, eidx)
+        if enh.replacement_cues and hits:
+            hits = self._replacement_cues(hits, eidx, rejected, rejected_scores)
         hits.sort(key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else -(1 << 62)), h.fact.id))
         if enh.stale_flags and any(h.code == STALE for h in hits) and any(h.code != STALE for h in hits):
             before = [h.doc for h in hits]
@@ -610,6 +615,83 @@ class _Run:
                     if h.code == STALE:
                         h.notes.append("ranked after current facts because it is stale")
         return hits
+
+    def _rivals(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
+        """Drop a global hit when a project hit's title is its title plus scoping words only."""
+        scoping = SCOPE_WORDS | frozenset(tokens(self.workspace))
+        projects = [h for h in hits if h.fact.scope == "project"]
+        out = []
+        for h in hits:
+            holder = None
+            if h.fact.scope == "global":
+                gw = eidx.title_words[h.doc]
+                for p in projects:
+                    pw = eidx.title_words[p.doc]
+                    if len(gw) >= 2 and gw <= pw and (pw - gw) <= scoping:
+                        holder = p
+                        break
+            if holder is None:
+                out.append(h)
+                continue
+            words = ", ".join(sorted(eidx.title_words[h.doc]))
+            self._consider(
+                h.doc, "suppressed",
+                f"same subject as project fact {holder.fact.id} ({holder.fact.ref}): title words {words}",
+                h.score, h,
+            )
+            self.notes.append("enhanced: a project fact scoping a global title suppressed the global fact")
+        return out
+
+    def _replacement_cues(
+        self, hits: list[_Hit], eidx: EnhancedIndex, rejected: np.ndarray, rejected_scores: np.ndarray
+    ) -> list[_Hit]:
+        """A newer fact that says it replaced what an older hit mentions outranks (and flags) it.
+
+        The newer fact may come from the weak-match candidates: it matched a query term
+        but not enough to pass the gate on its own.
+        """
+        assert self.bm is not None and self.bm._bm25 is not None
+        freqs = self.bm._bm25.doc_freqs
+        pool = list(hits)
+        in_hits = {h.doc for h in hits}
+        if len(rejected):
+            for d, sc in zip(rejected[eidx.has_cue[rejected]], rejected_scores[eidx.has_cue[rejected]]):
+                d = int(d)
+                if d not in in_hits:
+                    code = int(self.idx.freshness_codes(np.asarray([d]), self.now.ns)[0])
+                    pool.append(_Hit(d, self.idx.docs[d], float(sc), code, [], base=float(sc)))
+
+        def t_of(h: _Hit) -> int:
+            return h.fact.updated_at.ns if h.fact.updated_at else 0
+
+        added: dict[int, _Hit] = {}
+        for a in pool:
+            targets = eidx.cue_targets[a.doc]
+            if not targets:
+                continue
+            for b in hits:
+                if b.doc == a.doc:
+                    continue
+                phrases = [ph for ph in targets if all(t in freqs[b.doc] for t in ph)]
+                if not phrases:
+                    continue
+                mutual = any(all(t in freqs[a.doc] for t in ph) for ph in eidx.cue_targets[b.doc])
+                if t_of(a) < t_of(b) or (t_of(a) == t_of(b) and mutual):
+                    continue
+                what = ", ".join(sorted(" ".join(ph) for ph in phrases)[:3])
+                if a.doc not in in_hits and a.doc not in added:
+                    a.score = max(a.score, b.score * 1.001)
+                    a.notes.append(f"says {what} in {b.fact.name} was replaced")
+                    added[a.doc] = a
+                elif a.score <= b.score:
+                    if a.doc in added:
+                        a.score = b.score * 1.001
+                    else:
+                        b.score = a.score * 0.999
+                b.markers.append(f"possibly outdated: newer fact {a.fact.id} says {what} was replaced")
+                b.notes.append(f"newer fact {a.fact.name} says {what} was replaced")
+                self.notes.append("enhanced: a fact that says it replaced another now outranks it")
+        return hits + list(added.values())
 
     def _stale_marker(self, fact: Fact) -> str:
         start = fact.clock_start

@@ -20,6 +20,9 @@ Reasonix's.
   from npm", "不再使用 Jenkins") outranks an older hit that mentions it, and that hit
   is flagged as possibly outdated.
 * ``stale_flags``: stale hits carry a visible marker and rank after current hits.
+* ``rivals``: a project hit whose title is a global hit's title plus only scoping words
+  ("for payments", "in this repo", the workspace's own name) is the same subject: the
+  project fact wins, as it does for identical identity keys.
 * ``generic``: acknowledgement-only turns ("ok, continue", "好的，继续下一步") stay silent.
 """
 
@@ -65,6 +68,9 @@ class Enhancements:
     """A newer fact that says it replaced something outranks and flags the older one."""
     stale_flags: bool = True
     """Mark stale hits in the entry and rank them after current hits."""
+    rivals: bool = True
+    """Project over global also when the project fact's title is the global title scoped to
+    this project ("Code review policy" → "Code review policy for payments")."""
     generic: bool = True
     """Acknowledgement-only turns stay silent."""
 
@@ -140,20 +146,27 @@ _ZH_CUES = [
     regex.compile(r"(?:弃用|废弃|淘汰|替换|取代|代替|替代)了?\s*(?P<x>[^，。；、,.;:：()（）\s]{1,12})"),
     regex.compile(rf"{_ZH_X}\s*(?:已经|已)?\s*被\s*[^，。；、,.;]{{0,16}}?(?:取代|替换|替代|淘汰)"),
 ]
+SCOPE_WORDS = frozenset("for in this the our repo repository project here local workspace codebase app service".split())
+"""Title words that only scope a fact to the project (``rivals``)."""
 _CUE_STOP = frozenset(
     "the a an our we us it its this that these those old older previous legacy using use used to of for "
     "and or in on with by from all any some now our your their 我们 们的 的 了 旧 旧的 原来 原来的 之前".split()
 )
 
 
-def replacement_targets(text: str) -> frozenset[str]:
-    """Tokens naming what ``text`` says was replaced ("moved away from npm" → ``npm``)."""
+def replacement_targets(text: str) -> frozenset[tuple[str, ...]]:
+    """What ``text`` says was replaced, as token phrases ("moved away from npm" → ``("npm",)``).
+
+    Each phrase keeps up to three content tokens; another fact is about the replaced
+    thing only when it contains every token of a phrase.
+    """
     low = to_lower(one_line(text))
-    out: set[str] = set()
+    out: set[tuple[str, ...]] = set()
     for pattern in _EN_CUES + _ZH_CUES:
         for m in pattern.finditer(low):
-            toks = [t for t in tokens(m.group("x")) if t not in _CUE_STOP]
-            out.update(toks[:4])
+            toks = tuple(t for t in tokens(m.group("x")) if t not in _CUE_STOP)[:3]
+            if toks:
+                out.add(toks)
     return frozenset(out)
 
 
@@ -173,8 +186,12 @@ class EnhancedIndex:
     """Token of name/title/keywords/subject → documents."""
     kw: dict[str, np.ndarray]
     """``e:<entry>`` whole keyword, ``t:<token>`` keyword token, ``u:<rune>`` CJK keyword rune."""
-    cue_targets: list[frozenset[str]]
-    """Per document: what it says was replaced."""
+    cue_targets: list[frozenset[tuple[str, ...]]]
+    """Per document: phrases naming what it says was replaced."""
+    has_cue: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Per document: whether :attr:`cue_targets` is non-empty."""
+    title_words: list[frozenset[str]] = field(default_factory=list)
+    """Per document: title tokens without stopwords (for ``rivals``)."""
     superseded_by: dict[int, list[Fact]] = field(default_factory=dict)
     """Document → active facts whose ``supersedes`` names it."""
     doc_of: dict[int, int] = field(default_factory=dict)
@@ -185,7 +202,7 @@ class EnhancedIndex:
         seg: dict[str, list[int]] = {}
         label: dict[str, list[int]] = {}
         kw: dict[str, list[int]] = {}
-        cues: list[frozenset[str]] = []
+        cues: list[frozenset[tuple[str, ...]]] = []
         for i, (fact, text) in enumerate(zip(index.docs, index.texts)):
             seen_seg: set[str] = set()
             for m in _WORD.finditer(text):
@@ -216,6 +233,10 @@ class EnhancedIndex:
             kw={k: _arr(v) for k, v in kw.items()},
             cue_targets=cues,
         )
+        out.has_cue = np.fromiter((bool(c) for c in cues), dtype=bool, count=len(cues))
+        out.title_words = [
+            frozenset(t for t in tokens(f.title or f.name.replace("-", " ")) if t not in _CUE_STOP) for f in index.docs
+        ]
         out.doc_of = {id(f): i for i, f in enumerate(index.docs)}
         for fact in index.all_facts:
             for ref in fact.supersedes:

@@ -163,7 +163,7 @@ class RecallIndex:
         for i, ex in enumerate(self.pool.excluded):
             for term in set(tokens(recall_text(ex.fact))):
                 self._excluded_postings.setdefault(term, []).append(i)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._extras: dict[str, Any] = {}
 
     # -- freshness ---------------------------------------------------------------

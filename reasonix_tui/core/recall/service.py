@@ -65,7 +65,7 @@ def try_recall(
     settings = settings if settings is not None else load_settings(layout.root)
     if facts is None:
         facts = () if settings.no_memory else load_facts(layout, settings, store)
-    return recall(facts, query, now, settings, mode=mode)
+    return recall(facts, query, now, settings, mode=mode, workspace=layout.workspace.name)
 
 
 def run_recall(

@@ -1,0 +1,352 @@
+"""Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
+
+Each task (``tasks/*.yaml``) seeds project and global facts, sends one prompt through
+automatic recall, and checks the result. Three arms run side by side:
+
+* ``off``       — memory hidden (``REASONIX_EXPERIMENT_NO_MEMORY=1``): no pinned block, no recall;
+* ``exact``     — ``reasonix-exact``: the Reasonix algorithm alone, byte for byte;
+* ``enhanced``  — this project's default, with every improvement on.
+
+``--ablate`` adds one column per improvement (enhanced with that one switched off), so
+each improvement's contribution shows as a delta.
+
+Checks (``expect:``): ``select``/``not_select`` (fact ids in the recall block),
+``rank_below: [[low, high]]`` (``high`` recalled and ``low`` absent or after it),
+``contain``/``not_contain`` (regexes over what the agent sees: pinned block + recall
+block), ``flag: {id: word}`` (the entry carries a visible marker with that word; ``not_flag`` the
+opposite),
+``pinned``/``not_pinned`` (fact ids in the session-start block), ``silent`` (no recall
+block), ``no_noise`` (none of the generated noise facts is recalled). Every task is validated first: a ``not_contain`` pattern that matches one of its
+own ``contain`` patterns makes the task unpassable (memorybench's mb-contradiction bug),
+and the runner refuses it.
+
+Usage::
+
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339  # noqa: E402
+from reasonix_tui.core.paths import Layout  # noqa: E402
+from reasonix_tui.core.recall import Enhancements, pinned_report, recall  # noqa: E402
+from reasonix_tui.core.settings import Settings  # noqa: E402
+from reasonix_tui.core.store.fileformat import render_fact  # noqa: E402
+from reasonix_tui.core.store.model import Fact, FactId, slug  # noqa: E402
+from reasonix_tui.core.store.store import Store  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from noise import noise_facts  # noqa: E402
+
+TASK_DIR = Path(__file__).resolve().parent / "tasks"
+DEFAULT_NOW = "2026-07-27T00:00:00Z"
+CLASSES = (
+    "contradiction", "stale", "conflict", "update", "distractor", "pin", "paraphrase", "exact",
+    "symbols", "cjk", "cjk-short", "cross-language", "generic",
+)
+CHECK_KEYS = {
+    "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
+    "no_noise",
+}
+
+
+@dataclass
+class Task:
+    """One task file."""
+
+    id: str
+    cls: str
+    query: str
+    facts: list[dict[str, Any]]
+    expect: dict[str, Any]
+    now: Timestamp
+    title: str = ""
+    noise: int = 0
+    workspace: str = "workspace"
+    path: str = ""
+
+    def all_fact_specs(self) -> list[dict[str, Any]]:
+        """Seeded facts plus generated noise."""
+        return self.facts + (noise_facts(self.noise, self.id) if self.noise else [])
+
+
+def load_task(path: Path) -> Task:
+    """Parse one YAML task."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    now = parse_rfc3339(str(data.get("now") or DEFAULT_NOW))
+    assert now is not None, f"{path}: bad now"
+    return Task(
+        id=str(data["id"]), cls=str(data["class"]), query=str(data["query"]), facts=list(data.get("facts") or []),
+        expect=dict(data.get("expect") or {}), now=now, title=str(data.get("title") or ""),
+        noise=int(data.get("noise") or 0), path=str(path), workspace=str(data.get("workspace") or "workspace"),
+    )
+
+
+def load_tasks(directory: Path = TASK_DIR) -> list[Task]:
+    """Every task, sorted by class order then id."""
+    tasks = [load_task(p) for p in sorted(directory.glob("*.yaml"))]
+    order = {c: i for i, c in enumerate(CLASSES)}
+    tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
+    return tasks
+
+
+def validate(task: Task) -> list[str]:
+    """Problems that make a task meaningless (it could never pass, or checks nothing)."""
+    problems: list[str] = []
+    e = task.expect
+    unknown = set(e) - CHECK_KEYS
+    if unknown:
+        problems.append(f"unknown checks {sorted(unknown)}")
+    if task.cls not in CLASSES:
+        problems.append(f"unknown class {task.cls!r}")
+    if not e:
+        problems.append("no checks")
+    ids = {str(f["id"]) for f in task.all_fact_specs()}
+    must = set(e.get("select") or [])
+    must_not = set(e.get("not_select") or [])
+    named = must | must_not | set(e.get("pinned") or []) | set(e.get("not_pinned") or [])
+    named |= set(e.get("flag") or {}) | set(e.get("not_flag") or {})
+    for fid in named:
+        if fid not in ids:
+            problems.append(f"check names unknown fact {fid}")
+    if must & must_not:
+        problems.append(f"ids both required and forbidden: {sorted(must & must_not)}")
+    for low, high in e.get("rank_below") or []:
+        if high in must_not:
+            problems.append(f"rank_below needs {high} selected but it is forbidden")
+        if low in must:
+            pass
+    for p in e.get("not_contain") or []:
+        for c in e.get("contain") or []:
+            if re.search(p, c):
+                problems.append(f"not_contain {p!r} matches the required pattern {c!r}: the task can never pass")
+    if set(e.get("pinned") or []) & set(e.get("not_pinned") or []):
+        problems.append("ids both pinned and not pinned")
+    if e.get("silent") and (must or e.get("contain")):
+        problems.append("silent task also requires recall")
+    return problems
+
+
+def _ts(now: Timestamp, days: float | None) -> Timestamp | None:
+    if days is None:
+        return None
+    return Timestamp(now.ns - int(float(days) * DAY_NS))
+
+
+def build_facts(task: Task, root: Path) -> tuple[Layout, list[Fact]]:
+    """Write the task's facts as Reasonix files under ``root`` and load them through the store."""
+    ws = root / task.workspace
+    ws.mkdir(parents=True, exist_ok=True)
+    layout = Layout.resolve(home=root / "state", workspace=ws)
+    for spec in task.all_fact_specs():
+        scope = spec.get("scope", "project")
+        updated = _ts(task.now, spec.get("age_days", 1))
+        fact = Fact(
+            id=FactId(spec["id"]), revision=int(spec.get("revision", 1)),
+            created_at=_ts(task.now, spec.get("created_days", spec.get("age_days", 1))), updated_at=updated,
+            name=spec["name"], title=spec.get("title", ""), description=spec.get("description", ""),
+            keywords=spec.get("keywords", ""), activation=spec.get("activation", ""),
+            volatility=spec.get("volatility", ""), subject_key=spec.get("subject_key", ""),
+            expires_at=(Timestamp(task.now.ns + int(float(spec["expires_in_days"]) * DAY_NS))
+                        if "expires_in_days" in spec else None),
+            last_verified_at=_ts(task.now, spec.get("verified_days_ago")),
+            type=spec.get("type", "project"), scope=scope, body=str(spec.get("body", "")).strip(),
+            file_scope=scope, supersedes=tuple(spec.get("supersedes") or ()),
+        )
+        directory = layout.dir_for(scope)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{slug(fact.name)}.md").write_text(render_fact(fact), encoding="utf-8")
+        for old in spec.get("revisions") or ():
+            rev_dir = directory / ".revisions" / fact.id
+            rev_dir.mkdir(parents=True, exist_ok=True)
+            old_fact = replace(fact, revision=int(old["revision"]), body=str(old["body"]).strip())
+            (rev_dir / f"{old_fact.revision}.md").write_text(render_fact(old_fact), encoding="utf-8")
+    store = Store(layout, settings=Settings(), actor="cli", clock=lambda: task.now, use_cache=False)
+    return layout, list(store.snapshot().facts)
+
+
+@dataclass
+class Outcome:
+    """What one arm produced for one task."""
+
+    hits: list[str]
+    markers: dict[str, str]
+    recall_block: str
+    pinned_ids: list[str]
+    pinned_block: str
+    suppressed: str
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def context(self) -> str:
+        return self.pinned_block + "\n" + self.recall_block
+
+
+def run_arm(task: Task, facts: list[Fact], arm: str, enhancements: Enhancements | None = None) -> Outcome:
+    """Run one arm: ``off``, ``exact`` or ``enhanced``."""
+    if arm == "off":
+        settings = Settings(no_memory=True)
+        res = recall(facts, task.query, task.now, settings)
+        pin = pinned_report(facts=facts, settings=settings)
+    else:
+        settings = Settings()
+        mode = "reasonix-exact" if arm == "exact" else "enhanced"
+        res = recall(facts, task.query, task.now, settings, mode=mode, enhancements=enhancements,
+                     workspace=task.workspace)
+        pin = pinned_report(facts=facts, settings=settings)
+    out = Outcome(
+        hits=[str(h.fact.id) for h in res.hits],
+        markers={str(h.fact.id): " ".join(h.markers).lower() for h in res.hits},
+        recall_block=res.block,
+        pinned_ids=[str(f.id) for f in pin.guidance.facts] if pin.block else [],
+        pinned_block=pin.block,
+        suppressed=res.suppressed,
+    )
+    out.failures = check(task, out)
+    return out
+
+
+def check(task: Task, o: Outcome) -> list[str]:
+    """Failed checks, as short sentences."""
+    e = task.expect
+    fails: list[str] = []
+    for fid in e.get("select") or []:
+        if fid not in o.hits:
+            fails.append(f"{fid} not recalled")
+    for fid in e.get("not_select") or []:
+        if fid in o.hits:
+            fails.append(f"{fid} recalled")
+    for low, high in e.get("rank_below") or []:
+        if high not in o.hits:
+            fails.append(f"{high} not recalled (should outrank {low})")
+        elif low in o.hits and o.hits.index(low) < o.hits.index(high):
+            fails.append(f"{low} ranked above {high}")
+    for p in e.get("contain") or []:
+        if not re.search(p, o.context):
+            fails.append(f"missing /{p}/")
+    for p in e.get("not_contain") or []:
+        if re.search(p, o.context):
+            fails.append(f"shows /{p}/")
+    for fid, word in (e.get("flag") or {}).items():
+        if fid in o.hits and str(word).lower() not in o.markers.get(fid, ""):
+            fails.append(f"{fid} not flagged {word}")
+        elif fid not in o.hits:
+            fails.append(f"{fid} not recalled (to be flagged {word})")
+    for fid, word in (e.get("not_flag") or {}).items():
+        if str(word).lower() in o.markers.get(fid, ""):
+            fails.append(f"{fid} wrongly flagged {word}")
+    for fid in e.get("pinned") or []:
+        if fid not in o.pinned_ids:
+            fails.append(f"{fid} not in the pinned block")
+    for fid in e.get("not_pinned") or []:
+        if fid in o.pinned_ids:
+            fails.append(f"{fid} in the pinned block")
+    if e.get("no_noise"):
+        noisy = [h for h in o.hits if h.startswith("mem-noise-")]
+        if noisy:
+            fails.append(f"recalled noise {', '.join(noisy)}")
+    if e.get("silent") and o.recall_block:
+        fails.append(f"recalled {', '.join(o.hits)} on a turn that should stay silent")
+    return fails
+
+
+def run_suite(tasks: list[Task], ablate: bool = False) -> list[dict[str, Any]]:
+    """Every task through every arm."""
+    arms: list[tuple[str, str, Enhancements | None]] = [("off", "off", None), ("exact", "exact", None),
+                                                         ("enhanced", "enhanced", None)]
+    if ablate:
+        for name in Enhancements.names():
+            arms.append((f"-{name}", "enhanced", Enhancements().without(name)))
+    rows = []
+    for task in tasks:
+        with tempfile.TemporaryDirectory(prefix="rx-bench-") as tmp:
+            _, facts = build_facts(task, Path(tmp))
+            results = {label: run_arm(task, facts, arm, enh) for label, arm, enh in arms}
+        rows.append({"task": task, "results": results})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="print why each failing arm failed")
+    parser.add_argument("--ablate", action="store_true", help="add one enhanced-minus-X column per improvement")
+    parser.add_argument("--json", action="store_true", help="machine-readable results")
+    parser.add_argument("--task", help="only tasks whose id contains this")
+    args = parser.parse_args(argv)
+
+    tasks = load_tasks()
+    if args.task:
+        tasks = [t for t in tasks if args.task in t.id]
+    bad = {t.id: validate(t) for t in tasks}
+    bad = {k: v for k, v in bad.items() if v}
+    if bad:
+        for tid, problems in bad.items():
+            for p in problems:
+                print(f"INVALID {tid}: {p}", file=sys.stderr)
+        return 2
+    rows = run_suite(tasks, ablate=args.ablate)
+    labels = list(rows[0]["results"]) if rows else []
+    if args.json:
+        print(json.dumps([
+            {"id": r["task"].id, "class": r["task"].cls,
+             "arms": {k: {"passed": v.passed, "failures": v.failures, "hits": v.hits} for k, v in r["results"].items()}}
+            for r in rows
+        ], ensure_ascii=False, indent=2))
+        return 0
+    width = max([len(r["task"].id) for r in rows] + [4])
+    head = f"{'task':<{width}}  {'class':<14}" + "".join(f" {lab:>10}" for lab in labels)
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        t = r["task"]
+        cells = "".join(f" {'PASS' if r['results'][lab].passed else 'fail':>10}" for lab in labels)
+        print(f"{t.id:<{width}}  {t.cls:<14}{cells}")
+        if args.verbose:
+            for lab in labels:
+                res = r["results"][lab]
+                if not res.passed:
+                    print(f"{'':<{width}}    {lab}: " + "; ".join(res.failures))
+    print("-" * len(head))
+    print("\nTotals by class (passed / tasks)")
+    print(f"{'class':<16}" + "".join(f" {lab:>10}" for lab in labels))
+    for cls in CLASSES:
+        sub = [r for r in rows if r["task"].cls == cls]
+        if not sub:
+            continue
+        print(f"{cls:<16}" + "".join(
+            f" {sum(r['results'][lab].passed for r in sub):>5}/{len(sub):<4}" for lab in labels))
+    print(f"{'TOTAL':<16}" + "".join(
+        f" {sum(r['results'][lab].passed for r in rows):>5}/{len(rows):<4}" for lab in labels))
+    if "exact" in labels and "enhanced" in labels:
+        fixed = [r["task"].id for r in rows if r["results"]["enhanced"].passed and not r["results"]["exact"].passed]
+        broke = [r["task"].id for r in rows if not r["results"]["enhanced"].passed and r["results"]["exact"].passed]
+        helped = [r["task"].id for r in rows if r["results"]["exact"].passed and not r["results"]["off"].passed]
+        hurt = [r["task"].id for r in rows if not r["results"]["exact"].passed and r["results"]["off"].passed]
+        print(f"\nmemory (exact) vs off: helped {len(helped)}, hurt {len(hurt)}"
+              + (f" ({', '.join(hurt)})" if hurt else ""))
+        print(f"enhanced vs exact: fixed {len(fixed)}, regressed {len(broke)}"
+              + (f" ({', '.join(broke)})" if broke else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
