@@ -242,6 +242,8 @@ class ContextCenterApp(App[None]):
         if changes.empty and not first:
             return
         self.store_changed.publish(StoreUpdate(message.snapshot, changes))
+        if first and self.approvals is not None:
+            self.approvals.show_next()
 
     @on(StoreLoadFailed)
     def _store_load_failed(self, message: StoreLoadFailed) -> None:

@@ -164,8 +164,8 @@ class ApprovalFlow:
         """Open the dialog for the oldest pending proposal that is not on screen."""
         from .screens.approval import ApprovalScreen
 
-        if self._open_dialog() is not None:
-            return
+        if self._open_dialog() is not None or not self.app.loaded:
+            return  # the first store load calls this again, so the dialog has its data
         if force:
             self.deferred.clear()
         candidates = [p for p in self.pending if p.id not in self.deferred and p.id not in self.in_flight]

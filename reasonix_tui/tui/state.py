@@ -133,6 +133,8 @@ def fact_row(fact: Fact, now: Timestamp) -> FactRow:
             fact.scope,
         )
     ).lower()
+    if fact.parse_error:
+        title = "⚠ " + title
     return FactRow(
         key=str(fact.id),
         title=title,

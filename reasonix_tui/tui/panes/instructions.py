@@ -112,7 +112,7 @@ class InstructionsPane(Pane):
                 data=None,
             )
         for doc in docs:
-            label = Text.assemble((f"{doc.order + 1}. ", "bold"), (f"{doc.scope:<8}", "cyan"), doc.label or doc.path)
+            label = Text.assemble((f"{doc.order + 1}. ", "bold"), (f"{doc.scope:<9}", "cyan"), doc.label or doc.path)
             node = tree.root.add(label, data=("doc", doc), expand=True)
             self._add_imports(node, doc.imports, diagnostics)
         tree.root.expand()

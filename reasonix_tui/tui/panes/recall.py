@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -55,7 +56,15 @@ def render_trace(trace: dict[str, Any], *, dry_run: bool = False) -> Table:
     grid.add_row(head)
 
     hits = _get(trace, "hits", default=[]) or []
-    hit_table = Table(title=f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected", title_justify="left", expand=True, show_edge=False)
+    hit_table = Table(
+        title=f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
+        title_justify="left",
+        title_style="bold",
+        expand=True,
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
     for name, kw in (("#", {"justify": "right"}), ("ref", {}), ("rev", {"justify": "right"}), ("score", {"justify": "right"}), ("fresh", {}), ("reason", {"ratio": 1})):
         hit_table.add_column(name, **kw)
     for i, hit in enumerate(hits, 1):
@@ -75,7 +84,15 @@ def render_trace(trace: dict[str, Any], *, dry_run: bool = False) -> Table:
     hit_ids = {str(_get(h, "id", default="")) for h in hits}
     losers = [c for c in considered if str(_get(c, "id", default="")) not in hit_ids or not _get(c, "selected", default=True)]
     if considered:
-        lost = Table(title=f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected", title_justify="left", expand=True, show_edge=False)
+        lost = Table(
+            title=f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
+            title_justify="left",
+            title_style="bold",
+            expand=True,
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+        )
         for name, kw in (("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1})):
             lost.add_column(name, **kw)
         for cand in losers[:50]:
@@ -161,7 +178,8 @@ class RecallPane(Pane):
             hits = len(_get(trace, "hits", default=[]) or [])
             query = str(_get(trace, "query", default=""))
             mark = "●" if i == 0 else " "
-            option_list.add_option(Option(f"{mark}{when:>5} {hits}h {query[:40]}"))
+            short = query if len(query) <= 24 else query[:23] + "…"
+            option_list.add_option(Option(f"{mark}{when:>4} {hits} hit{'s' if hits != 1 else ' '} {short}"))
         heading = self.query_one("#recall-heading", Label)
         if history:
             heading.update(f"{len(history)} recorded recall{'s' if len(history) != 1 else ''} · ● is the last one (updates live)")

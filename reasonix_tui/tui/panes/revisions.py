@@ -167,9 +167,10 @@ class RevisionsPane(Pane):
             Option(f"● rev {current.revision}  current  {relative_time(current.updated_at, now)}", id="rev-current")
         )
         for rev in history.revisions:
-            summary = rev.description or rev.body[:40]
+            summary = " ".join((rev.title or rev.description or rev.body).split())
+            summary = summary if len(summary) <= 26 else summary[:25] + "…"
             option_list.add_option(
-                Option(f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary[:36]}", id=f"rev-{rev.revision}")
+                Option(f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary}", id=f"rev-{rev.revision}")
             )
         del options
         option_list.highlighted = 1 if history.revisions else 0

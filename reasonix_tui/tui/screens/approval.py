@@ -103,13 +103,13 @@ class ApprovalScreen(ModalScreen[Decision]):
     ApprovalScreen {
         align: center middle;
         & > #approval-dialog {
-            width: 100; max-width: 96%; height: auto; max-height: 92%;
+            width: 100; max-width: 96%; height: 92%;
             border: thick $warning; background: $surface; padding: 0 1;
         }
         & #approval-title { text-style: bold; color: $warning; width: 1fr; }
         & #approval-count { width: auto; color: $text; background: $warning 40%; padding: 0 1; }
         & #approval-head { height: 1; }
-        & #approval-scroll { height: auto; max-height: 30; }
+        & #approval-scroll { height: 1fr; }
         & #approval-buttons { height: auto; align-horizontal: right; margin-top: 1; }
         & #approval-buttons Button { margin-left: 1; }
         &.-conflict > #approval-dialog { border: thick $error; }

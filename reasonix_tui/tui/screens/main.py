@@ -96,17 +96,18 @@ class MainScreen(Screen[None]):
         pinned = sum(1 for f in snap.facts.values() if f.pinned)
         budget = f"{snap.pinned_chars:,}/{snap.pinned_budget:,}" if snap.pinned_budget else f"{snap.pinned_chars:,}/∞"
         over = snap.pinned_budget and snap.pinned_chars > snap.pinned_budget
+        pending = app.approvals.count if app.approvals is not None else 0
+        # The approval count comes first after the workspace, so it stays visible at 80 columns.
         parts = [
             f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
+            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} [/]" if pending else "no pending approvals",
             f"{project:,} project · {global_:,} global" if app.loaded else "loading…",
-            f"📌 {pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
+            f"{pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
         ]
-        pending = app.approvals.count if app.approvals is not None else 0
-        parts.append(f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} [/]" if pending else "no pending approvals")
         if app.demo:
             parts.append("[b $accent]demo home[/]")
         parts.append("[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching"))
-        self.query_one("#status-bar", StatusBar).update("  ·  ".join(parts))
+        self.query_one("#status-bar", StatusBar).update(" · ".join(parts))
 
     # ----------------------------------------------------------------- panes
 
