@@ -302,7 +302,8 @@ def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str 
                     if req.get("stamp") != stamp or os.path.abspath(str(req.get("root", ""))) != root:
                         _reply(conn, {"ok": False, "error": "stale"})
                         return 0
-                    env = req.get("env") if isinstance(req.get("env"), dict) else {}
+                    raw_env = req.get("env")
+                    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
                     out = run_hook(
                         str(req.get("event", "")), str(req.get("stdin", "")), home=root,
                         workspace=req.get("workspace") or None, env={str(k): str(v) for k, v in env.items()},

@@ -109,6 +109,10 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _i(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def parse_input(text: str | bytes) -> HookInput | None:
     """Parse a hook payload leniently; ``None`` when it is not a JSON object."""
     if isinstance(text, bytes):
@@ -227,8 +231,8 @@ class SessionState:
             started_at=_s(data.get("started_at")),
             updated_at=_s(data.get("updated_at")),
             source=_s(data.get("source")),
-            prompts=data.get("prompts") if isinstance(data.get("prompts"), int) else 0,
-            handled_by=data.get("handled_by") if isinstance(data.get("handled_by"), int) else 0,
+            prompts=_i(data.get("prompts")),
+            handled_by=_i(data.get("handled_by")),
             injected={str(k): v for k, v in injected.items() if isinstance(v, dict)} if isinstance(injected, dict) else {},
             retractions=[r for r in retractions if isinstance(r, dict)] if isinstance(retractions, list) else [],
             extra={k: v for k, v in data.items() if k not in known},
@@ -336,7 +340,7 @@ def find_retractions(state: SessionState, by_id: Mapping[str, Fact], workspace: 
         shown_ws = _s(shown.get("workspace"))
         if workspace and shown_ws and shown_ws != workspace and _s(shown.get("scope")) != "global":
             continue
-        revision = shown.get("revision") if isinstance(shown.get("revision"), int) else 0
+        revision = _i(shown.get("revision"))
         current = by_id.get(fact_id)
         ref, title = _s(shown.get("ref")), _s(shown.get("title"))
         if current is None:

@@ -9,6 +9,7 @@ Both always exit 0 (see :mod:`reasonix_tui.integrations.hooks`).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from ..cli import CliContext, Registry
 from ..hooks import EVENTS
@@ -16,13 +17,21 @@ from ..hooks import EVENTS
 __all__ = ["register"]
 
 
-def _run(event: str):  # type: ignore[no-untyped-def]
+def _run(event: str) -> Callable[[argparse.Namespace, CliContext], int]:
     def handler(args: argparse.Namespace, ctx: CliContext) -> int:
         from ..hooks import main
 
         return main(event, home=args.home, workspace=args.workspace)
 
     return handler
+
+
+def _help(parser: argparse.ArgumentParser, code: int) -> Callable[[argparse.Namespace, CliContext], int]:
+    def show(args: argparse.Namespace, ctx: CliContext) -> int:
+        parser.print_help(ctx.stdout)
+        return code
+
+    return show
 
 
 def register(reg: Registry) -> None:
@@ -35,7 +44,7 @@ def register(reg: Registry) -> None:
     )
     sub = parser.add_subparsers(dest="hook_event", metavar="EVENT", parser_class=type(parser))
     # Exit 0 even here: a hook command that exits 2 blocks the agent's prompt.
-    parser.set_defaults(func=lambda a, c: (parser.print_help(c.stdout), 0)[1])
+    parser.set_defaults(func=_help(parser, 0))
     helps = {
         "user-prompt-submit": "UserPromptSubmit: automatic recall for the prompt (+ retraction notes)",
         "session-start": "SessionStart: the memory protocol and pinned guidance (+ retraction notes)",

@@ -8,6 +8,7 @@ asks ``y/N`` on a terminal and writes nothing when stdin is not one.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 import sys
 
 from ..cli import CliContext, CliError, Registry
@@ -94,11 +95,19 @@ def _common(p: argparse.ArgumentParser, scoped: bool = True) -> None:
                    help="how the agent should run reasonix-tui (default: this executable's absolute path)")
 
 
+def _help(parser: argparse.ArgumentParser, code: int) -> Callable[[argparse.Namespace, CliContext], int]:
+    def show(args: argparse.Namespace, ctx: CliContext) -> int:
+        parser.print_help(ctx.stdout)
+        return code
+
+    return show
+
+
 def register(reg: Registry) -> None:
     """Add ``setup claude-code``, ``setup codex`` and ``setup cursor``."""
     parser = reg.add_top("setup", help="connect an agent (Claude Code, Codex, Cursor): hooks, MCP, permission rules")
     sub = parser.add_subparsers(dest="setup_command", metavar="AGENT", parser_class=type(parser))
-    parser.set_defaults(func=lambda a, c: (parser.print_help(c.stdout), 2)[1])
+    parser.set_defaults(func=_help(parser, 2))
 
     p = sub.add_parser(
         "claude-code", help="hooks + MCP server + permission rules for Claude Code",
