@@ -6,9 +6,9 @@ building the recall index for 1k facts takes longer still. So the hook process i
 client: it forwards the payload over a Unix socket to a per-state-root server that keeps
 the store, its parse cache and the warm recall index in memory, and prints the answer.
 
-* The first hook call finds no server: it answers in-process (same code, slower) and
-  starts one in the background (``reasonix-tui --home ROOT hook serve``), detached from
-  the agent, with no inherited pipes.
+* The first hook call finds no server: it starts one in the background
+  (``reasonix-tui --home ROOT hook serve``), detached from the agent, with no inherited
+  pipes, and answers in-process (same code, slower).
 * The server answers one request at a time, with exactly :func:`hooks.run_hook`; it
   exits after :data:`IDLE_SECONDS` without requests, when asked to (``shutdown``), or
   when the installed code changed (the client sends a stamp of the code it runs; a

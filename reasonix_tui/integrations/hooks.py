@@ -548,7 +548,10 @@ def warm(root: str, workspace: str) -> None:
 
 
 def _answer(event: str, data: str, home: str | None, workspace: str | None) -> tuple[str, Any]:
-    """``(output, after)``: the output, and a callable to run once it is printed (or ``None``)."""
+    """``(output, after)``: the output, and a callable to run once it is printed (or ``None``).
+
+    Asks the warm hook server first; without one, starts it and answers in-process.
+    """
     from . import hookd
 
     if event not in EVENTS or not hookd.enabled():
@@ -566,9 +569,10 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None) -> t
     reply = hookd.request(root, message)
     if reply is not None and reply.get("ok"):
         return str(reply.get("output") or ""), None
-    out = run_hook(event, data, home=home, workspace=workspace)
-    hint = resolve_workspace(payload, workspace)
-    return out, lambda: hookd.spawn(root, hint)
+    # Start the server before answering in-process: on a large store the in-process answer
+    # may outlast the hook's timeout, and the next prompt must still find a warm server.
+    hookd.spawn(root, resolve_workspace(payload, workspace))
+    return run_hook(event, data, home=home, workspace=workspace), None
 
 
 def main(event: str, *, home: str | None = None, workspace: str | None = None,
