@@ -7,11 +7,13 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: dispatch to the CLI (which opens the Context Center without a subcommand)."""
-    from .integrations.hooks import fast_main
+    args = sys.argv[1:] if argv is None else argv
+    if "hook" in args:  # hooks skip the full parser (speed)
+        from .integrations.hooks import fast_main
 
-    handled = fast_main(sys.argv[1:] if argv is None else argv)  # hooks skip the full parser (speed)
-    if handled is not None:
-        return handled
+        handled = fast_main(args)
+        if handled is not None:
+            return handled
     from .integrations.cli import main as cli_main
 
     return cli_main(argv)
