@@ -301,6 +301,7 @@ def test_fast_main_declines_what_it_does_not_handle() -> None:
     assert fast_main(["memory", "list"]) is None
     assert fast_main(["--home"]) is None
     assert fast_main(["hook"]) is None
+    assert fast_main(["--home", "/x", "hook", "stop"]) is None
 
 
 def test_misconfigured_hooks_never_block_the_prompt(layout: Layout, store: Store) -> None:
@@ -355,6 +356,13 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store) -> No
         reply = hookd.request(root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root,
                                      "stamp": "old"})
         assert reply == {"ok": False, "error": "stale"}
+        hook(layout, "user-prompt-submit", payload, daemon=True)  # restarts a server with the current code
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not hookd.status(root):
+            time.sleep(0.1)
+        stop = subprocess.run([*exe(), "--home", root, "hook", "stop"], capture_output=True, text=True, timeout=60,
+                              check=False)
+        assert (stop.returncode, stop.stdout.strip()) == (0, "hook server stopped")
     finally:
         hookd.shutdown(root)
     deadline = time.monotonic() + 10

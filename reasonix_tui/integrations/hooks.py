@@ -645,8 +645,8 @@ def fast_main(argv: Sequence[str]) -> int | None:
         else:
             positional.append(a)
         i += 1
-    if len(positional) < 2 or positional[0] != "hook":
-        return None
+    if len(positional) < 2 or positional[0] != "hook" or positional[1] in ("stop",):
+        return None  # not a hook call: the regular parser handles it
     if positional[1] == "serve" and len(positional) == 2 and not unknown:
         from ..core.paths import resolve_state_root
         from .hookd import serve
