@@ -80,8 +80,9 @@ def test_permission_rules_cover_every_person_only_subcommand(workspace: Path, st
         assert f"Bash(reasonix-tui {sub}:*)" in deny
         assert f"Bash({EXE} {sub}:*)" in deny
         assert f"Bash(python -m reasonix_tui {sub}:*)" in deny
-        assert f"Bash(reasonix-tui * {sub} *)" in deny
+        assert f"Bash(reasonix-tui -* {sub} *)" in deny
     assert f"Edit(/{state_root.as_posix()}/**)" in deny
+    assert not any(r.startswith(("Bash(reasonix-tui * ", "Bash(reasonix-tui *")) for r in deny)  # no catch-all
     # the agent's own verbs stay available to its shell
     for verb in ("remember", "forget", "approval-status", "memory list", "memory show", "memory search", "recall"):
         assert not any(rule.startswith(f"Bash(reasonix-tui {verb}") for rule in deny), verb

@@ -151,7 +151,9 @@ def permission_rules(base: Sequence[str], state_root: Path | None = None) -> tup
     for sub in PERSON_ONLY:
         for prefix in prefixes:
             deny.append(f"Bash({prefix} {sub}:*)")
-        deny.append(f"Bash(reasonix-tui * {sub} *)")
+        # global options first (--home …): anchored on the dash, so an agent's own
+        # `reasonix-tui remember --body "… memory save …"` is not caught
+        deny.append(f"Bash(reasonix-tui -* {sub} *)")
     if state_root is not None:
         deny.append(f"Edit(/{state_root.as_posix()}/**)")
     allow = [f"mcp__{SERVER_NAME}__{tool}" for tool in READ_ONLY_TOOLS]
