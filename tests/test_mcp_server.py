@@ -211,3 +211,12 @@ async def test_unexpanded_placeholder_falls_back(layout: Layout, store: Store) -
                        env={"CLAUDE_PROJECT_DIR": str(layout.workspace)}) as s:
         result = await s.call_tool("memory", {"op": "list"})
     assert "pkg-manager" in text(result)
+
+
+async def test_history_tool_answers(layout: Layout, store: Store) -> None:
+    pytest.importorskip("reasonix_tui.core.history")
+    async with session(layout) as s:
+        result = await s.call_tool("history", {"op": "search", "query": "flaky redis queue"})
+        bad = await s.call_tool("history", {"op": "rewind"})
+    assert not result.is_error and "0 results does not prove the event never happened" in text(result)
+    assert bad.is_error

@@ -184,8 +184,13 @@ def build_server(
     *,
     max_wait: float = DEFAULT_MAX_WAIT,
     env: Mapping[str, str] | None = None,
+    prewarm: bool = False,
 ) -> MCPServer:
-    """The configured :class:`MCPServer` (not started)."""
+    """The configured :class:`MCPServer` (not started).
+
+    ``prewarm`` builds the history index in a background thread, so the first
+    ``history`` call does not pay for it.
+    """
     env = dict(os.environ if env is None else env)
     layout = Layout.resolve(home=home, workspace=resolve_workspace(workspace, env), env=env)
     settings = load_settings(layout.root, env)
@@ -298,7 +303,23 @@ def build_server(
 
         server.add_tool(history_tool, name="history", title="Search past sessions", description=description,
                         annotations=read_only, structured_output=False)
+        if prewarm:
+            _start_prewarm(ctx)
     return server
+
+
+def _start_prewarm(ctx: _Context) -> None:
+    import threading
+
+    def work() -> None:
+        try:
+            from ..core.history import prewarm as history_prewarm
+
+            history_prewarm(ctx.layout)
+        except Exception:
+            ctx.log_error("history prewarm failed")
+
+    threading.Thread(target=work, name="reasonix-tui-prewarm", daemon=True).start()
 
 
 def _history_tool() -> tuple[Callable[[Layout, Any], str], str] | None:
@@ -316,6 +337,6 @@ def _history_tool() -> tuple[Callable[[Layout, Any], str], str] | None:
 
 def run(workspace: str | None = None, home: str | None = None, *, max_wait: float = DEFAULT_MAX_WAIT) -> int:
     """Serve on stdio until the client disconnects."""
-    server = build_server(workspace, home, max_wait=max_wait)
+    server = build_server(workspace, home, max_wait=max_wait, prewarm=True)
     server.run("stdio")
     return 0
