@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,7 +233,10 @@ def build_demo_home(
         report.archived += 1
 
     # A file Reasonix cannot parse (shows as an error row).
-    (layout.project_dir / "broken-note.md").write_text("---\ntitle: [unclosed\n---\nA note with broken frontmatter.\n", encoding="utf-8")
+    broken = layout.project_dir / "broken-note.md"
+    broken.write_text("---\ntitle: [unclosed\n---\nA note with broken frontmatter.\n", encoding="utf-8")
+    hour_ago = now.ns - 3600 * 1_000_000_000
+    os.utime(broken, ns=(hour_ago, hour_ago))
 
     report.sessions = _write_sessions(layout, now)
 

@@ -29,8 +29,12 @@ async def select(pilot: Any, ref: str) -> str:
     fact = app.snapshot.find(ref)
     assert fact is not None, ref
     assert table_of(app).move_to_key(str(fact.id))
-    await pilot.pause(0.1)
+    for _ in range(200):  # the detail follows the cursor after a short debounce
+        await pilot.pause(0.02)
+        if app.screen.selected_fact == str(fact.id):
+            break
     await settle(pilot)
+    assert app.screen.selected_fact == str(fact.id)
     return str(fact.id)
 
 

@@ -171,7 +171,7 @@ async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:
         options = app.screen.query_one("#suggestions-list", OptionList)
         assert options.option_count >= 2, plain(app.screen.query_one("#suggestions-heading", Label))
         count = options.option_count
-        view = plain(app.screen.query_one("#suggestions-view", Static))
+        view = plain(app.screen.query_one("#suggestions-evidence", Static))
         assert "Evidence" in view
         await pilot.press("d")
         await settle(pilot)

@@ -107,7 +107,7 @@ class ArchivePane(Pane):
         fact = entry.fact
         text = Text()
         text.append(fact.display_title + "\n", style="bold")
-        text.append(f"{fact.ref}  ·  {fact.type}  ·  revision {fact.revision}\n")
+        text.append(f"{fact.ref}  ·  type {fact.type}  ·  revision {fact.revision}\n")
         text.append(f"id {fact.id}\n", style="dim")
         if entry.archived_at:
             text.append(f"archived {entry.archived_at.rfc3339()} ({relative_time(entry.archived_at, self.app.clock())} ago)\n")

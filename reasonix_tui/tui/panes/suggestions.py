@@ -12,7 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..actions import FactFormValues
@@ -64,6 +64,8 @@ class SuggestionsPane(Pane):
             yield OptionList(id="suggestions-list")
             with VerticalScroll(id="suggestions-view-scroll"):
                 yield Static("", id="suggestions-view")
+                yield Markdown("", id="suggestions-body")
+                yield Static("", id="suggestions-evidence")
 
     def on_mount(self) -> None:
         """Nothing is scanned until the pane opens."""
@@ -115,8 +117,12 @@ class SuggestionsPane(Pane):
 
     def _view(self, index: int | None) -> None:
         view = self.query_one("#suggestions-view", Static)
+        body = self.query_one("#suggestions-body", Markdown)
+        evidence_view = self.query_one("#suggestions-evidence", Static)
         if index is None or index >= len(self.items):
             view.update("")
+            body.update("")
+            evidence_view.update("")
             return
         item = self.items[index]
         values = suggestion_fields(item)
@@ -128,12 +134,13 @@ class SuggestionsPane(Pane):
         reason = _attr(item, "reason", "why", default="")
         if reason:
             text.append(f"why: {reason}\n", style="italic")
-        if values.body:
-            text.append("\n" + values.body + "\n")
+        view.update(text)
+        body.update(values.body)
+        text = Text()
         sources = _attr(item, "sources", default=()) or ()
         evidence = sources or _attr(item, "evidence", default=[]) or []
         if evidence:
-            text.append(f"\nEvidence ({len(evidence)})\n", style="bold")
+            text.append(f"Evidence ({len(evidence)})\n", style="bold")
             for ev in evidence:
                 if is_dataclass(ev) and not isinstance(ev, type):
                     data = {k: getattr(ev, k) for k in ("source", "label", "text", "at", "path", "line") if hasattr(ev, k)}
@@ -146,7 +153,7 @@ class SuggestionsPane(Pane):
                 if where:
                     text.append(f"• {where}\n", style="dim")
                 text.append(f"  “{sentence}”\n" if where else f"• {sentence}\n")
-        view.update(text)
+        evidence_view.update(text)
 
     @on(OptionList.OptionHighlighted, "#suggestions-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -1,0 +1,146 @@
+"""Screenshots of every Context Center pane from the demo home.
+
+Writes ``screenshots/<name>.svg`` (Textual's ``export_screenshot``) and, when
+``rsvg-convert`` (Debian ``librsvg2-bin``) or ``cairosvg`` is available, a PNG beside each.
+The demo home is generated with a fixed clock, so the images are the same on every run.
+
+Usage: ``python scripts/screenshots.py [--out screenshots] [--size 120x36]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.settings import Settings
+
+Step = Callable[[Any], Awaitable[None]]
+
+
+async def settle(pilot: Any) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
+def keys(*names: str) -> Step:
+    async def run(pilot: Any) -> None:
+        await pilot.press(*names)
+        await settle(pilot)
+
+    return run
+
+
+def goto(ref: str) -> Step:
+    async def run(pilot: Any) -> None:
+        fact = pilot.app.snapshot.find(ref)
+        pilot.app.screen.query_one("#facts-table").move_to_key(str(fact.id))
+        await pilot.pause(0.2)
+        await settle(pilot)
+
+    return run
+
+
+SHOTS: list[tuple[str, str, bool, list[Step]]] = [
+    ("01-facts", "Facts: every fact of both scopes, with the detail of a suppressed global fact", False, [goto("global/deploy-target-global.md")]),
+    ("02-revisions", "Revisions: history and a diff against the current revision", False, [goto("project/deploy-target.md"), keys("2")]),
+    ("03-archive", "Archive: forgotten facts of both scopes, preview, recover", False, [keys("3")]),
+    ("04-instructions", "Instructions: documents in precedence order, import tree, a diagnostic", False, [keys("4", "t", *"services/billing", "enter")]),
+    ("05-recall", "Recall: the last trace, hits, budget and the candidates that lost", False, [keys("5")]),
+    ("06-suggestions", "Suggestions: candidates from recent sessions with evidence", False, [keys("6")]),
+    ("07-activity", "Activity: the audit log, newest first", False, [keys("7")]),
+    ("08-approval", "Approval: an agent proposal with its diff, waiting for y / n / e", True, []),
+    ("09-edit-form", "Edit: the fact form (saved with the expected revision)", False, [goto("project/oncall-rota.md"), keys("e")]),
+    ("10-narrow-80x24", "The facts pane in an 80x24 terminal", False, [goto("project/package-manager.md")]),
+]
+"""name, caption, with a pending approval, steps."""
+
+
+def to_png(svg: Path) -> Path | None:
+    """Convert with rsvg-convert or cairosvg (whitespace preserved); None when neither is there."""
+    png = svg.with_suffix(".png")
+    text = svg.read_text(encoding="utf-8").replace("<svg ", '<svg xml:space="preserve" ', 1)
+    with tempfile.NamedTemporaryFile("w", suffix=".svg", delete=False, encoding="utf-8") as fh:
+        fh.write(text)
+        tmp = fh.name
+    try:
+        if shutil.which("rsvg-convert"):
+            subprocess.run(["rsvg-convert", "--zoom", "1.25", tmp, "-o", str(png)], check=True)
+            return png
+        try:
+            import cairosvg  # type: ignore[import-not-found]
+        except ImportError:
+            return None
+        cairosvg.svg2png(url=tmp, write_to=str(png), scale=1.25)
+        return png
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+async def shoot(out: Path, name: str, with_approval: bool, steps: list[Step], size: tuple[int, int], work: Path) -> Path:
+    from reasonix_tui.tui.app import make_app
+
+    root = work / name
+    build_demo_home(root / "home", root / "work" / "acme-api", now=DEMO_NOW, with_approval=with_approval)
+    layout = Layout.resolve(home=root / "home", workspace=root / "work" / "acme-api")
+    app = make_app(layout, Settings(pinned_budget_chars=1500), watch=False, clock=lambda: DEMO_NOW, demo=True)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for step in steps:
+            await step(pilot)
+        await settle(pilot)
+        svg = out / f"{name}.svg"
+        app.save_screenshot(filename=svg.name, path=str(out))
+    return svg
+
+
+def _freeze_audit_clock() -> None:
+    """Audit lines of the generated home carry the demo's fixed time (stable images)."""
+    import reasonix_tui.core.store.audit as audit
+    from reasonix_tui.core.gotime import Timestamp
+
+    class DemoTimestamp(Timestamp):
+        @classmethod
+        def now(cls) -> Timestamp:
+            return DEMO_NOW
+
+    audit.Timestamp = DemoTimestamp  # type: ignore[misc]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "screenshots"))
+    parser.add_argument("--size", default="120x36")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    width, height = (int(v) for v in args.size.split("x"))
+    work = Path(tempfile.gettempdir()) / "reasonix-tui-screenshots"  # fixed: paths are on screen
+    shutil.rmtree(work, ignore_errors=True)
+    _freeze_audit_clock()
+    lines = ["# Screenshots", "", "Generated by `python scripts/screenshots.py` from the demo home (`reasonix-tui --demo`).", ""]
+    try:
+        for name, caption, with_approval, steps in SHOTS:
+            size = (80, 24) if "80x24" in name else (width, height)
+            svg = asyncio.run(shoot(out, name, with_approval, steps, size, work))
+            png = to_png(svg)
+            shown = png.name if png else svg.name
+            print(f"{svg}" + (f"  {png.name}" if png else ""))
+            lines += [f"## {caption}", "", f"![{caption}]({shown})", ""]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
