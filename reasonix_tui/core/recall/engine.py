@@ -14,12 +14,13 @@ pinned, suppressed by a project fact, superseded...).
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..gostr import fields, trim_space
+from ..gostr import trim_space
 from ..gotime import DAY_NS, Timestamp
 from ..settings import Settings
 from ..store.model import Fact
@@ -36,9 +37,9 @@ from .enhance import (
     plan_query,
 )
 from .generic import is_generic_enhanced, is_generic_exact
-from .index import EXPIRED, KP1, LABELS, STALE, RecallIndex, get_index
+from .index import EXPIRED, KP1, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
-from .snippet import make_snippet
+from .snippet import fast_fields, make_snippet
 
 __all__ = [
     "recall",
@@ -172,6 +173,8 @@ def _simple_fold(ch: str) -> str:
 def _equal_fold(a: str, b: str) -> bool:
     if a == b:
         return True
+    if a.isascii() and b.isascii():
+        return a.lower() == b.lower()
     if len(a) != len(b):
         return False
     return all(x == y or _simple_fold(x) == _simple_fold(y) for x, y in zip(a, b))
@@ -181,10 +184,15 @@ def _is_upper(ch: str) -> bool:
     return unicodedata.category(ch) == "Lu"
 
 
+@lru_cache(maxsize=256)
+def _query_fields(query: str) -> tuple[str, ...]:
+    return tuple(fast_fields(query))
+
+
 def distinctive_term(query: str, term: str) -> bool:
     """``distinctiveQueryTerm``: the query spells ``term`` with a digit, ``_`` or inner capital,
     or writes ``#term`` / ``term.``."""
-    for fld in fields(query):
+    for fld in _query_fields(query):
         trimmed = fld.strip(_TRIM_CUTSET)
         if not _equal_fold(trimmed, term):
             continue
@@ -199,6 +207,11 @@ def strong_term(query: str, terms: Sequence[str], term: str) -> bool:
     """Whether one matched term alone passes ``strongRecallMatch``."""
     if len(terms) <= 2 and len(term) >= 6:
         return True
+    return _distinctive_cached(query, term)
+
+
+@lru_cache(maxsize=1024)
+def _distinctive_cached(query: str, term: str) -> bool:
     return distinctive_term(query, term)
 
 
@@ -208,6 +221,22 @@ def _limit(settings: Settings) -> int:
 
 def _budget(settings: Settings) -> int:
     return settings.recall_max_chars if settings.recall_max_chars > 0 else DEFAULT_CHARS
+
+
+def _has(sorted_docs: np.ndarray, doc: int) -> bool:
+    """``doc`` in a sorted document array."""
+    i = int(sorted_docs.searchsorted(doc))
+    return i < len(sorted_docs) and int(sorted_docs[i]) == doc
+
+
+def _top(items: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` items with the highest scores, best first."""
+    if k <= 0:
+        return items[:0]
+    if len(items) > k:
+        part = np.argpartition(-scores, k - 1)[:k]
+        items, scores = items[part], scores[part]
+    return items[np.argsort(-scores, kind="stable")]
 
 
 @dataclass
@@ -231,7 +260,7 @@ def recall(
     mode: str | None = None,
     enhancements: Enhancements | None = None,
     index: RecallIndex | None = None,
-    max_considered: int = 64,
+    max_considered: int = 32,
     workspace: str = "",
 ) -> RecallResult:
     """Automatic recall for one user turn.
@@ -303,11 +332,11 @@ class _Run:
         self.budget = budget
         self.enh = enh
         self.max_considered = max_considered
-        self.considered: dict[int, Considered] = {}
+        self.considered: dict[int, tuple] = {}  # type: ignore[type-arg]
         self.notes: list[str] = []
         self.workspace = ""
-        self.concept_labels: list[tuple[str, np.ndarray]] = []
-        self.concept_notes: list[tuple[str, np.ndarray]] = []
+        self.concept_labels: list[tuple[str, np.ndarray, np.ndarray | None]] = []
+        self.concept_notes: list[tuple[str, np.ndarray, np.ndarray | None]] = []
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -315,7 +344,8 @@ class _Run:
         score, count, per_term = self.bm.accumulate(self.terms)
         single_strong = np.zeros(self.bm.size, dtype=bool)
         for term, docs in zip(self.terms, per_term):
-            if docs is not None and strong_term(self.query, self.terms, term):
+            # a term's strength matters only where it is the document's one match
+            if docs is not None and (count[docs] == 1).any() and strong_term(self.query, self.terms, term):
                 single_strong[docs] = True
         passed = (count >= 2) | ((count == 1) & single_strong)
         self.per_term = per_term
@@ -326,7 +356,8 @@ class _Run:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Add the enhanced channels' concepts to the exact arrays.
 
-        Returns ``(scores, candidate mask, gate mask)``.
+        Works on sorted posting arrays (documents that match), so its cost follows the
+        matches. Returns ``(scores, candidate mask, gate mask)``.
         """
         enh = self.enh
         assert enh is not None and self.bm is not None
@@ -336,116 +367,154 @@ class _Run:
         plan: QueryPlan = plan_query(self.query, self.terms)
         bm = self.bm
         n = bm.size
-        norm_part = KP1 / (1.0 + bm.norm)
+        empty = np.zeros(0, dtype=np.int64)
 
-        def term_mask(term: str) -> np.ndarray:
-            m = np.zeros(n, dtype=bool)
-            post = bm.postings(term)
-            if post is not None:
-                m[post[0]] = True
-            return m
+        def post(term: str) -> np.ndarray:
+            p = bm.postings(term)
+            return p[0] if p is not None else empty
 
-        def idf(mask: np.ndarray) -> float:
-            df = int(mask.sum())
+        scratch = np.zeros(n, dtype=bool)
+
+        def inter(arrays: list[np.ndarray]) -> np.ndarray:
+            out = arrays[0]
+            for a in arrays[1:]:
+                if not len(out):
+                    break
+                scratch[a] = True
+                out = out[scratch[out]]
+                scratch[a] = False
+            return out
+
+        def minus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            if not len(a) or not len(b):
+                return a
+            scratch[b] = True
+            out = a[~scratch[a]]
+            scratch[b] = False
+            return out
+
+        def union(arrays: list[np.ndarray]) -> np.ndarray:
+            arrays = [a for a in arrays if len(a)]
+            if len(arrays) <= 1:
+                return arrays[0] if arrays else empty
+            for a in arrays:
+                scratch[a] = True
+            out = np.flatnonzero(scratch)
+            scratch[out] = False
+            return out
+
+        def idf(df: int) -> float:
             return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5))) if df else 0.0
 
-        concepts = np.zeros(n, dtype=np.int32)
-        strong = np.zeros(n, dtype=bool)
-        always = np.zeros(n, dtype=bool)
-        extra = np.zeros(n)
-        short = plan.size <= 3
+        norm_part = KP1 / (1.0 + bm.norm)
+        extra_docs: list[np.ndarray] = []
+        extra_vals: list[np.ndarray] = []
+        concept_docs: list[np.ndarray] = []   # +1 concept for each listed document
+        strong_docs: list[np.ndarray] = []
+        always_docs: list[np.ndarray] = []
+
+        def add_score(docs: np.ndarray, weight: float, df: int) -> None:
+            extra_docs.append(docs)
+            extra_vals.append(weight * idf(df) * norm_part[docs])
 
         # 1. exact terms, also reachable through identifier segments
-        for qi, term in enumerate(self.terms):
-            docs = self.per_term[qi]
-            present = np.zeros(n, dtype=bool)
-            if docs is not None:
-                present[docs] = True
-            if enh.symbols:
+        if enh.symbols:
+            for qi, term in enumerate(self.terms):
+                docs_qi = self.per_term[qi]
+                present: np.ndarray = docs_qi if docs_qi is not None else empty
                 segs = plan.term_segments[qi]
-                via: np.ndarray | None = None
                 if segs:
-                    via = np.ones(n, dtype=bool)
-                    for s in segs:
-                        via &= eidx.mask(eidx.seg, s) | term_mask(s)
+                    via = inter([union([eidx.seg.get(s, empty), post(s)]) for s in segs])
                 elif len(term) > 1 and not is_cjk(term[0]):
-                    via = eidx.mask(eidx.seg, term)
-                if via is not None:
-                    only = via & ~present
-                    if only.any():
-                        extra[only] += W_SYMBOL * idf(present | via) * norm_part[only]
-                        self.concept_labels.append((term, only))
-                        self.concept_notes.append((f"identifier segments of {term}", only))
-                        present |= via
-                        if segs:
-                            strong |= only
-            concepts += present
-            if strong_term(self.query, self.terms, term):
-                strong |= present
+                    via = eidx.seg.get(term, empty)
+                else:
+                    continue
+                only = minus(via, present)
+                if not len(only):
+                    continue
+                add_score(only, W_SYMBOL, len(present) + len(only))
+                concept_docs.append(only)
+                if segs:
+                    strong_docs.append(only)
+                if strong_term(self.query, self.terms, term):
+                    strong_docs.append(only)
+                self.concept_labels.append((term, only, None))
+                self.concept_notes.append((f"identifier segments of {term}", only, None))
         # 2. CJK words in keywords (and, for short queries, in title/name/subject)
+        short = plan.size <= 3
         if enh.cjk_keywords:
             for run in plan.cjk_runs:
                 if len(run) == 1:
                     if not short:
                         continue
-                    hit = eidx.mask(eidx.kw, "u:" + run)
-                    concepts[hit & (concepts == 0)] += 1
+                    hit = eidx.kw.get("u:" + run, empty)
+                    concept_docs.append(hit[count[hit] == 0])
                 else:
-                    kw = np.ones(n, dtype=bool)
-                    lab = np.ones(n, dtype=bool)
-                    for i in range(len(run) - 1):
-                        kw &= eidx.mask(eidx.kw, "t:" + run[i : i + 2])
-                        lab &= eidx.mask(eidx.label, run[i : i + 2])
-                    hit = kw | lab if short else kw
-                if hit.any():
-                    always |= hit
-                    extra[hit] += W_KEYWORD * idf(hit) * norm_part[hit]
-                    self.concept_notes.append((f"keyword {run}", hit))
+                    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+                    hit = inter([eidx.kw.get("t:" + b, empty) for b in bigrams])
+                    if short:
+                        hit = union([hit, inter([eidx.label.get(b, empty) for b in bigrams])])
+                if len(hit):
+                    always_docs.append(hit)
+                    add_score(hit, W_KEYWORD, len(hit))
+                    self.concept_notes.append((f"keyword {run}", hit, None))
             if short:
+                seen = np.concatenate(always_docs) if always_docs else empty
                 for term in self.terms:
-                    hit = eidx.mask(eidx.kw, "e:" + term)
+                    hit = eidx.kw.get("e:" + term, empty)
                     if is_cjk(term[0]):
-                        hit |= eidx.mask(eidx.kw, "t:" + term)
-                    hit &= ~always
-                    if hit.any():
-                        always |= hit
-                        extra[hit] += W_KEYWORD * idf(hit) * norm_part[hit]
-                        self.concept_notes.append((f"keyword {term}", hit))
+                        hit = union([hit, eidx.kw.get("t:" + term, empty)])
+                    hit = minus(hit, seen)
+                    if len(hit):
+                        always_docs.append(hit)
+                        seen = union([seen, hit])
+                        add_score(hit, W_KEYWORD, len(hit))
+                        self.concept_notes.append((f"keyword {term}", hit, None))
         # 3. lexicon concepts
         if enh.lexicon:
             for lc in plan.lex:
-                via = np.zeros(n, dtype=bool)
-                label_via = np.zeros(n, dtype=bool)
-                which: list[tuple[str, np.ndarray]] = []
-                for form, toks in lc.alternatives:
-                    m = np.ones(n, dtype=bool)
-                    lm = np.ones(n, dtype=bool)
-                    for t in toks:
-                        m &= term_mask(t)
-                        lm &= eidx.mask(eidx.label, t)
-                    if m.any():
-                        which.append((form, m & ~via))
-                    via |= m
-                    label_via |= lm & m
-                covered = np.ones(n, dtype=bool)
-                for t in lc.source_terms:
-                    covered &= term_mask(t)
-                only = via & ~covered
-                if not only.any():
+                matches = [(form, toks, inter([post(t) for t in toks])) for form, toks in lc.alternatives]
+                matches = [m for m in matches if len(m[2])]
+                if not matches:
                     continue
-                concepts += only
-                extra[only] += W_LEXICON * idf(via) * norm_part[only]
+                via = union([m[2] for m in matches])
+                covered = inter([post(t) for t in lc.source_terms]) if lc.source_terms else empty
+                only = minus(via, covered)
+                if not len(only):
+                    continue
+                concept_docs.append(only)
+                add_score(only, W_LEXICON, len(via))
                 if short:
-                    strong |= label_via & only
-                for form, m in which:
-                    mm = m & only
-                    if mm.any():
-                        self.concept_labels.append((f"{lc.source}→{form}", mm))
-                        self.concept_notes.append((f"translated {lc.source}→{form}", mm))
-        passed2 = (concepts >= 2) | ((concepts == 1) & strong) | always
+                    for _, toks, m in matches:
+                        lm = inter([eidx.label.get(t, empty) for t in toks])
+                        if len(lm):
+                            strong_docs.append(inter([lm, only]))
+                for form, _, m in matches:
+                    self.concept_labels.append((f"{lc.source}→{form}", m, only))
+                    self.concept_notes.append((f"translated {lc.source}→{form}", m, only))
+
+        if not (concept_docs or always_docs):
+            return score, count > 0, passed
+        concepts = count.copy()
+        for docs in concept_docs:
+            concepts[docs] += 1
+        score = score.copy()
+        for docs, vals in zip(extra_docs, extra_vals):
+            score[docs] += vals
+        # a single matched concept passes when it is strong: the exact rule for the term
+        # (``passed`` already holds it for exact matches) or one of the enhanced reasons
+        single = np.zeros(n, dtype=bool)
+        for docs in strong_docs:
+            single[docs] = True
+        passed2 = (concepts >= 2) | ((concepts == 1) & (single | passed))
+        for docs in always_docs:
+            passed2[docs] = True
         if (passed2 & ~passed).any():
             self.notes.append("enhanced: extra evidence admitted facts the exact gate rejected")
-        return score + extra, (count > 0) | (concepts > 0) | always, passed | passed2
+        cand = concepts > 0
+        for docs in always_docs:
+            cand[docs] = True
+        return score, cand, passed | passed2
 
     # -- the pipeline ----------------------------------------------------------------------
     def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]
@@ -457,56 +526,73 @@ class _Run:
         else:
             cand_mask = count > 0
         cand = np.flatnonzero(cand_mask)
-        cand_scores = score[cand]
-        raw_positive = cand_scores > 0
-        cand_scores = np.where(idx.is_project[cand], cand_scores * PROJECT_BOOST, cand_scores)
-        codes = idx.freshness_codes(cand, self.now.ns)
-        cand_scores = np.where(codes == STALE, cand_scores * STALE_FACTOR, cand_scores)
-        ok = passed[cand] & raw_positive & (codes != EXPIRED)
-        self._cand = (cand, cand_scores, codes, ok, passed[cand], raw_positive)
-        sel = cand[ok]
-        sel_scores = cand_scores[ok]
-        sel_codes = codes[ok]
+        raw = score[cand]
+        gate_ok = passed[cand] & (raw > 0)
+        # candidates that passed the gate: multipliers and freshness (Go's order)
+        p_docs = cand[gate_ok]
+        p_scores = raw[gate_ok]
+        p_scores = np.where(idx.is_project[p_docs], p_scores * PROJECT_BOOST, p_scores)
+        p_codes = idx.freshness_codes(p_docs, self.now.ns)
+        p_scores = np.where(p_codes == STALE, p_scores * STALE_FACTOR, p_scores)
+        alive = p_codes != EXPIRED
+        sel, sel_scores, sel_codes = p_docs[alive], p_scores[alive], p_codes[alive]
+        self._weak = (cand[~gate_ok], raw[~gate_ok])
+        self._expired = (p_docs[~alive], p_scores[~alive])
+        self._n_candidates = len(cand)
 
         if len(sel) == 0:
-            self._explain_rejected(set())
+            self._explain_rejected()
             return RecallResult(
-                suppressed=SUPPRESSED_WEAK,
-                considered=self._considered_list(),
-                considered_total=self._considered_total(),
-                notes=tuple(dict.fromkeys(self.notes)),
-                **base,
+                suppressed=SUPPRESSED_WEAK, considered=self._considered_list(),
+                considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
             )
-        order = np.lexsort((idx.id_rank[sel], -idx.updated[sel], -sel_scores))
-        sel, sel_scores, sel_codes = sel[order], sel_scores[order], sel_codes[order]
-        top = float(sel_scores[0])
-        keep = np.ones(len(sel), dtype=bool)
-        if top > 0:
-            keep = sel_scores >= top * FLOOR
-            keep[0] = True
+
+        # Relative floor on the best score, then only the top window is put in order: the
+        # block never shows more than ``limit`` facts, so sorting thousands of common-word
+        # matches would be wasted work. Ties at the window edge are kept, so the first
+        # ``limit`` facts are exactly those of a full stable sort.
+        top = float(sel_scores.max())
+        kept = sel_scores >= top * FLOOR if top > 0 else np.ones(len(sel), dtype=bool)
+        self._floor_cut = (sel[~kept], sel_scores[~kept], sel_codes[~kept])
+        k_docs, k_scores, k_codes = sel[kept], sel_scores[kept], sel_codes[kept]
+        n_kept = len(k_docs)
+        # exact: the first ``limit`` facts are shown; enhanced: a few more, because its
+        # adjustments may drop or reorder facts. The rest of the window is only explained.
+        shown = self.limit if self.enh is None else 4 * self.limit + 8
+        window = max(shown, self.limit + self.max_considered)
+        primary = k_scores
+        if self.enh is not None and self.enh.stale_flags:
+            primary = np.where(k_codes == STALE, k_scores - 1e12, k_scores)  # stale after current
+        if n_kept > window:
+            kth = np.partition(-primary, window - 1)[window - 1]
+            part = np.flatnonzero(-primary <= kth)
+        else:
+            part = np.arange(n_kept)
+        order = part[np.lexsort((idx.id_rank[k_docs[part]], -idx.updated[k_docs[part]], -primary[part]))]
         hits = [
-            _Hit(int(d), idx.docs[int(d)], float(s), int(c), [], base=float(s))
-            for d, s, c in zip(sel[keep], sel_scores[keep], sel_codes[keep])
+            _Hit(int(k_docs[i]), idx.docs[int(k_docs[i])], float(k_scores[i]), int(k_codes[i]), [],
+                 base=float(k_scores[i]))
+            for i in order[:shown]
         ]
-        cut = np.flatnonzero(~keep)
-        self._floor_total = len(cut)
-        for i in cut[: self.max_considered]:
-            self._consider(
-                int(sel[i]), "floor", f"score {sel_scores[i]:.3f} below {FLOOR} × top score {top:.3f}",
-                float(sel_scores[i]), code=int(sel_codes[i]),
-            )
-
+        rest = order[shown:]
         if self.enh is not None:
-            weak = ~ok & (codes != EXPIRED)
-            hits = self._adjust(
-                hits,
-                np.concatenate((sel[~keep], cand[weak])),
-                np.concatenate((sel_scores[~keep], cand_scores[weak])),
-            )
+            hits = self._adjust(hits)
 
-        omitted_by_limit = max(len(hits) - self.limit, 0)
-        for h in hits[self.limit :][: self.max_considered]:
+        omitted_by_limit = n_kept - min(shown, n_kept) + max(len(hits) - self.limit, 0)
+        # explanations, most interesting first, only as many as the trace keeps
+        room = max(self.max_considered - self.limit - len(self.considered), 0)
+        for h in hits[self.limit :][:room]:
             self._consider(h.doc, "limit", f"over the limit of {self.limit} facts per turn", h.score, h)
+        room = max(self.max_considered - self.limit - len(self.considered), 0)
+        for i in rest[:room]:
+            self._consider(int(k_docs[i]), "limit", f"over the limit of {self.limit} facts per turn",
+                           float(k_scores[i]), code=int(k_codes[i]))
+        room = max(self.max_considered - self.limit - len(self.considered), 0)
+        if room:
+            cut = np.flatnonzero(~kept)
+            for i in _top(cut, sel_scores[cut], room):
+                self._consider(int(sel[i]), "floor", f"score {sel_scores[i]:.3f} below {FLOOR} × top score {top:.3f}",
+                               float(sel_scores[i]), code=int(sel_codes[i]))
         hits = hits[: self.limit]
 
         snippet_runes = self.budget // self.limit
@@ -517,10 +603,7 @@ class _Run:
                 h.markers.append(self._stale_marker(h.fact))
             renderables.append(
                 Renderable(
-                    fact=h.fact,
-                    score=h.score,
-                    freshness=LABELS[h.code],
-                    reason=self._reason(h),
+                    fact=h.fact, score=h.score, freshness=LABELS[h.code], reason=self._reason(h),
                     snippet=make_snippet(idx.texts[h.doc], self.query, self.terms, snippet_runes),
                     marker="".join(f"[{m}] " for m in h.markers),
                 )
@@ -534,78 +617,36 @@ class _Run:
                 continue
             out_hits.append(
                 RecallHit(
-                    fact=h.fact,
-                    score=h.score,
-                    freshness=r.freshness,
-                    reason=r.reason,
-                    snippet=r.snippet,
-                    matched=tuple(h.matched),
-                    markers=tuple(h.markers),
-                    notes=tuple(h.notes),
+                    fact=h.fact, score=h.score, freshness=r.freshness, reason=r.reason, snippet=r.snippet,
+                    matched=tuple(h.matched), markers=tuple(h.markers), notes=tuple(h.notes),
                     base_score=h.base if self.enh is not None else None,
                 )
             )
-            detail = "in the block"
-            if h.notes:
-                detail += "; " + "; ".join(h.notes)
+            detail = "in the block" + ("; " + "; ".join(h.notes) if h.notes else "")
             self._consider(h.doc, "selected", detail, h.score, h, rank=len(out_hits))
-        self._explain_rejected({h.doc for h in hits})
+        self._explain_rejected()
         return RecallResult(
-            hits=tuple(out_hits),
-            block=block,
-            omitted_by_limit=omitted_by_limit,
-            omitted_by_budget=omitted_by_budget,
-            used_chars=len(block),
-            suppressed="" if out_hits else SUPPRESSED_BUDGET,
-            considered=self._considered_list(),
-            considered_total=self._considered_total(),
-            notes=tuple(dict.fromkeys(self.notes)),
-            **base,
+            hits=tuple(out_hits), block=block, omitted_by_limit=omitted_by_limit,
+            omitted_by_budget=omitted_by_budget, used_chars=len(block),
+            suppressed="" if out_hits else SUPPRESSED_BUDGET, considered=self._considered_list(),
+            considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
         )
 
     # -- enhanced adjustments ------------------------------------------------------------
-    def _adjust(self, hits: list[_Hit], rejected: np.ndarray, rejected_scores: np.ndarray) -> list[_Hit]:
+    def _adjust(self, hits: list[_Hit]) -> list[_Hit]:
+        """Supersession, same-subject rivals and replacement cues, then the final order."""
         enh = self.enh
         assert enh is not None
-        idx = self.idx
-        if enh.supersedes or enh.replacement_cues or enh.rivals:
-            eidx: EnhancedIndex = idx.extra("enhanced", EnhancedIndex.build)
+        if not (enh.supersedes or enh.replacement_cues or enh.rivals):
+            return hits
+        eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
         if enh.supersedes and eidx.superseded_by:
-            for _ in range(5):
-                changed = False
-                by_doc = {h.doc: h for h in hits}
-                out: list[_Hit] = []
-                for h in hits:
-                    sups = eidx.superseded_by.get(h.doc)
-                    if not sups:
-                        out.append(h)
-                        continue
-                    newest = max(sups, key=lambda f: (f.updated_at.ns if f.updated_at else 0, f.id))
-                    changed = True
-                    self.notes.append("enhanced: superseded facts replaced by their successors")
-                    self._consider(h.doc, "superseded", f"superseded by {newest.id} ({newest.ref})", h.score, h)
-                    sdoc = eidx.doc_of.get(id(newest))
-                    if sdoc is None:
-                        continue  # the successor is pinned or shadowed: nothing to add
-                    succ_code = int(idx.freshness_codes(np.asarray([sdoc]), self.now.ns)[0])
-                    if succ_code == EXPIRED:
-                        continue
-                    existing = by_doc.get(sdoc)
-                    if existing is not None:
-                        existing.score = max(existing.score, h.score)
-                        existing.notes.append(f"replaces {h.fact.name}")
-                    else:
-                        new = _Hit(sdoc, newest, h.score, succ_code, [], [f"replaces {h.fact.name}"], base=h.score)
-                        by_doc[sdoc] = new
-                        out.append(new)
-                hits = out
-                if not changed:
-                    break
+            hits = self._supersede(hits, eidx)
         if enh.rivals and len(hits) > 1:
             hits = self._rivals(hits, eidx)
         if enh.replacement_cues and hits:
-            hits = self._replacement_cues(hits, eidx, rejected, rejected_scores)
-        hits.sort(key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else -(1 << 62)), h.fact.id))
+            hits = self._replacement_cues(hits, eidx)
+        hits.sort(key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME), h.fact.id))
         if enh.stale_flags and any(h.code == STALE for h in hits) and any(h.code != STALE for h in hits):
             before = [h.doc for h in hits]
             hits.sort(key=lambda h: h.code == STALE)
@@ -616,10 +657,46 @@ class _Run:
                         h.notes.append("ranked after current facts because it is stale")
         return hits
 
+    def _code(self, doc: int) -> int:
+        return int(self.idx.freshness_codes(np.asarray([doc]), self.now.ns)[0])
+
+    def _supersede(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
+        """Replace every hit whose fact another fact ``supersedes`` by its newest successor."""
+        for _ in range(5):
+            changed = False
+            by_doc = {h.doc: h for h in hits}
+            out: list[_Hit] = []
+            for h in hits:
+                sups = eidx.superseded_by.get(h.doc)
+                if not sups:
+                    out.append(h)
+                    continue
+                changed = True
+                newest = max(sups, key=lambda f: (f.updated_at.ns if f.updated_at else 0, f.id))
+                self.notes.append("enhanced: superseded facts replaced by their successors")
+                self._consider(h.doc, "superseded", f"superseded by {newest.id} ({newest.ref})", h.score, h)
+                sdoc = eidx.doc_of.get(id(newest))
+                if sdoc is None or self._code(sdoc) == EXPIRED:
+                    continue  # the successor is pinned, shadowed or expired: nothing to add
+                existing = by_doc.get(sdoc)
+                if existing is not None:
+                    existing.score = max(existing.score, h.score)
+                    existing.notes.append(f"replaces {h.fact.name}")
+                else:
+                    new = _Hit(sdoc, newest, h.score, self._code(sdoc), [], [f"replaces {h.fact.name}"], base=h.score)
+                    by_doc[sdoc] = new
+                    out.append(new)
+            hits = out
+            if not changed:
+                break
+        return hits
+
     def _rivals(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
         """Drop a global hit when a project hit's title is its title plus scoping words only."""
-        scoping = SCOPE_WORDS | frozenset(tokens(self.workspace))
         projects = [h for h in hits if h.fact.scope == "project"]
+        if not projects:
+            return hits
+        scoping = SCOPE_WORDS | frozenset(tokens(self.workspace))
         out = []
         for h in hits:
             holder = None
@@ -636,30 +713,37 @@ class _Run:
             words = ", ".join(sorted(eidx.title_words[h.doc]))
             self._consider(
                 h.doc, "suppressed",
-                f"same subject as project fact {holder.fact.id} ({holder.fact.ref}): title words {words}",
-                h.score, h,
+                f"same subject as project fact {holder.fact.id} ({holder.fact.ref}): title words {words}", h.score, h,
             )
             self.notes.append("enhanced: a project fact scoping a global title suppressed the global fact")
         return out
 
-    def _replacement_cues(
-        self, hits: list[_Hit], eidx: EnhancedIndex, rejected: np.ndarray, rejected_scores: np.ndarray
-    ) -> list[_Hit]:
+    def _replacement_cues(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
         """A newer fact that says it replaced what an older hit mentions outranks (and flags) it.
 
-        The newer fact may come from the weak-match candidates: it matched a query term
-        but not enough to pass the gate on its own.
+        The newer fact may be a weak match or below the floor: it matched a query term but
+        not enough to be shown on its own.
         """
         assert self.bm is not None and self.bm._bm25 is not None
         freqs = self.bm._bm25.doc_freqs
         pool = list(hits)
         in_hits = {h.doc for h in hits}
-        if len(rejected):
-            for d, sc in zip(rejected[eidx.has_cue[rejected]], rejected_scores[eidx.has_cue[rejected]]):
+        extra_docs = [self._weak, (self._floor_cut[0], self._floor_cut[1])] if hasattr(self, "_floor_cut") else [
+            self._weak]
+        for docs, scores in extra_docs:
+            if not len(docs):
+                continue
+            has = eidx.has_cue[docs]
+            for d, sc in zip(docs[has], scores[has]):
                 d = int(d)
-                if d not in in_hits:
-                    code = int(self.idx.freshness_codes(np.asarray([d]), self.now.ns)[0])
-                    pool.append(_Hit(d, self.idx.docs[d], float(sc), code, [], base=float(sc)))
+                if d in in_hits:
+                    continue
+                code = self._code(d)
+                if code == EXPIRED:
+                    continue
+                score = float(sc) * (PROJECT_BOOST if self.idx.is_project[d] else 1.0)
+                score *= STALE_FACTOR if code == STALE else 1.0
+                pool.append(_Hit(d, self.idx.docs[d], score, code, [], base=score))
 
         def t_of(h: _Hit) -> int:
             return h.fact.updated_at.ns if h.fact.updated_at else 0
@@ -705,96 +789,91 @@ class _Run:
         assert self.bm is not None and self.bm._bm25 is not None
         freqs = self.bm._bm25.doc_freqs[doc]
         out = [t for t in self.terms if t in freqs]
-        for label, mask in self.concept_labels:
-            if mask[doc] and label not in out:
+        for label, docs, within in self.concept_labels:
+            if label not in out and _has(docs, doc) and (within is None or _has(within, doc)):
                 out.append(label)
         return out
 
     def _reason(self, h: _Hit) -> str:
-        matched = h.matched[:4]
-        reason = "matched " + ", ".join(matched) + "; " + h.fact.scope + " scope"
+        reason = "matched " + ", ".join(h.matched[:4]) + "; " + h.fact.scope + " scope"
         if self.enh is None:
             return reason
-        extra = [note for note, mask in self.concept_notes if mask[h.doc]]
-        extra += h.notes
+        extra = [
+            note for note, docs, within in self.concept_notes
+            if _has(docs, h.doc) and (within is None or _has(within, h.doc))
+        ] + h.notes
         if extra:
             reason += "; " + "; ".join(dict.fromkeys(extra))
         return reason
 
+    _PRIORITY = {"selected": 0, "superseded": 1, "suppressed": 2, "budget": 3, "limit": 4, "floor": 5,
+                 "expired": 6, "gate": 7, "zero-score": 8, "pinned": 9}
+
     def _consider(
-        self,
-        doc: int,
-        decision: str,
-        detail: str,
-        score: float | None,
-        hit: _Hit | None = None,
-        rank: int | None = None,
-        code: int | None = None,
+        self, doc: int | None, decision: str, detail: str, score: float | None, hit: _Hit | None = None,
+        rank: int | None = None, code: int | None = None, fact: Fact | None = None,
     ) -> None:
-        fact = hit.fact if hit is not None else self.idx.docs[doc]
+        """Record a decision (built lazily: only the entries that survive the cap are materialised)."""
+        fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]
         key = id(fact)
-        if decision != "selected" and key in self.considered and self.considered[key].decision == "superseded":
+        old = self.considered.get(key)
+        if old is not None and old[0] == "superseded" and decision != "selected":
             return
         if hit is not None:
             code = hit.code
-        self.considered[key] = Considered(
-            fact=fact,
-            decision=decision,
-            detail=detail,
-            score=score,
-            matched=tuple(hit.matched) if hit is not None and hit.matched else tuple(self._matched(doc)),
-            freshness=LABELS[code] if code is not None else "",
-            rank=rank,
-        )
+        self.considered[key] = (decision, detail, score, doc, hit, rank, code, fact)  # type: ignore[assignment]
 
-    def _explain_rejected(self, handled: set[int]) -> None:
-        """Record the best rejected candidates (weak match, expired) and matching excluded facts."""
-        cand, scores, codes, ok, gate, positive = self._cand
-        rejected = np.flatnonzero(~ok)
-        self._rejected_total = len(rejected)
+    def _explain_rejected(self) -> None:
+        """Record the best weak or expired candidates and the matching excluded facts."""
         room = max(self.max_considered - len(self.considered), 0)
-        if len(rejected) > room:
-            part = np.argpartition(-scores[rejected], room - 1)[:room] if room else rejected[:0]
-            rejected = rejected[part]
-        rejected = rejected[np.argsort(-scores[rejected], kind="stable")]
-        for i in rejected:
-            doc = int(cand[i])
-            fact = self.idx.docs[doc]
-            if doc in handled or id(fact) in self.considered:
-                continue
-            matched = self._matched(doc)
-            if codes[i] == EXPIRED:
-                exp = fact.expires_at
-                decision, detail = "expired", (f"expired at {exp.rfc3339()}" if exp else "expired")
-            elif not positive[i]:
-                decision, detail = "zero-score", "score 0"
-            else:
-                decision = "gate"
-                detail = (
-                    f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, "
-                    "a long term in a short query, or a distinctive term"
-                )
-            self.considered[id(fact)] = Considered(
-                fact=fact, decision=decision, detail=detail, score=float(scores[i]),
-                matched=tuple(matched), freshness=LABELS[int(codes[i])],
-            )
+        if room:
+            w_docs, w_scores = self._weak
+            e_docs, e_scores = self._expired
+            docs = np.concatenate((w_docs, e_docs))
+            scores = np.concatenate((w_scores, e_scores))
+            expired = np.concatenate((np.zeros(len(w_docs), dtype=bool), np.ones(len(e_docs), dtype=bool)))
+            order = _top(np.arange(len(docs)), scores, room)
+            for i in order:
+                doc = int(docs[i])
+                fact = self.idx.docs[doc]
+                if id(fact) in self.considered:
+                    continue
+                if expired[i]:
+                    exp = fact.expires_at
+                    self._consider(doc, "expired", f"expired at {exp.rfc3339()}" if exp else "expired",
+                                   float(scores[i]), code=EXPIRED)
+                elif scores[i] <= 0:
+                    self._consider(doc, "zero-score", "score 0", float(scores[i]))
+                else:
+                    self._consider(doc, "gate", "", float(scores[i]))
         self._excluded = self.idx.excluded_matches(self.terms)
         for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
-            self.considered.setdefault(
-                id(ex.fact),
-                Considered(fact=ex.fact, decision=ex.kind, detail=ex.explanation, matched=tuple(matched)),
-            )
+            if id(ex.fact) not in self.considered:
+                self.considered[id(ex.fact)] = (ex.kind, ex.explanation, None, None, None, None, None, ex.fact,
+                                                tuple(matched))  # type: ignore[assignment]
 
     def _considered_total(self) -> int:
-        return len(self._cand[0]) + len(getattr(self, "_excluded", ()))
+        return self._n_candidates + len(getattr(self, "_excluded", ()))
 
     def _considered_list(self) -> tuple[Considered, ...]:
-        order = {"selected": 0, "budget": 1, "limit": 2, "superseded": 3, "floor": 4, "expired": 5, "gate": 6,
-                 "zero-score": 7, "pinned": 8, "suppressed": 9}
         items = sorted(
             self.considered.values(),
-            key=lambda c: (order.get(c.decision, 10), c.rank or 0, -(c.score or 0.0)),
+            key=lambda c: (self._PRIORITY.get(c[0], 10), c[5] or 0, -(c[2] or 0.0)),  # type: ignore[index]
         )
-        return tuple(items[: self.max_considered] if self.max_considered > 0 else items)
-
-
+        if self.max_considered > 0:
+            items = items[: self.max_considered]
+        out = []
+        for item in items:
+            decision, detail, score, doc, hit, rank, code, fact = item[:8]  # type: ignore[misc]
+            if len(item) > 8:  # type: ignore[arg-type]
+                matched = item[8]  # type: ignore[misc]
+            elif hit is not None and hit.matched:
+                matched = tuple(hit.matched)
+            else:
+                matched = tuple(self._matched(doc)) if doc is not None else ()
+            if decision == "gate":
+                detail = (f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long term "
+                          "in a short query, or a distinctive term")
+            out.append(Considered(fact=fact, decision=decision, detail=detail, score=score, matched=matched,
+                                  freshness=LABELS[code] if code is not None else "", rank=rank))
+        return tuple(out)

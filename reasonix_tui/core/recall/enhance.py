@@ -248,14 +248,6 @@ class EnhancedIndex:
                     out.superseded_by.setdefault(doc, []).append(fact)
         return out
 
-    def mask(self, table: dict[str, np.ndarray], key: str) -> np.ndarray:
-        """Boolean document mask for one posting list."""
-        m = np.zeros(self.n, dtype=bool)
-        idx = table.get(key)
-        if idx is not None:
-            m[idx] = True
-        return m
-
 
 # -- the query side -----------------------------------------------------------------
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ matches, not the store.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,12 +29,26 @@ from ..store.model import Fact, parse_reference, slug
 from ..tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
-__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache"]
+__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "doc_tokens", "clear_index_cache"]
 
 KP1 = 2.2
 """``k1 + 1`` as Go folds the constant."""
 NO_TIME = -(1 << 62)
 """Stand-in for a zero ``time.Time`` (sorts before every real instant)."""
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def doc_tokens(text: str) -> list[str]:
+    """:func:`~reasonix_tui.core.tokenize.tokens`, with a C-speed path for ASCII text.
+
+    For ASCII the Reasonix tokenizer reduces to lowercased runs of ``[A-Za-z0-9_]``
+    (no CJK, ``unicode.IsLetter``/``IsDigit`` are the ASCII letters and digits).
+    """
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return tokens(text)
 
 
 def recall_text(fact: Fact) -> str:
@@ -57,23 +72,28 @@ class PoolBM25(BM25Index):
         # k1·(1 − b + b·len/avgLen), evaluated in Go's order.
         self.norm = K1 * ((1 - B) + (B * doc_len) / bm.avgdl)
         """Per-document length normalisation."""
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(documents, term frequencies)`` for ``term``, or ``None`` when absent."""
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(documents, term frequencies, BM25 contributions)`` for ``term``, or ``None``.
+
+        The contribution ``idf·(tf·(k1+1)) / (tf + norm)`` depends only on the snapshot,
+        so it is computed once per term, in Go's evaluation order.
+        """
         try:
             return self._arrays[term]
         except KeyError:
             pass
         internal = self._postings.get(term)
-        value: tuple[np.ndarray, np.ndarray] | None = None
+        value: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if internal:
             bm = self._bm25
             assert bm is not None
             freqs = bm.doc_freqs
             idx = np.fromiter(internal, dtype=np.int64, count=len(internal))
             tf = np.fromiter((freqs[i][term] for i in internal), dtype=float, count=len(internal))
-            value = (idx, tf)
+            contrib = (float(bm.idf[term]) * (tf * KP1)) / (tf + self.norm[idx])
+            value = (idx, tf, contrib)
         self._arrays[term] = value
         return value
 
@@ -97,8 +117,8 @@ class PoolBM25(BM25Index):
             if post is None:
                 per_term.append(None)
                 continue
-            idx, tf = post
-            score[idx] += (self.idf(term) * (tf * KP1)) / (tf + self.norm[idx])
+            idx, _, contrib = post
+            score[idx] += contrib
             count[idx] += 1
             per_term.append(idx)
         return score, count, per_term
@@ -106,12 +126,20 @@ class PoolBM25(BM25Index):
 
 @dataclass(frozen=True, slots=True)
 class _Freshness:
-    expires: np.ndarray
-    start: np.ndarray
-    fresh: np.ndarray
-    current: np.ndarray
-    evergreen: np.ndarray
+    """Per document, the instants where the label changes (``FreshnessFor`` made piecewise)."""
 
+    start: np.ndarray
+    """Clock start; ``NEVER`` when unknown (then the label is ``current``)."""
+    fresh_until: np.ndarray
+    """Last instant still ``fresh`` (``NEVER`` for evergreen)."""
+    current_until: np.ndarray
+    """Last instant still ``current``."""
+    expires: np.ndarray
+    """Expiry (``NEVER`` when none): strictly after it the fact is ``expired``."""
+
+
+NEVER = (1 << 62)
+"""An instant after every real one."""
 
 FRESH, CURRENT, STALE, EXPIRED = 0, 1, 2, 3
 LABELS = ("fresh", "current", "stale", "expired")
@@ -134,7 +162,7 @@ class RecallIndex:
         """Pool facts with no searchable token (left out of the index)."""
         for fact in self.pool.facts:
             text = recall_text(fact)
-            t = tokens(text)
+            t = doc_tokens(text)
             if not t:
                 self.tokenless.append(fact)
                 continue
@@ -160,8 +188,11 @@ class RecallIndex:
         self.id_rank = rank
         self._fresh = self._freshness_arrays(docs)
         self._excluded_postings: dict[str, list[int]] = {}
+        self._excluded_tokens: list[frozenset[str]] = []
         for i, ex in enumerate(self.pool.excluded):
-            for term in set(tokens(recall_text(ex.fact))):
+            ex_toks = frozenset(doc_tokens(recall_text(ex.fact)))
+            self._excluded_tokens.append(ex_toks)
+            for term in ex_toks:
                 self._excluded_postings.setdefault(term, []).append(i)
         self._lock = threading.RLock()
         self._extras: dict[str, Any] = {}
@@ -170,41 +201,34 @@ class RecallIndex:
     @staticmethod
     def _freshness_arrays(docs: Sequence[Fact]) -> _Freshness:
         n = len(docs)
-        expires = np.full(n, NO_TIME, dtype=np.int64)
-        start = np.full(n, NO_TIME, dtype=np.int64)
-        fresh = np.zeros(n, dtype=np.int64)
-        current = np.zeros(n, dtype=np.int64)
-        evergreen = np.zeros(n, dtype=bool)
+        start = np.full(n, NEVER, dtype=np.int64)
+        fresh_until = np.full(n, NEVER, dtype=np.int64)
+        current_until = np.full(n, NEVER, dtype=np.int64)
+        expires = np.full(n, NEVER, dtype=np.int64)
         for i, f in enumerate(docs):
             if f.expires_at is not None:
                 expires[i] = f.expires_at.ns
             cs = f.clock_start
-            if cs is not None:
-                start[i] = cs.ns
+            if cs is None:
+                continue
+            start[i] = cs.ns
             w = windows_for(f)
-            if w is None:
-                evergreen[i] = True
-            else:
-                fresh[i] = w[0] * DAY_NS
-                current[i] = w[1] * DAY_NS
-        return _Freshness(expires, start, fresh, current, evergreen)
+            if w is not None:
+                fresh_until[i] = cs.ns + w[0] * DAY_NS
+                current_until[i] = cs.ns + w[1] * DAY_NS
+        return _Freshness(start, fresh_until, current_until, expires)
 
     def freshness_codes(self, docs: np.ndarray, now_ns: int) -> np.ndarray:
-        """``FreshnessFor`` for the given documents, as codes (``LABELS`` order)."""
+        """``FreshnessFor`` for the given documents, as codes (``LABELS`` order).
+
+        expired when ``now > expires_at``; ``current`` when the clock start is unknown or
+        in the future; else fresh/current/stale by the windows (evergreen never ages).
+        """
         fr = self._fresh
-        exp = fr.expires[docs]
-        start = fr.start[docs]
-        out = np.full(len(docs), CURRENT, dtype=np.int8)
-        known = (start != NO_TIME) & (start <= now_ns)
-        age = now_ns - start
-        ever = fr.evergreen[docs]
-        out[known & ever] = FRESH
-        aging = known & ~ever
-        out[aging & (age <= fr.fresh[docs])] = FRESH
-        out[aging & (age > fr.fresh[docs]) & (age <= fr.current[docs])] = CURRENT
-        out[aging & (age > fr.current[docs])] = STALE
-        out[(exp != NO_TIME) & (now_ns > exp)] = EXPIRED
-        return out
+        out = np.where(now_ns <= fr.fresh_until[docs], FRESH, np.where(now_ns <= fr.current_until[docs], CURRENT, STALE))
+        out[fr.start[docs] > now_ns] = CURRENT
+        out[now_ns > fr.expires[docs]] = EXPIRED
+        return out.astype(np.int8)
 
     # -- excluded facts ------------------------------------------------------------
     def excluded_matches(self, terms: Sequence[str]) -> list[tuple[Exclusion, list[str]]]:
@@ -215,9 +239,8 @@ class RecallIndex:
                 hits.setdefault(i, None)
         out = []
         for i in sorted(hits):
-            ex = self.pool.excluded[i]
-            toks = set(tokens(recall_text(ex.fact)))
-            out.append((ex, [t for t in terms if t in toks]))
+            toks = self._excluded_tokens[i]
+            out.append((self.pool.excluded[i], [t for t in terms if t in toks]))
         return out
 
     # -- lazily built extras (enhanced mode) --------------------------------------
@@ -259,23 +282,34 @@ def _build_lookup(index: RecallIndex) -> tuple[dict[str, Fact], dict[tuple[str, 
 _CACHE: OrderedDict[int, tuple[tuple[int, ...], RecallIndex]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 4
+_LAST: dict[str, tuple[tuple[Fact, ...], RecallIndex]] = {}
 
 
 def get_index(facts: Sequence[Fact]) -> RecallIndex:
     """The warm index for these facts, built on first use.
 
     The key is the identity of every fact object. Facts are frozen, and the cached
-    index holds them alive, so an identical key means identical content.
+    index holds them alive, so an identical key means identical content. Passing the
+    same tuple again (a store snapshot's ``facts``) skips even computing the key.
     """
+    if isinstance(facts, tuple):
+        with _CACHE_LOCK:
+            last = _LAST.get("tuple")
+            if last is not None and last[0] is facts:
+                return last[1]
     ident = tuple(map(id, facts))
     key = hash(ident)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit[0] == ident:
             _CACHE.move_to_end(key)
+            if isinstance(facts, tuple):
+                _LAST["tuple"] = (facts, hit[1])
             return hit[1]
     index = RecallIndex(facts)
     with _CACHE_LOCK:
+        if isinstance(facts, tuple):
+            _LAST["tuple"] = (facts, index)
         _CACHE[key] = (ident, index)
         _CACHE.move_to_end(key)
         while len(_CACHE) > _CACHE_SIZE:
@@ -287,3 +321,4 @@ def clear_index_cache() -> None:
     """Drop every warm index (tests)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+        _LAST.clear()

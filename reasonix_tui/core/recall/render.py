@@ -32,26 +32,49 @@ class Renderable:
     """Enhanced mode: a prefix of the ``fact:`` line (``[stale: ...] ``) that clipping keeps."""
 
 
-def render_entry(item: Renderable, snippet: str) -> str:
-    """``recallEntry``: three lines, each ending in ``\\n``."""
+_SPECIAL = ("<", ">", "&", "'", '"')
+
+
+def _esc(s: str) -> str:
+    """``html.EscapeString`` (skipped when nothing needs escaping)."""
+    for ch in _SPECIAL:
+        if ch in s:
+            return html_escape(s)
+    return s
+
+
+def _quote(s: str) -> str:
+    """``%q``, with a fast path for plain printable ASCII."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    return go_quote(s)
+
+
+def _head(item: Renderable) -> str:
+    """The first two lines of an entry and the ``fact:`` prefix (they never change when clipping)."""
     fact = item.fact
-    text = redact_home(item.marker + snippet)
     return (
-        f"- id={html_escape(fact.id)} revision={fact.revision} scope={normalize_fact_scope(fact.scope)} "
+        f"- id={_esc(fact.id)} revision={fact.revision} scope={normalize_fact_scope(fact.scope)} "
         f"type={normalize_type(fact.type)} freshness={item.freshness} score={item.score:.3f} "
-        f"reason={go_quote(html_escape(item.reason))}\n"
-        f"  title: {html_escape(display_title(fact.title, fact.name))}\n"
-        f"  fact: {html_escape(text)}\n"
+        f"reason={_quote(_esc(item.reason))}\n"
+        f"  title: {_esc(display_title(fact.title, fact.name))}\n"
+        f"  fact: "
     )
 
 
-def clipped_entry(item: Renderable, max_runes: int) -> str:
+def render_entry(item: Renderable, snippet: str, head: str | None = None) -> str:
+    """``recallEntry``: three lines, each ending in ``\\n``."""
+    return (head if head is not None else _head(item)) + _esc(redact_home(item.marker + snippet)) + "\n"
+
+
+def clipped_entry(item: Renderable, max_runes: int, head: str | None = None) -> str:
     """``clippedRecallEntry``: ``...`` appended, then a quarter of the snippet cut per try."""
     if max_runes <= 0:
         return ""
+    head = head if head is not None else _head(item)
     runes = item.snippet
     while runes:
-        entry = render_entry(item, runes + "...")
+        entry = render_entry(item, runes + "...", head)
         if len(entry) <= max_runes:
             return entry
         cut = max(len(runes) // 4, 1)
@@ -67,10 +90,11 @@ def build_block(items: Sequence[Renderable], budget: int, omitted_by_limit: int)
     entries: list[str] = []
     omitted_by_budget = 0
     for i, item in enumerate(items):
-        entry = render_entry(item, item.snippet)
+        head = _head(item)
+        entry = render_entry(item, item.snippet, head)
         remaining = budget - used
         if len(entry) > remaining:
-            entry = clipped_entry(item, remaining)
+            entry = clipped_entry(item, remaining, head)
         if not entry:
             omitted_by_budget += 1
             continue

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import regex
 
-from ..gostr import one_line, to_lower, trim_space
+from ..gostr import fields, to_lower, trim_space
 from ..tokenize import is_cjk
 
-__all__ = ["make_snippet", "redact_home", "HOME_PLACEHOLDER"]
+__all__ = ["make_snippet", "redact_home", "HOME_PLACEHOLDER", "fast_fields", "compact_whitespace"]
 
 HOME_PLACEHOLDER = "<local-home>"
 
@@ -42,8 +42,26 @@ _HOME_RE = regex.compile(
 )
 
 
+_PY_ONLY_SPACE = frozenset("\x1c\x1d\x1e\x1f")
+
+
+def fast_fields(s: str) -> list[str]:
+    """Go ``strings.Fields``: ``str.split`` (C speed) unless ``s`` holds U+001C..U+001F,
+    which Python treats as whitespace and Go does not."""
+    if _PY_ONLY_SPACE.isdisjoint(s):
+        return s.split()
+    return fields(s)
+
+
+def compact_whitespace(s: str) -> str:
+    """``CompactWhitespace``: runs of whitespace become one space, ends trimmed."""
+    return " ".join(fast_fields(s))
+
+
 def redact_home(text: str) -> str:
     """Replace home-directory prefixes (``/home/x``, ``/Users/x``, ``C:\\Users\\x``) with ``<local-home>``."""
+    if "/" not in text and "\\" not in text:
+        return text  # every match contains a separator
     return _HOME_RE.sub(HOME_PLACEHOLDER, text)
 
 
@@ -74,7 +92,7 @@ def make_snippet(text: str, query: str, terms: list[str] | tuple[str, ...], max_
     non-CJK terms skipped), else the start. The window is centred on the anchor and
     shifted back at the end; ``...`` marks cut sides.
     """
-    text = one_line(text)
+    text = compact_whitespace(text)
     if max_runes <= 0 or len(text) <= max_runes:
         return text
     lower = to_lower(text)
