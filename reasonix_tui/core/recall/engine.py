@@ -57,6 +57,7 @@ __all__ = [
     "SUPPRESSED_NO_TERMS",
     "SUPPRESSED_WEAK",
     "SUPPRESSED_BUDGET",
+    "SUPPRESSED_REPLACED",
 ]
 
 DEFAULT_LIMIT = 4
@@ -71,6 +72,8 @@ SUPPRESSED_EMPTY = "memory store is empty"
 SUPPRESSED_NO_TERMS = "no searchable terms"
 SUPPRESSED_WEAK = "no sufficiently distinctive match"
 SUPPRESSED_BUDGET = "matched facts exceeded recall budget"
+SUPPRESSED_REPLACED = "matched facts are superseded or shadowed"
+"""Enhanced mode only: every match was superseded or shadowed by a project fact."""
 
 _TRIM_CUTSET = "#()[]{}<>,;:'\"`!?=+*/\\|"
 
@@ -577,6 +580,12 @@ class _Run:
         rest = order[shown:]
         if self.enh is not None:
             hits = self._adjust(hits)
+            if not hits:
+                self._explain_rejected()
+                return RecallResult(
+                    suppressed=SUPPRESSED_REPLACED, considered=self._considered_list(),
+                    considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
+                )
 
         omitted_by_limit = n_kept - min(shown, n_kept) + max(len(hits) - self.limit, 0)
         # explanations, most interesting first, only as many as the trace keeps

@@ -1,0 +1,529 @@
+"""Automatic recall (store-format §6): every rule, the spec's vectors, byte-exact blocks,
+and each enhanced-mode improvement as a visible delta over ``reasonix-exact``.
+
+``tests/data/recall_golden.json`` holds blocks, scores and snippets produced by a Go 1.19
+transcription of Reasonix's ``auto_recall.go`` and ``retrieval/bm25.go`` (see
+docs/recall.md); ``reasonix-exact`` must reproduce them byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reasonix_tui.core.freshness import freshness_for
+from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339
+from reasonix_tui.core.recall import Enhancements, clear_index_cache, get_index, recall
+from reasonix_tui.core.recall.engine import distinctive_term, strong_term
+from reasonix_tui.core.recall.enhance import plan_query, replacement_targets, segments
+from reasonix_tui.core.recall.generic import GENERIC_TURNS, is_generic_enhanced, is_generic_exact
+from reasonix_tui.core.recall.index import LABELS, RecallIndex, doc_tokens
+from reasonix_tui.core.recall.pool import build_pool, find_overrides, identity_keys
+from reasonix_tui.core.recall.render import PREAMBLE
+from reasonix_tui.core.recall.snippet import make_snippet, redact_home
+from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.tokenize import query_terms, tokens
+
+NOW = parse_rfc3339("2026-07-27T00:00:00Z")
+assert NOW is not None
+EXACT = "reasonix-exact"
+GOLDEN = json.loads((Path(__file__).parent / "data" / "recall_golden.json").read_text(encoding="utf-8"))
+
+
+def ago(days: float) -> Timestamp:
+    return Timestamp(NOW.ns - int(days * DAY_NS))
+
+
+def F(fid: str, name: str, title: str = "", desc: str = "", body: str = "", **kw: Any) -> Fact:
+    updated = kw.pop("updated", ago(5))
+    return Fact(id=FactId(fid), revision=kw.pop("revision", 1), created_at=kw.pop("created", updated),
+                updated_at=updated, name=name, title=title, description=desc, body=body, **kw)
+
+
+def ids(result: Any) -> list[str]:
+    return [h.fact.id for h in result.hits]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    clear_index_cache()
+
+
+# ----------------------------------------------------------------- tokenizer (§6.3)
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("BM25 检索 cache-first", ["bm25", "检索", "cache", "first"]),
+        ("数据库迁移", ["数据", "据库", "库迁", "迁移"]),
+        ("库", ["库"]),
+        ("用pnpm装依赖", ["用", "pnpm", "装依", "依赖"]),
+        ("max_open_conns --no-verify", ["max_open_conns", "no", "verify"]),
+    ],
+)
+def test_tokenizer_table(text: str, expected: list[str]) -> None:
+    assert tokens(text) == expected
+    assert doc_tokens(text) == expected
+
+
+def test_ascii_fast_path_equals_the_tokenizer() -> None:
+    r = random.Random(3)
+    alphabet = "abcXYZ019_-./ \t\n\x1c:#İ数据"
+    for _ in range(3000):
+        s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+        assert doc_tokens(s) == tokens(s), repr(s)
+
+
+def test_query_terms_unique_in_order() -> None:
+    assert query_terms("  Deploy deploy DEPLOY target  ") == ["deploy", "target"]
+    assert query_terms("!!! ---") == []
+
+
+# ----------------------------------------------------------------- generic turns (§6.1)
+
+@pytest.mark.parametrize("turn", sorted(GENERIC_TURNS))
+def test_every_generic_turn_is_silent(turn: str) -> None:
+    facts = [F("mem-1", "continue-notes", "Continue next yes no ok", body="continue next ok okay yes no 继续 好的 下一步")]
+    for variant in (turn, f"  {turn.upper()}  ", turn.replace(" ", "   ")):
+        for mode in (EXACT, "enhanced"):
+            r = recall(facts, variant, NOW, mode=mode)
+            assert r.suppressed == "generic user turn" and r.block == ""
+
+
+def test_generic_normalisation_and_non_generic() -> None:
+    assert is_generic_exact(" Please\t CONTINUE ")
+    assert not is_generic_exact("continue the migration")
+    assert not is_generic_exact("ok thanks")
+
+
+def test_enhanced_generic_turns() -> None:
+    for turn in ("ok, continue", "好的，继续下一步", "thanks, looks good", "ok, next step please", "继续吧", "sounds good!"):
+        assert is_generic_enhanced(turn), turn
+        assert not is_generic_exact(turn)
+    for turn in ("ok, continue the pnpm migration", "next: deploy", "go build", "yes, use redis", "继续部署"):
+        assert not is_generic_enhanced(turn), turn
+
+
+def test_enhanced_generic_is_a_delta_over_exact() -> None:
+    facts = [F("mem-next", "release-next-step", "发布流程", body="发布流程的下一步：打 tag 并推送到远端。")]
+    assert ids(recall(facts, "继续下一步", NOW, mode=EXACT)) == ["mem-next"]
+    r = recall(facts, "继续下一步", NOW, mode="enhanced")
+    assert r.suppressed == "generic user turn" and r.notes
+
+
+# ----------------------------------------------------------------- golden vectors
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["name"] for c in GOLDEN["cases"]])
+def test_exact_mode_matches_reasonix_bytes(case: dict[str, Any]) -> None:
+    facts = []
+    for d in case["facts"]:
+        t = {k: parse_rfc3339(d[k]) for k in ("updated_at", "created_at", "expires_at", "last_verified_at")}
+        facts.append(Fact(id=FactId(d["id"]), revision=d["revision"], created_at=t["created_at"],
+                          updated_at=t["updated_at"], name=d["name"], title=d["title"], description=d["description"],
+                          keywords=d["keywords"], activation=d["activation"], volatility=d["volatility"],
+                          subject_key=d["subject_key"], expires_at=t["expires_at"], last_verified_at=t["last_verified_at"],
+                          type=d["type"], scope=d["scope"], body=d["body"]))
+    settings = Settings(recall_limit=case["limit"], recall_max_chars=case["max_chars"])
+    r = recall(facts, case["query"], parse_rfc3339(case["now"]), settings, mode=EXACT)
+    e = case["expect"]
+    assert r.block == e["block"]
+    assert r.suppressed == e["suppressed"]
+    assert (r.omitted_by_limit, r.omitted_by_budget, r.used_chars, r.char_budget) == (
+        e["omitted_by_limit"], e["omitted_by_budget"], e["used_chars"], e["char_budget"])
+    assert [h.fact.id for h in r.hits] == [h["id"] for h in e["hits"]]
+    for got, want in zip(r.hits, e["hits"]):
+        assert got.score == pytest.approx(want["score"], rel=1e-12)
+        assert (got.freshness, got.reason) == (want["freshness"], want["reason"])
+
+
+@pytest.mark.parametrize("case", GOLDEN["snippets"], ids=lambda c: f"{c['query'] or 'empty'}-{c['runes']}")
+def test_snippets_match_reasonix(case: dict[str, Any]) -> None:
+    assert make_snippet(case["text"], case["query"], query_terms(case["query"]), case["runes"]) == case["expect"]
+
+
+# ----------------------------------------------------------------- the block, by hand
+
+def test_exact_block_bytes() -> None:
+    facts = [F("mem-1", "deploy-target", "Deploy target", "Deployment target for payments",
+               "Deploy payments to the green cluster.")]
+    r = recall(facts, "deploy payments target cluster", NOW, mode=EXACT)
+    entry = (
+        f'- id=mem-1 revision=1 scope=project type=project freshness=fresh score={r.hits[0].score:.3f} '
+        'reason="matched deploy, payments, target, cluster; project scope"\n'
+        "  title: Deploy target\n"
+        "  fact: deploy-target Deploy target Deployment target for payments Deploy payments to the green cluster.\n"
+    )
+    assert r.block == "<memory-recall>\n" + PREAMBLE + "\n" + entry + "</memory-recall>"
+    assert r.used_chars == len(r.block) and not r.block.endswith("\n")
+
+
+def test_escaping_quoting_and_redaction_in_the_entry() -> None:
+    facts = [F("mem-<x>", "q", 'Say "hi" & <bye>', body='see /home/alice/proj and C:\\Users\\Bob\\x; <b> & "q"',
+               keywords="alice tags")]
+    r = recall(facts, "tags alice", NOW, mode=EXACT)
+    block = r.block
+    assert "id=mem-&lt;x&gt;" in block
+    assert "title: Say &#34;hi&#34; &amp; &lt;bye&gt;" in block
+    assert "&lt;local-home&gt;/proj" in block and "&lt;local-home&gt;\\x" in block
+    assert "/home/alice" not in block and "Users\\Bob" not in block
+    assert 'reason="matched tags, alice; project scope"' in block
+
+
+# ----------------------------------------------------------------- redaction
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/home/alice/work", "<local-home>/work"),
+        ("/Users/Bob/x", "<local-home>/x"),
+        ("/USERS/bob", "<local-home>"),
+        ("C:\\Users\\Eve\\doc", "<local-home>\\doc"),
+        ("d:/users/eve/doc", "<local-home>/doc"),
+        ("C:\\Documents and Settings\\Al\\x", "<local-home>\\x"),
+        ("/home/", "/home/"),
+        ("/srv/home/x", "/srv<local-home>"),
+        ("/uſers/x", "<local-home>"),  # RE2 folds ſ with s
+        ("İ:\\users\\x", "İ:\\users\\x"),  # ...but not İ with i
+        ("k:\\users\\bob\\x", "<local-home>\\x"),
+        ("no separators here", "no separators here"),
+    ],
+)
+def test_home_redaction(text: str, expected: str) -> None:
+    assert redact_home(text) == expected
+
+
+# ----------------------------------------------------------------- gate (§6.5)
+
+def _gate(query: str, body: str) -> bool:
+    facts = [F("mem-1", "x", body=body), F("mem-2", "y", body="unrelated filler words")]
+    return "mem-1" in ids(recall(facts, query, NOW, mode=EXACT))
+
+
+def test_gate_cases() -> None:
+    assert _gate("redis cluster", "redis cluster notes")  # two terms
+    assert _gate("authentication", "authentication notes")  # one long term, short query
+    assert _gate("the authentication", "authentication notes")  # two query terms, one ≥ 6 runes
+    assert not _gate("fix the authentication issue", "authentication notes")  # long query, common word
+    assert not _gate("fix the cache", "cache notes")  # short term
+    assert _gate("fix the v2 thing", "v2 notes")  # digit
+    assert _gate("fix the max_conns thing", "max_conns notes")  # underscore
+    assert _gate("fix the AuthHandler issue", "authhandler notes")  # inner capital
+    assert not _gate("fix the Authhandler issue", "authhandler notes")  # capital at 0 only
+    assert _gate("fix #cache please now", "cache notes")  # #term
+    assert _gate("use cache. then go", "cache notes")  # term.
+    assert not _gate("use Cache. then go", "cache notes")  # case-sensitive check, raw query
+
+
+def test_distinctive_and_strong_helpers() -> None:
+    assert distinctive_term('see "ERR_X" now', "err_x")
+    assert distinctive_term("(AuthHandler)", "authhandler")
+    assert not distinctive_term("plain words", "plain")
+    assert strong_term("abc", ["abcdef"], "abcdef") and not strong_term("a b c", ["a", "b", "c"], "abcdef")
+
+
+# ----------------------------------------------------------------- multipliers, freshness
+
+def test_project_boost_and_stale_factor() -> None:
+    body = "kafka consumer lag alerts"
+    facts = [F("mem-p", "p", body=body), F("mem-g", "g", body=body, scope="global"),
+             F("mem-s", "s", body=body, updated=ago(200))]
+    r = recall(facts, "kafka consumer lag", NOW, mode=EXACT)
+    by = {h.fact.id: h for h in r.hits}
+    assert by["mem-p"].score == pytest.approx(by["mem-g"].score * 1.08)
+    assert by["mem-s"].freshness == "stale"
+    assert by["mem-s"].score == pytest.approx(by["mem-g"].score * 1.08 * 0.92)
+
+
+def test_expired_is_skipped_and_explained() -> None:
+    facts = [F("mem-x", "promo", body="promo code WELCOME10", expires_at=ago(1)),
+             F("mem-y", "promo-now", body="promo code SPRING", expires_at=NOW)]  # exactly at expiry: not expired
+    r = recall(facts, "promo code", NOW, mode=EXACT)
+    assert ids(r) == ["mem-y"]
+    assert {c.fact.id: c.decision for c in r.considered}["mem-x"] == "expired"
+
+
+def test_vectorised_freshness_equals_freshness_for() -> None:
+    r = random.Random(5)
+    facts = []
+    for i in range(400):
+        facts.append(F(f"mem-{i}", f"f{i}", body="x", type=r.choice(["project", "reference", "user", "feedback"]),
+                       volatility=r.choice(["", "stable", "volatile", "evergreen"]),
+                       updated=r.choice([ago(r.randint(-5, 400)), None]), created=r.choice([ago(50), None]),
+                       expires_at=r.choice([None, ago(1), ago(-1), NOW]), last_verified_at=r.choice([None, ago(2)])))
+    index = RecallIndex(facts)
+    import numpy as np
+
+    codes = index.freshness_codes(np.arange(len(index.docs)), NOW.ns)
+    assert [LABELS[c] for c in codes] == [freshness_for(f, NOW) for f in index.docs]
+
+
+# ----------------------------------------------------------------- pool and suppression (§6.2, §6.6)
+
+def test_identity_keys() -> None:
+    f = F("mem-1 ", "Deploy Target!", "Deploy-Target v2", subject_key="Deploy.Region")
+    assert identity_keys(f) == ["id:mem-1", "name:deploy-target", "title:deploytargetv2", "subject:deploy.region"]
+    assert identity_keys(F("mem-2", "x")) == ["id:mem-2", "name:x"]
+
+
+@pytest.mark.parametrize(
+    "shared",
+    [{"name": "deploy-target"}, {"subject_key": "deploy.region"}, {"title": "Deploy Target"}, {"id": "mem-same"}],
+)
+def test_project_fact_suppresses_global(shared: dict[str, str]) -> None:
+    g = {"fid": "mem-g", "name": "global-one", "title": "Global one", **shared}
+    p = {"fid": "mem-p", "name": "project-one", "title": "Project one", **shared}
+    if "id" in shared:
+        g["fid"] = p["fid"] = shared["id"]
+        g.pop("id"), p.pop("id")
+    gf = F(g.pop("fid"), **g, body="deploy region us-east-1 legacy", scope="global")
+    pf = F(p.pop("fid"), **p, body="deploy region eu-west-1 green")
+    r = recall([gf, pf], "deploy region", NOW, mode=EXACT)
+    assert [h.fact.scope for h in r.hits] == ["project"]
+    assert "legacy" not in r.block
+    suppressed = [c for c in r.considered if c.decision == "suppressed"]
+    assert suppressed and suppressed[0].fact is gf and "shared key" in suppressed[0].detail
+
+
+def test_pinned_facts_are_skipped_by_recall() -> None:
+    facts = [F("mem-pin", "lint", "Lint before commit", body="always run make lint before commit", activation="pinned"),
+             F("mem-user", "style", "Style", body="always run make lint quietly", scope="global", type="user")]
+    r = recall(facts, "run make lint", NOW, mode=EXACT)
+    assert r.suppressed == "memory store is empty" and r.block == ""
+    pool = build_pool(facts)
+    assert not pool.facts and {e.kind for e in pool.excluded} == {"pinned"}
+
+
+def test_find_overrides_order_and_keys() -> None:
+    facts = [F("global", "deploy-target", "Deploy target", scope="global"), F("project", "deploy-target", "Deploy target"),
+             F("other", "unrelated", "Unrelated", scope="global")]
+    [o] = find_overrides(facts)
+    assert (o.project.id, o.global_fact.id, o.key) == ("project", "global", "name:deploy-target")
+
+
+# ----------------------------------------------------------------- floor, limit, budget, suppression strings
+
+def test_relative_floor() -> None:
+    strong = F("mem-a", "alpha", "Alpha beta gamma", body="alpha beta gamma delta epsilon " * 3)
+    weak = F("mem-b", "other", "Other", body="alpha beta and many other unrelated words " * 20)
+    r = recall([strong, weak], "alpha beta gamma delta epsilon", NOW, mode=EXACT)
+    assert ids(r) == ["mem-a"]
+    decision = {c.fact.id: c for c in r.considered}["mem-b"]
+    assert decision.decision == "floor" and "0.24" in decision.detail
+
+
+def test_limit_budget_and_note() -> None:
+    facts = [F(f"mem-cap-{i}", f"cap-{i}", "cap fact", "matched cap fact", "cap detail " * 30, type="reference",
+               updated=ago(i / 24)) for i in range(6)]
+    r = recall(facts, "matched cap fact", NOW, Settings(recall_limit=2, recall_max_chars=20000), mode=EXACT)
+    assert (len(r.hits), r.omitted_by_limit, r.omitted_by_budget) == (2, 4, 0)
+    assert "- omitted=4 additional relevant fact(s) because of the recall limit or character budget\n</memory-recall>" in r.block
+    assert [c.decision for c in r.considered].count("limit") == 4
+    r = recall(facts, "matched cap fact", NOW, Settings(recall_limit=6, recall_max_chars=3000), mode=EXACT)
+    assert r.omitted_by_limit == 0 and r.omitted_by_budget > 0 and r.used_chars <= 3000
+    assert f"omitted={r.omitted_by_budget}" in r.block
+    assert any(c.decision == "budget" for c in r.considered)
+    r = recall(facts, "matched cap fact", NOW, Settings(recall_max_chars=300), mode=EXACT)
+    assert r.suppressed == "matched facts exceeded recall budget" and r.block == "" and r.used_chars == 0
+
+
+def test_clipped_entries_end_with_ellipsis_and_fit() -> None:
+    facts = [F("mem-1", "long", "Long", body="word " * 400)]
+    r = recall(facts, "word long", NOW, Settings(recall_max_chars=500), mode=EXACT)
+    assert len(r.block) <= 500 and "...\n</memory-recall>" in r.block
+
+
+def test_suppression_strings() -> None:
+    facts = [F("mem-1", "a", body="alpha beta")]
+    assert recall([], "alpha beta", NOW, mode=EXACT).suppressed == "memory store is empty"
+    assert recall(facts, "!!!", NOW, mode=EXACT).suppressed == "no searchable terms"
+    assert recall(facts, "gamma delta", NOW, mode=EXACT).suppressed == "no sufficiently distinctive match"
+    assert recall(facts, "alpha beta", NOW, Settings(no_memory=True)).suppressed == "memory store is empty"
+    assert recall([F("mem-e", "—", body="")], "alpha", NOW, mode=EXACT).suppressed == "memory store is empty"
+
+
+def test_stable_sort_ties_updated_then_id() -> None:
+    facts = [F("mem-b", "b", body="same words", updated=ago(3)), F("mem-a", "a", body="same words", updated=ago(3)),
+             F("mem-c", "c", body="same words", updated=ago(1))]
+    assert ids(recall(facts, "same words", NOW, mode=EXACT)) == ["mem-c", "mem-a", "mem-b"]
+
+
+def test_reason_lists_at_most_four_terms() -> None:
+    facts = [F("mem-1", "x", body="one two three four five six")]
+    [hit] = recall(facts, "one two three four five six", NOW, mode=EXACT).hits
+    assert hit.reason == "matched one, two, three, four; project scope"
+
+
+def test_considered_explains_weak_matches() -> None:
+    facts = [F("mem-1", "auth-notes", "Authentication notes", body="Authentication uses a signed session cookie.")]
+    r = recall(facts, "fix the authentication issue in this large application", NOW, mode=EXACT)
+    [c] = r.considered
+    assert c.decision == "gate" and "authentication" in c.detail and c.score and c.score > 0
+    assert r.considered_total == 1
+
+
+# ----------------------------------------------------------------- warm index
+
+def test_warm_index_is_reused_and_rebuilt_on_change() -> None:
+    facts = (F("mem-1", "a", body="alpha beta"),)
+    first = get_index(facts)
+    assert get_index(facts) is first and get_index(list(facts)) is first
+    changed = (F("mem-1", "a", body="alpha gamma"),)
+    assert get_index(changed) is not first
+    assert ids(recall(changed, "alpha gamma", NOW, mode=EXACT)) == ["mem-1"]
+
+
+# ----------------------------------------------------------------- enhanced equals exact when nothing fires
+
+def test_enhanced_equals_exact_on_a_neutral_store() -> None:
+    r = random.Random(11)
+    vocab = [f"zq{i}x" for i in range(60)]
+    for _ in range(30):
+        facts = [F(f"mem-{i}", f"n{i}", " ".join(r.sample(vocab, 2)), body=" ".join(r.choices(vocab, k=30)),
+                   scope=r.choice(["project", "global"]), updated=ago(r.randint(0, 20))) for i in range(15)]
+        q = " ".join(r.sample(vocab, 3))
+        a = recall(facts, q, NOW, mode=EXACT)
+        b = recall(facts, q, NOW, mode="enhanced")
+        assert a.block == b.block and a.suppressed == b.suppressed
+
+
+# ----------------------------------------------------------------- enhanced improvements (deltas)
+
+def test_supersedes_drops_the_old_fact_and_says_so() -> None:
+    old = F("mem-v1", "api-base-url", "API base URL", body="The API base URL is https://api.example.com/v1 for clients.",
+            updated=ago(40))
+    new = F("mem-v2", "api-base-v2", "API base URL (v2)", body="Since July the API base is https://api.example.com/v2.",
+            supersedes=("mem-v1",))
+    assert "mem-v1" in ids(recall([old, new], "what is the API base URL for clients?", NOW, mode=EXACT))
+    r = recall([old, new], "what is the API base URL for clients?", NOW)
+    assert ids(r) == ["mem-v2"] and "example.com/v1" not in r.block
+    c = {c.fact.id: c for c in r.considered}["mem-v1"]
+    assert c.decision == "superseded" and "mem-v2" in c.detail
+
+
+def test_superseding_fact_takes_the_place_of_an_old_only_match() -> None:
+    old = F("mem-old", "deploy-command", "Deploy command", body="Deploy with ./scripts/deploy.sh --prod.", updated=ago(90))
+    new = F("mem-new", "release-procedure", "Release procedure", body="Releases go out with make ship.",
+            supersedes=("project/deploy-command.md",))
+    r = recall([old, new], "how do I run deploy.sh for prod?", NOW)
+    assert ids(r) == ["mem-new"] and "replaces deploy-command" in r.hits[0].reason
+
+
+def test_supersedes_by_a_pinned_fact_only_drops() -> None:
+    old = F("mem-old", "style-old", "Style", body="tabs for indentation everywhere")
+    new = F("mem-new", "style", "Style", body="spaces", activation="pinned", supersedes=("mem-old",))
+    r = recall([old, new], "tabs for indentation", NOW)
+    assert r.hits == () and r.block == "" and r.suppressed == "matched facts are superseded or shadowed"
+    assert {c.fact.id: c.decision for c in r.considered}["mem-old"] == "superseded"
+
+
+def test_stale_hits_are_flagged_and_ranked_after_current_ones() -> None:
+    old = F("mem-old", "release-branch", "Release branch",
+            body="Cut releases from release/0.9; the release branch is protected; cut releases here.",
+            volatility="volatile", updated=ago(60))
+    new = F("mem-new", "release-line", "Current release line", body="The release line is release/1.21; cut from it.",
+            volatility="volatile", updated=ago(3))
+    q = "which release branch do we cut releases from?"
+    exact = recall([old, new], q, NOW, mode=EXACT)
+    assert ids(exact)[0] == "mem-old" and "[stale" not in exact.block
+    r = recall([old, new], q, NOW)
+    assert ids(r) == ["mem-new", "mem-old"]
+    assert "fact: [stale: last updated 2026-05-28, 60 days ago; verify before relying on it]" in r.block
+    assert r.hits[1].markers and "freshness=stale" in r.block
+
+
+def test_replacement_cue_outranks_and_flags_the_older_fact() -> None:
+    npm = F("mem-npm", "package-manager-npm", "Package manager: npm",
+            body="We use npm. Run npm install, then npm run build.", updated=ago(100))
+    pnpm = F("mem-pnpm", "package-manager-change", "Switched to pnpm",
+             body="We moved away from npm to pnpm in June; use pnpm install.", updated=ago(20))
+    q = "how should I run npm install before building?"
+    assert ids(recall([npm, pnpm], q, NOW, mode=EXACT))[0] == "mem-npm"
+    r = recall([npm, pnpm], q, NOW)
+    assert ids(r) == ["mem-pnpm", "mem-npm"]
+    assert "possibly outdated: newer fact mem-pnpm says npm was replaced" in r.block
+
+
+def test_replacement_cue_needs_the_whole_phrase_and_a_newer_fact() -> None:
+    assert replacement_targets("We switched from the old build cache to Turborepo.") == frozenset({("build", "cache")})
+    assert ("jenkins",) in replacement_targets("We no longer use Jenkins; all pipelines run on Actions.")
+    assert ("sqlalchemy",) in replacement_targets("不再使用 SQLAlchemy Session 直接查询")
+    build = F("mem-build", "build-server", "Building", body="Build the server with make build.", updated=ago(60))
+    turbo = F("mem-turbo", "build-cache", "Build cache", body="We switched from the old build cache to Turborepo.")
+    r = recall([build, turbo], "how do I build the server?", NOW)
+    assert all(not h.markers for h in r.hits)
+    older_claim = F("mem-claim", "claim", "Claim", body="We moved away from npm.", updated=ago(200))
+    npm = F("mem-npm", "npm", "npm usage", body="Run npm install and npm test.", updated=ago(1))
+    r = recall([older_claim, npm], "npm install test", NOW)
+    assert all(not h.markers for h in r.hits)
+
+
+def test_identifier_segments_bridge_spellings() -> None:
+    assert segments("MaxOpenConns") == ["max", "open", "conns"]
+    assert segments("max_open_conns") == ["max", "open", "conns"]
+    assert segments("HTTPServer") == ["http", "server"]
+    assert segments("utf8") == [] and segments("plain") == []
+    fact = F("mem-pool", "db-pool-size", "DB pool size", body="max_open_conns = 20 in config/db.toml")
+    assert recall([fact], "where is MaxOpenConns configured?", NOW, mode=EXACT).hits == ()
+    r = recall([fact], "where is MaxOpenConns configured?", NOW)
+    assert ids(r) == ["mem-pool"] and "identifier segments of maxopenconns" in r.hits[0].reason
+
+
+def test_short_cjk_query_reaches_a_cjk_keyword() -> None:
+    fact = F("mem-cdn", "cdn-cache-purge", "CDN cache purge", body="The CDN cache is purged on deploy.", keywords="缓存 cache")
+    assert recall([fact], "缓存", NOW, mode=EXACT).hits == ()
+    assert ids(recall([fact], "缓存", NOW)) == ["mem-cdn"]
+    lock = F("mem-lock", "lockfile", "Lockfile policy", body="Commit pnpm-lock.yaml.", keywords="锁文件 lockfile")
+    assert ids(recall([lock], "锁", NOW)) == ["mem-lock"]
+    logs = F("mem-logs", "app-logs", "Application logs", body="Logs go to /var/log/app.", keywords="日志轮转 log rotation")
+    assert ids(recall([logs], "日志在哪", NOW)) == ["mem-logs"]
+    # a long sentence does not get the short-query allowance
+    assert recall([lock], "这个仓库里面的锁到底应该怎么处理才比较好呢", NOW).hits == ()
+
+
+def test_lexicon_bridges_languages_without_shared_words() -> None:
+    en = F("mem-en", "database-migrations", "Database migrations", body="Run make migrate to apply migrations.")
+    assert recall([en], "数据库迁移怎么跑", NOW, mode=EXACT).hits == ()
+    r = recall([en], "数据库迁移怎么跑", NOW)
+    assert ids(r) == ["mem-en"] and "数据库→database" in r.hits[0].reason
+    zh = F("mem-zh", "预发环境部署", "预发环境部署", body="预发环境部署：在流水线中手动触发预发任务。")
+    assert ids(recall([zh], "how do I deploy to staging?", NOW)) == ["mem-zh"]
+    other = F("mem-it", "nightly", "Nightly integration tests", body="Integration tests run nightly.")
+    assert recall([other], "单元测试覆盖率要求", NOW).hits == ()
+    plan = plan_query("数据库迁移怎么跑", tuple(query_terms("数据库迁移怎么跑")))
+    assert {lc.source for lc in plan.lex} == {"数据库", "迁移"}
+
+
+def test_rivals_need_project_scoping_words() -> None:
+    g = F("mem-g", "code-review-policy", "Code review policy", body="Every pull request needs two approvals.",
+          scope="global")
+    p = F("mem-p", "payments-code-review", "Code review policy for payments", body="A pull request needs one approval.")
+    q = "how many approvals does a pull request need for code review?"
+    assert "mem-g" in ids(recall([g, p], q, NOW, mode=EXACT))
+    r = recall([g, p], q, NOW, workspace="payments")
+    assert ids(r) == ["mem-p"]
+    assert {c.fact.id: c.decision for c in r.considered}["mem-g"] == "suppressed"
+    sql = F("mem-sql", "sql-style", "Code style for SQL", body="SQL code style rules: uppercase keywords.")
+    gstyle = F("mem-gs", "code-style", "Code style", body="Python code style rules: black.", scope="global")
+    assert set(ids(recall([gstyle, sql], "which code style rules apply?", NOW, workspace="payments"))) == {
+        "mem-sql", "mem-gs"}
+
+
+def test_each_improvement_can_be_switched_off() -> None:
+    fact = F("mem-pool", "db-pool-size", "DB pool size", body="max_open_conns = 20")
+    off = Enhancements().without("symbols")
+    assert recall([fact], "where is MaxOpenConns configured?", NOW, enhancements=off).hits == ()
+    assert set(Enhancements.names()) >= {"symbols", "cjk_keywords", "lexicon", "supersedes", "replacement_cues",
+                                         "stale_flags", "rivals", "generic"}
+
+
+def test_mode_setting_and_validation() -> None:
+    fact = F("mem-pool", "db-pool-size", "DB pool size", body="max_open_conns = 20")
+    assert recall([fact], "MaxOpenConns", NOW, Settings(recall_mode=EXACT)).mode == EXACT
+    assert recall([fact], "MaxOpenConns", NOW, Settings(recall_mode=EXACT)).hits == ()
+    with pytest.raises(ValueError):
+        recall([fact], "x", NOW, mode="fancy")
