@@ -527,3 +527,49 @@ def test_mode_setting_and_validation() -> None:
     assert recall([fact], "MaxOpenConns", NOW, Settings(recall_mode=EXACT)).hits == ()
     with pytest.raises(ValueError):
         recall([fact], "x", NOW, mode="fancy")
+
+
+# ----------------------------------------------------------------- the retrieval suite
+
+def _suite() -> Any:
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval" / "run.py"
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location("retrieval_run", path)
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get("retrieval_run")
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["retrieval_run"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def test_retrieval_tasks_are_valid_and_cover_every_class() -> None:
+    run = _suite()
+    tasks = run.load_tasks()
+    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
+    per_class = {c: sum(t.cls == c for t in tasks) for c in run.CLASSES}
+    assert all(n >= 3 for n in per_class.values()), per_class
+    assert any(t.noise >= 100 for t in tasks if t.cls == "distractor")
+
+
+def test_validation_refuses_a_forbidden_pattern_inside_the_required_one() -> None:
+    run = _suite()
+    task = run.Task(id="mb-contradiction", cls="contradiction", query="q", facts=[{"id": "mem-1", "name": "x"}],
+                    expect={"contain": ["pnpm install"], "not_contain": ["npm install"]}, now=NOW)
+    assert any("can never pass" in p for p in run.validate(task))
+    task.expect = {"contain": ["pnpm install"], "not_contain": [r"(?<![\w])npm install"]}
+    assert run.validate(task) == []
+
+
+def test_suite_enhanced_passes_everything_exact_passes() -> None:
+    run = _suite()
+    rows = run.run_suite(run.load_tasks())
+    exact = {r["task"].id for r in rows if r["results"]["exact"].passed}
+    enhanced = {r["task"].id for r in rows if r["results"]["enhanced"].passed}
+    off = {r["task"].id for r in rows if r["results"]["off"].passed}
+    assert exact <= enhanced
+    assert len(enhanced) > len(exact) > len(off)
