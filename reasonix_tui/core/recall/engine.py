@@ -759,7 +759,7 @@ class _Run:
 
         added: dict[int, _Hit] = {}
         for a in pool:
-            targets = eidx.cue_targets[a.doc]
+            targets = eidx.cue_targets(a.doc)
             if not targets:
                 continue
             for b in hits:
@@ -768,7 +768,7 @@ class _Run:
                 phrases = [ph for ph in targets if all(t in freqs[b.doc] for t in ph)]
                 if not phrases:
                     continue
-                mutual = any(all(t in freqs[a.doc] for t in ph) for ph in eidx.cue_targets[b.doc])
+                mutual = any(all(t in freqs[a.doc] for t in ph) for ph in eidx.cue_targets(b.doc))
                 if t_of(a) < t_of(b) or (t_of(a) == t_of(b) and mutual):
                     continue
                 what = ", ".join(sorted(" ".join(ph) for ph in phrases)[:3])

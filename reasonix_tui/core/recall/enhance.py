@@ -31,15 +31,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
+import re
+
 import numpy as np
 import regex
 
-from ..gostr import fields as go_fields
-from ..gostr import one_line, to_lower
+from ..gostr import to_lower
 from ..store.model import Fact
 from ..tokenize import CJK_CLASS, is_cjk, tokens
 from .index import KP1, RecallIndex
 from .lexicon import LEXICON
+from .snippet import compact_whitespace
 
 __all__ = [
     "Enhancements",
@@ -91,6 +93,9 @@ W_LEXICON = 0.8
 W_KEYWORD = 0.5
 
 _WORD = regex.compile(rf"[[\p{{L}}\p{{Nd}}_]--[{CJK_CLASS}]]+", flags=regex.V1)
+_W = rf"[[\p{{L}}\p{{Nd}}_]--[{CJK_CLASS}]]"
+_COMPOUND = regex.compile(rf"(?<!{_W}){_W}*(?:_|\p{{Nd}}|\p{{Ll}}\p{{Lu}}|\p{{Lu}}\p{{Lu}}\p{{Ll}}){_W}*", flags=regex.V1)
+"""Words with identifier structure (``_``, digits, inner capitals): the only ones with segments."""
 _CJK_RUN = regex.compile(rf"[{CJK_CLASS}]+", flags=regex.V1)
 _SEG = regex.compile(r"\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{Nd}+|[\p{L}--[\p{Lu}\p{Ll}]]+", flags=regex.V1)
 _KW_SPLIT = regex.compile(r"[,;，；、|]+")
@@ -111,12 +116,24 @@ def segments(word: str) -> list[str]:
     return segs if len(segs) >= 2 else []
 
 
+_COMPOUND_ASCII = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]*(?:_|[0-9]|[a-z][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9_]*")
+
+
+def compound_segments(text: str) -> set[str]:
+    """Segments of every identifier-like word of ``text``."""
+    out: set[str] = set()
+    pattern = _COMPOUND_ASCII if text.isascii() else _COMPOUND
+    for m in pattern.finditer(text):
+        out.update(segments(m.group()))
+    return out
+
+
 def keyword_entries(keywords: str) -> list[str]:
     """Keyword aliases: split on commas/semicolons when present, else on whitespace."""
-    text = one_line(keywords)
+    text = compact_whitespace(keywords)
     if not text:
         return []
-    parts = _KW_SPLIT.split(text) if _KW_SPLIT.search(text) else go_fields(text)
+    parts = _KW_SPLIT.split(text) if _KW_SPLIT.search(text) else text.split(" ")
     return [to_lower(p.strip()) for p in parts if p.strip()]
 
 
@@ -154,13 +171,32 @@ _CUE_STOP = frozenset(
 )
 
 
+_CUE_KEYS = (
+    "replac", "supersed", "no longer", "instead of", "deprecat", "retired", "dropped", "removed", "abandoned",
+    "ditched", "gone", "不再", "弃用", "废弃", "淘汰", "替换", "取代", "代替", "替代",
+)
+_MOVE_VERBS = ("moved", "switched", "migrated", "changed", "went", "transitioned", "converted")
+
+
+def _may_have_cue(low: str) -> bool:
+    """Cheap substring test before the cue patterns run."""
+    if any(k in low for k in _CUE_KEYS):
+        return True
+    if " from" in low and any(v in low for v in _MOVE_VERBS):
+        return True
+    return ("从" in low or "由" in low) and any(x in low for x in ("到", "为", "成"))
+
+
 def replacement_targets(text: str) -> frozenset[tuple[str, ...]]:
     """What ``text`` says was replaced, as token phrases ("moved away from npm" → ``("npm",)``).
 
     Each phrase keeps up to three content tokens; another fact is about the replaced
     thing only when it contains every token of a phrase.
     """
-    low = to_lower(one_line(text))
+    compact = compact_whitespace(text)
+    if not _may_have_cue(compact.lower()):
+        return frozenset()
+    low = to_lower(compact)
     out: set[tuple[str, ...]] = set()
     for pattern in _EN_CUES + _ZH_CUES:
         for m in pattern.finditer(low):
@@ -186,10 +222,11 @@ class EnhancedIndex:
     """Token of name/title/keywords/subject → documents."""
     kw: dict[str, np.ndarray]
     """``e:<entry>`` whole keyword, ``t:<token>`` keyword token, ``u:<rune>`` CJK keyword rune."""
-    cue_targets: list[frozenset[tuple[str, ...]]]
-    """Per document: phrases naming what it says was replaced."""
+    texts: tuple[str, ...]
+    """Per document: the recall text (cue phrases are extracted from it on demand)."""
     has_cue: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    """Per document: whether :attr:`cue_targets` is non-empty."""
+    """Per document: whether the text may state a replacement (cheap substring test)."""
+    _cues: dict[int, frozenset[tuple[str, ...]]] = field(default_factory=dict)
     title_words: list[frozenset[str]] = field(default_factory=list)
     """Per document: title tokens without stopwords (for ``rivals``)."""
     superseded_by: dict[int, list[Fact]] = field(default_factory=dict)
@@ -197,22 +234,27 @@ class EnhancedIndex:
     doc_of: dict[int, int] = field(default_factory=dict)
     """``id(fact)`` → document number, for pool documents."""
 
+    def cue_targets(self, doc: int) -> frozenset[tuple[str, ...]]:
+        """Phrases naming what document ``doc`` says was replaced (computed once, on demand)."""
+        if not self.has_cue[doc]:
+            return frozenset()
+        found = self._cues.get(doc)
+        if found is None:
+            found = self._cues[doc] = replacement_targets(self.texts[doc])
+        return found
+
     @classmethod
     def build(cls, index: RecallIndex) -> EnhancedIndex:
         seg: dict[str, list[int]] = {}
         label: dict[str, list[int]] = {}
         kw: dict[str, list[int]] = {}
-        cues: list[frozenset[tuple[str, ...]]] = []
+        cues: list[bool] = []
         for i, (fact, text) in enumerate(zip(index.docs, index.texts)):
-            seen_seg: set[str] = set()
-            for m in _WORD.finditer(text):
-                seen_seg.update(segments(m.group()))
-            for s in seen_seg:
+            for s in compound_segments(text):
                 seg.setdefault(s, []).append(i)
             label_text = "\n".join((fact.name, fact.title, fact.keywords, fact.subject_key.replace(".", " ")))
             lab = set(tokens(label_text))
-            for m in _WORD.finditer(label_text):
-                lab.update(segments(m.group()))
+            lab.update(compound_segments(label_text))
             for t in lab:
                 label.setdefault(t, []).append(i)
             keys: set[str] = set()
@@ -225,15 +267,15 @@ class EnhancedIndex:
                         keys.add("u:" + ch)
             for k in keys:
                 kw.setdefault(k, []).append(i)
-            cues.append(replacement_targets(text))
+            cues.append(_may_have_cue(" ".join(text.lower().split())))
         out = cls(
             n=len(index.docs),
             seg={k: _arr(v) for k, v in seg.items()},
             label={k: _arr(v) for k, v in label.items()},
             kw={k: _arr(v) for k, v in kw.items()},
-            cue_targets=cues,
+            texts=index.texts,
         )
-        out.has_cue = np.fromiter((bool(c) for c in cues), dtype=bool, count=len(cues))
+        out.has_cue = np.fromiter(cues, dtype=bool, count=len(cues))
         out.title_words = [
             frozenset(t for t in tokens(f.title or f.name.replace("-", " ")) if t not in _CUE_STOP) for f in index.docs
         ]
