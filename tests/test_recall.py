@@ -260,6 +260,7 @@ def test_vectorised_freshness_equals_freshness_for() -> None:
 
     codes = index.freshness_codes(np.arange(len(index.docs)), NOW.ns)
     assert [LABELS[c] for c in codes] == [freshness_for(f, NOW) for f in index.docs]
+    assert [index.freshness_code(i, NOW.ns) for i in range(len(index.docs))] == list(codes)
 
 
 # ----------------------------------------------------------------- pool and suppression (§6.2, §6.6)

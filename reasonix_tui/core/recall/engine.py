@@ -667,7 +667,7 @@ class _Run:
         return hits
 
     def _code(self, doc: int) -> int:
-        return int(self.idx.freshness_codes(np.asarray([doc]), self.now.ns)[0])
+        return self.idx.freshness_code(doc, self.now.ns)
 
     def _supersede(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
         """Replace every hit whose fact another fact ``supersedes`` by its newest successor."""

@@ -230,6 +230,17 @@ class RecallIndex:
         out[now_ns > fr.expires[docs]] = EXPIRED
         return out.astype(np.int8)
 
+    def freshness_code(self, doc: int, now_ns: int) -> int:
+        """:meth:`freshness_codes` for one document (no array overhead)."""
+        fr = self._fresh
+        if now_ns > int(fr.expires[doc]):
+            return EXPIRED
+        if int(fr.start[doc]) > now_ns:
+            return CURRENT
+        if now_ns <= int(fr.fresh_until[doc]):
+            return FRESH
+        return CURRENT if now_ns <= int(fr.current_until[doc]) else STALE
+
     # -- excluded facts ------------------------------------------------------------
     def excluded_matches(self, terms: Sequence[str]) -> list[tuple[Exclusion, list[str]]]:
         """Pinned or suppressed facts that contain a query term (for the trace)."""
