@@ -14,9 +14,9 @@ pinned, suppressed by a project fact, superseded...).
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -492,9 +492,8 @@ class _Run:
                         lm = inter([eidx.label.get(t, empty) for t in toks])
                         if len(lm):
                             strong_docs.append(inter([lm, only]))
-                for form, _, m in matches:
+                for form, _, m in matches:  # the label (source→form) says it in the reason
                     self.concept_labels.append((f"{lc.source}→{form}", m, only))
-                    self.concept_notes.append((f"translated {lc.source}→{form}", m, only))
 
         if not (concept_docs or always_docs):
             return score, count > 0, passed

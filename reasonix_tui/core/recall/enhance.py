@@ -28,10 +28,9 @@ Reasonix's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-
-import re
 
 import numpy as np
 import regex
@@ -39,7 +38,7 @@ import regex
 from ..gostr import to_lower
 from ..store.model import Fact
 from ..tokenize import CJK_CLASS, is_cjk, tokens
-from .index import KP1, RecallIndex
+from .index import RecallIndex
 from .lexicon import LEXICON
 from .snippet import compact_whitespace
 
