@@ -17,8 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..gostr import trim_space
-from ..store.model import Fact, normalize_subject_key, normalized_phrase, slug
+from ..store.model import Fact
+from ..store.precedence import (
+    Exclusion,
+    Override,
+    PinnedGuidance,
+    find_overrides,
+    identity_keys,
+    pinned_guidance,
+)
 
 __all__ = [
     "identity_keys",
@@ -33,43 +40,9 @@ __all__ = [
 ]
 
 
-def identity_keys(fact: Fact) -> list[str]:
-    """``recallIdentityKeys``: ``id:``, ``name:``, then ``title:`` and ``subject:`` when non-empty."""
-    keys = ["id:" + trim_space(fact.id), "name:" + slug(fact.name)]
-    title = normalized_phrase(fact.title)
-    if title:
-        keys.append("title:" + title)
-    subject = normalize_subject_key(fact.subject_key)
-    if subject:
-        keys.append("subject:" + subject)
-    return keys
-
-
 def list_all_order(facts: Iterable[Fact]) -> list[Fact]:
     """``ListAll`` order: name, scope, id (stable for exact duplicates)."""
     return sorted(facts, key=lambda f: (f.name, f.scope, f.id))
-
-
-@dataclass(frozen=True, slots=True)
-class Exclusion:
-    """Why an active fact is not in the automatic-recall pool."""
-
-    fact: Fact
-    """The left-out fact."""
-    kind: str
-    """``pinned`` or ``suppressed``."""
-    by: Fact | None = None
-    """For ``suppressed``: the fact that already holds the shared identity key."""
-    key: str = ""
-    """For ``suppressed``: the shared key (``name:deploy-target``...)."""
-
-    @property
-    def explanation(self) -> str:
-        """One line for a person."""
-        if self.kind == "pinned":
-            return "pinned: its body rides the pinned channel, so recall skips it"
-        assert self.by is not None
-        return f"suppressed by {self.by.scope} fact {self.by.id} ({self.by.ref}); shared key {self.key}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,95 +86,3 @@ def build_pool(all_facts: Sequence[Fact]) -> Pool:
         for key in keys:
             seen.setdefault(key, fact)
     return Pool(facts=tuple(out), excluded=tuple(excluded))
-
-
-@dataclass(frozen=True, slots=True)
-class Override:
-    """A project fact that shadows an equivalent global fact (``FindOverrides``)."""
-
-    project: Fact
-    """The project fact that wins."""
-    global_fact: Fact
-    """The shadowed global fact."""
-    key: str
-    """The first shared identity key (``id``, ``name``, ``title``, ``subject`` order)."""
-
-
-def find_overrides(all_facts: Sequence[Fact]) -> list[Override]:
-    """``FindOverrides``: project-over-global decisions, sorted by project name then global id."""
-    projects: dict[str, Fact] = {}
-    for fact in all_facts:
-        if fact.scope != "project":
-            continue
-        for key in identity_keys(fact):
-            projects[key] = fact  # a later project fact wins a repeated key
-    seen: set[tuple[str, str, str, str]] = set()
-    out: list[Override] = []
-    for fact in all_facts:
-        if fact.scope != "global":
-            continue
-        for key in identity_keys(fact):
-            project = projects.get(key)
-            if project is None:
-                continue
-            pair = (project.id, fact.id, project.name, fact.name)
-            if pair not in seen:
-                seen.add(pair)
-                out.append(Override(project=project, global_fact=fact, key=key))
-            break
-    out.sort(key=lambda o: (o.project.name, o.global_fact.id))
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class PinnedGuidance:
-    """Pinned facts for the session prefix, after project-over-global suppression."""
-
-    facts: tuple[Fact, ...]
-    """Pinned facts with a non-empty body, most recently updated first (then name)."""
-    suppressed: tuple[Exclusion, ...]
-    """Global pinned facts shadowed by an equivalent project fact."""
-
-    @property
-    def chars(self) -> int:
-        """``PrefixCost.PinnedChars``: runes of the trimmed pinned bodies."""
-        return sum(len(trim_space(f.body)) for f in self.facts)
-
-
-def _ns(fact: Fact) -> int:
-    return fact.updated_at.ns if fact.updated_at is not None else -(1 << 62)
-
-
-def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True) -> PinnedGuidance:
-    """``pinnedGuidanceForProject`` over every active fact of both scopes.
-
-    A global pinned fact is dropped when any project fact (pinned or not) shares one of
-    its identity keys; keys ending in ``:`` are ignored. Project pinned facts stay.
-    """
-    guidance = [f for f in all_facts if f.pinned and trim_space(f.body)]
-    guidance.sort(key=lambda f: (-_ns(f), f.name))
-    if not guidance or not has_project_dir:
-        return PinnedGuidance(tuple(guidance), ())
-    project_keys: dict[str, Fact] = {}
-    for fact in all_facts:
-        if fact.scope != "project":
-            continue
-        for key in identity_keys(fact):
-            if not key.endswith(":"):
-                project_keys.setdefault(key, fact)
-    if not project_keys:
-        return PinnedGuidance(tuple(guidance), ())
-    kept: list[Fact] = []
-    suppressed: list[Exclusion] = []
-    for fact in guidance:
-        holder: tuple[str, Fact] | None = None
-        if fact.scope == "global":
-            for key in identity_keys(fact):
-                if key in project_keys:
-                    holder = (key, project_keys[key])
-                    break
-        if holder is None:
-            kept.append(fact)
-        else:
-            suppressed.append(Exclusion(fact, "suppressed", by=holder[1], key=holder[0]))
-    return PinnedGuidance(tuple(kept), tuple(suppressed))

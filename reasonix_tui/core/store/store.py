@@ -52,6 +52,7 @@ from .model import (
     resolve_activation,
     slug,
 )
+from .precedence import Override, find_overrides, pinned_guidance
 
 __all__ = [
     "Store",
@@ -63,7 +64,6 @@ __all__ = [
     "Snapshot",
     "MigrationResult",
     "ActivationResult",
-    "identity_keys",
 ]
 
 
@@ -204,18 +204,6 @@ class MigrationResult:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def identity_keys(fact: Fact) -> list[str]:
-    """Recall identity keys: id, name, normalised title, subject (spec §6.2)."""
-    keys = [f"id:{trim_space(fact.id)}", f"name:{slug(fact.name)}"]
-    title = normalized_phrase(fact.title)
-    if title:
-        keys.append(f"title:{title}")
-    subject = normalize_subject_key(fact.subject_key)
-    if subject:
-        keys.append(f"subject:{subject}")
-    return keys
 
 
 def _runes_trimmed(text: str) -> int:
@@ -1134,43 +1122,11 @@ class Store:
 
     def pinned_guidance(self, facts: list[Fact] | None = None) -> list[Fact]:
         """Pinned facts with bodies, global ones suppressed by a project fact (spec §6.6)."""
-        facts = self.list_all() if facts is None else facts
-        project_keys: set[str] = set()
-        for f in facts:
-            if f.scope == "project":
-                project_keys.update(k for k in identity_keys(f) if not k.endswith(":"))
-        out = []
-        for f in facts:
-            if not f.pinned or not trim_space(f.body):
-                continue
-            if f.scope == "global" and any(k in project_keys for k in identity_keys(f) if not k.endswith(":")):
-                continue
-            out.append(f)
-        out.sort(key=lambda f: (-(f.updated_at.ns if f.updated_at else 0), f.name))
-        return out
+        return list(pinned_guidance(self.list_all() if facts is None else facts).facts)
 
-    def overrides(self, facts: list[Fact] | None = None) -> list[tuple[Fact, Fact, str]]:
-        """``FindOverrides``: ``(project, global, key)`` pairs, sorted by project name then global id."""
-        facts = self.list_all() if facts is None else facts
-        by_key: dict[str, Fact] = {}
-        for f in facts:
-            if f.scope == "project":
-                for k in identity_keys(f):
-                    by_key[k] = f
-        out: list[tuple[Fact, Fact, str]] = []
-        seen: set[tuple[str, str]] = set()
-        for g in facts:
-            if g.scope != "global":
-                continue
-            for k in identity_keys(g):
-                p = by_key.get(k)
-                if p is not None:
-                    if (p.id, g.id) not in seen:
-                        seen.add((p.id, g.id))
-                        out.append((p, g, k.split(":", 1)[0]))
-                    break
-        out.sort(key=lambda t: (t[0].name, t[1].id))
-        return out
+    def overrides(self, facts: list[Fact] | None = None) -> list[Override]:
+        """``FindOverrides``: project facts shadowing global ones, with the shared key."""
+        return find_overrides(self.list_all() if facts is None else facts)
 
     # ------------------------------------------------------------------ migration
 

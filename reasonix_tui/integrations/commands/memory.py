@@ -169,9 +169,9 @@ def _show(args: argparse.Namespace, ctx: CliContext) -> int:
     now = ctx.store.clock()
     report = explain_freshness(fact, now)
     overrides = [
-        {"project": p.ref, "global": g.ref, "key": k}
-        for p, g, k in ctx.store.overrides()
-        if fact.id in (p.id, g.id)
+        {"project": o.project.ref, "global": o.global_fact.ref, "key": o.key.split(":", 1)[0]}
+        for o in ctx.store.overrides()
+        if fact.id in (o.project.id, o.global_fact.id)
     ]
     if args.json:
         data = fact_json(fact, now, body=True)
