@@ -23,7 +23,7 @@ from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact
-from reasonix_tui.core.store.model import Fact, FactId, new_memory_id
+from reasonix_tui.core.store.model import Fact, new_memory_id
 from reasonix_tui.core.store.store import SaveRequest, Store
 
 WORDS = (

@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from reasonix_tui.core import history as H
 from reasonix_tui.core.bm25 import BM25Index
@@ -538,22 +536,6 @@ def test_claude_transcripts_are_searched_and_opened(tmp_path: Path, monkeypatch:
     assert err.tool_name == "Bash" and err.message_index == 2
     text = H.history_tool_call(layout, {"operation": "around", "session_path": str(p), "message_index": 2})
     assert "[2 tool Bash result]\nmake: *** [gizmo] Error 2" in text
-
-
-# --------------------------------------------------------------------------------------
-# The fast indexing tokenizer is the shared tokenizer
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aZ_9 -.é中文字かなカナ한글İΣσΑß\u00a0\u3000ǅⅫ²٣")), max_size=40))
-def test_index_tokens_equal_tokens(text: str) -> None:
-    assert H.index_tokens(text) == tokens(text)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=60))
-def test_index_tokens_equal_tokens_any_text(text: str) -> None:
-    assert H.index_tokens(text) == tokens(text)
 
 
 # --------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from reasonix_tui.core.recall import Enhancements, clear_index_cache, get_index,
 from reasonix_tui.core.recall.engine import distinctive_term, strong_term
 from reasonix_tui.core.recall.enhance import plan_query, replacement_targets, segments
 from reasonix_tui.core.recall.generic import GENERIC_TURNS, is_generic_enhanced, is_generic_exact
-from reasonix_tui.core.recall.index import LABELS, RecallIndex, doc_tokens
+from reasonix_tui.core.recall.index import LABELS, RecallIndex
 from reasonix_tui.core.recall.pool import build_pool, find_overrides, identity_keys
 from reasonix_tui.core.recall.render import PREAMBLE
 from reasonix_tui.core.recall.snippet import make_snippet, redact_home
@@ -68,15 +68,6 @@ def _fresh_cache() -> None:
 )
 def test_tokenizer_table(text: str, expected: list[str]) -> None:
     assert tokens(text) == expected
-    assert doc_tokens(text) == expected
-
-
-def test_ascii_fast_path_equals_the_tokenizer() -> None:
-    r = random.Random(3)
-    alphabet = "abcXYZ019_-./ \t\n\x1c:#İ数据"
-    for _ in range(3000):
-        s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
-        assert doc_tokens(s) == tokens(s), repr(s)
 
 
 def test_query_terms_unique_in_order() -> None:

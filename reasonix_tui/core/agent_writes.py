@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .approvals import ApprovalQueue, ApprovalResult, Proposal, Requester, WaitOutcome, forget_reply, remember_reply
+from .approvals import ApprovalQueue, ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
 from .policy import Assessment, assess_forget, assess_remember, parse_remember_arguments, remember_request
 from .store.model import Conflict, InvalidInput, NotFound, StoreError
 from .store.store import Store

@@ -45,7 +45,7 @@ from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .secrets import redact
 from .store.atomic import atomic_write, ensure_dir
-from .store.model import Fact, InvalidInput, StoreError, slug
+from .store.model import Fact, InvalidInput, StoreError
 
 if TYPE_CHECKING:
     from .settings import Settings

@@ -28,15 +28,12 @@ import os
 import re
 import threading
 from array import array
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import regex
 
 from .gostr import go_quote, one_line, to_lower, trim_space
 from .gotime import Timestamp
@@ -54,13 +51,12 @@ from .sessions import (
     is_visible_subagent_session,
     iter_json_lines,
     list_claude_transcripts,
-    list_transcripts,
     read_transcript,
     session_id_of,
     subagents_dir,
 )
 from .store.model import InvalidInput
-from .tokenize import CJK_CLASS, is_cjk, query_terms, tokens
+from .tokenize import is_cjk, query_terms, tokens
 
 __all__ = [
     "KINDS",
@@ -83,7 +79,6 @@ __all__ = [
     "SearchResult",
     "HistoryIndex",
     "extract_documents",
-    "index_tokens",
     "strip_compose_prefixes",
     "is_tool_error",
     "make_snippet",
@@ -245,7 +240,7 @@ def strip_compose_prefixes(content: str) -> str:
 
 def is_tool_error(content: str) -> bool:
     """``error:`` / ``blocked:`` prefix or ``permission denied`` anywhere (lower-cased, trimmed)."""
-    s = _lower(trim_space(content))
+    s = to_lower(trim_space(content))
     return s.startswith("error:") or s.startswith("blocked:") or "permission denied" in s
 
 
@@ -490,43 +485,6 @@ def format_around(path: str, idx: int, msgs: Sequence[MessageContext]) -> str:
 
 # --------------------------------------------------------------------------------------
 # The warm index
-
-
-_ASCII_WORD = re.compile(r"[a-z0-9_]+")
-_RUNS_LOWER = regex.compile(
-    rf"([{CJK_CLASS}]+)|([[\p{{L}}\p{{Nd}}_]--[{CJK_CLASS}]]+)",
-    flags=regex.V1,
-)
-
-
-def _lower(s: str) -> str:
-    """Go ``strings.ToLower`` at C speed: ``str.lower`` agrees with Go's per-rune simple
-    mapping except for ``İ`` (Go: ``i``) and ``Σ`` (Python: final-sigma context)."""
-    if s.isascii() or ("\u0130" not in s and "\u03a3" not in s):
-        return s.lower()
-    return to_lower(s)
-
-
-def index_tokens(text: str) -> list[str]:
-    """:func:`reasonix_tui.core.tokenize.tokens`, faster on the indexing path.
-
-    Lower-casing the whole text first is equivalent (the mapping is per rune and never
-    changes a rune's class); ASCII text needs only one C-level ``findall``.
-    """
-    if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
-    if "\u0130" in text or "\u03a3" in text:
-        return tokens(text)
-    out: list[str] = []
-    for cjk, word in _RUNS_LOWER.findall(text.lower()):
-        if cjk:
-            if len(cjk) == 1:
-                out.append(cjk)
-            else:
-                out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
-        else:
-            out.append(word)
-    return out
 
 
 @dataclass
@@ -807,7 +765,7 @@ class HistoryIndex:
         index = entry.next_index
         for part, msg in enumerate(msgs):
             for doc in _message_documents(index, msg):
-                toks = index_tokens(doc.text)
+                toks = tokens(doc.text)
                 if not toks:
                     continue
                 batch.append(toks)

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import re
+
 import regex
 
 from .gostr import to_lower
 
-__all__ = ["tokens", "query_terms", "is_cjk", "CJK_CLASS"]
+__all__ = ["tokens", "tokens_reference", "query_terms", "is_cjk", "CJK_CLASS"]
 
 CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _RUNS = regex.compile(
@@ -38,8 +40,39 @@ def is_cjk(ch: str) -> bool:
     return _CJK_ONE.fullmatch(ch) is not None
 
 
+_ASCII_WORD = re.compile(r"[a-z0-9_]+")
+_RUNS_LOWER = regex.compile(
+    rf"([{CJK_CLASS}]+)|([[\p{{L}}\p{{Nd}}_]--[{CJK_CLASS}]]+)",
+    flags=regex.V1,
+)
+
+
 def tokens(text: str) -> list[str]:
-    """Tokenize ``text`` exactly like Reasonix (duplicates kept, in order)."""
+    """Tokenize ``text`` exactly like Reasonix (duplicates kept, in order).
+
+    Lower-casing the whole text first is equivalent to lower-casing each word (the
+    mapping is per rune and never changes a rune's class), except for ``İ`` (Go maps it
+    to ``i``; Python to two code points) and ``Σ`` (Python's final-sigma rule), which take
+    the reference path. ASCII text needs a single C-level ``findall``.
+    """
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    if "\u0130" in text or "\u03a3" in text:
+        return tokens_reference(text)
+    out: list[str] = []
+    for cjk, word in _RUNS_LOWER.findall(text.lower()):
+        if cjk:
+            if len(cjk) == 1:
+                out.append(cjk)
+            else:
+                out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
+        else:
+            out.append(word)
+    return out
+
+
+def tokens_reference(text: str) -> list[str]:
+    """The straightforward transcription of Reasonix's tokenizer (slow; for tests)."""
     out: list[str] = []
     for m in _RUNS.finditer(text):
         cjk = m.group("cjk")

@@ -13,7 +13,6 @@ matches, not the store.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -29,26 +28,12 @@ from ..store.model import Fact, parse_reference, slug
 from ..tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
-__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "doc_tokens", "clear_index_cache"]
+__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache"]
 
 KP1 = 2.2
 """``k1 + 1`` as Go folds the constant."""
 NO_TIME = -(1 << 62)
 """Stand-in for a zero ``time.Time`` (sorts before every real instant)."""
-
-
-_ASCII_WORD = re.compile(r"[a-z0-9_]+")
-
-
-def doc_tokens(text: str) -> list[str]:
-    """:func:`~reasonix_tui.core.tokenize.tokens`, with a C-speed path for ASCII text.
-
-    For ASCII the Reasonix tokenizer reduces to lowercased runs of ``[A-Za-z0-9_]``
-    (no CJK, ``unicode.IsLetter``/``IsDigit`` are the ASCII letters and digits).
-    """
-    if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
-    return tokens(text)
 
 
 def recall_text(fact: Fact) -> str:
@@ -162,7 +147,7 @@ class RecallIndex:
         """Pool facts with no searchable token (left out of the index)."""
         for fact in self.pool.facts:
             text = recall_text(fact)
-            t = doc_tokens(text)
+            t = tokens(text)
             if not t:
                 self.tokenless.append(fact)
                 continue
@@ -190,7 +175,7 @@ class RecallIndex:
         self._excluded_postings: dict[str, list[int]] = {}
         self._excluded_tokens: list[frozenset[str]] = []
         for i, ex in enumerate(self.pool.excluded):
-            ex_toks = frozenset(doc_tokens(recall_text(ex.fact)))
+            ex_toks = frozenset(tokens(recall_text(ex.fact)))
             self._excluded_tokens.append(ex_toks)
             for term in ex_toks:
                 self._excluded_postings.setdefault(term, []).append(i)

@@ -22,7 +22,8 @@ from ..gostr import go_quote, one_line, trim_space
 from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
 from ..tokenize import query_terms
-from .index import PoolBM25, doc_tokens, get_index
+from ..tokenize import tokens
+from .index import PoolBM25, get_index
 from .snippet import make_snippet
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class _SearchIndex:
         docs, texts, toks = [], [], []
         for f in facts:
             text = search_text(f)
-            t = doc_tokens(text)
+            t = tokens(text)
             if t:
                 docs.append(f)
                 texts.append(text)

@@ -49,7 +49,6 @@ from .model import (
     normalize_volatility,
     normalized_phrase,
     parse_reference,
-    resolve_activation,
     slug,
 )
 from .precedence import Override, find_overrides, pinned_guidance
