@@ -13,6 +13,7 @@ import pytest
 from reasonix_tui.core import history as H
 from reasonix_tui.core.bm25 import BM25Index
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.retrieval import make_snippet
 from reasonix_tui.core.sessions import Message, ToolCall, claude_project_slugs
 from reasonix_tui.core.tokenize import query_terms, tokens
 from reasonix_tui.integrations.cli import main
@@ -259,12 +260,12 @@ def test_limit_default_max_and_nonpositive(tmp_path: Path) -> None:
 
 
 def test_snippet_short_text_is_whole_and_collapsed() -> None:
-    assert H.make_snippet("a\n\tb   c", "b", ["b"]) == "a b c"
+    assert make_snippet("a\n\tb   c", "b", ["b"], H.MAX_SNIPPET) == "a b c"
 
 
 def test_snippet_window_around_query() -> None:
     text = "x " * 300 + "needle here " + "y " * 300
-    out = H.make_snippet(text, "needle", ["needle"])
+    out = make_snippet(text, "needle", ["needle"], H.MAX_SNIPPET)
     assert out.startswith("...") and out.endswith("...")
     assert "needle here" in out
     assert len(out) == 240 + 6
@@ -274,13 +275,13 @@ def test_snippet_window_around_query() -> None:
 
 def test_snippet_multibyte_and_tail_shift() -> None:
     text = "前缀" * 80 + "稳定结论 synthesis cache " + "后缀" * 80
-    out = H.make_snippet(text, "synthesis cache", query_terms("synthesis cache"), 60)
+    out = make_snippet(text, "synthesis cache", query_terms("synthesis cache"), 60)
     assert "synthesis cache" in out and "\ufffd" not in out
     tail = "a" * 300 + " end"
-    out = H.make_snippet(tail, "end", ["end"])
+    out = make_snippet(tail, "end", ["end"], H.MAX_SNIPPET)
     assert out.startswith("...") and not out.endswith("...") and out.endswith("end")
     # Single-rune non-CJK terms are skipped; without any match the window starts at 0.
-    out = H.make_snippet("z" * 300, "q", ["q"])
+    out = make_snippet("z" * 300, "q", ["q"], H.MAX_SNIPPET)
     assert out == "z" * 240 + "..."
 
 

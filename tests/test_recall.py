@@ -24,7 +24,8 @@ from reasonix_tui.core.recall.generic import GENERIC_TURNS, is_generic_enhanced,
 from reasonix_tui.core.recall.index import LABELS, RecallIndex
 from reasonix_tui.core.recall.pool import build_pool, find_overrides, identity_keys
 from reasonix_tui.core.recall.render import PREAMBLE
-from reasonix_tui.core.recall.snippet import make_snippet, redact_home
+from reasonix_tui.core.recall.snippet import redact_home
+from reasonix_tui.core.retrieval import make_snippet
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.model import Fact, FactId
 from reasonix_tui.core.tokenize import query_terms, tokens

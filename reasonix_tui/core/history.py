@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .gostr import go_quote, one_line, to_lower, trim_space
+from .gostr import go_quote, to_lower, trim_space
 from .gotime import Timestamp
 from .paths import Layout
 from .sessions import (
@@ -55,8 +55,9 @@ from .sessions import (
     session_id_of,
     subagents_dir,
 )
+from .retrieval import go_json_quote, make_snippet
 from .store.model import InvalidInput
-from .tokenize import is_cjk, query_terms, tokens
+from .tokenize import query_terms, tokens
 
 __all__ = [
     "KINDS",
@@ -81,8 +82,6 @@ __all__ = [
     "extract_documents",
     "strip_compose_prefixes",
     "is_tool_error",
-    "make_snippet",
-    "keep_top_relative_score",
     "render_message",
     "format_hits",
     "format_around",
@@ -306,61 +305,6 @@ def _append_doc(docs: list[Document], i: int, role: str, kind: str, tool: str, t
 # Snippets, floor, rendering
 
 
-def _continuation(b: int) -> bool:
-    return 0x80 <= b <= 0xBF
-
-
-def make_snippet(text: str, query: str, terms: Sequence[str], max_runes: int = MAX_SNIPPET) -> str:
-    """Reasonix ``MakeSnippet``: whitespace-compacted excerpt centred near the query.
-
-    Go finds byte offsets in the lower-cased text and applies them to the original
-    text; that is emulated byte for byte.
-    """
-    text = one_line(text)
-    if max_runes <= 0 or len(text) <= max_runes:
-        return text
-    raw = text.encode("utf-8", "surrogatepass")
-    lower = to_lower(text).encode("utf-8", "surrogatepass")
-    q = to_lower(trim_space(query))
-    idx = -1
-    if q:
-        idx = lower.find(q.encode("utf-8", "surrogatepass"))
-    if idx < 0:
-        for term in terms:
-            if len(term) == 1 and not is_cjk(term):
-                continue
-            i = lower.find(term.encode("utf-8", "surrogatepass"))
-            if i >= 0:
-                idx = i
-                break
-    if idx < 0:
-        idx = 0
-    byte_idx = min(max(idx, 0), len(raw))
-    while 0 < byte_idx < len(raw) and _continuation(raw[byte_idx]):
-        byte_idx -= 1
-    pos = len(raw[:byte_idx].decode("utf-8", "surrogatepass"))
-    n = len(text)
-    start = max(pos - max_runes // 2, 0)
-    end = start + max_runes
-    if end > n:
-        end = n
-        start = max(end - max_runes, 0)
-    prefix = "..." if start > 0 else ""
-    suffix = "..." if end < n else ""
-    return prefix + text[start:end] + suffix
-
-
-def keep_top_relative_score(items: list[Any], ratio: float, score: Any) -> list[Any]:
-    """Reasonix ``KeepTopRelativeScore``: keep the first item and those within ``ratio`` of it."""
-    if not items or ratio <= 0:
-        return items
-    top = score(items[0])
-    if top <= 0:
-        return items
-    cutoff = top * ratio
-    return [it for i, it in enumerate(items) if i == 0 or score(it) >= cutoff]
-
-
 def _truncate(s: str, max_runes: int) -> str:
     s = trim_space(s)
     if len(s) <= max_runes:
@@ -387,18 +331,6 @@ def render_message(idx: int, msg: Message) -> str:
     else:
         out = f"[{idx} {role}]\n" + _truncate(msg.content, 2000)
     return trim_space(out)
-
-
-def _json_quote(s: str) -> str:
-    """Go ``json.Marshal`` of a string (HTML-escaping ``<``, ``>``, ``&``)."""
-    out = json.dumps(s, ensure_ascii=False)
-    return (
-        out.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
 
 
 # --------------------------------------------------------------------------------------
@@ -460,8 +392,8 @@ class SearchResult:
 def format_hits(query: str, hits: Sequence[Hit]) -> str:
     """Reasonix ``formatHits`` (the search output, or the zero-result guidance)."""
     if not hits:
-        return "\n".join(("No saved session history matched " + _json_quote(query) + ".",) + ZERO_RESULT_LINES)
-    parts = [f"History search results for {_json_quote(query)}:\n"]
+        return "\n".join(("No saved session history matched " + go_json_quote(query) + ".",) + ZERO_RESULT_LINES)
+    parts = [f"History search results for {go_json_quote(query)}:\n"]
     for i, hit in enumerate(hits, 1):
         line = (
             f"\n{i}. score={hit.score:.3f} source={hit.source} session_id={hit.session_id} "

@@ -39,7 +39,8 @@ from .enhance import (
 from .generic import is_generic_enhanced, is_generic_exact
 from .index import EXPIRED, KP1, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
-from .snippet import fast_fields, make_snippet
+from ..gostr import fields
+from ..retrieval import make_snippet
 
 __all__ = [
     "recall",
@@ -189,7 +190,7 @@ def _is_upper(ch: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _query_fields(query: str) -> tuple[str, ...]:
-    return tuple(fast_fields(query))
+    return tuple(fields(query))
 
 
 def distinctive_term(query: str, term: str) -> bool:

@@ -40,7 +40,7 @@ from ..store.model import Fact
 from ..tokenize import CJK_CLASS, is_cjk, tokens
 from .index import RecallIndex
 from .lexicon import LEXICON
-from .snippet import compact_whitespace
+from ..gostr import one_line as compact_whitespace
 
 __all__ = [
     "Enhancements",

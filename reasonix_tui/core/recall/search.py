@@ -24,7 +24,7 @@ from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fa
 from ..tokenize import query_terms
 from ..tokenize import tokens
 from .index import PoolBM25, get_index
-from .snippet import make_snippet
+from ..retrieval import go_json_quote, make_snippet
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -64,27 +64,6 @@ class SearchHit:
     """Plain BM25 (no multipliers)."""
     snippet: str
     """Up to 260 runes around the query."""
-
-
-_JSON_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
-             "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
-def go_json_quote(s: str) -> str:
-    """Go ``json.Marshal`` of a string (HTML-safe escapes, ``\\b``/``\\f`` as in Go ≥ 1.22)."""
-    out = ['"']
-    for ch in s:
-        esc = _JSON_ESC.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch < " ":
-            out.append(f"\\u{ord(ch):04x}")
-        elif "\ud800" <= ch <= "\udfff":
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def search_text(fact: Fact) -> str:
