@@ -48,7 +48,16 @@ from .messages import (
     VerifyRequested,
     WriteFinished,
 )
-from .state import CenterSnapshot, Changes, Clock, diff_snapshots, load_snapshot, update_snapshot
+from .state import (
+    CenterSnapshot,
+    Changes,
+    Clock,
+    attach_identity_index,
+    diff_snapshots,
+    load_snapshot,
+    save_row_cache,
+    update_snapshot,
+)
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 
@@ -222,6 +231,10 @@ class ContextCenterApp(App[None]):
                 if snapshot is None:
                     snapshot = load_snapshot(self.layout, self.settings, self.clock(), base)
                 self.post_message(StoreReloaded(snapshot, base, diff_snapshots(base, snapshot)))
+                # After posting, so the screen does not wait for either:
+                attach_identity_index(snapshot, base)
+                if snapshot.cache_dirty:
+                    save_row_cache(self.layout, snapshot)
                 base = snapshot
         except BaseException:
             with self._reload_lock:

@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from .messages import ShowFactRequested
 
 if TYPE_CHECKING:
-    from ..core.store.model import Fact
+    from .state import FactRow
 
 __all__ = ["FactsProvider"]
 
@@ -20,9 +20,11 @@ _MAX_HITS = 40
 class FactsProvider(Provider):
     """``facts: <title>`` hits; with an empty query, the most recently updated facts."""
 
-    def _facts(self) -> list[Fact]:
+    def _rows(self) -> list[FactRow]:
         snapshot = getattr(self.app, "snapshot", None)
-        return list(snapshot.facts.values()) if snapshot is not None else []
+        if snapshot is None:
+            return []
+        return [row for key, row in snapshot.rows.items() if key in snapshot.facts]
 
     def _jump(self, fact_id: str) -> None:
         screen: Any = self.app.screen
@@ -30,28 +32,28 @@ class FactsProvider(Provider):
 
     async def discover(self) -> Hits:
         """Recently updated facts."""
-        facts = sorted(self._facts(), key=lambda f: -(f.updated_at.ns if f.updated_at else 0))[:10]
-        for fact in facts:
+        rows = sorted(self._rows(), key=lambda r: -r.updated_ns)[:10]
+        for row in rows:
             yield DiscoveryHit(
-                f"facts: {fact.display_title}",
-                partial(self._jump, str(fact.id)),
-                help=f"{fact.ref} · {fact.type} · {fact.resolved_activation}",
+                f"facts: {row.title}",
+                partial(self._jump, row.key),
+                help=f"{row.ref} · {row.type} · {row.activation}",
             )
 
     async def search(self, query: str) -> Hits:
         """Facts whose title, ref, id or subject match."""
         matcher = self.matcher(query)
         found = 0
-        for fact in self._facts():
-            text = f"facts: {fact.display_title} {fact.ref} {fact.subject_key} {fact.id}"
+        for row in self._rows():
+            text = f"facts: {row.title} {row.ref} {row.subject} {row.key}"
             score = matcher.match(text)
             if score > 0:
                 found += 1
                 yield Hit(
                     score,
-                    matcher.highlight(f"facts: {fact.display_title}"),
-                    partial(self._jump, str(fact.id)),
-                    help=f"{fact.ref} · {fact.id}",
+                    matcher.highlight(f"facts: {row.title}"),
+                    partial(self._jump, row.key),
+                    help=f"{row.ref} · {row.key}",
                 )
                 if found >= _MAX_HITS:
                     return

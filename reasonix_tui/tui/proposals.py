@@ -109,11 +109,15 @@ def _find_target(args: Mapping[str, Any], snapshot: CenterSnapshot, tool: str) -
         return None
     parsed = parse_reference(ref)
     scope = parsed.scope or (normalize_fact_scope(args.get("scope")) if args.get("scope") else "")
-    candidates = [f for f in snapshot.facts.values() if slug(f.name) == parsed.name or f.id == parsed.raw]
+    keys = [
+        key
+        for key, src in snapshot.sources.items()
+        if ("name", parsed.name) in src.keys or src.key == parsed.raw
+    ]
     if scope:
-        candidates = [f for f in candidates if f.scope == scope]
-    candidates.sort(key=lambda f: 0 if f.scope == "project" else 1)
-    return candidates[0] if candidates else None
+        keys = [k for k in keys if snapshot.sources[k].scope == scope]
+    keys.sort(key=lambda k: 0 if snapshot.sources[k].scope == "project" else 1)
+    return snapshot.facts.get(keys[0]) if keys else None
 
 
 def _proposed_text(args: Mapping[str, Any], current: Fact | None) -> str:
@@ -223,9 +227,9 @@ def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) 
     subject = normalize_subject_key(str(args.get("subject_key") or (current.subject_key if current else "")))
     holder = None
     if subject and tool != "forget":
-        for fact in snapshot.facts.values():
-            if fact.subject_key == subject and fact.scope == scope and (current is None or fact.id != current.id):
-                holder = fact
+        for key, src in snapshot.sources.items():
+            if src.subject == subject and src.scope == scope and (current is None or src.key != current.id):
+                holder = snapshot.facts.get(key)
                 break
     conflict = ""
     expected = args.get("expected_revision")

@@ -12,14 +12,16 @@ file-format parser directly. Nothing here writes.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+import stat
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
-from ..core.freshness import freshness_for
-from ..core.gotime import Timestamp
+from ..core.gotime import DAY_NS, Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
 from ..core.store.model import Fact
@@ -49,7 +51,12 @@ def relative_time(ts: Timestamp | None, now: Timestamp) -> str:
     """A short age such as ``3m``, ``5h``, ``12d``, ``2y`` (``-`` when unknown)."""
     if ts is None:
         return "-"
-    secs = (now.ns - ts.ns) / 1e9
+    return relative_ns(ts.ns, now.ns)
+
+
+def relative_ns(ts_ns: int, now_ns: int) -> str:
+    """:func:`relative_time` on nanoseconds."""
+    secs = (now_ns - ts_ns) / 1e9
     future = secs < 0
     secs = abs(secs)
     if secs < 60:
@@ -65,9 +72,8 @@ def relative_time(ts: Timestamp | None, now: Timestamp) -> str:
     return f"in {text}" if future and text != "now" else text
 
 
-@dataclass(frozen=True, slots=True)
-class FactRow:
-    """One line of the facts table."""
+class FactRow(NamedTuple):
+    """One line of the facts table (a named tuple: 100k of them are built at start)."""
 
     key: str
     """Row key: the fact id, or ``error:<path>`` for a file that failed to read."""
@@ -105,6 +111,9 @@ class FactRow:
 _SLUGGY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
+_VOLATILITY_WINDOWS: dict[str, tuple[int, int] | None] = {"evergreen": None, "stable": (90, 365), "volatile": (7, 30)}
+_TYPE_WINDOWS: dict[str, tuple[int, int]] = {"reference": (14, 45), "user": (90, 365), "feedback": (90, 365)}
+
 
 def fact_ref(fact: Fact) -> str:
     """``fact.ref`` with a fast path for names that are already slugs (the common case)."""
@@ -114,42 +123,120 @@ def fact_ref(fact: Fact) -> str:
     return fact.ref
 
 
-def fact_row(fact: Fact, now: Timestamp) -> FactRow:
-    """The table row of a fact."""
+def freshness_label(
+    type_: str, volatility: str, expires_ns: int | None, start_ns: int | None, now_ns: int
+) -> str:
+    """:func:`~reasonix_tui.core.freshness.freshness_for` on plain numbers (spec §5).
+
+    ``start_ns`` is the clock start (updated, else created, renewed by verification).
+    A test checks it against ``freshness_for`` on every combination it can build.
+    """
+    if expires_ns is not None and now_ns > expires_ns:
+        return "expired"
+    if start_ns is None or start_ns > now_ns:
+        return "current"
+    windows = _VOLATILITY_WINDOWS[volatility] if volatility in _VOLATILITY_WINDOWS else _TYPE_WINDOWS.get(type_, (30, 180))
+    if windows is None:
+        return "fresh"
+    age = now_ns - start_ns
+    if age <= windows[0] * DAY_NS:
+        return "fresh"
+    if age <= windows[1] * DAY_NS:
+        return "current"
+    return "stale"
+
+
+class RowSource(NamedTuple):
+    """The clock-independent part of a row, as cached between starts (one per fact file)."""
+
+    key: str
+    """Fact id."""
+    title: str
+    """Display title (with a warning sign for a parse error)."""
+    ref: str
+    """Reference."""
+    type: str
+    """Type."""
+    scope: str
+    """Scope."""
+    activation: str
+    """Resolved activation."""
+    volatility: str
+    """Volatility."""
+    subject: str
+    """Subject key."""
+    revision: int
+    """Revision."""
+    start_ns: int | None
+    """Freshness clock start."""
+    updated_ns: int | None
+    """Updated (else created) time."""
+    expires_ns: int | None
+    """Expiry."""
+    search: str
+    """Filter text."""
+    error: str
+    """Parse error."""
+    keys: tuple[tuple[str, str], ...]
+    """Identity keys (spec §6.6)."""
+    pinned_len: int
+    """Runes this fact adds to pinned guidance."""
+
+    def row(self, now: Timestamp, key: str | None = None) -> FactRow:
+        """The table row at ``now``."""
+        updated = self.updated_ns
+        now_ns = now.ns
+        return FactRow(
+            key or self.key,
+            self.title,
+            self.ref,
+            self.type,
+            self.scope,
+            self.activation,
+            freshness_label(self.type, self.volatility, self.expires_ns, self.start_ns, now_ns),
+            self.subject,
+            self.revision,
+            updated or 0,
+            relative_ns(updated, now_ns) if updated is not None else "-",
+            self.search,
+            self.error,
+        )
+
+
+def row_source(fact: Fact) -> RowSource:
+    """The cacheable row data of a fact."""
     updated = fact.updated_at or fact.created_at
-    title = fact.title.strip() if fact.title and "\n" not in fact.title else fact.display_title
-    if not title:
-        title = fact.name.replace("-", " ")
+    title = " ".join(fact.title.split()) or fact.name.replace("-", " ")
     ref = fact_ref(fact)
     search = " ".join(
-        (
-            title,
-            ref,
-            fact.id,
-            fact.description,
-            fact.keywords,
-            fact.subject_key,
-            fact.type,
-            fact.scope,
-        )
+        (title, ref, fact.id, fact.description, fact.keywords, fact.subject_key, fact.type, fact.scope)
     ).lower()
-    if fact.parse_error:
-        title = "⚠ " + title
-    return FactRow(
+    start = fact.clock_start
+    body = fact.body.strip()
+    activation = fact.resolved_activation
+    return RowSource(
         key=str(fact.id),
-        title=title,
+        title=("⚠ " + title) if fact.parse_error else title,
         ref=ref,
         type=fact.type,
         scope=fact.scope,
-        activation=fact.resolved_activation,
-        freshness=freshness_for(fact, now),
+        activation=activation,
+        volatility=fact.volatility,
         subject=fact.subject_key,
         revision=fact.revision,
-        updated_ns=updated.ns if updated else 0,
-        updated=relative_time(updated, now),
+        start_ns=start.ns if start is not None else None,
+        updated_ns=updated.ns if updated is not None else None,
+        expires_ns=fact.expires_at.ns if fact.expires_at is not None else None,
         search=search,
         error=f"frontmatter: {fact.parse_error}" if fact.parse_error else "",
+        keys=tuple(identity_keys(fact)),
+        pinned_len=len(body) if body and activation == "pinned" else 0,
     )
+
+
+def fact_row(fact: Fact, now: Timestamp) -> FactRow:
+    """The table row of a fact."""
+    return row_source(fact).row(now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,12 +303,58 @@ def identity_keys(fact: Fact) -> list[tuple[str, str]]:
     return keys
 
 
+def _parse_file(path: str, scope: str) -> Fact | None:
+    """Parse one fact file as the store does (``None`` when it cannot be read)."""
+    from ..core.store.fileformat import parse_fact_bytes
+
+    try:
+        st = os.stat(path)
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
+
+
+class LazyFacts(Mapping[str, Fact]):
+    """Facts by row key, parsed on first access (a 100k-fact table never needs them all).
+
+    Iterating keys is free; reading a value parses that one file (then it is kept).
+    """
+
+    def __init__(self, paths: Mapping[str, tuple[str, str]], loaded: dict[str, Fact] | None = None) -> None:
+        self._paths = paths
+        self._loaded: dict[str, Fact] = loaded if loaded is not None else {}
+
+    def __getitem__(self, key: str) -> Fact:
+        fact = self._loaded.get(key)
+        if fact is None:
+            path, scope = self._paths[key]
+            fact = _parse_file(path, scope)
+            if fact is None:
+                raise KeyError(key)
+            self._loaded[key] = fact
+        return fact
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def loaded(self, key: str) -> Fact | None:
+        """The parsed fact when it was already read (never parses)."""
+        return self._loaded.get(key)
+
+
 @dataclass(frozen=True)
 class CenterSnapshot:
     """An immutable view of the store at one moment."""
 
     facts: Mapping[str, Fact]
-    """Active facts by id."""
+    """Active facts by row key (a :class:`LazyFacts`: values are parsed on access)."""
     rows: Mapping[str, FactRow]
     """Table rows by key (facts and error rows)."""
     errors: tuple[ErrorRow, ...] = ()
@@ -234,23 +367,36 @@ class CenterSnapshot:
     """The configured ceiling (0: none)."""
     loaded_at: Timestamp = field(default_factory=lambda: Timestamp(0))
     """When this snapshot was read."""
-    source: str = "store"
-    """``store`` (the store API) or ``files`` (direct read fallback)."""
-    keys_by_id: Mapping[str, list[tuple[str, str]]] = field(default_factory=dict)
-    """Identity keys of each fact (carried over between reloads for unchanged facts)."""
+    source: str = "files"
+    """How it was read (``files``: scan with the row cache)."""
+    sources: Mapping[str, RowSource] = field(default_factory=dict)
+    """Clock-independent row data by key (identity keys, pinned length...)."""
+    paths: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """``(path, directory scope)`` by key."""
+    sigs: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """File stat signature by key (a hand edit that changes no row still shows as a change)."""
+    cache_dirty: bool = False
+    """Files were parsed that the row cache does not hold: write it after posting."""
+    counts: Mapping[str, int] = field(default_factory=dict)
+    """``project``, ``global``, ``pinned`` and ``unreadable`` row counts."""
+
+    def identity_index(self) -> dict[tuple[str, str], list[str]] | None:
+        """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
+        return self.__dict__.get("_identity_index")
 
     @classmethod
     def empty(cls, budget: int = 1500) -> CenterSnapshot:
         """A snapshot with nothing in it."""
-        return cls(facts={}, rows={}, pinned_budget=budget)
+        return cls(facts=LazyFacts({}), rows={}, pinned_budget=budget)
 
     def find(self, ref: str) -> Fact | None:
-        """A fact by id or ref (``project/x.md``)."""
+        """A fact by id or ref (``project/x.md``; ``.md`` optional)."""
         if ref in self.facts:
-            return self.facts[ref]
-        for fact in self.facts.values():
-            if fact.ref == ref:
-                return fact
+            return self.facts.get(ref)
+        want = ref if ref.endswith(".md") else ref + ".md"
+        for key, src in self.sources.items():
+            if src.ref == want or src.key == ref:
+                return self.facts.get(key)
         return None
 
     def subject_holder(self, fact: Fact) -> tuple[Fact | None, Fact | None]:
@@ -258,13 +404,16 @@ class CenterSnapshot:
         if not fact.subject_key:
             return None, None
         same = other = None
-        for f in self.facts.values():
-            if f.subject_key != fact.subject_key or f.id == fact.id:
+        index = self.identity_index()
+        candidates = index.get(("subject", fact.subject_key), ()) if index is not None else self.sources
+        for key in candidates:
+            src = self.sources.get(key)
+            if src is None or src.subject != fact.subject_key or src.key == fact.id:
                 continue
-            if f.scope == fact.scope and same is None:
-                same = f
-            elif f.scope != fact.scope and other is None:
-                other = f
+            if src.scope == fact.scope and same is None:
+                same = self.facts.get(key)
+            elif src.scope != fact.scope and other is None:
+                other = self.facts.get(key)
         return same, other
 
     def overrides(self, fact: Fact) -> list[tuple[Fact, str]]:
@@ -273,21 +422,69 @@ class CenterSnapshot:
         For a global fact these are the project facts that suppress it; for a project fact,
         the global facts it suppresses (spec §6.6).
         """
+        mine = set(identity_keys(fact))
         found: list[tuple[Fact, str]] = []
-        mine = dict(self.keys_by_id.get(str(fact.id)) or identity_keys(fact))
-        mine_set = set(mine.items())
-        known = self.keys_by_id
-        for key, other in self.facts.items():
-            if other.scope == fact.scope:
+        index = self.identity_index()
+        if index is not None:
+            seen: set[str] = set()
+            for pair in identity_keys(fact):
+                for key in index.get(pair, ()):
+                    src = self.sources.get(key)
+                    if src is None or src.scope == fact.scope or key in seen:
+                        continue
+                    seen.add(key)
+                    other = self.facts.get(key)
+                    if other is not None:
+                        found.append((other, pair[0]))
+            return found
+        for key, src in self.sources.items():
+            if src.scope == fact.scope:
                 continue
-            keys = known.get(key)
-            if keys is None:
-                keys = identity_keys(other)
-            for pair in keys:
-                if pair in mine_set:
-                    found.append((other, pair[0]))
+            for pair in src.keys:
+                if pair in mine:
+                    other = self.facts.get(key)
+                    if other is not None:
+                        found.append((other, pair[0]))
                     break
         return found
+
+
+def attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None = None) -> None:
+    """Build (or patch from ``previous``) the identity index of ``snapshot``.
+
+    Called by the reload worker after the snapshot was posted, so neither the start nor
+    a live update waits for it; until it is there, lookups scan the rows.
+    """
+    with _no_gc():
+        _attach_identity_index(snapshot, previous)
+
+
+def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None) -> None:
+    old = previous.identity_index() if previous is not None else None
+    if old is not None and previous is not None:
+        index = dict(old)
+        gone = [k for k in previous.sources if snapshot.sources.get(k) is not previous.sources[k]]
+        new = [k for k in snapshot.sources if previous.sources.get(k) is not snapshot.sources[k]]
+        if len(gone) + len(new) < 1000:
+            for key in gone:
+                for pair in previous.sources[key].keys:
+                    keys = index.get(pair)
+                    if keys and key in keys:
+                        index[pair] = [k for k in keys if k != key]
+            for key in new:
+                for pair in snapshot.sources[key].keys:
+                    index[pair] = [*index.get(pair, ()), key]
+            object.__setattr__(snapshot, "_identity_index", index)
+            return
+    index = {}
+    for key, src in snapshot.sources.items():
+        for pair in src.keys:
+            bucket = index.get(pair)
+            if bucket is None:
+                index[pair] = [key]
+            else:
+                bucket.append(key)
+    object.__setattr__(snapshot, "_identity_index", index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,21 +521,80 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
     added = frozenset(k for k in new_rows if k not in old_rows)
     removed = frozenset(k for k in old_rows if k not in new_rows)
     changed = set()
+    old_sigs, new_sigs = old.sigs, new.sigs
     for key, row in new_rows.items():
         prev = old_rows.get(key)
         if prev is None or prev is row:
             continue
-        if prev != row:
-            changed.add(key)
-            continue
-        f_old, f_new = old.facts.get(key), new.facts.get(key)
-        if f_old is not f_new and f_old != f_new:
+        if prev != row or old_sigs.get(key) != new_sigs.get(key):
             changed.add(key)
     archive_changed = [a.path for a in old.archived] != [a.path for a in new.archived]
     return Changes(added=added, removed=removed, changed=frozenset(changed), archive_changed=archive_changed)
 
 
 # --------------------------------------------------------------------------- loading
+
+ROW_CACHE_VERSION = 1
+"""Bumped whenever :class:`RowSource` changes shape."""
+
+
+def row_cache_path(layout: Layout) -> Path:
+    """The Context Center's row cache for this pair of fact directories."""
+    import hashlib
+
+    digest = hashlib.sha1(f"{layout.project_dir}\0{layout.global_dir}".encode("utf-8", "surrogateescape")).hexdigest()
+    return layout.cache_dir / f"tui-rows-{digest[:16]}.marshal"
+
+
+_SOURCE_FIELDS = len(RowSource._fields)
+
+
+def _load_row_cache(layout: Layout) -> dict[str, tuple[tuple[int, ...], RowSource]]:
+    """``path -> (stat signature, RowSource)``; anything unexpected gives an empty cache."""
+    import marshal
+
+    try:
+        data = marshal.loads(row_cache_path(layout).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(data, tuple) or len(data) != 2 or data[0] != ROW_CACHE_VERSION or not isinstance(data[1], tuple):
+        return {}
+    out: dict[str, tuple[tuple[int, ...], RowSource]] = {}
+    make = RowSource._make
+    try:
+        for path, sig, fields in data[1]:
+            if len(fields) != _SOURCE_FIELDS:
+                return {}
+            out[path] = (sig, make(fields))
+    except (TypeError, ValueError):
+        return {}
+    return out
+
+
+def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
+    """Write the row cache (atomically; a failure is ignored: it is only a cache)."""
+    import marshal
+    import tempfile
+
+    entries = []
+    for key, src in snapshot.sources.items():
+        path = snapshot.paths.get(key)
+        sig = snapshot.sigs.get(key)
+        if path is None or sig is None:
+            continue
+        entries.append((path[0], sig, tuple(src)))
+    target = row_cache_path(layout)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tui-rows-", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(marshal.dumps((ROW_CACHE_VERSION, tuple(entries))))
+        os.replace(tmp, target)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
 
 
 def _store_class() -> Any:
@@ -349,131 +605,209 @@ def _store_class() -> Any:
     return Store
 
 
-def _error_rows(errors: Iterable[Any], layout: Layout) -> tuple[ErrorRow, ...]:
-    out: list[ErrorRow] = []
-    for err in errors:
-        if isinstance(err, tuple) and len(err) >= 2:
-            path, message = str(err[0]), str(err[1])
-        else:
-            path = str(getattr(err, "path", err))
-            message = str(getattr(err, "message", getattr(err, "error", "")) or "unreadable")
-        scope = "global" if path.startswith(str(layout.global_dir)) else "project"
-        out.append(ErrorRow(path=path, message=message, scope=scope))
-    return tuple(out)
-
-
 def _archived_entries(items: Iterable[Any]) -> tuple[ArchivedEntry, ...]:
-    out = [
+    return tuple(
         ArchivedEntry(path=str(getattr(a, "path", "")), fact=a.fact, archived_at=getattr(a, "archived_at", None))
         for a in items
-    ]
-    return tuple(out)
+    )
 
 
-def _read_dirs(layout: Layout) -> tuple[list[Fact], list[ErrorRow], list[ArchivedEntry]]:
-    """Fallback reader: both directories with the file-format parser (no store module)."""
+def _read_archive(layout: Layout, settings: Settings) -> tuple[ArchivedEntry, ...]:
+    store_cls = _store_class()
+    if store_cls is not None:
+        return _archived_entries(store_cls(layout, settings=settings, actor="context-center").list_archived())
     from ..core.gotime import parse_archive_stamp
     from ..core.store.fileformat import parse_fact_bytes
 
-    facts: list[Fact] = []
-    errors: list[ErrorRow] = []
-    archived: list[ArchivedEntry] = []
+    out: list[ArchivedEntry] = []
     for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            entries = list(os.scandir(Path(directory) / ".archive"))
         except OSError:
             continue
         for entry in entries:
-            if not entry.name.endswith(".md") or entry.name == "MEMORY.md":
-                continue
-            try:
-                if entry.is_dir():
-                    continue
-                data = Path(entry.path).read_bytes()
-                mtime = Timestamp.from_seconds(entry.stat().st_mtime)
-                facts.append(parse_fact_bytes(data, path=entry.path, dir_scope=scope, mtime=mtime))
-            except (OSError, ValueError) as exc:
-                errors.append(ErrorRow(path=entry.path, message=str(exc), scope=scope))
-        archive_dir = Path(directory) / ".archive"
-        try:
-            archive_entries = list(os.scandir(archive_dir))
-        except OSError:
-            archive_entries = []
-        for entry in archive_entries:
             if not entry.name.endswith(".md") or not entry.is_file():
                 continue
             try:
                 data = Path(entry.path).read_bytes()
-                mtime = Timestamp.from_seconds(entry.stat().st_mtime)
+                mtime = Timestamp(entry.stat().st_mtime_ns)
             except OSError:
                 continue
             fact = parse_fact_bytes(data, path=entry.path, dir_scope=scope, mtime=mtime)
-            archived.append(ArchivedEntry(entry.path, fact, parse_archive_stamp(entry.name) or mtime))
-    archived.sort(key=lambda a: (-(a.archived_at.ns if a.archived_at else 0), a.fact.name, a.path))
-    return facts, errors, archived
+            out.append(ArchivedEntry(entry.path, fact, parse_archive_stamp(entry.name) or mtime))
+    out.sort(key=lambda a: (-(a.archived_at.ns if a.archived_at else 0), a.fact.name, a.path))
+    return tuple(out)
+
+
+def _sig(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+class _Builder:
+    """Accumulates one snapshot's rows (shared by the full scan and the incremental update)."""
+
+    def __init__(self, now: Timestamp) -> None:
+        self.now = now
+        self.rows: dict[str, FactRow] = {}
+        self.sources: dict[str, RowSource] = {}
+        self.paths: dict[str, tuple[str, str]] = {}
+        self.sigs: dict[str, tuple[int, ...]] = {}
+        self.loaded: dict[str, Fact] = {}
+        self.errors: dict[str, ErrorRow] = {}
+        self.parsed = 0
+
+    def add(self, path: str, scope: str, sig: tuple[int, ...], src: RowSource, fact: Fact | None, row: FactRow | None) -> None:
+        key = src.key
+        if key in self.paths and self.paths[key][0] != path:
+            key = f"{key}@{scope}"  # the same id in both directories (a copy left by hand)
+        self.sources[key] = src
+        self.paths[key] = (path, scope)
+        self.sigs[key] = sig
+        self.rows[key] = row if row is not None and row.key == key else src.row(self.now, key)
+        if fact is not None:
+            self.loaded[key] = fact
+
+    def error(self, path: str, scope: str, message: str) -> None:
+        err = ErrorRow(path=path, message=message, scope=scope)
+        self.errors[path] = err
+        self.rows[ERROR_KEY_PREFIX + path] = err.row()
+
+    def parse_into(self, path: str, scope: str, sig: tuple[int, ...]) -> None:
+        self.parsed += 1
+        fact = _parse_file(path, scope)
+        if fact is None:
+            self.error(path, scope, "cannot read")
+            return
+        self.add(path, scope, sig, row_source(fact), fact, None)
+
+    def snapshot(self, settings: Settings, archived: tuple[ArchivedEntry, ...], source: str) -> CenterSnapshot:
+        project = pinned = pinned_chars = 0
+        for src in self.sources.values():
+            if src.scope == "project":
+                project += 1
+            if src.activation == "pinned":
+                pinned += 1
+                pinned_chars += src.pinned_len
+        unreadable = len(self.errors) + sum(1 for src in self.sources.values() if src.error)
+        counts = {"project": project, "global": len(self.sources) - project, "pinned": pinned, "unreadable": unreadable}
+        return CenterSnapshot(
+            facts=LazyFacts(self.paths, self.loaded),
+            rows=self.rows,
+            errors=tuple(self.errors.values()),
+            archived=archived,
+            pinned_chars=pinned_chars,
+            pinned_budget=settings.pinned_budget_chars,
+            loaded_at=self.now,
+            source=source,
+            sources=self.sources,
+            paths=self.paths,
+            sigs=self.sigs,
+            cache_dirty=self.parsed > 0,
+            counts=counts,
+        )
+
+
+def _scan_entries(directory: Path) -> list[os.DirEntry[str]]:
+    entries = list(os.scandir(str(directory)))
+    entries.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+    return entries
 
 
 def load_snapshot(
-    layout: Layout, settings: Settings | None, now: Timestamp, previous: CenterSnapshot | None = None
+    layout: Layout,
+    settings: Settings | None,
+    now: Timestamp,
+    previous: CenterSnapshot | None = None,
+    *,
+    use_cache: bool = True,
 ) -> CenterSnapshot:
-    """Read the store into a :class:`CenterSnapshot` (blocking: call from a thread worker).
+    """Read both fact directories into a :class:`CenterSnapshot` (blocking: a thread worker).
 
-    With ``previous`` (taken less than a minute ago), rows of unchanged facts are reused,
-    so a reload after one outside change costs little more than the store read.
+    The store's directory rules (spec §1.4: ``*.md`` but ``MEMORY.md``, no directories,
+    symlinks confined to the store) and its parser are applied to every file whose stat
+    signature changed; unchanged files come from ``previous`` or from the row cache, so
+    opening a 100k-fact store costs a directory scan, not 100k parses. Fact bodies are
+    parsed only when a pane asks for one (:class:`LazyFacts`).
     """
     settings = settings or Settings()
-    store_cls = _store_class()
-    source = "files"
-    if store_cls is not None:
-        store = store_cls(layout, settings=settings, actor="context-center")
-        snap = store.snapshot()
-        facts = list(snap.facts)
-        errors = list(_error_rows(getattr(snap, "errors", ()) or (), layout))
-        archived_items = getattr(snap, "archived", None)
-        if archived_items is None:
-            archived_items = store.list_archived()
-        archived = list(_archived_entries(archived_items))
-        source = "store"
-    else:
-        facts, errors, archived = _read_dirs(layout)
-    by_id: dict[str, Fact] = {}
-    rows: dict[str, FactRow] = {}
-    reuse = previous is not None and abs(now.ns - previous.loaded_at.ns) < 60 * 1_000_000_000
-    old_facts = previous.facts if previous is not None and reuse else {}
-    old_rows = previous.rows if previous is not None and reuse else {}
-    old_keys = previous.keys_by_id if previous is not None and reuse else {}
-    keys_by_id: dict[str, list[tuple[str, str]]] = {}
-    for fact in facts:
-        key = str(fact.id)
-        if key in by_id:
-            # Same id in both directories (a copy left by hand): keep both visible.
-            key = f"{key}@{fact.scope}"
-        old = old_facts.get(key)
-        if old is not None and old == fact:
-            by_id[key] = old
-            rows[key] = old_rows[key]
-            keys_by_id[key] = old_keys.get(key) or identity_keys(old)
+    # Building 100k rows allocates millions of objects: without this the cyclic GC runs
+    # hundreds of times for nothing (nothing here makes cycles). Re-enabled on the way out.
+    with _no_gc():
+        return _load_snapshot(layout, settings, now, previous, use_cache)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic GC while building 100k-row structures (they hold no cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_snapshot(
+    layout: Layout, settings: Settings, now: Timestamp, previous: CenterSnapshot | None, use_cache: bool
+) -> CenterSnapshot:
+    cache = _load_row_cache(layout) if use_cache else {}
+    prior: dict[str, tuple[tuple[int, ...], RowSource, Fact | None, FactRow | None]] = {}
+    reuse_rows = previous is not None and abs(now.ns - previous.loaded_at.ns) < 60 * 1_000_000_000
+    if previous is not None:
+        facts = previous.facts
+        for key, (path, _scope) in previous.paths.items():
+            loaded = facts.loaded(key) if isinstance(facts, LazyFacts) else None
+            prior[path] = (previous.sigs[key], previous.sources[key], loaded, previous.rows.get(key) if reuse_rows else None)
+    b = _Builder(previous.loaded_at if previous is not None and reuse_rows else now)
+    for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
+        try:
+            entries = _scan_entries(directory)
+        except FileNotFoundError:
             continue
-        by_id[key] = fact
-        keys_by_id[key] = identity_keys(fact)
-        row = fact_row(fact, now)
-        rows[key] = row if row.key == key else replace(row, key=key)
-    fact_paths = {f.path for f in facts}
-    errors = [e for e in errors if e.path not in fact_paths]
-    for err in errors:
-        row = err.row()
-        rows[row.key] = row
-    snapshot = CenterSnapshot(
-        facts=by_id,
-        rows=rows,
-        errors=tuple(errors),
-        archived=tuple(archived),
-        pinned_chars=pinned_usage(facts),
-        pinned_budget=settings.pinned_budget_chars,
-        loaded_at=now if not reuse or previous is None else previous.loaded_at,
-        source=source,
-        keys_by_id=keys_by_id,
-    )
+        except NotADirectoryError:
+            b.error(str(directory), scope, "store path is not a directory")
+            continue
+        except OSError as exc:
+            b.error(str(directory), scope, f"cannot list directory: {exc.strerror or exc}")
+            continue
+        real_dir = None
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name == "MEMORY.md":
+                continue
+            path = entry.path
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    continue
+                if entry.is_symlink():
+                    real_dir = real_dir or os.path.realpath(directory)
+                    target = os.path.realpath(path)
+                    if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
+                        b.error(path, scope, f"symlink points outside the store ({target}); not loaded")
+                        continue
+                    st = os.stat(path)
+                else:
+                    st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                b.error(path, scope, f"cannot read: {exc.strerror or exc}")
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            sig = _sig(st)
+            hit = prior.get(path)
+            if hit is not None and hit[0] == sig:
+                b.add(path, scope, sig, hit[1], hit[2], hit[3])
+                continue
+            cached = cache.get(path)
+            if cached is not None and cached[0] == sig:
+                b.add(path, scope, sig, cached[1], None, None)
+                continue
+            b.parse_into(path, scope, sig)
+    archived = _read_archive(layout, settings)
+    snapshot = b.snapshot(settings, archived, "files")
+    if use_cache and not snapshot.cache_dirty and len(cache) != len(snapshot.paths):
+        snapshot = replace(snapshot, cache_dirty=True)  # files were removed
     return snapshot
 
 
@@ -486,93 +820,60 @@ def update_snapshot(
 ) -> CenterSnapshot | None:
     """Apply a batch of changed paths to ``previous`` by reading only those files.
 
-    Returns ``None`` when the batch needs a full reload (a store directory appeared or
-    vanished, a symlink or a directory named ``*.md``). The files are parsed with the same
-    parser the store uses, so the result equals a full read for ordinary changes; a
-    full read happens anyway on ctrl+r and after every write made here.
+    Returns ``None`` when the batch needs a full scan (a fact directory itself changed,
+    a symlink, a directory named ``*.md``).
     """
-    from ..core.store.fileformat import parse_fact_bytes
+    with _no_gc():
+        return _update_snapshot(previous, layout, settings or Settings(), now, paths)
 
-    settings = settings or Settings()
+
+def _update_snapshot(
+    previous: CenterSnapshot, layout: Layout, settings: Settings, now: Timestamp, paths: Iterable[str]
+) -> CenterSnapshot | None:
     dirs = {str(layout.project_dir): "project", str(layout.global_dir): "global"}
     archive_dirs = {os.path.join(d, ".archive") for d in dirs}
-    by_path: dict[str, str] | None = None
-    facts = dict(previous.facts)
-    rows = dict(previous.rows)
-    keys_by_id = dict(previous.keys_by_id)
-    errors = {e.path: e for e in previous.errors}
-    pinned = previous.pinned_chars
+    wanted: set[str] = set()
     archive_changed = False
-
-    def contribution(f: Fact) -> int:
-        body = f.body.strip()
-        return len(body) if body and f.pinned else 0
-
     for path in paths:
         if path in dirs:
             return None
         parent, name = os.path.split(path)
         if parent in archive_dirs:
             archive_changed = True
-            continue
-        if parent not in dirs:
-            continue
-        if not name.endswith(".md") or name == "MEMORY.md":
-            continue
-        if by_path is None:
-            by_path = {f.path: k for k, f in facts.items()}
-        old_key = by_path.pop(path, None)
-        if old_key is not None:
-            old = facts.pop(old_key)
-            rows.pop(old_key, None)
-            keys_by_id.pop(old_key, None)
-            pinned -= contribution(old)
-        errors.pop(path, None)
-        rows.pop(ERROR_KEY_PREFIX + path, None)
+        elif parent in dirs and name.endswith(".md") and name != "MEMORY.md":
+            wanted.add(path)
+    if not wanted and not archive_changed:
+        return previous
+    b = _Builder(previous.loaded_at)
+    # Copy the dicts at C speed, then drop the entries of the changed paths.
+    b.sources = dict(previous.sources)
+    b.paths = dict(previous.paths)
+    b.sigs = dict(previous.sigs)
+    b.rows = {k: r for k, r in previous.rows.items() if not k.startswith(ERROR_KEY_PREFIX)}
+    facts = previous.facts
+    b.loaded = dict(facts._loaded) if isinstance(facts, LazyFacts) else {}
+    for key, (path, _scope) in previous.paths.items():
+        if path in wanted:
+            for table in (b.sources, b.paths, b.sigs, b.rows, b.loaded):
+                table.pop(key, None)  # type: ignore[attr-defined]
+    for err in previous.errors:
+        if err.path not in wanted:
+            b.errors[err.path] = err
+            b.rows[ERROR_KEY_PREFIX + err.path] = err.row()
+    for path in sorted(wanted):
+        scope = dirs[os.path.dirname(path)]
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             continue
         except OSError as exc:
-            errors[path] = ErrorRow(path, f"cannot read: {exc.strerror or exc}", dirs[parent])
+            b.error(path, scope, f"cannot read: {exc.strerror or exc}")
             continue
-        import stat as _stat
-
-        if not _stat.S_ISREG(st.st_mode):
+        if stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode):
             return None
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            errors[path] = ErrorRow(path, f"cannot read: {exc.strerror or exc}", dirs[parent])
+        if not stat.S_ISREG(st.st_mode):
             continue
-        fact = parse_fact_bytes(data, path=path, dir_scope=dirs[parent], mtime=Timestamp(st.st_mtime_ns))
-        key = str(fact.id)
-        if key in facts and facts[key].path != path:
-            key = f"{key}@{fact.scope}"
-        facts[key] = fact
-        by_path[path] = key
-        row = fact_row(fact, now)
-        rows[key] = row if row.key == key else replace(row, key=key)
-        keys_by_id[key] = identity_keys(fact)
-        pinned += contribution(fact)
-    for err in errors.values():
-        row = err.row()
-        rows[row.key] = row
-    archived = previous.archived
-    if archive_changed:
-        store_cls = _store_class()
-        if store_cls is not None:
-            archived = _archived_entries(store_cls(layout, settings=settings, actor="context-center").list_archived())
-        else:
-            archived = tuple(_read_dirs(layout)[2])
-    return CenterSnapshot(
-        facts=facts,
-        rows=rows,
-        errors=tuple(errors.values()),
-        archived=archived,
-        pinned_chars=pinned,
-        pinned_budget=settings.pinned_budget_chars,
-        loaded_at=previous.loaded_at,
-        source=previous.source,
-        keys_by_id=keys_by_id,
-    )
+        b.parse_into(path, scope, _sig(st))
+    archived = _read_archive(layout, settings) if archive_changed else previous.archived
+    # The row cache is rewritten after full scans only (a burst of edits must not rewrite it each time).
+    return replace(b.snapshot(settings, archived, previous.source), cache_dirty=False)

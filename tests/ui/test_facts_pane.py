@@ -351,3 +351,39 @@ async def test_settings_budget_is_shown(demo: Layout) -> None:
         await settle(pilot)
         status = plain(app.screen.query_one("#status-bar", Static))
         assert "/1,500" in status
+
+
+async def test_every_pane_action_is_in_the_palette(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for expected in (
+            "facts: pin / unpin", "facts: verify", "facts: new fact", "facts: edit", "facts: edit in $EDITOR",
+            "facts: forget", "instructions: quick-add note", "facts: copy ref", "revisions: restore the highlighted revision",
+            "archive: recover the highlighted fact", "recall: try a query", "suggestions: accept (edit first)",
+            "suggestions: dismiss", "approvals: review pending", "view: Revisions", "store: reload",
+        ):
+            assert expected in titles, expected
+        # A pane action from the palette mounts its pane first.
+        app.screen.run_pane_action("instructions", "show_block")
+        for _ in range(300):
+            await pilot.pause(0.02)
+            view = app.screen.query("#instructions-view")
+            if view and "Provider-visible block" in plain(view.first()):
+                break
+        await settle(pilot)
+        assert app.screen.active_pane == "instructions"
+        assert "Provider-visible block" in plain(app.screen.query_one("#instructions-view", Static))
+
+
+async def test_detail_can_be_hidden_for_every_column(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        narrow = [c.key for c, _ in table._layout(table.scrollable_content_region.width)]
+        await pilot.press("d")
+        await settle(pilot)
+        wide = [c.key for c, _ in table._layout(table.scrollable_content_region.width)]
+        assert "subject" not in narrow and "subject" in wide and "ref" in wide

@@ -27,16 +27,16 @@ def collision_note(entry: ArchivedEntry, snapshot: CenterSnapshot) -> str:
     if active is not None:
         return f"id {fact.id} is already active as {active.ref}: recover would be refused."
     name = slug(fact.name)
-    for other in snapshot.facts.values():
-        if slug(other.name) == name:
+    for src in snapshot.sources.values():
+        if ("name", name) in src.keys:
             return (
-                f"the name {name!r} is already active as {other.ref} (id {other.id}): recover would be refused. "
+                f"the name {name!r} is already active as {src.ref} (id {src.key}): recover would be refused. "
                 "Forget or rename that fact first."
             )
     if fact.subject_key:
-        for other in snapshot.facts.values():
-            if other.subject_key == fact.subject_key and other.scope == fact.scope:
-                return f"subject {fact.subject_key!r} is held by {other.ref}: recover would be refused."
+        for src in snapshot.sources.values():
+            if src.subject == fact.subject_key and src.scope == fact.scope:
+                return f"subject {fact.subject_key!r} is held by {src.ref}: recover would be refused."
     return ""
 
 
@@ -95,6 +95,7 @@ class ArchivePane(Pane):
             self._preview(index)
         else:
             self._preview(None)
+        self.refresh_bindings()
 
     def _preview(self, index: int | None) -> None:
         meta = self.query_one("#archive-meta", Static)
@@ -120,7 +121,7 @@ class ArchivePane(Pane):
         else:
             text.append("Recover brings it back as a new revision.\n", style="green")
         meta.update(text)
-        body.update(fact.body or "_(empty body)_")
+        self.run_worker(body.update(fact.body or "_(empty body)_"), group="archive-body", exclusive=True, exit_on_error=False)
 
     @on(OptionList.OptionHighlighted, "#archive-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -38,11 +38,12 @@ class FactsPane(Pane):
         Binding("v", "verify", "Verify", id="facts-verify"),
         Binding("n", "new", "New", id="facts-new"),
         Binding("e", "edit", "Edit", id="facts-edit"),
-        Binding("E", "edit_external", "$EDITOR", id="facts-edit-external", key_display="E"),
+        Binding("E", "edit_external", "$EDITOR", id="facts-edit-external", key_display="E", show=False),
         Binding("x,delete", "forget", "Forget", id="facts-forget"),
         Binding("number_sign", "quick_add", "Note", id="facts-note", key_display="#"),
         Binding("c", "copy_ref", "Copy ref", id="facts-copy"),
         Binding("s", "sort", "Sort", id="facts-sort"),
+        Binding("d", "toggle_detail", "Detail", id="facts-detail", tooltip="Hide the detail to see every column"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
     ]
 
@@ -85,9 +86,8 @@ class FactsPane(Pane):
         self._update_count()
         key = table.cursor_key
         if key is None or key in update.changes.touched or update.changes.full:
-            self.show_detail(key)
-        elif key == getattr(screen, "selected_fact", None):
-            self.show_detail(key)
+            self._schedule_detail(key)
+        self.refresh_bindings()  # fact actions depend on a fact under the cursor
 
     def _update_count(self) -> None:
         table = self.table
@@ -96,7 +96,7 @@ class FactsPane(Pane):
         sort = next((c.label for c in COLUMNS if c.key == table.sort_column), table.sort_column)
         arrow = "▼" if table.sort_reverse else "▲"
         shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} facts"
-        unreadable = sum(1 for r in snap.rows.values() if r.error)
+        unreadable = snap.counts.get("unreadable", 0)
         errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
         self.query_one("#facts-count", Static).update(f"{shown}{errors} · sort {sort} {arrow}")
 
@@ -116,14 +116,18 @@ class FactsPane(Pane):
 
     @on(FactsTable.Highlighted, "#facts-table")
     def _highlighted(self, message: FactsTable.Highlighted) -> None:
-        # The detail follows after a short pause, so holding a key only moves the cursor.
+        self._schedule_detail(message.key)
+
+    def _schedule_detail(self, key: str | None) -> None:
+        # The detail follows after a short pause, so holding a key (or a burst of outside
+        # changes) only moves the cursor and redraws the table.
         if self._detail_timer is not None:
             self._detail_timer.stop()
-        key = message.key
         self._detail_timer = self.set_timer(0.06, lambda: self._follow(key))
 
     def _follow(self, key: str | None) -> None:
         self._detail_timer = None
+        self.refresh_bindings()
         self.screen.selected_fact = key if key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
         self.show_detail(key)
 
@@ -227,6 +231,10 @@ class FactsPane(Pane):
         key = self._current()
         if key is not None:
             self.post_message(CopyRefRequested(key))
+
+    def action_toggle_detail(self) -> None:
+        """Show or hide the detail (hidden, the table has room for every column)."""
+        self.toggle_class("-no-detail")
 
     def action_sort(self) -> None:
         """Sort on the next column."""

@@ -48,6 +48,7 @@ class InstructionsPane(Pane):
         """Subscribe; resolution happens when the pane is first shown."""
         self.resolution: Any = None
         self.block = ""
+        self.block_mode = False
         self.loaded_once = False
         tree = self.query_one("#instructions-tree", Tree)
         tree.show_root = False
@@ -135,6 +136,9 @@ class InstructionsPane(Pane):
                 node.add_leaf(label, data=("import", imp))
 
     def _view(self, data: Any) -> None:
+        if self.block_mode:
+            self._draw_block()
+            return
         view = self.query_one("#instructions-view", Static)
         if data is None:
             view.update(Text("Nothing selected.", style="dim"))
@@ -173,10 +177,18 @@ class InstructionsPane(Pane):
         self.query_one("#instructions-target-input", Input).focus()
 
     def action_show_block(self) -> None:
-        """Show the provider-visible block (what the agent receives)."""
+        """Toggle between the selected document and the provider-visible block."""
+        self.block_mode = not self.block_mode
+        if self.block_mode:
+            self._draw_block()
+        else:
+            node = self.query_one("#instructions-tree", Tree).cursor_node
+            self._view(node.data if node is not None else None)
+
+    def _draw_block(self) -> None:
         view = self.query_one("#instructions-view", Static)
-        text = Text("Provider-visible block\n\n", style="bold")
-        text.append(self.block or "(empty: no instruction applies)")
+        text = Text("Provider-visible block (what the agent receives; b returns to the documents)\n\n", style="bold")
+        text.append(self.block or ("(resolving…)" if self.resolution is None else "(empty: no instruction applies)"))
         view.update(text)
 
     def action_quick_add(self) -> None:

@@ -175,6 +175,7 @@ class RevisionsPane(Pane):
         del options
         option_list.highlighted = 1 if history.revisions else 0
         self._show_diff(option_list.highlighted)
+        self.refresh_bindings()  # "restore" is enabled only now
 
     def _show_diff(self, index: int | None) -> None:
         history = self.history

@@ -114,6 +114,7 @@ class SuggestionsPane(Pane):
             self._view(index)
         else:
             self._view(None)
+        self.refresh_bindings()  # accept / dismiss depend on the list
 
     def _view(self, index: int | None) -> None:
         view = self.query_one("#suggestions-view", Static)
@@ -135,7 +136,7 @@ class SuggestionsPane(Pane):
         if reason:
             text.append(f"why: {reason}\n", style="italic")
         view.update(text)
-        body.update(values.body)
+        self.run_worker(body.update(values.body), group="suggestions-body", exclusive=True, exit_on_error=False)
         text = Text()
         sources = _attr(item, "sources", default=()) or ()
         evidence = sources or _attr(item, "evidence", default=[]) or []

@@ -42,6 +42,22 @@ _PANE_CLASSES: dict[str, type[Pane]] = {
 """Pane classes by id."""
 
 
+_PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
+    ("facts", "toggle_detail", "facts: show / hide the detail", "Hide the detail to see every column (d)"),
+    ("revisions", "restore", "revisions: restore the highlighted revision", "Bring an old revision back as a new one (r)"),
+    ("archive", "recover", "archive: recover the highlighted fact", "Recover an archived fact (r)"),
+    ("instructions", "focus_target", "instructions: choose the target path", "Resolve instructions for another directory (t)"),
+    ("instructions", "show_block", "instructions: show the provider-visible block", "What the agent receives (b)"),
+    ("recall", "focus_query", "recall: try a query", "See what recall would inject, without recording it (/)"),
+    ("recall", "show_last", "recall: show the last trace", "The last recorded recall (l)"),
+    ("suggestions", "accept", "suggestions: accept (edit first)", "Accept the highlighted suggestion after editing it (a)"),
+    ("suggestions", "dismiss_suggestion", "suggestions: dismiss", "Dismiss the highlighted suggestion for good (d)"),
+    ("suggestions", "rescan", "suggestions: scan again", "Scan recent sessions again (g)"),
+    ("activity", "open_fact", "activity: show the fact of the highlighted entry", "Jump to the fact (enter)"),
+)
+"""Palette commands of the panes other than Facts: (pane, action, title, help)."""
+
+
 class StatusBar(Static):
     """Workspace, counts, pinned budget, pending approvals, watch state."""
 
@@ -91,9 +107,8 @@ class MainScreen(Screen[None]):
         """Redraw the status line."""
         app = self.app
         snap = app.snapshot
-        project = sum(1 for f in snap.facts.values() if f.scope == "project")
-        global_ = len(snap.facts) - project
-        pinned = sum(1 for f in snap.facts.values() if f.pinned)
+        counts = snap.counts
+        project, global_, pinned = counts.get("project", 0), counts.get("global", 0), counts.get("pinned", 0)
         budget = f"{snap.pinned_chars:,}/{snap.pinned_budget:,}" if snap.pinned_budget else f"{snap.pinned_chars:,}/∞"
         over = snap.pinned_budget and snap.pinned_chars > snap.pinned_budget
         pending = app.approvals.count if app.approvals is not None else 0
@@ -180,6 +195,19 @@ class MainScreen(Screen[None]):
         yield SystemCommand(
             "approvals: review pending", "Open the approval dialog for queued proposals", self._review_approvals
         )
+        for pane_id, action, title, help_text in _PANE_COMMANDS:
+            yield SystemCommand(title, help_text, partial(self.run_pane_action, pane_id, action))
+
+    def run_pane_action(self, pane_id: str, action: str, attempts: int = 100) -> None:
+        """Show a pane (mounting it if needed) and run one of its actions."""
+        if self.active_pane != pane_id:
+            self.show_pane(pane_id)
+        pane = self.pane(pane_id)
+        if pane is None or not pane.is_mounted:
+            if attempts > 0:
+                self.set_timer(0.05, partial(self.run_pane_action, pane_id, action, attempts - 1))
+            return
+        getattr(pane, f"action_{action}")()
 
     def _run_facts_action(self, facts: FactsPane, name: str) -> None:
         self.show_pane("facts")

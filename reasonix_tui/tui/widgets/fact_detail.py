@@ -146,4 +146,5 @@ class FactDetail(VerticalScroll):
         title.display = meta.display = body.display = True
         title.update(Text(fact.display_title))
         meta.update(fact_metadata(fact, snapshot, now))
-        body.update(fact.body or "_(empty body)_")
+        # A worker, so tests and screenshots can wait for the Markdown to be laid out.
+        self.run_worker(body.update(fact.body or "_(empty body)_"), group="fact-body", exclusive=True, exit_on_error=False)

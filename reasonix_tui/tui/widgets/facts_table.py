@@ -65,6 +65,9 @@ _DROP_ORDER = ("subject", "ref", "updated", "scope", "type", "revision")
 """Columns hidden first when the table is narrow."""
 
 _SORT_ATTR = {"updated": "updated_ns"}
+
+_INCREMENTAL_LIMIT = 200
+"""Up to this many changed rows are re-inserted by binary search instead of a full sort."""
 """Columns that sort on another attribute than the one shown."""
 
 _FILTER_FIELDS = {
@@ -249,7 +252,47 @@ class FactsTable(ScrollView, can_focus=True):
             self._line_cache.clear()
             self.refresh()
             return
+        if changes is not None and not changes.full and len(changes.touched) <= _INCREMENTAL_LIMIT and self.order:
+            self._reinsert(changes, keep)
+            return
         self._rebuild(keep)
+
+    def _order_key(self, key: str) -> tuple[int, object, object]:
+        """``(error rank, primary value, tie-breaker)`` of a row, as :meth:`_rebuild` orders them."""
+        row = self.rows[key]
+        attr = _SORT_ATTR.get(self.sort_column, self.sort_column)
+        title = row.title.lower()
+        if attr == "title":
+            return (0 if row.error else 1, title, key)
+        value = getattr(row, attr)
+        return (0 if row.error else 1, value.lower() if isinstance(value, str) else value, (title, key))
+
+    def _before(self, a: tuple[int, object, object], b: tuple[int, object, object]) -> bool:
+        if a[0] != b[0]:
+            return a[0] < b[0]
+        if a[1] != b[1]:
+            return (a[1] > b[1]) if self.sort_reverse else (a[1] < b[1])  # type: ignore[operator]
+        return a[2] < b[2]  # type: ignore[operator]
+
+    def _reinsert(self, changes: Changes, keep: str | None) -> None:
+        """A few rows changed: take them out and put them back where they sort (no full sort)."""
+        touched = changes.touched
+        order = [k for k in self.order if k not in touched]
+        words, pairs = parse_filter(self.filter_text) if self.filter_text.strip() else ([], [])
+        for key in sorted(changes.added | changes.changed):
+            row = self.rows.get(key)
+            if row is None or (self.filter_text.strip() and not row_matches(row, words, pairs)):
+                continue
+            item = self._order_key(key)
+            lo, hi = 0, len(order)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self._before(self._order_key(order[mid]), item):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            order.insert(lo, key)
+        self._set_order(order, keep)
 
     def set_filter(self, text: str) -> None:
         """Show only rows matching ``text``."""
@@ -314,17 +357,26 @@ class FactsTable(ScrollView, can_focus=True):
         else:
             keys = list(rows)
         attr = _SORT_ATTR.get(self.sort_column, self.sort_column)
-        # Stable two-pass sort: ties broken by title then key; errors always first.
-        keys.sort(key=lambda k: (rows[k].title.lower(), k))
-        if attr in ("title",):
-            keys.sort(key=lambda k: rows[k].title.lower(), reverse=self.sort_reverse)
+        reverse = self.sort_reverse
+        # One sort per key: errors first, then the column, ties broken by title and key.
+        if attr == "title":
+            keys.sort()
+            keys.sort(key=lambda k: rows[k].title.lower(), reverse=reverse)
         else:
+            keys.sort(key=lambda k: (rows[k].title.lower(), k))
+
             def value(k: str) -> object:
                 v = getattr(rows[k], attr)
                 return v.lower() if isinstance(v, str) else v
 
-            keys.sort(key=value, reverse=self.sort_reverse)
-        keys.sort(key=lambda k: not rows[k].is_error)
+            keys.sort(key=value, reverse=reverse)
+        errors = [k for k in keys if rows[k].error]
+        if errors:
+            error_set = set(errors)
+            keys = errors + [k for k in keys if k not in error_set]
+        self._set_order(keys, keep)
+
+    def _set_order(self, keys: list[str], keep: str | None) -> None:
         self.order = keys
         self._position = None
         self._line_cache.clear()

@@ -1,0 +1,149 @@
+"""The Context Center's data layer (no terminal): rows, freshness, the row cache, diffs."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from reasonix_tui.core.freshness import freshness_for
+from reasonix_tui.core.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.tui.state import (
+    LazyFacts,
+    diff_snapshots,
+    fact_row,
+    freshness_label,
+    load_snapshot,
+    row_cache_path,
+    save_row_cache,
+)
+
+from .helpers import NOW, settings, store
+
+
+def test_freshness_label_matches_the_core_rule() -> None:
+    day = DAY_NS
+    times = [None, NOW.ns - 400 * day, NOW.ns - 100 * day, NOW.ns - 40 * day, NOW.ns - 10 * day, NOW.ns - 3 * day, NOW.ns + day]
+    for type_, vol, updated, verified, expires in itertools.product(
+        ("project", "reference", "user", "feedback"), ("", "evergreen", "stable", "volatile"), times, times[:3], (None, NOW.ns - day, NOW.ns, NOW.ns + day)
+    ):
+        fact = Fact(
+            id=FactId("mem-x"), revision=1, created_at=None, updated_at=Timestamp(updated) if updated else None, name="x",
+            type=type_, volatility=vol, last_verified_at=Timestamp(verified) if verified else None,
+            expires_at=Timestamp(expires) if expires is not None else None,
+        )
+        start = fact.clock_start
+        got = freshness_label(type_, vol, expires, start.ns if start else None, NOW.ns)
+        assert got == freshness_for(fact, NOW), (type_, vol, updated, verified, expires)
+
+
+def test_row_cache_gives_the_same_rows_without_parsing(demo: Layout, monkeypatch) -> None:
+    first = load_snapshot(demo, settings(), NOW)
+    assert first.cache_dirty
+    save_row_cache(demo, first)
+    assert row_cache_path(demo).exists()
+    parsed: list[str] = []
+    import reasonix_tui.tui.state as state
+
+    real = state._parse_file
+    monkeypatch.setattr(state, "_parse_file", lambda path, scope: parsed.append(path) or real(path, scope))
+    second = load_snapshot(demo, settings(), NOW)
+    assert parsed == []  # everything came from the cache
+    assert dict(second.rows) == dict(first.rows)
+    assert not second.cache_dirty
+    # Facts are parsed on demand, and equal what the store reads.
+    key = next(k for k, r in second.rows.items() if r.ref == "project/deploy-target.md")
+    assert second.facts[key] == store(demo).get("project/deploy-target.md")
+    assert parsed and isinstance(second.facts, LazyFacts)
+    # A file changed on disk is parsed again (its stat signature moved).
+    fact = store(demo).get("project/oncall-rota.md")
+    store(demo).save(SaveRequest.from_fact(fact, title="Rota v2"))
+    third = load_snapshot(demo, settings(), NOW)
+    changes = diff_snapshots(second, third)
+    assert changes.changed == {str(fact.id)}
+    assert third.rows[str(fact.id)].title == "Rota v2"
+
+
+def test_rows_match_the_store(demo: Layout) -> None:
+    snap = load_snapshot(demo, settings(), NOW, use_cache=False)
+    facts = store(demo).list_all()
+    assert {str(f.id) for f in facts} == set(snap.facts)
+    for fact in facts:
+        assert snap.rows[str(fact.id)] == fact_row(fact, NOW)
+    assert snap.pinned_chars == sum(len(f.body.strip()) for f in facts if f.pinned and f.body.strip())
+
+
+def test_corrupt_row_cache_is_ignored(demo: Layout) -> None:
+    path = row_cache_path(demo)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x00garbage")
+    snap = load_snapshot(demo, settings(), NOW)
+    assert len(snap.facts) == 15
+
+
+def test_symlink_out_of_the_store_is_an_error_row(demo: Layout, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: outside\n---\nsecret\n", encoding="utf-8")
+    (demo.project_dir / "outside.md").symlink_to(outside)
+    snap = load_snapshot(demo, settings(), NOW)
+    assert any(r.error and "outside the store" in r.error for r in snap.rows.values())
+    assert not any(r.ref == "project/outside.md" for r in snap.rows.values() if not r.error)
+
+
+def test_identity_index_gives_the_same_overrides_and_holders(demo: Layout) -> None:
+    from reasonix_tui.tui.state import attach_identity_index, update_snapshot
+
+    snap = load_snapshot(demo, settings(), NOW)
+    keys = list(snap.facts)
+    before = {k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys}
+    attach_identity_index(snap)
+    assert snap.identity_index() is not None
+    after = {k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys}
+    assert before == after
+    assert any(o for o, _ in before.values())  # the demo has a project-over-global override
+    # Patched after an incremental update: a new project fact takes over a global subject.
+    saved = store(demo).save(
+        SaveRequest(name="project/deploy-target-global", description="Here: Fly", body="Fly.", type="project", scope="project")
+    )
+    nxt = update_snapshot(snap, demo, settings(), NOW, [saved.fact.path])
+    assert nxt is not None
+    attach_identity_index(nxt, snap)
+    patched = nxt.overrides(nxt.facts[str(saved.fact.id)])
+    fresh = load_snapshot(demo, settings(), NOW)
+    assert [(o.id, w) for o, w in patched] == [(o.id, w) for o, w in fresh.overrides(fresh.facts[str(saved.fact.id)])]
+    assert patched
+
+
+async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:
+    """Incremental re-insertion gives exactly the order of a full sort, for every column and direction."""
+    from textual.app import App, ComposeResult
+
+    from reasonix_tui.tui.state import Changes
+    from reasonix_tui.tui.widgets.facts_table import COLUMNS, FactsTable
+
+    base = load_snapshot(demo, settings(), NOW)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FactsTable(id="t")
+
+    app = Host()
+    async with app.run_test(size=(120, 30)):
+        table = app.query_one(FactsTable)
+        rows = dict(base.rows)
+        keys = [k for k in rows if not rows[k].error]
+        for column in COLUMNS:
+            for reverse in (False, True):
+                table.set_rows(rows, None)
+                table.sort_by(column.key, reverse)
+                changed = dict(rows)
+                a, b = keys[0], keys[3]
+                changed[a] = changed[a]._replace(title="Zzz moved", revision=99, updated_ns=1)
+                changed[b] = changed[b]._replace(title="Aaa moved", revision=0, updated_ns=10**20)
+                del changed[keys[5]]
+                table.set_rows(changed, Changes(changed=frozenset({a, b}), removed=frozenset({keys[5]})))
+                incremental = list(table.order)
+                table.set_rows(changed, None)
+                assert incremental == table.order, (column.key, reverse)
