@@ -379,6 +379,10 @@ class CenterSnapshot:
     """Files were parsed that the row cache does not hold: write it after posting."""
     counts: Mapping[str, int] = field(default_factory=dict)
     """``project``, ``global``, ``pinned`` and ``unreadable`` row counts."""
+    derived_from: int = 0
+    """``id()`` of the snapshot an incremental update started from (0 for a full scan)."""
+    touched: frozenset[str] = frozenset()
+    """Row keys that incremental update dropped or (re)built."""
 
     def identity_index(self) -> dict[tuple[str, str], list[str]] | None:
         """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
@@ -449,22 +453,28 @@ class CenterSnapshot:
         return found
 
 
-def attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None = None) -> None:
-    """Build (or patch from ``previous``) the identity index of ``snapshot``.
+def attach_identity_index(
+    snapshot: CenterSnapshot, previous: CenterSnapshot | None = None, changes: Changes | None = None
+) -> None:
+    """Build (or patch from ``previous`` and ``changes``) the identity index of ``snapshot``.
 
     Called by the reload worker after the snapshot was posted, so neither the start nor
     a live update waits for it; until it is there, lookups scan the rows.
     """
     with _no_gc():
-        _attach_identity_index(snapshot, previous)
+        _attach_identity_index(snapshot, previous, changes)
 
 
-def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None) -> None:
+def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None, changes: Changes | None) -> None:
     old = previous.identity_index() if previous is not None else None
     if old is not None and previous is not None:
         index = dict(old)
-        gone = [k for k in previous.sources if snapshot.sources.get(k) is not previous.sources[k]]
-        new = [k for k in snapshot.sources if previous.sources.get(k) is not snapshot.sources[k]]
+        if changes is not None and not changes.full:
+            gone = [k for k in changes.removed | changes.changed if k in previous.sources]
+            new = [k for k in changes.added | changes.changed if k in snapshot.sources]
+        else:
+            gone = [k for k in previous.sources if snapshot.sources.get(k) is not previous.sources[k]]
+            new = [k for k in snapshot.sources if previous.sources.get(k) is not snapshot.sources[k]]
         if len(gone) + len(new) < 1000:
             for key in gone:
                 for pair in previous.sources[key].keys:
@@ -518,6 +528,18 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
     if old is None:
         return Changes(added=frozenset(new.rows), full=True, archive_changed=True)
     old_rows, new_rows = old.rows, new.rows
+    if new.derived_from == id(old):
+        # An incremental update knows which keys it touched: no need to walk 100k rows.
+        touched = new.touched
+        added = frozenset(k for k in touched if k in new_rows and k not in old_rows)
+        removed = frozenset(k for k in touched if k in old_rows and k not in new_rows)
+        changed = frozenset(
+            k
+            for k in touched
+            if k in old_rows and k in new_rows and (old_rows[k] != new_rows[k] or old.sigs.get(k) != new.sigs.get(k))
+        )
+        archive_changed = old.archived is not new.archived and [a.path for a in old.archived] != [a.path for a in new.archived]
+        return Changes(added=added, removed=removed, changed=changed, archive_changed=archive_changed)
     added = frozenset(k for k in new_rows if k not in old_rows)
     removed = frozenset(k for k in old_rows if k not in new_rows)
     changed = set()
@@ -534,7 +556,10 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
 
 # --------------------------------------------------------------------------- loading
 
-ROW_CACHE_VERSION = 1
+ROW_CACHE_VERSION = 2
+
+_STORE_READ_THRESHOLD = 200
+"""More files than this missing from the row cache: read them through ``Store.snapshot()``."""
 """Bumped whenever :class:`RowSource` changes shape."""
 
 
@@ -549,24 +574,29 @@ def row_cache_path(layout: Layout) -> Path:
 _SOURCE_FIELDS = len(RowSource._fields)
 
 
+_CACHE_CHUNK = 4096
+"""Entries per marshal record (short records let the UI thread run between them)."""
+
+
 def _load_row_cache(layout: Layout) -> dict[str, tuple[tuple[int, ...], RowSource]]:
     """``path -> (stat signature, RowSource)``; anything unexpected gives an empty cache."""
     import marshal
 
-    try:
-        data = marshal.loads(row_cache_path(layout).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(data, tuple) or len(data) != 2 or data[0] != ROW_CACHE_VERSION or not isinstance(data[1], tuple):
-        return {}
     out: dict[str, tuple[tuple[int, ...], RowSource]] = {}
     make = RowSource._make
     try:
-        for path, sig, fields in data[1]:
-            if len(fields) != _SOURCE_FIELDS:
+        with open(row_cache_path(layout), "rb") as fh:
+            if marshal.load(fh) != (ROW_CACHE_VERSION, _SOURCE_FIELDS):
                 return {}
-            out[path] = (sig, make(fields))
-    except (TypeError, ValueError):
+            while True:
+                chunk = marshal.load(fh)
+                if chunk is None:
+                    break
+                for path, sig, fields in chunk:
+                    if len(fields) != _SOURCE_FIELDS:
+                        return {}
+                    out[path] = (sig, make(fields))
+    except (OSError, EOFError, ValueError, TypeError):
         return {}
     return out
 
@@ -575,26 +605,36 @@ def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
     """Write the row cache (atomically; a failure is ignored: it is only a cache)."""
     import marshal
     import tempfile
+    import time
 
-    entries = []
-    for key, src in snapshot.sources.items():
-        path = snapshot.paths.get(key)
-        sig = snapshot.sigs.get(key)
-        if path is None or sig is None:
-            continue
-        entries.append((path[0], sig, tuple(src)))
     target = row_cache_path(layout)
+    tmp = ""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tui-rows-", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(marshal.dumps((ROW_CACHE_VERSION, tuple(entries))))
+            marshal.dump((ROW_CACHE_VERSION, _SOURCE_FIELDS), fh)
+            chunk: list[tuple[Any, ...]] = []
+            for key, src in snapshot.sources.items():
+                path = snapshot.paths.get(key)
+                sig = snapshot.sigs.get(key)
+                if path is None or sig is None:
+                    continue
+                chunk.append((path[0], sig, tuple(src)))
+                if len(chunk) >= _CACHE_CHUNK:
+                    marshal.dump(tuple(chunk), fh)
+                    chunk = []
+                    time.sleep(0)  # let the UI thread take the GIL
+            if chunk:
+                marshal.dump(tuple(chunk), fh)
+            marshal.dump(None, fh)
         os.replace(tmp, target)
     except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def _store_class() -> Any:
@@ -760,6 +800,7 @@ def _load_snapshot(
             loaded = facts.loaded(key) if isinstance(facts, LazyFacts) else None
             prior[path] = (previous.sigs[key], previous.sources[key], loaded, previous.rows.get(key) if reuse_rows else None)
     b = _Builder(previous.loaded_at if previous is not None and reuse_rows else now)
+    misses: list[tuple[str, str, tuple[int, ...]]] = []
     for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
         try:
             entries = _scan_entries(directory)
@@ -803,6 +844,23 @@ def _load_snapshot(
             if cached is not None and cached[0] == sig:
                 b.add(path, scope, sig, cached[1], None, None)
                 continue
+            misses.append((path, scope, sig))
+    from_store: dict[str, Fact] = {}
+    store_cls = _store_class()
+    if len(misses) > _STORE_READ_THRESHOLD and store_cls is not None:
+        # Many files unknown to the row cache (first start): the store's own parse cache,
+        # kept warm by the CLI and the agent, is much cheaper than parsing every file.
+        try:
+            snap = store_cls(layout, settings=settings, actor="context-center").snapshot()
+            from_store = {f.path: f for f in snap.facts}
+        except Exception:  # never fatal: fall back to parsing each file
+            from_store = {}
+    for path, scope, sig in misses:
+        fact = from_store.get(path)
+        if fact is not None:
+            b.parsed += 1
+            b.add(path, scope, sig, row_source(fact), fact, None)
+        else:
             b.parse_into(path, scope, sig)
     archived = _read_archive(layout, settings)
     snapshot = b.snapshot(settings, archived, "files")
@@ -852,10 +910,13 @@ def _update_snapshot(
     b.rows = {k: r for k, r in previous.rows.items() if not k.startswith(ERROR_KEY_PREFIX)}
     facts = previous.facts
     b.loaded = dict(facts._loaded) if isinstance(facts, LazyFacts) else {}
+    touched: set[str] = set()
     for key, (path, _scope) in previous.paths.items():
         if path in wanted:
+            touched.add(key)
             for table in (b.sources, b.paths, b.sigs, b.rows, b.loaded):
                 table.pop(key, None)  # type: ignore[attr-defined]
+    before_keys = set(b.rows)
     for err in previous.errors:
         if err.path not in wanted:
             b.errors[err.path] = err
@@ -875,5 +936,12 @@ def _update_snapshot(
             continue
         b.parse_into(path, scope, _sig(st))
     archived = _read_archive(layout, settings) if archive_changed else previous.archived
+    touched.update(k for k in b.rows if k not in before_keys)
+    touched.update(ERROR_KEY_PREFIX + p for p in wanted)
     # The row cache is rewritten after full scans only (a burst of edits must not rewrite it each time).
-    return replace(b.snapshot(settings, archived, previous.source), cache_dirty=False)
+    return replace(
+        b.snapshot(settings, archived, previous.source),
+        cache_dirty=False,
+        derived_from=id(previous),
+        touched=frozenset(touched),
+    )

@@ -44,7 +44,6 @@ class ActivityPane(Pane):
         table = self.query_one("#activity-table", DataTable)
         for key, label in (("when", "When"), ("actor", "Actor"), ("op", "Op"), ("ok", "OK"), ("ref", "Ref"), ("rev", "Rev"), ("reason", "Reason")):
             table.add_column(label, key=key)
-        super().on_mount()
 
     def activate(self) -> None:
         """Read on show."""

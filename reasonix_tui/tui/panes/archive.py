@@ -61,7 +61,6 @@ class ArchivePane(Pane):
     def on_mount(self) -> None:
         """Subscribe."""
         self.entries: tuple[ArchivedEntry, ...] = ()
-        super().on_mount()
 
     def on_store_update(self, update: object) -> None:
         """Redraw when the archive changed."""

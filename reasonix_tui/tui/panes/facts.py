@@ -70,7 +70,7 @@ class FactsPane(Pane):
         """Subscribe and draw."""
         self._filter_timer: Timer | None = None
         self._detail_timer: Timer | None = None
-        super().on_mount()
+        self._had_fact = False
 
     def on_store_update(self, update: object) -> None:
         """Apply the new rows by diff and refresh the detail."""
@@ -87,7 +87,10 @@ class FactsPane(Pane):
         key = table.cursor_key
         if key is None or key in update.changes.touched or update.changes.full:
             self._schedule_detail(key)
-        self.refresh_bindings()  # fact actions depend on a fact under the cursor
+        has_fact = self._current() is not None
+        if has_fact != self._had_fact:
+            self._had_fact = has_fact
+            self.refresh_bindings()  # fact actions depend on a fact under the cursor
 
     def _update_count(self) -> None:
         table = self.table
@@ -127,7 +130,10 @@ class FactsPane(Pane):
 
     def _follow(self, key: str | None) -> None:
         self._detail_timer = None
-        self.refresh_bindings()
+        has_fact = key in self.app.snapshot.facts
+        if has_fact != self._had_fact:
+            self._had_fact = has_fact
+            self.refresh_bindings()
         self.screen.selected_fact = key if key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
         self.show_detail(key)
 

@@ -53,7 +53,6 @@ class InstructionsPane(Pane):
         tree = self.query_one("#instructions-tree", Tree)
         tree.show_root = False
         tree.guide_depth = 3
-        super().on_mount()
 
     def activate(self) -> None:
         """Resolve on first show."""

@@ -139,7 +139,6 @@ class RecallPane(Pane):
         self.history: list[dict[str, Any]] = []
         self.current: dict[str, Any] | None = None
         self.loaded_once = False
-        super().on_mount()
 
     def activate(self) -> None:
         """Read on first show."""

@@ -99,7 +99,6 @@ class RevisionsPane(Pane):
     def on_mount(self) -> None:
         """Subscribe."""
         self.history: RevisionList | None = None
-        super().on_mount()
 
     def watch_fact_id(self, fact_id: str | None) -> None:
         """Load the history of the new selection (only while the pane is visible)."""

@@ -70,7 +70,6 @@ class SuggestionsPane(Pane):
     def on_mount(self) -> None:
         """Nothing is scanned until the pane opens."""
         self.items: list[Any] = []
-        super().on_mount()
 
     def activate(self) -> None:
         """Scan every time the pane opens (no setting needed)."""
