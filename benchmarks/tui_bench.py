@@ -124,6 +124,8 @@ async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[st
             await pilot.pause()
             out["change_to_screen"] = time.perf_counter() - t
             path.write_text(text.replace("title: Changed ", "title: ", 1), encoding="utf-8")
+        while app._reload_running:  # let the row cache be written before the app closes
+            await asyncio.sleep(0.01)
     return out
 
 

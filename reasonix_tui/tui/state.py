@@ -556,7 +556,7 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
 
 # --------------------------------------------------------------------------- loading
 
-ROW_CACHE_VERSION = 2
+ROW_CACHE_VERSION = 3
 
 _STORE_READ_THRESHOLD = 200
 """More files than this missing from the row cache: read them through ``Store.snapshot()``."""
@@ -582,21 +582,30 @@ def _load_row_cache(layout: Layout) -> dict[str, tuple[tuple[int, ...], RowSourc
     """``path -> (stat signature, RowSource)``; anything unexpected gives an empty cache."""
     import marshal
 
+    import struct
+
     out: dict[str, tuple[tuple[int, ...], RowSource]] = {}
     make = RowSource._make
     try:
-        with open(row_cache_path(layout), "rb") as fh:
-            if marshal.load(fh) != (ROW_CACHE_VERSION, _SOURCE_FIELDS):
-                return {}
-            while True:
-                chunk = marshal.load(fh)
-                if chunk is None:
-                    break
-                for path, sig, fields in chunk:
-                    if len(fields) != _SOURCE_FIELDS:
-                        return {}
-                    out[path] = (sig, make(fields))
-    except (OSError, EOFError, ValueError, TypeError):
+        data = row_cache_path(layout).read_bytes()
+        view = memoryview(data)
+        offset = 0
+        header = True
+        while offset < len(data):
+            (size,) = struct.unpack_from("<Q", data, offset)
+            offset += 8
+            record = marshal.loads(view[offset : offset + size])
+            offset += size
+            if header:
+                if record != (ROW_CACHE_VERSION, _SOURCE_FIELDS):
+                    return {}
+                header = False
+                continue
+            for path, sig, fields in record:
+                if len(fields) != _SOURCE_FIELDS:
+                    return {}
+                out[path] = (sig, make(fields))
+    except (OSError, EOFError, ValueError, TypeError, struct.error):
         return {}
     return out
 
@@ -604,6 +613,7 @@ def _load_row_cache(layout: Layout) -> dict[str, tuple[tuple[int, ...], RowSourc
 def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
     """Write the row cache (atomically; a failure is ignored: it is only a cache)."""
     import marshal
+    import struct
     import tempfile
     import time
 
@@ -613,7 +623,13 @@ def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tui-rows-", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
-            marshal.dump((ROW_CACHE_VERSION, _SOURCE_FIELDS), fh)
+
+            def record(value: Any) -> None:
+                blob = marshal.dumps(value)
+                fh.write(struct.pack("<Q", len(blob)))
+                fh.write(blob)
+
+            record((ROW_CACHE_VERSION, _SOURCE_FIELDS))
             chunk: list[tuple[Any, ...]] = []
             for key, src in snapshot.sources.items():
                 path = snapshot.paths.get(key)
@@ -622,12 +638,11 @@ def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
                     continue
                 chunk.append((path[0], sig, tuple(src)))
                 if len(chunk) >= _CACHE_CHUNK:
-                    marshal.dump(tuple(chunk), fh)
+                    record(tuple(chunk))
                     chunk = []
                     time.sleep(0)  # let the UI thread take the GIL
             if chunk:
-                marshal.dump(tuple(chunk), fh)
-            marshal.dump(None, fh)
+                record(tuple(chunk))
         os.replace(tmp, target)
     except (OSError, ValueError):
         if tmp:
