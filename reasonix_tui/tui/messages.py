@@ -8,8 +8,6 @@ Workers only post the "happened" messages; handlers on the app own the state cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from textual.message import Message
 
 from .state import CenterSnapshot, Changes

@@ -10,12 +10,10 @@ from textual.widgets import DataTable, Input, Label, OptionList, Static, Tree
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
-from reasonix_tui.tui.messages import WriteFinished
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen
-from reasonix_tui.tui.widgets.facts_table import FactsTable
 
 from .helpers import SIZE, make, plain, settle, store
-from .test_facts_pane import finished, posted, select, table_of
+from .test_facts_pane import finished, select, table_of
 
 
 async def show(pilot: Any, key: str) -> None:

@@ -18,7 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from ...core.gotime import Timestamp, parse_rfc3339
 from ..proposals import Decision, ProposalView
+from ..state import relative_time
 
 __all__ = ["ApprovalScreen", "render_proposal"]
 
@@ -31,8 +33,8 @@ def _diff_text(diff: str) -> Text:
     return out
 
 
-def render_proposal(view: ProposalView) -> Group:
-    """The body of the dialog."""
+def render_proposal(view: ProposalView, now: Timestamp | None = None) -> Group:
+    """The body of the dialog (``now`` adds "3m ago" to the proposal time)."""
     parts: list[object] = []
     head = Text()
     verb = {"create": "create a new fact", "update": "update an existing fact", "forget": "forget a fact"}[view.kind]
@@ -41,7 +43,12 @@ def render_proposal(view: ProposalView) -> Group:
         head.append(f" via {view.requester}", style="bold")
     head.append(f") wants to {verb}.\n", style="bold")
     if view.created_at:
-        head.append(f"proposed {view.created_at}\n", style="dim")
+        created = parse_rfc3339(view.created_at)
+        ago = ""
+        if created is not None and now is not None:
+            rel = relative_time(created, now)
+            ago = " (just now)" if rel == "now" else f" ({rel} ago)" if created <= now else ""
+        head.append(f"proposed {view.created_at}{ago}\n", style="dim")
     parts.append(head)
     if view.conflict:
         parts.append(Text(f"⚠ CONFLICT: {view.conflict}. Approving will not apply it; deny it or ask the agent again.\n", style="bold red"))
@@ -139,7 +146,7 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Label(self._title(), id="approval-title")
                 yield Label(self._count_text(), id="approval-count")
             with VerticalScroll(id="approval-scroll"):
-                yield Static(render_proposal(self.view), id="approval-body")
+                yield Static(render_proposal(self.view, self.app.clock()), id="approval-body")  # type: ignore[attr-defined]
             with Horizontal(id="approval-buttons"):
                 yield Button("Later (l)", id="approval-later-button")
                 yield Button("Deny (n)", id="approval-deny-button", variant="error")
