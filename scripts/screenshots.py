@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import shutil
 import subprocess
 import sys
@@ -99,13 +100,21 @@ async def shoot(out: Path, name: str, with_approval: bool, steps: list[Step], si
             await step(pilot)
         await settle(pilot)
         svg = out / f"{name}.svg"
-        app.save_screenshot(filename=svg.name, path=str(out))
+        text = app.export_screenshot()
+        # Textual names the SVG's classes with a random prefix: make it stable.
+        prefixes = sorted(set(re.findall(r"terminal-(\d+)", text)))
+        for i, prefix in enumerate(prefixes):
+            text = text.replace(f"terminal-{prefix}", f"terminal-{i}")
+        svg.write_text(text, encoding="utf-8")
     return svg
 
 
 def _freeze_audit_clock() -> None:
-    """Audit lines of the generated home carry the demo's fixed time (stable images)."""
+    """Stable images: audit lines and proposals carry the demo's fixed time, ids count up."""
+    import itertools
+
     import reasonix_tui.core.store.audit as audit
+    import reasonix_tui.core.store.store as store_module
     from reasonix_tui.core.gotime import Timestamp
 
     class DemoTimestamp(Timestamp):
@@ -114,6 +123,15 @@ def _freeze_audit_clock() -> None:
             return DEMO_NOW
 
     audit.Timestamp = DemoTimestamp  # type: ignore[misc]
+    ids = itertools.count(0x5EED0000)
+    store_module.new_memory_id = lambda: f"mem-{next(ids):032x}"  # type: ignore[assignment]
+    try:
+        import reasonix_tui.core.approvals as approvals
+    except ImportError:
+        return
+    pids = itertools.count(1)
+    approvals._now = lambda: DEMO_NOW.rfc3339()  # type: ignore[attr-defined]
+    approvals._new_id = lambda prefix: f"{prefix}-demo-{next(pids):04d}"  # type: ignore[attr-defined]
 
 
 def main() -> int:

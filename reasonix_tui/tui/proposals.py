@@ -189,10 +189,11 @@ def _requester(proposal: Any) -> str:
     req = _get(proposal, "requester")
     if req is None or isinstance(req, str):
         return req or ""
-    agent, source = _get(req, "agent", ""), _get(req, "source", "")
+    agent, source = str(_get(req, "agent", "") or ""), str(_get(req, "source", "") or "")
     pid = _get(req, "pid", 0)
-    who = " ".join(x for x in (str(agent or ""), str(source or "")) if x)
-    return f"{who} (pid {pid})" if pid else who
+    who = agent or "The agent"
+    details = ", ".join(x for x in (f"via {source}" if source else "", f"pid {pid}" if pid else "") if x)
+    return f"{who} ({details})" if details else who
 
 
 def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) -> ProposalView:

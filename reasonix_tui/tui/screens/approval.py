@@ -38,10 +38,8 @@ def render_proposal(view: ProposalView, now: Timestamp | None = None) -> Group:
     parts: list[object] = []
     head = Text()
     verb = {"create": "create a new fact", "update": "update an existing fact", "forget": "forget a fact"}[view.kind]
-    head.append(f"The agent ({view.tool}", style="bold")
-    if view.requester:
-        head.append(f" via {view.requester}", style="bold")
-    head.append(f") wants to {verb}.\n", style="bold")
+    head.append(f"{view.requester or 'The agent'} wants to {verb} ", style="bold")
+    head.append(f"(tool: {view.tool}).\n")
     if view.created_at:
         created = parse_rfc3339(view.created_at)
         ago = ""
