@@ -66,3 +66,59 @@ def snap_demo_approval(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
 def snap_empty(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Layout]:
     """A state root with nothing in it."""
     yield from _home(request, monkeypatch, with_approval=False, demo=False)
+
+
+FIXED_TRACES = [
+    {
+        "query": "which package manager do we use here?",
+        "at": "2026-07-25T16:40:00Z",
+        "source": "hook",
+        "hits": [
+            {"id": "mem-1", "ref": "project/package-manager.md", "revision": 2, "score": 3.412, "freshness": "fresh",
+             "reason": "matched package, manager; project scope"},
+            {"id": "mem-2", "ref": "global/python-version.md", "revision": 2, "score": 0.913, "freshness": "current",
+             "reason": "matched use; global scope"},
+        ],
+        "considered": [
+            {"id": "mem-1", "ref": "project/package-manager.md", "score": 3.412, "selected": True, "why": "selected: rank 1"},
+            {"id": "mem-2", "ref": "global/python-version.md", "score": 0.913, "selected": True, "why": "selected: rank 2"},
+            {"id": "mem-3", "ref": "project/staging-db-host.md", "score": 1.204, "selected": False,
+             "why": "expired: expired at 2026-07-23T17:20:00Z"},
+            {"id": "mem-4", "ref": "project/commit-style.md", "score": 0.201, "selected": False,
+             "why": "floor: below 0.24 of the best score"},
+        ],
+        "suppressed": "",
+        "used_chars": 812,
+        "char_budget": 2400,
+        "omitted_by_limit": 0,
+        "omitted_by_budget": 0,
+        "block": "# Recalled memory\n\n- fact: project/package-manager.md …",
+    },
+    {"query": "continue", "at": "2026-07-25T16:20:00Z", "source": "hook", "hits": [], "considered": [],
+     "suppressed": "generic user turn", "used_chars": 0, "char_budget": 2400, "omitted_by_limit": 0,
+     "omitted_by_budget": 0, "block": ""},
+]
+"""Traces shown by the Recall snapshot (fixed, so the snapshot tests the pane, not the engine)."""
+
+FIXED_SUGGESTIONS = [
+    {
+        "id": "s-1", "kind": "memory", "title": "Run migrations with alembic", "description": "Database migrations always go through alembic",
+        "type": "project", "scope": "project", "reason": "persistent working rule",
+        "body": "Run database migrations with **alembic**, never by hand.",
+        "sources": [{"source": "session", "label": "20260720-091500.000000000-deepseek-chat", "text": "Remember that we always run database migrations with alembic, never by hand.", "at": "2026-07-20T09:15:00Z"}],
+    },
+    {
+        "id": "s-2", "kind": "memory", "title": "以后请用中文写提交说明的正文部分", "description": "Commit message bodies in Chinese",
+        "type": "user", "scope": "project", "reason": "future-facing preference", "body": "以后请用中文写提交说明的正文部分。",
+        "sources": [{"source": "session", "label": "20260722-140200.000000000-deepseek-chat", "text": "以后请用中文写提交说明的正文部分。", "at": "2026-07-22T14:02:00Z"}],
+    },
+]
+"""Candidates shown by the Suggestions snapshot."""
+
+
+@pytest.fixture
+def fixed_sidecars(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall traces and suggestions from fixed data instead of the engines."""
+    monkeypatch.setattr("reasonix_tui.tui.backend.last_trace", lambda layout: FIXED_TRACES[0])
+    monkeypatch.setattr("reasonix_tui.tui.backend.trace_history", lambda layout, limit=200: list(FIXED_TRACES))
+    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: list(FIXED_SUGGESTIONS))

@@ -69,11 +69,11 @@ def test_instructions_pane(snap_compare: Any, snap_demo: Layout) -> None:
     assert snap_compare(make(snap_demo), run_before=before("4", target), terminal_size=SIZE)
 
 
-def test_recall_pane(snap_compare: Any, snap_demo: Layout) -> None:
+def test_recall_pane(snap_compare: Any, snap_demo: Layout, fixed_sidecars: None) -> None:
     assert snap_compare(make(snap_demo), run_before=before("5"), terminal_size=SIZE)
 
 
-def test_suggestions_pane(snap_compare: Any, snap_demo: Layout) -> None:
+def test_suggestions_pane(snap_compare: Any, snap_demo: Layout, fixed_sidecars: None) -> None:
     assert snap_compare(make(snap_demo), run_before=before("6"), terminal_size=SIZE)
 
 
