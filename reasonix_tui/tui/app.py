@@ -184,6 +184,9 @@ class ContextCenterApp(App[None]):
         self.reload_store()
         if self.watch_enabled:
             self.watch_files()
+            # Ages ("3m", "stale") move with the clock: recompute rows now and then
+            # (files are only stat'ed; unchanged ones are not parsed again).
+            self.set_interval(300, self.reload_store, name="age-refresh")
 
     def on_unmount(self) -> None:
         """Remove the presence marker."""

@@ -814,7 +814,8 @@ def _load_snapshot(
         for key, (path, _scope) in previous.paths.items():
             loaded = facts.loaded(key) if isinstance(facts, LazyFacts) else None
             prior[path] = (previous.sigs[key], previous.sources[key], loaded, previous.rows.get(key) if reuse_rows else None)
-    b = _Builder(previous.loaded_at if previous is not None and reuse_rows else now)
+    # New rows are computed at ``now``; reused rows keep theirs (at most a minute older).
+    b = _Builder(now)
     misses: list[tuple[str, str, tuple[int, ...]]] = []
     for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
         try:
@@ -879,6 +880,8 @@ def _load_snapshot(
             b.parse_into(path, scope, sig)
     archived = _read_archive(layout, settings)
     snapshot = b.snapshot(settings, archived, "files")
+    if reuse_rows and previous is not None:
+        snapshot = replace(snapshot, loaded_at=previous.loaded_at)  # the age of the oldest row
     if use_cache and not snapshot.cache_dirty and len(cache) != len(snapshot.paths):
         snapshot = replace(snapshot, cache_dirty=True)  # files were removed
     return snapshot
@@ -906,6 +909,7 @@ def _update_snapshot(
     dirs = {str(layout.project_dir): "project", str(layout.global_dir): "global"}
     archive_dirs = {os.path.join(d, ".archive") for d in dirs}
     wanted: set[str] = set()
+    loaded_at = previous.loaded_at
     archive_changed = False
     for path in paths:
         if path in dirs:
@@ -917,7 +921,7 @@ def _update_snapshot(
             wanted.add(path)
     if not wanted and not archive_changed:
         return previous
-    b = _Builder(previous.loaded_at)
+    b = _Builder(now)
     # Copy the dicts at C speed, then drop the entries of the changed paths.
     b.sources = dict(previous.sources)
     b.paths = dict(previous.paths)
@@ -957,6 +961,7 @@ def _update_snapshot(
     return replace(
         b.snapshot(settings, archived, previous.source),
         cache_dirty=False,
+        loaded_at=loaded_at,
         derived_from=id(previous),
         touched=frozenset(touched),
     )

@@ -98,7 +98,7 @@ class FactsPane(Pane):
         total = len(snap.rows)
         sort = next((c.label for c in COLUMNS if c.key == table.sort_column), table.sort_column)
         arrow = "▼" if table.sort_reverse else "▲"
-        shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} facts"
+        shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} fact{'s' if total != 1 else ''}"
         unreadable = snap.counts.get("unreadable", 0)
         errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
         self.query_one("#facts-count", Static).update(f"{shown}{errors} · sort {sort} {arrow}")
