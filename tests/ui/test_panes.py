@@ -3,6 +3,7 @@ and the live reload path (diff, cursor kept, error rows)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -279,3 +280,20 @@ async def test_reload_failure_keeps_the_last_good_snapshot(demo: Layout, monkeyp
         app.reload_store()
         await settle(pilot)
         assert not app.stale
+
+
+async def test_fact_written_after_start_is_fresh(demo: Layout) -> None:
+    from reasonix_tui.core.gotime import Timestamp
+    from reasonix_tui.tui.app import make_app
+
+    from .helpers import settings
+
+    app = make_app(demo, settings(), watch=False, clock=Timestamp.now)  # the real clock
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await asyncio.sleep(0.05)
+        saved = store(demo).save(SaveRequest(name="new-one", description="Just written", body="x", type="project", scope="project"))
+        app.reload_store([saved.fact.path])
+        await settle(pilot)
+        row = app.snapshot.rows[str(saved.fact.id)]
+        assert row.freshness == "fresh" and row.updated == "now"
