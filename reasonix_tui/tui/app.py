@@ -254,9 +254,11 @@ class ContextCenterApp(App[None]):
         first = not self.loaded
         self.loaded = True
         self.snapshot = message.snapshot
-        # A big store is millions of long-lived objects without cycles: keep the cyclic GC
-        # from walking them again and again (a full pass costs ~0.3 s at 100k facts).
-        gc.freeze()
+        if first and len(message.snapshot.rows) > 2_000:
+            # A big store is millions of long-lived objects without cycles: keep the cyclic
+            # GC from walking them again and again (a full pass costs ~0.3 s at 100k facts).
+            # Once, at the first load, so later cyclic garbage is still collected.
+            gc.freeze()
         if self.stale:
             self.stale = False
             self._set_stale(False)
