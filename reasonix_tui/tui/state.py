@@ -2,12 +2,15 @@
 
 :class:`CenterSnapshot` is the one thing the app owns: the facts of both scopes, the rows
 the facts table draws, files that failed to read, archived facts and the pinned budget
-use. :func:`load_snapshot` builds one from the store; :func:`diff_snapshots` says what
-changed between two, so panes update by diff and keep their cursor.
+use. :func:`load_snapshot` builds one from the fact directories; :func:`update_snapshot`
+applies a batch of changed paths; :func:`diff_snapshots` says what changed between two,
+so panes update by diff and keep their cursor.
 
-Reading goes through the store API (``Store.snapshot()``) when the store module is
-present; until then (and as a fallback) the two fact directories are read with the
-file-format parser directly. Nothing here writes.
+Reading applies the store's directory rules and its parser (``store.fileformat``) to
+changed files only: unchanged ones come from the previous snapshot or from the row cache
+(``save_row_cache``), and a first open with no row cache goes through ``Store.snapshot()``
+and its parse cache. Fact bodies are parsed on demand (:class:`LazyFacts`). The only file
+written here is the row cache.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ from ..core.store.model import Fact
 
 __all__ = [
     "Clock",
+    "RowSource",
+    "LazyFacts",
+    "update_snapshot",
+    "save_row_cache",
+    "attach_identity_index",
+    "freshness_label",
     "FactRow",
     "ErrorRow",
     "ArchivedEntry",

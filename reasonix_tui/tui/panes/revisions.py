@@ -159,7 +159,6 @@ class RevisionsPane(Pane):
             f"{count} earlier revision{'s' if count != 1 else ''} stored"
             + (f"  ·  [red]{history.error}[/]" if history.error else "")
         )
-        options = OptionList(id="revisions-list")
         option_list = self.query_one("#revisions-list", OptionList)
         option_list.clear_options()
         option_list.add_option(
@@ -171,7 +170,6 @@ class RevisionsPane(Pane):
             option_list.add_option(
                 Option(f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary}", id=f"rev-{rev.revision}")
             )
-        del options
         option_list.highlighted = 1 if history.revisions else 0
         self._show_diff(option_list.highlighted)
         self.refresh_bindings()  # "restore" is enabled only now
