@@ -79,3 +79,27 @@ async def test_agent_remember_answered_in_the_context_center(demo: Layout) -> No
         assert agent.returncode == 0, (out, err)
         assert store(demo).find("global/cache-backend.md") is not None
         assert await wait_until(pilot, lambda: app.snapshot.find("global/cache-backend.md") is not None)
+
+
+async def test_recall_trace_appears_live(demo: Layout) -> None:
+    recall = pytest.importorskip("reasonix_tui.core.recall")
+    from textual.widgets import Static
+
+    from reasonix_tui.tui.app import make_app
+
+    from .helpers import plain
+
+    app = make_app(demo, settings(), watch=True, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await wait_until(pilot, lambda: app.loaded)
+        await pilot.press("5")
+        assert await wait_until(pilot, lambda: bool(app.screen.query("#recall-view")))
+        await asyncio.sleep(0.3)
+        # The agent's hook records a trace in another process; here, the same API in-process.
+        await asyncio.to_thread(recall.run_recall, demo, "how do we run the tests", settings=settings(), source="hook")
+
+        def shown() -> bool:
+            view = app.screen.query("#recall-view")
+            return bool(view) and "how do we run the tests" in plain(view.first(Static))
+
+        assert await wait_until(pilot, shown)
