@@ -387,3 +387,17 @@ async def test_detail_can_be_hidden_for_every_column(demo: Layout) -> None:
         await settle(pilot)
         wide = [c.key for c, _ in table._layout(table.scrollable_content_region.width)]
         assert "subject" not in narrow and "subject" in wide and "ref" in wide
+
+
+async def test_escape_leaves_the_filter_box(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"stale")
+        await pilot.pause(0.3)
+        assert isinstance(app.focused, Input) and app.focused.value == "stale"
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        table = table_of(app)
+        assert app.focused is table
+        assert table.filter_text == "stale" and all(app.snapshot.rows[k].freshness == "stale" for k in table.order)

@@ -45,6 +45,7 @@ class FactsPane(Pane):
         Binding("s", "sort", "Sort", id="facts-sort"),
         Binding("d", "toggle_detail", "Detail", id="facts-detail", tooltip="Hide the detail to see every column"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
+        Binding("escape", "focus_table", "Back to the table", show=False, id="facts-escape"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -188,6 +189,10 @@ class FactsPane(Pane):
                 return True
             return True if self._current() is not None else None
         return True
+
+    def action_focus_table(self) -> None:
+        """Leave the filter box (the filter stays applied)."""
+        self.table.focus()
 
     def action_focus_filter(self) -> None:
         """Focus the filter box."""
