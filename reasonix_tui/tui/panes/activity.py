@@ -37,10 +37,15 @@ class ActivityPane(Pane):
         yield Label("", id="activity-heading")
         yield DataTable(id="activity-table", cursor_type="row", zebra_stripes=True)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.entries: list[Any] = []
+        """Audit entries shown, newest first."""
+        self.loaded_once = False
+        """The log was read at least once."""
+
     def on_mount(self) -> None:
         """Columns; the log is read when the pane is shown and whenever it grows."""
-        self.entries: list[Any] = []
-        self.loaded_once = False
         table = self.query_one("#activity-table", DataTable)
         for key, label in (("when", "When"), ("actor", "Actor"), ("op", "Op"), ("ok", "OK"), ("ref", "Ref"), ("rev", "Rev"), ("reason", "Reason")):
             table.add_column(label, key=key)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -58,9 +58,10 @@ class ArchivePane(Pane):
                 yield Static("", id="archive-meta")
                 yield Markdown("", id="archive-body")
 
-    def on_mount(self) -> None:
-        """Subscribe."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.entries: tuple[ArchivedEntry, ...] = ()
+        """Archived facts shown, newest first."""
 
     def on_store_update(self, update: object) -> None:
         """Redraw when the archive changed."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -67,8 +67,8 @@ class FactsPane(Pane):
         """The facts table."""
         return self.query_one("#facts-table", FactsTable)
 
-    def on_mount(self) -> None:
-        """Subscribe and draw."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self._filter_timer: Timer | None = None
         self._detail_timer: Timer | None = None
         self._had_fact = False

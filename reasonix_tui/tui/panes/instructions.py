@@ -44,12 +44,19 @@ class InstructionsPane(Pane):
             with VerticalScroll(id="instructions-view-scroll"):
                 yield Static("", id="instructions-view")
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resolution: Any = None
+        """The last resolution (``None`` before the first)."""
+        self.block = ""
+        """Its provider-visible block."""
+        self.block_mode = False
+        """The viewer shows the block instead of the selected document."""
+        self.loaded_once = False
+        """Resolved at least once."""
+
     def on_mount(self) -> None:
         """Subscribe; resolution happens when the pane is first shown."""
-        self.resolution: Any = None
-        self.block = ""
-        self.block_mode = False
-        self.loaded_once = False
         tree = self.query_one("#instructions-tree", Tree)
         tree.show_root = False
         tree.guide_depth = 3

@@ -134,11 +134,14 @@ class RecallPane(Pane):
             with VerticalScroll(id="recall-view-scroll"):
                 yield Static("", id="recall-view")
 
-    def on_mount(self) -> None:
-        """Subscribe; traces are read when the pane is first shown and whenever one is written."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.history: list[dict[str, Any]] = []
+        """Traces, newest first."""
         self.current: dict[str, Any] | None = None
+        """The trace on screen."""
         self.loaded_once = False
+        """Traces were read at least once."""
 
     def activate(self) -> None:
         """Read on first show."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -96,9 +96,10 @@ class RevisionsPane(Pane):
             with VerticalScroll(id="revisions-diff-scroll"):
                 yield Static("", id="revisions-diff")
 
-    def on_mount(self) -> None:
-        """Subscribe."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.history: RevisionList | None = None
+        """The history on screen."""
 
     def watch_fact_id(self, fact_id: str | None) -> None:
         """Load the history of the new selection (only while the pane is visible)."""

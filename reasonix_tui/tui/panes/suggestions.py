@@ -67,9 +67,10 @@ class SuggestionsPane(Pane):
                 yield Markdown("", id="suggestions-body")
                 yield Static("", id="suggestions-evidence")
 
-    def on_mount(self) -> None:
-        """Nothing is scanned until the pane opens."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.items: list[Any] = []
+        """Suggestions on screen."""
 
     def activate(self) -> None:
         """Scan every time the pane opens (no setting needed)."""

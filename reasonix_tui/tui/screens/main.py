@@ -147,6 +147,10 @@ class MainScreen(Screen[None]):
 
     async def _mount_and_activate(self, tab: TabPane, pane: Pane) -> None:
         await tab.mount(pane)
+        # After the pane's own Mount handlers have run.
+        self.call_after_refresh(self._activate_if_current, pane)
+
+    def _activate_if_current(self, pane: Pane) -> None:
         if self.active_pane == (pane.id or "").removesuffix("-pane"):
             pane.activate()
 
