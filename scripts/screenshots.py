@@ -123,6 +123,10 @@ def _freeze_audit_clock() -> None:
             return DEMO_NOW
 
     audit.Timestamp = DemoTimestamp  # type: ignore[misc]
+    from textual.widgets import Input, TextArea
+
+    Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking cursor
+    TextArea._toggle_cursor_blink_visible = lambda self: None  # type: ignore[method-assign]
     ids = itertools.count(0x5EED0000)
     store_module.new_memory_id = lambda: f"mem-{next(ids):032x}"  # type: ignore[assignment]
     try:
