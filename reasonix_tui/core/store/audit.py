@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,11 @@ class AuditEntry:
 class AuditLog:
     """Appends to and reads the audit log file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, clock: Callable[[], Timestamp] = Timestamp.now) -> None:
         self.path = path
+        """The JSON-lines file."""
+        self.clock = clock
+        """Time source for new entries (the store passes its own, so tests and demos agree)."""
 
     def append(self, entry: AuditEntry) -> None:
         """Append one entry (a failure to log never breaks the mutation itself)."""
@@ -97,7 +101,7 @@ class AuditLog:
 
     def record(self, op: str, ok: bool, actor: str, **fields: Any) -> AuditEntry:
         """Build and append an entry stamped now."""
-        entry = AuditEntry(at=Timestamp.now().rfc3339(), op=op, ok=ok, actor=actor, pid=os.getpid(), **fields)
+        entry = AuditEntry(at=self.clock().rfc3339(), op=op, ok=ok, actor=actor, pid=os.getpid(), **fields)
         self.append(entry)
         return entry
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import secrets as _secrets
 from dataclasses import dataclass, field
 from typing import NewType
@@ -138,8 +139,14 @@ def resolve_activation(activation: str, scope: str, type_: str) -> str:
     return "relevant"
 
 
+_SLUGGY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
 def slug(value: str) -> str:
     """Reasonix ``slug`` (spec §2.6): letters and numbers kept, other runs → ``-``, bounded."""
+    if len(value) <= 252 and _SLUGGY.fullmatch(value):
+        return value  # already a slug (the common case: stored names)
     s = to_lower(trim_space(value))
     out: list[str] = []
     pending_dash = False
@@ -156,6 +163,8 @@ def slug(value: str) -> str:
 
 def normalized_phrase(value: str) -> str:
     """Letters and decimal digits only, lowercased (titles and descriptions compared for dedup)."""
+    if value.isascii():
+        return _NOT_ASCII_ALNUM.sub("", value.lower())
     return "".join(ch for ch in to_lower(value) if is_letter(ch) or is_digit(ch))
 
 

@@ -55,6 +55,10 @@ from .precedence import Override, find_overrides, pinned_guidance
 
 __all__ = [
     "Store",
+    "FactEntry",
+    "scan_fact_entries",
+    "read_fact_file",
+    "fact_file_problem",
     "SaveRequest",
     "SaveResult",
     "ArchiveResult",
@@ -274,6 +278,85 @@ def _root_lock(path: Path) -> _RootLock:
         return lock
 
 
+# --------------------------------------------------------------------------- directory rules
+
+
+@dataclass(frozen=True, slots=True)
+class FactEntry:
+    """One candidate fact file of a store directory (or why it cannot be one)."""
+
+    path: str
+    """The file (``<dir>/<name>.md``)."""
+    stat: os.stat_result | None
+    """Its stat (following an in-store symlink); ``None`` with an error."""
+    error: str = ""
+    """Why it is listed but not readable as a fact (shown as an error row)."""
+
+
+def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
+    """The active-fact scan of spec §1.4 in ``ReadDir`` (byte) order.
+
+    ``*.md`` entries other than ``MEMORY.md`` that are not directories; subdirectories
+    are never entered. Beyond Reasonix, a symlink whose target leaves the store is
+    reported instead of read. The one definition of which files are facts, used by the
+    store and the Context Center alike.
+    """
+    directory = str(directory)
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:
+        yield FactEntry(directory, None, "store path is not a directory")
+        return
+    except OSError as exc:
+        yield FactEntry(directory, None, f"cannot list directory: {exc.strerror or exc}")
+        return
+    real_dir: str | None = None
+    for entry in entries:
+        name = entry.name
+        if not name.endswith(".md") or name == index_md.INDEX_NAME:
+            continue
+        path = entry.path
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                continue
+            if entry.is_symlink():
+                real_dir = real_dir or os.path.realpath(directory)
+                target = os.path.realpath(path)
+                if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
+                    yield FactEntry(path, None, f"symlink points outside the store ({target}); not loaded")
+                    continue
+                st = os.stat(path)
+            else:
+                st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            yield FactEntry(path, None, f"cannot read: {exc.strerror or exc}")
+            continue
+        if not stat_mod.S_ISREG(st.st_mode):
+            yield FactEntry(path, None, "not a regular file")
+            continue
+        yield FactEntry(path, st)
+
+
+def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> Fact:
+    """Read and parse one fact file of a ``scope`` directory (``OSError`` when unreadable)."""
+    if st is None:
+        st = os.stat(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
+
+
+def fact_file_problem(fact: Fact) -> str:
+    """What a person should know about a fact file that was read, or ``""``."""
+    if fact.parse_error:
+        return f"frontmatter could not be parsed: {fact.parse_error}"
+    if fact.encoding == "lossy-utf-8":
+        return "file is not valid UTF-8/UTF-16/GB18030; shown with replacement characters"
+    return ""
+
+
 # --------------------------------------------------------------------------- store
 
 
@@ -296,7 +379,7 @@ class Store:
         """Default audit actor for mutations made through this store."""
         self.clock = clock or Timestamp.now
         """Time source (tests inject a frozen clock)."""
-        self.audit = AuditLog(layout.audit_log)
+        self.audit = AuditLog(layout.audit_log, self.clock)
         """The audit log."""
         self._use_cache = use_cache
         self._caches: dict[str, ParseCache] = {}
@@ -375,63 +458,29 @@ class Store:
     def _scan_dir_uncached(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
         facts: list[Fact] = []
         errors: list[FileError] = []
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
-        except FileNotFoundError:
-            return facts, errors
-        except NotADirectoryError:
-            errors.append(FileError(str(directory), scope, "store path is not a directory"))
-            return facts, errors
-        except OSError as exc:
-            errors.append(FileError(str(directory), scope, f"cannot list directory: {exc.strerror or exc}"))
-            return facts, errors
         cache = self._cache_for(directory)
-        real_dir = os.path.realpath(directory)
         seen: set[str] = set()
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name == index_md.INDEX_NAME:
+        for entry in scan_fact_entries(scope, directory):
+            if entry.error:
+                errors.append(FileError(entry.path, scope, entry.error))
                 continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    continue
-                is_link = entry.is_symlink()
-            except OSError:
-                continue
-            path = os.path.join(directory, name)
-            if is_link:
-                target = os.path.realpath(path)
-                if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                    errors.append(FileError(path, scope, f"symlink points outside the store ({target}); not loaded"))
-                    continue
-            try:
-                st = os.stat(path)
-            except OSError as exc:
-                errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
-                continue
-            if not stat_mod.S_ISREG(st.st_mode):
-                errors.append(FileError(path, scope, "not a regular file"))
-                continue
-            key = stat_key(st)
+            assert entry.stat is not None
+            name = os.path.basename(entry.path)
+            key = stat_key(entry.stat)
             seen.add(name)
             fact = cache.get(name, key) if cache is not None else None
             if fact is None or fact.scope != (fact.file_scope or scope):
                 try:
-                    with open(path, "rb") as fh:
-                        data = fh.read()
+                    fact = read_fact_file(entry.path, scope, entry.stat)
                 except OSError as exc:
-                    errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
+                    errors.append(FileError(entry.path, scope, f"cannot read: {exc.strerror or exc}"))
                     continue
-                fact = parse_fact_bytes(
-                    data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns)
-                )
                 if cache is not None:
                     cache.put(name, key, fact)
             facts.append(fact)
-            if fact.parse_error:
-                errors.append(FileError(path, scope, f"frontmatter could not be parsed: {fact.parse_error}"))
-            elif fact.encoding == "lossy-utf-8":
-                errors.append(FileError(path, scope, "file is not valid UTF-8/UTF-16/GB18030; shown with replacement characters"))
+            problem = fact_file_problem(fact)
+            if problem:
+                errors.append(FileError(entry.path, scope, problem))
         if cache is not None:
             cache.retain(seen)
             cache.save()
@@ -791,12 +840,9 @@ class Store:
 
     def _read_path(self, path: str, scope: str) -> Fact | None:
         try:
-            st = os.stat(path)
-            with open(path, "rb") as fh:
-                data = fh.read()
+            return read_fact_file(path, scope)
         except OSError:
             return None
-        return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
     def _superseded_value_warnings(self, existing: Fact | None, new: Fact) -> list[str]:
         """Warn when a subject key gets back a value an earlier revision replaced."""
