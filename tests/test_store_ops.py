@@ -4,6 +4,7 @@ restore and recover (§8), MEMORY.md upkeep (§1.7), migration (§9), lock, audi
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from reasonix_tui.core.freshness import freshness_for
 from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store import cache as cache_mod
 from reasonix_tui.core.store import store as store_mod
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Conflict, Fact, FactId, InvalidInput, NotFound, StoreError
@@ -500,13 +502,20 @@ def test_parse_cache_skips_unchanged_files_and_ignores_corruption(layout: Layout
     s3 = Store(layout, settings=Settings(), clock=clock)
     assert s3.get("c1").body == "c1 body changed!" and len(calls) == 1
     for cache_file in layout.cache_dir.iterdir():
-        data = json.loads(cache_file.read_text())
-        for name in data["entries"]:
-            data["entries"][name][1][1] = "not-an-int"  # right version, corrupt rows
-        cache_file.write_text(json.dumps(data))
+        blob = cache_file.read_bytes()
+        head = len(cache_mod.MAGIC) + 32
+        version, directory, entries = marshal.loads(blob[head:])
+        bad = {name: (key, ["not", "a", "row"]) for name, (key, _row) in entries.items()}
+        cache_file.write_bytes(cache_mod.encode_cache(directory, bad))  # right digest, corrupt rows
     calls.clear()
     s4 = Store(layout, settings=Settings(), clock=clock)
     assert len(s4.list_all()) == 5 and len(calls) == 5
+    for cache_file in layout.cache_dir.iterdir():
+        blob = bytearray(cache_file.read_bytes())
+        blob[-10] ^= 0xFF  # one flipped bit: the digest no longer matches, nothing is decoded
+        cache_file.write_bytes(bytes(blob))
+    calls.clear()
+    assert len(Store(layout, settings=Settings(), clock=clock).list_all()) == 5 and len(calls) == 5
     for cache_file in layout.cache_dir.iterdir():
         cache_file.write_bytes(b"\x00garbage")
     assert len(Store(layout, settings=Settings(), clock=clock).list_all()) == 5

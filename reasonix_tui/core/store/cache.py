@@ -1,16 +1,21 @@
 """The parse cache: loading an unchanged store does not re-parse YAML.
 
-Each store directory has one JSON file under ``<root>/reasonix-tui/cache/``, mapping a
-file name to its stat key ``(size, mtime_ns, ino, ctime_ns)`` and the parsed fact.
-A file whose key changed is parsed again. The cache is an optimisation only: any
-file that fails to load or validate is ignored (never trusted), and it is rewritten
-atomically when it changed.
+Each store directory has one file under ``<root>/reasonix-tui/cache/``, mapping a file
+name to its stat key ``(size, mtime_ns, ino, ctime_ns)`` and the parsed fact as a
+positional row. A file whose key changed is parsed again.
+
+Format: ``MAGIC`` + SHA-256 of the payload + the payload, a ``marshal`` dump of
+``(version, directory, {name: (key, row)})`` (marshal decodes 100k rows several times
+faster than JSON). The cache is an optimisation only and never trusted: a wrong magic,
+digest, version or directory discards the whole file *before* it is decoded, and every
+row is type-checked before use; a bad row is simply parsed again from its file. It is
+rewritten atomically (without fsync) when it changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -21,7 +26,8 @@ from .model import Fact, FactId
 
 __all__ = ["StatKey", "ParseCache", "fact_to_row", "fact_from_row", "stat_key"]
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
+MAGIC = b"RXTUI-PARSE-CACHE\n"
 StatKey = tuple[int, int, int, int]
 
 
@@ -35,8 +41,6 @@ _FIELDS = (
     "activation", "volatility", "subject_key", "expires_at", "last_verified_at", "type", "scope",
     "body", "file_scope", "supersedes", "extra", "path", "raw_times", "parse_error", "encoding",
 )
-_TIME_SLOTS = (2, 3, 11, 12)
-_STR_SLOTS = (0, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16, 19, 21, 22)
 
 
 def fact_to_row(f: Fact) -> list[Any]:
@@ -56,6 +60,8 @@ def fact_to_row(f: Fact) -> list[Any]:
 def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
     if type(value) is not list:
         raise ValueError("bad pairs")
+    if not value:
+        return ()
     out = []
     for item in value:
         if type(item) is not list or len(item) != 2 or type(item[0]) is not str or type(item[1]) is not str:
@@ -64,34 +70,41 @@ def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _ts_or_none(v: Any) -> Timestamp | None:
+    if v is None:
+        return None
+    if type(v) is not int:
+        raise ValueError("bad timestamp")
+    return Timestamp(v)
+
+
 def fact_from_row(row: Any) -> Fact:
     """Rebuild a fact from a row; raises ``ValueError`` on anything unexpected (never trusted)."""
     if type(row) is not list or len(row) != len(_FIELDS):
         raise ValueError("bad row")
-    for i in _STR_SLOTS:
-        if type(row[i]) is not str:
-            raise ValueError("bad string")
-    revision = row[1]
+    (fid, revision, created, updated, name, title, description, keywords, activation, volatility, subject,
+     expires, verified, type_, scope, body, file_scope, supersedes, extra, path, raw_times, parse_error,
+     encoding) = row
+    if not (
+        type(fid) is str and type(name) is str and type(title) is str and type(description) is str
+        and type(keywords) is str and type(activation) is str and type(volatility) is str
+        and type(subject) is str and type(type_) is str and type(scope) is str and type(body) is str
+        and type(file_scope) is str and type(path) is str and type(parse_error) is str
+        and type(encoding) is str
+    ):
+        raise ValueError("bad string")
     if type(revision) is not int or revision < 1:
         raise ValueError("bad revision")
-    times: list[Timestamp | None] = []
-    for i in _TIME_SLOTS:
-        v = row[i]
-        if v is None:
-            times.append(None)
-        elif type(v) is int:
-            times.append(Timestamp(v))
-        else:
-            raise ValueError("bad timestamp")
-    supersedes = row[17]
     if type(supersedes) is not list or any(type(x) is not str for x in supersedes):
         raise ValueError("bad supersedes")
+    created_ts = _ts_or_none(created)
+    updated_ts = created_ts if updated == created else _ts_or_none(updated)
     return Fact(
-        id=FactId(row[0]), revision=revision, created_at=times[0], updated_at=times[1], name=row[4],
-        title=row[5], description=row[6], keywords=row[7], activation=row[8], volatility=row[9],
-        subject_key=row[10], expires_at=times[2], last_verified_at=times[3], type=row[13], scope=row[14],
-        body=row[15], file_scope=row[16], supersedes=tuple(supersedes), extra=_pairs(row[18]), path=row[19],
-        raw_times=_pairs(row[20]), parse_error=row[21], encoding=row[22],
+        id=FactId(fid), revision=revision, created_at=created_ts, updated_at=updated_ts, name=name,
+        title=title, description=description, keywords=keywords, activation=activation, volatility=volatility,
+        subject_key=subject, expires_at=_ts_or_none(expires), last_verified_at=_ts_or_none(verified),
+        type=type_, scope=scope, body=body, file_scope=file_scope, supersedes=tuple(supersedes),
+        extra=_pairs(extra), path=path, raw_times=_pairs(raw_times), parse_error=parse_error, encoding=encoding,
     )
 
 
@@ -100,7 +113,7 @@ class ParseCache:
 
     def __init__(self, cache_dir: Path, directory: Path) -> None:
         digest = hashlib.sha256(os.fsencode(str(directory))).hexdigest()[:24]
-        self.file = cache_dir / f"facts-{digest}.json"
+        self.file = cache_dir / f"facts-{digest}.cache"
         self.directory = str(directory)
         self._entries: dict[str, tuple[StatKey, Fact]] = {}
         self._raw: dict[str, Any] = {}
@@ -110,15 +123,11 @@ class ParseCache:
     def _load(self) -> None:
         self._loaded = True
         try:
-            with open(self.file, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError):
+            with open(self.file, "rb") as fh:
+                blob = fh.read()
+        except OSError:
             return
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("dir") != self.directory:
-            return
-        entries = data.get("entries")
-        if isinstance(entries, dict):
-            self._raw = entries
+        self._raw = decode_cache(blob, self.directory)
 
     def get(self, name: str, key: StatKey) -> Fact | None:
         """The cached fact for ``name`` if its stat key matches."""
@@ -131,7 +140,7 @@ class ParseCache:
         if raw is None:
             return None
         try:
-            if type(raw) is not list or len(raw) != 2 or tuple(raw[0]) != key:
+            if type(raw) is not tuple or len(raw) != 2 or raw[0] != key:
                 return None
             fact = fact_from_row(raw[1])
         except (TypeError, ValueError):
@@ -157,15 +166,34 @@ class ParseCache:
         """Persist when something changed (best effort)."""
         if not self._dirty:
             return
-        entries = {name: [list(key), fact_to_row(fact)] for name, (key, fact) in self._entries.items()}
-        payload = json.dumps(
-            {"version": CACHE_VERSION, "dir": self.directory, "entries": entries},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        entries = {name: (key, fact_to_row(fact)) for name, (key, fact) in self._entries.items()}
         try:
-            atomic_write(self.file, payload, 0o600, durable=False)
+            atomic_write(self.file, encode_cache(self.directory, entries), 0o600, durable=False)
             self._raw = {}
             self._dirty = False
-        except OSError:
+        except (OSError, ValueError):
             pass
+
+
+def encode_cache(directory: str, entries: dict[str, Any]) -> bytes:
+    """``MAGIC`` + SHA-256 + marshal payload."""
+    payload = marshal.dumps((CACHE_VERSION, directory, entries), 4)
+    return MAGIC + hashlib.sha256(payload).digest() + payload
+
+
+def decode_cache(blob: bytes, directory: str) -> dict[str, Any]:
+    """The entries of a cache blob, or ``{}`` when anything about it is off."""
+    head = len(MAGIC) + 32
+    if len(blob) < head or not blob.startswith(MAGIC):
+        return {}
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(MAGIC) : head]:
+        return {}
+    try:
+        data = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if type(data) is not tuple or len(data) != 3 or data[0] != CACHE_VERSION or data[1] != directory:
+        return {}
+    entries = data[2]
+    return entries if type(entries) is dict else {}
