@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .gotime import DAY_NS, Timestamp
 from .store.model import Fact
 
-__all__ = ["FRESHNESS_LABELS", "windows_for", "freshness_for", "explain_freshness", "FreshnessReport"]
+__all__ = ["FRESHNESS_LABELS", "windows_for", "windows_for_kind", "freshness_for", "explain_freshness", "FreshnessReport"]
 
 FRESHNESS_LABELS = ("fresh", "current", "stale", "expired")
 
@@ -27,11 +27,16 @@ _TYPE_WINDOWS: dict[str, tuple[int, int]] = {
 }
 
 
+def windows_for_kind(type_: str, volatility: str) -> tuple[int, int] | None:
+    """:func:`windows_for` from the two fields it reads (for callers that keep only those)."""
+    if volatility in _VOLATILITY_WINDOWS:
+        return _VOLATILITY_WINDOWS[volatility]
+    return _TYPE_WINDOWS.get(type_, (30, 180))
+
+
 def windows_for(fact: Fact) -> tuple[int, int] | None:
     """``(fresh_days, current_days)``, or ``None`` when the fact never ages (evergreen)."""
-    if fact.volatility in _VOLATILITY_WINDOWS:
-        return _VOLATILITY_WINDOWS[fact.volatility]
-    return _TYPE_WINDOWS.get(fact.type, (30, 180))
+    return windows_for_kind(fact.type, fact.volatility)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,10 @@ use. :func:`load_snapshot` builds one from the fact directories; :func:`update_s
 applies a batch of changed paths; :func:`diff_snapshots` says what changed between two,
 so panes update by diff and keep their cursor.
 
-Reading applies the store's directory rules and its parser (``store.fileformat``) to
-changed files only: unchanged ones come from the previous snapshot or from the row cache
-(``save_row_cache``), and a first open with no row cache goes through ``Store.snapshot()``
-and its parse cache. Fact bodies are parsed on demand (:class:`LazyFacts`). The only file
+Reading uses the store's own directory rules and file reader (``scan_fact_entries``,
+``read_fact_file``, ``fact_file_problem``) on changed files only: unchanged ones come from
+the previous snapshot or from the row cache (``save_row_cache``), and a first open with
+no row cache goes through ``Store.snapshot()`` and its parse cache. Fact bodies are parsed on demand (:class:`LazyFacts`). The only file
 written here is the row cache.
 """
 
@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
+from ..core.freshness import windows_for_kind
+from ..core.gostr import trim_space
 from ..core.gotime import DAY_NS, Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
+from ..core.store.index_md import INDEX_NAME
 from ..core.store.model import Fact
+from ..core.store.precedence import identity_keys
+from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, scan_fact_entries
 
 __all__ = [
     "Clock",
@@ -39,14 +43,12 @@ __all__ = [
     "freshness_label",
     "FactRow",
     "ErrorRow",
-    "ArchivedEntry",
     "CenterSnapshot",
     "Changes",
     "load_snapshot",
     "diff_snapshots",
     "fact_row",
     "relative_time",
-    "pinned_usage",
 ]
 
 Clock = Callable[[], Timestamp]
@@ -117,34 +119,21 @@ class FactRow(NamedTuple):
         return bool(self.error)
 
 
-_SLUGGY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
-
-_VOLATILITY_WINDOWS: dict[str, tuple[int, int] | None] = {"evergreen": None, "stable": (90, 365), "volatile": (7, 30)}
-_TYPE_WINDOWS: dict[str, tuple[int, int]] = {"reference": (14, 45), "user": (90, 365), "feedback": (90, 365)}
-
-
-def fact_ref(fact: Fact) -> str:
-    """``fact.ref`` with a fast path for names that are already slugs (the common case)."""
-    name = fact.name
-    if _SLUGGY.fullmatch(name):
-        return f"{fact.scope}/{name}.md"
-    return fact.ref
-
-
 def freshness_label(
     type_: str, volatility: str, expires_ns: int | None, start_ns: int | None, now_ns: int
 ) -> str:
     """:func:`~reasonix_tui.core.freshness.freshness_for` on plain numbers (spec §5).
 
-    ``start_ns`` is the clock start (updated, else created, renewed by verification).
-    A test checks it against ``freshness_for`` on every combination it can build.
+    ``start_ns`` is the clock start (updated, else created, renewed by verification); the
+    windows are the core's (``windows_for_kind``). A row keeps only these numbers, so 100k
+    rows can be re-labelled without their facts. A test checks it against
+    ``freshness_for`` on every combination it can build.
     """
     if expires_ns is not None and now_ns > expires_ns:
         return "expired"
     if start_ns is None or start_ns > now_ns:
         return "current"
-    windows = _VOLATILITY_WINDOWS[volatility] if volatility in _VOLATILITY_WINDOWS else _TYPE_WINDOWS.get(type_, (30, 180))
+    windows = windows_for_kind(type_, volatility)
     if windows is None:
         return "fresh"
     age = now_ns - start_ns
@@ -161,7 +150,7 @@ class RowSource(NamedTuple):
     key: str
     """Fact id."""
     title: str
-    """Display title (with a warning sign for a parse error)."""
+    """Display title (with a warning sign when the file has a problem)."""
     ref: str
     """Reference."""
     type: str
@@ -185,9 +174,9 @@ class RowSource(NamedTuple):
     search: str
     """Filter text."""
     error: str
-    """Parse error."""
-    keys: tuple[tuple[str, str], ...]
-    """Identity keys (spec §6.6)."""
+    """What is wrong with the file (``fact_file_problem``), or ``""``."""
+    keys: tuple[str, ...]
+    """Identity keys (``precedence.identity_keys``: ``id:…``, ``name:…``, ``title:…``, ``subject:…``)."""
     pinned_len: int
     """Runes this fact adds to pinned guidance."""
 
@@ -215,17 +204,18 @@ class RowSource(NamedTuple):
 def row_source(fact: Fact) -> RowSource:
     """The cacheable row data of a fact."""
     updated = fact.updated_at or fact.created_at
-    title = " ".join(fact.title.split()) or fact.name.replace("-", " ")
-    ref = fact_ref(fact)
+    title = fact.display_title
+    ref = fact.ref
     search = " ".join(
         (title, ref, fact.id, fact.description, fact.keywords, fact.subject_key, fact.type, fact.scope)
     ).lower()
     start = fact.clock_start
-    body = fact.body.strip()
+    body = trim_space(fact.body)  # the store's pinned-budget count (Store.pinned_total)
     activation = fact.resolved_activation
+    problem = fact_file_problem(fact)
     return RowSource(
         key=str(fact.id),
-        title=("⚠ " + title) if fact.parse_error else title,
+        title=("⚠ " + title) if problem else title,
         ref=ref,
         type=fact.type,
         scope=fact.scope,
@@ -237,7 +227,7 @@ def row_source(fact: Fact) -> RowSource:
         updated_ns=updated.ns if updated is not None else None,
         expires_ns=fact.expires_at.ns if fact.expires_at is not None else None,
         search=search,
-        error=f"frontmatter: {fact.parse_error}" if fact.parse_error else "",
+        error=problem,
         keys=tuple(identity_keys(fact)),
         pinned_len=len(body) if body and activation == "pinned" else 0,
     )
@@ -279,51 +269,6 @@ class ErrorRow:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ArchivedEntry:
-    """An archived (forgotten) fact."""
-
-    path: str
-    """The file under ``.archive/``."""
-    fact: Fact
-    """What it holds."""
-    archived_at: Timestamp | None
-    """When it was archived (from the stamp, else the mtime)."""
-
-
-def pinned_usage(facts: Iterable[Fact]) -> int:
-    """Runes of the trimmed bodies of every pinned fact (what the budget counts, spec §3.6)."""
-    return sum(len(f.body.strip()) for f in facts if f.pinned and f.body.strip())
-
-
-def identity_keys(fact: Fact) -> list[tuple[str, str]]:
-    """The identity keys of spec §6.6: id, slug name, normalised title, subject key."""
-    from ..core.store.model import normalized_phrase, slug
-
-    name = fact.name if _SLUGGY.fullmatch(fact.name) else slug(fact.name)
-    keys = [("id", str(fact.id)), ("name", name)]
-    if fact.title:
-        raw = fact.title
-        title = _NOT_ALNUM.sub("", raw.lower()) if raw.isascii() else normalized_phrase(raw)
-        if title:
-            keys.append(("title", title))
-    if fact.subject_key:
-        keys.append(("subject", fact.subject_key))
-    return keys
-
-
-def _parse_file(path: str, scope: str) -> Fact | None:
-    """Parse one fact file as the store does (``None`` when it cannot be read)."""
-    from ..core.store.fileformat import parse_fact_bytes
-
-    try:
-        st = os.stat(path)
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
-
-
 class LazyFacts(Mapping[str, Fact]):
     """Facts by row key, parsed on first access (a 100k-fact table never needs them all).
 
@@ -338,9 +283,10 @@ class LazyFacts(Mapping[str, Fact]):
         fact = self._loaded.get(key)
         if fact is None:
             path, scope = self._paths[key]
-            fact = _parse_file(path, scope)
-            if fact is None:
-                raise KeyError(key)
+            try:
+                fact = read_fact_file(path, scope)
+            except OSError:
+                raise KeyError(key) from None
             self._loaded[key] = fact
         return fact
 
@@ -368,7 +314,7 @@ class CenterSnapshot:
     """Table rows by key (facts and error rows)."""
     errors: tuple[ErrorRow, ...] = ()
     """Files that could not be read."""
-    archived: tuple[ArchivedEntry, ...] = ()
+    archived: tuple[ArchivedFact, ...] = ()
     """Archived facts of both scopes, newest first."""
     pinned_chars: int = 0
     """Runes of pinned guidance in use."""
@@ -393,7 +339,7 @@ class CenterSnapshot:
     touched: frozenset[str] = frozenset()
     """Row keys that incremental update dropped or (re)built."""
 
-    def identity_index(self) -> dict[tuple[str, str], list[str]] | None:
+    def identity_index(self) -> dict[str, list[str]] | None:
         """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
         return self.__dict__.get("_identity_index")
 
@@ -418,7 +364,7 @@ class CenterSnapshot:
             return None, None
         same = other = None
         index = self.identity_index()
-        candidates = index.get(("subject", fact.subject_key), ()) if index is not None else self.sources
+        candidates = index.get("subject:" + fact.subject_key, ()) if index is not None else self.sources
         for key in candidates:
             src = self.sources.get(key)
             if src is None or src.subject != fact.subject_key or src.key == fact.id:
@@ -430,36 +376,45 @@ class CenterSnapshot:
         return same, other
 
     def overrides(self, fact: Fact) -> list[tuple[Fact, str]]:
-        """Project-over-global: facts in the other scope sharing an identity key, with the key.
+        """Project-over-global: facts in the other scope sharing an identity key, with the
+        kind of key shared (``id``, ``name``, ``title`` or ``subject``).
 
         For a global fact these are the project facts that suppress it; for a project fact,
-        the global facts it suppresses (spec §6.6).
+        the global facts it suppresses (spec §6.6). The keys are ``precedence.identity_keys``,
+        the ones recall and the store use; looked up through the identity index when it is
+        built, else by a scan of the rows.
         """
-        mine = set(identity_keys(fact))
+        mine = identity_keys(fact)
         found: list[tuple[Fact, str]] = []
         index = self.identity_index()
         if index is not None:
             seen: set[str] = set()
-            for pair in identity_keys(fact):
-                for key in index.get(pair, ()):
+            for ident in mine:
+                for key in index.get(ident, ()):
                     src = self.sources.get(key)
                     if src is None or src.scope == fact.scope or key in seen:
                         continue
                     seen.add(key)
                     other = self.facts.get(key)
                     if other is not None:
-                        found.append((other, pair[0]))
+                        found.append((other, _key_kind(ident)))
             return found
+        wanted = set(mine)
         for key, src in self.sources.items():
             if src.scope == fact.scope:
                 continue
-            for pair in src.keys:
-                if pair in mine:
+            for ident in src.keys:
+                if ident in wanted:
                     other = self.facts.get(key)
                     if other is not None:
-                        found.append((other, pair[0]))
+                        found.append((other, _key_kind(ident)))
                     break
         return found
+
+
+def _key_kind(ident: str) -> str:
+    """``name`` of ``name:deploy-target``."""
+    return ident.partition(":")[0]
 
 
 def attach_identity_index(
@@ -486,21 +441,21 @@ def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | 
             new = [k for k in snapshot.sources if previous.sources.get(k) is not snapshot.sources[k]]
         if len(gone) + len(new) < 1000:
             for key in gone:
-                for pair in previous.sources[key].keys:
-                    keys = index.get(pair)
+                for ident in previous.sources[key].keys:
+                    keys = index.get(ident)
                     if keys and key in keys:
-                        index[pair] = [k for k in keys if k != key]
+                        index[ident] = [k for k in keys if k != key]
             for key in new:
-                for pair in snapshot.sources[key].keys:
-                    index[pair] = [*index.get(pair, ()), key]
+                for ident in snapshot.sources[key].keys:
+                    index[ident] = [*index.get(ident, ()), key]
             object.__setattr__(snapshot, "_identity_index", index)
             return
     index = {}
     for key, src in snapshot.sources.items():
-        for pair in src.keys:
-            bucket = index.get(pair)
+        for ident in src.keys:
+            bucket = index.get(ident)
             if bucket is None:
-                index[pair] = [key]
+                index[ident] = [key]
             else:
                 bucket.append(key)
     object.__setattr__(snapshot, "_identity_index", index)
@@ -565,11 +520,12 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
 
 # --------------------------------------------------------------------------- loading
 
-ROW_CACHE_VERSION = 3
+ROW_CACHE_VERSION = 4
+"""Bumped whenever :class:`RowSource` changes shape or content (4: identity keys are
+``precedence.identity_keys`` strings, errors are ``fact_file_problem`` texts)."""
 
 _STORE_READ_THRESHOLD = 200
 """More files than this missing from the row cache: read them through ``Store.snapshot()``."""
-"""Bumped whenever :class:`RowSource` changes shape."""
 
 
 def row_cache_path(layout: Layout) -> Path:
@@ -661,46 +617,9 @@ def save_row_cache(layout: Layout, snapshot: CenterSnapshot) -> None:
                 pass
 
 
-def _store_class() -> Any:
-    try:
-        from ..core.store.store import Store
-    except ImportError:
-        return None
-    return Store
-
-
-def _archived_entries(items: Iterable[Any]) -> tuple[ArchivedEntry, ...]:
-    return tuple(
-        ArchivedEntry(path=str(getattr(a, "path", "")), fact=a.fact, archived_at=getattr(a, "archived_at", None))
-        for a in items
-    )
-
-
-def _read_archive(layout: Layout, settings: Settings) -> tuple[ArchivedEntry, ...]:
-    store_cls = _store_class()
-    if store_cls is not None:
-        return _archived_entries(store_cls(layout, settings=settings, actor="context-center").list_archived())
-    from ..core.gotime import parse_archive_stamp
-    from ..core.store.fileformat import parse_fact_bytes
-
-    out: list[ArchivedEntry] = []
-    for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
-        try:
-            entries = list(os.scandir(Path(directory) / ".archive"))
-        except OSError:
-            continue
-        for entry in entries:
-            if not entry.name.endswith(".md") or not entry.is_file():
-                continue
-            try:
-                data = Path(entry.path).read_bytes()
-                mtime = Timestamp(entry.stat().st_mtime_ns)
-            except OSError:
-                continue
-            fact = parse_fact_bytes(data, path=entry.path, dir_scope=scope, mtime=mtime)
-            out.append(ArchivedEntry(entry.path, fact, parse_archive_stamp(entry.name) or mtime))
-    out.sort(key=lambda a: (-(a.archived_at.ns if a.archived_at else 0), a.fact.name, a.path))
-    return tuple(out)
+def _read_archive(layout: Layout, settings: Settings) -> tuple[ArchivedFact, ...]:
+    """Archived facts of both scopes, newest first (``Store.list_archived``)."""
+    return tuple(Store(layout, settings=settings, actor="context-center").list_archived())
 
 
 def _sig(st: os.stat_result) -> tuple[int, ...]:
@@ -736,15 +655,16 @@ class _Builder:
         self.errors[path] = err
         self.rows[ERROR_KEY_PREFIX + path] = err.row()
 
-    def parse_into(self, path: str, scope: str, sig: tuple[int, ...]) -> None:
+    def parse_into(self, path: str, scope: str, st: os.stat_result) -> None:
         self.parsed += 1
-        fact = _parse_file(path, scope)
-        if fact is None:
-            self.error(path, scope, "cannot read")
+        try:
+            fact = read_fact_file(path, scope, st)
+        except OSError as exc:
+            self.error(path, scope, f"cannot read: {exc.strerror or exc}")
             return
-        self.add(path, scope, sig, row_source(fact), fact, None)
+        self.add(path, scope, _sig(st), row_source(fact), fact, None)
 
-    def snapshot(self, settings: Settings, archived: tuple[ArchivedEntry, ...], source: str) -> CenterSnapshot:
+    def snapshot(self, settings: Settings, archived: tuple[ArchivedFact, ...], source: str) -> CenterSnapshot:
         project = pinned = pinned_chars = 0
         for src in self.sources.values():
             if src.scope == "project":
@@ -771,12 +691,6 @@ class _Builder:
         )
 
 
-def _scan_entries(directory: Path) -> list[os.DirEntry[str]]:
-    entries = list(os.scandir(str(directory)))
-    entries.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
-    return entries
-
-
 def load_snapshot(
     layout: Layout,
     settings: Settings | None,
@@ -787,9 +701,9 @@ def load_snapshot(
 ) -> CenterSnapshot:
     """Read both fact directories into a :class:`CenterSnapshot` (blocking: a thread worker).
 
-    The store's directory rules (spec §1.4: ``*.md`` but ``MEMORY.md``, no directories,
-    symlinks confined to the store) and its parser are applied to every file whose stat
-    signature changed; unchanged files come from ``previous`` or from the row cache, so
+    The store's directory rules (``scan_fact_entries``, spec §1.4: ``*.md`` but
+    ``MEMORY.md``, no directories, symlinks confined to the store) give the files, and the
+    store's reader (``read_fact_file``) parses every file whose stat signature changed; unchanged files come from ``previous`` or from the row cache, so
     opening a 100k-fact store costs a directory scan, not 100k parses. Fact bodies are
     parsed only when a pane asks for one (:class:`LazyFacts`).
     """
@@ -825,40 +739,12 @@ def _load_snapshot(
             prior[path] = (previous.sigs[key], previous.sources[key], loaded, previous.rows.get(key) if reuse_rows else None)
     # New rows are computed at ``now``; reused rows keep theirs (at most a minute older).
     b = _Builder(now)
-    misses: list[tuple[str, str, tuple[int, ...]]] = []
+    misses: list[tuple[str, str, os.stat_result]] = []
     for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
-        try:
-            entries = _scan_entries(directory)
-        except FileNotFoundError:
-            continue
-        except NotADirectoryError:
-            b.error(str(directory), scope, "store path is not a directory")
-            continue
-        except OSError as exc:
-            b.error(str(directory), scope, f"cannot list directory: {exc.strerror or exc}")
-            continue
-        real_dir = None
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name == "MEMORY.md":
-                continue
-            path = entry.path
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    continue
-                if entry.is_symlink():
-                    real_dir = real_dir or os.path.realpath(directory)
-                    target = os.path.realpath(path)
-                    if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                        b.error(path, scope, f"symlink points outside the store ({target}); not loaded")
-                        continue
-                    st = os.stat(path)
-                else:
-                    st = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                b.error(path, scope, f"cannot read: {exc.strerror or exc}")
-                continue
-            if not stat.S_ISREG(st.st_mode):
+        for entry in scan_fact_entries(scope, directory):
+            path, st = entry.path, entry.stat
+            if st is None:
+                b.error(path, scope, entry.error)
                 continue
             sig = _sig(st)
             hit = prior.get(path)
@@ -869,24 +755,23 @@ def _load_snapshot(
             if cached is not None and cached[0] == sig:
                 b.add(path, scope, sig, cached[1], None, None)
                 continue
-            misses.append((path, scope, sig))
+            misses.append((path, scope, st))
     from_store: dict[str, Fact] = {}
-    store_cls = _store_class()
-    if len(misses) > _STORE_READ_THRESHOLD and store_cls is not None:
+    if len(misses) > _STORE_READ_THRESHOLD:
         # Many files unknown to the row cache (first start): the store's own parse cache,
         # kept warm by the CLI and the agent, is much cheaper than parsing every file.
         try:
-            snap = store_cls(layout, settings=settings, actor="context-center").snapshot()
+            snap = Store(layout, settings=settings, actor="context-center").snapshot()
             from_store = {f.path: f for f in snap.facts}
-        except Exception:  # never fatal: fall back to parsing each file
+        except Exception:  # never fatal: fall back to reading each file
             from_store = {}
-    for path, scope, sig in misses:
+    for path, scope, st in misses:
         fact = from_store.get(path)
         if fact is not None:
             b.parsed += 1
-            b.add(path, scope, sig, row_source(fact), fact, None)
+            b.add(path, scope, _sig(st), row_source(fact), fact, None)
         else:
-            b.parse_into(path, scope, sig)
+            b.parse_into(path, scope, st)
     archived = _read_archive(layout, settings)
     snapshot = b.snapshot(settings, archived, "files")
     if reuse_rows and previous is not None:
@@ -926,7 +811,7 @@ def _update_snapshot(
         parent, name = os.path.split(path)
         if parent in archive_dirs:
             archive_changed = True
-        elif parent in dirs and name.endswith(".md") and name != "MEMORY.md":
+        elif parent in dirs and name.endswith(".md") and name != INDEX_NAME:
             wanted.add(path)
     if not wanted and not archive_changed:
         return previous
@@ -958,11 +843,9 @@ def _update_snapshot(
         except OSError as exc:
             b.error(path, scope, f"cannot read: {exc.strerror or exc}")
             continue
-        if stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode):
-            return None
         if not stat.S_ISREG(st.st_mode):
-            continue
-        b.parse_into(path, scope, _sig(st))
+            return None  # a symlink, a directory named *.md, a special file: the full scan's rules
+        b.parse_into(path, scope, st)
     archived = _read_archive(layout, settings) if archive_changed else previous.archived
     touched.update(k for k in b.rows if k not in before_keys)
     touched.update(ERROR_KEY_PREFIX + p for p in wanted)

@@ -47,8 +47,8 @@ def test_row_cache_gives_the_same_rows_without_parsing(demo: Layout, monkeypatch
     parsed: list[str] = []
     import reasonix_tui.tui.state as state
 
-    real = state._parse_file
-    monkeypatch.setattr(state, "_parse_file", lambda path, scope: parsed.append(path) or real(path, scope))
+    real = state.read_fact_file
+    monkeypatch.setattr(state, "read_fact_file", lambda path, *args: parsed.append(path) or real(path, *args))
     second = load_snapshot(demo, settings(), NOW)
     assert parsed == []  # everything came from the cache
     assert dict(second.rows) == dict(first.rows)

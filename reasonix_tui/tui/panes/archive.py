@@ -13,22 +13,25 @@ from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.store.model import slug
+from ...core.store.store import ArchivedFact
 from ..messages import RecoverRequested
-from ..state import ArchivedEntry, CenterSnapshot, relative_time
+from ..state import CenterSnapshot, relative_time
 from .base import Pane
 
 __all__ = ["ArchivePane", "collision_note"]
 
 
-def collision_note(entry: ArchivedEntry, snapshot: CenterSnapshot) -> str:
-    """Why recovering ``entry`` would be refused, or ``""`` (spec §8.3 collisions)."""
+def collision_note(entry: ArchivedFact, snapshot: CenterSnapshot) -> str:
+    """Why recovering ``entry`` would be refused, or ``""`` (spec §8.3 collisions, checked
+    on the snapshot before ``Store.recover`` is asked)."""
     fact = entry.fact
     active = snapshot.facts.get(str(fact.id))
     if active is not None:
         return f"id {fact.id} is already active as {active.ref}: recover would be refused."
     name = slug(fact.name)
+    name_key = "name:" + name
     for src in snapshot.sources.values():
-        if ("name", name) in src.keys:
+        if name_key in src.keys:
             return (
                 f"the name {name!r} is already active as {src.ref} (id {src.key}): recover would be refused. "
                 "Forget or rename that fact first."
@@ -60,7 +63,7 @@ class ArchivePane(Pane):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.entries: tuple[ArchivedEntry, ...] = ()
+        self.entries: tuple[ArchivedFact, ...] = ()
         """Archived facts shown, newest first."""
 
     def on_store_update(self, update: object) -> None:
