@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
 
+from ..core.approvals import ApprovalQueue, AutoWrite, PresenceMarker, Proposal
+from ..core.store.model import StoreError
+from ..core.store.store import Store
 from .proposals import Decision, ProposalView, proposal_view
 
 if TYPE_CHECKING:
@@ -35,7 +38,7 @@ class ApprovalFlow:
     def __init__(self, app: ContextCenterApp) -> None:
         self.app = app
         """The Context Center."""
-        self.pending: list[Any] = []
+        self.pending: list[Proposal] = []
         """Proposals waiting for a decision, oldest first."""
         self.deferred: set[str] = set()
         """Proposals the person put off with "later" (reopened from the palette)."""
@@ -45,24 +48,14 @@ class ApprovalFlow:
         """Id of the proposal in the open dialog."""
         self.auto_seen: set[str] = set()
         """Auto-write records already announced."""
-        self.last_auto: Any = None
+        self.last_auto: AutoWrite | None = None
         """The newest auto-write that can be undone with ctrl+z."""
-        self._queue: Any = None
-        self._marker: Any = None
+        self.queue = ApprovalQueue(app.layout)
+        """The core approval queue of the app's state root."""
+        self._marker: PresenceMarker | None = None
         self._heartbeat: Timer | None = None
 
     # ----------------------------------------------------------------- lifecycle
-
-    @property
-    def queue(self) -> Any:
-        """The core approval queue (``None`` when the module is missing)."""
-        if self._queue is None:
-            try:
-                from ..core.approvals import ApprovalQueue
-            except ImportError:
-                return None
-            self._queue = ApprovalQueue(self.app.layout)
-        return self._queue
 
     @property
     def count(self) -> int:
@@ -71,11 +64,8 @@ class ApprovalFlow:
 
     def start(self) -> None:
         """Write the presence marker, start its heartbeat and read the queue."""
-        queue = self.queue
-        if queue is None:
-            return
         try:
-            self._marker = queue.presence_marker(self.app.layout)
+            self._marker = self.queue.presence_marker(self.app.layout)
             self._marker.start()
             self._heartbeat = self.app.set_interval(5.0, self._beat, name="presence-heartbeat")
         except Exception:  # a read-only root: no marker, the app still works
@@ -83,8 +73,9 @@ class ApprovalFlow:
         self.refresh()
 
     def _beat(self) -> None:
-        if self._marker is not None:
-            self.app.run_worker(self._marker.beat, thread=True, group="presence", exit_on_error=False)
+        marker = self._marker
+        if marker is not None:
+            self.app.run_worker(marker.beat, thread=True, group="presence", exit_on_error=False)
 
     def stop(self) -> None:
         """Remove the presence marker."""
@@ -98,17 +89,14 @@ class ApprovalFlow:
 
     def refresh(self) -> None:
         """Read the queue and the auto-writes in a thread worker."""
-        if self.queue is None:
-            return
         self.app.run_worker(self._read, thread=True, group="approvals-read", exclusive=True, exit_on_error=False, description="read approvals")
 
     def _read(self) -> None:
-        queue = self.queue
-        pending = queue.pending()
-        auto = queue.auto_writes()
+        pending = self.queue.pending()
+        auto = self.queue.auto_writes()
         self.app.call_from_thread(self._update, pending, auto)
 
-    def _update(self, pending: list[Any], auto: list[Any]) -> None:
+    def _update(self, pending: list[Proposal], auto: list[AutoWrite]) -> None:
         self.pending = [p for p in pending if p.id not in self.in_flight]
         ids = {p.id for p in self.pending}
         self.deferred &= ids
@@ -151,9 +139,8 @@ class ApprovalFlow:
 
     # ----------------------------------------------------------------- dialog
 
-    def view_for(self, proposal: Any) -> ProposalView:
+    def view_for(self, proposal: Proposal) -> ProposalView:
         """The dialog's view of a proposal (a fresh preview from the core queue)."""
-        preview = None
         try:
             preview = self.queue.preview(proposal)
         except Exception:  # a broken proposal is still shown, from its own arguments
@@ -179,7 +166,7 @@ class ApprovalFlow:
         view = self.view_for(proposal)
         self.app.push_screen(ApprovalScreen(view, position, self.count), lambda d: self._decided(proposal, view, d))
 
-    def _decided(self, proposal: Any, view: ProposalView, decision: Decision | None) -> None:
+    def _decided(self, proposal: Proposal, view: ProposalView, decision: Decision | None) -> None:
         self.showing = None
         action = decision.action if decision is not None else "later"
         if action == "later":
@@ -196,7 +183,7 @@ class ApprovalFlow:
             return
         self.show_next()
 
-    def _edit(self, proposal: Any, view: ProposalView) -> None:
+    def _edit(self, proposal: Proposal, view: ProposalView) -> None:
         from .actions import FactFormValues
         from .screens.fact_form import FactFormScreen
 
@@ -228,7 +215,7 @@ class ApprovalFlow:
 
         self.app.push_screen(FactFormScreen(values, title=f"Edit, then approve: {proposal.title}"), submitted)
 
-    def _apply(self, proposal: Any, decision: str, edits: dict[str, Any] | None) -> None:
+    def _apply(self, proposal: Proposal, decision: str, edits: dict[str, Any] | None) -> None:
         self.in_flight.add(proposal.id)
         self.pending = [p for p in self.pending if p.id != proposal.id]
         self._refresh_status()
@@ -241,22 +228,18 @@ class ApprovalFlow:
         )
         self.show_next()
 
-    def _apply_worker(self, proposal: Any, decision: str, edits: dict[str, Any] | None) -> None:
-        from ..core.store.model import StoreError
-
+    def _apply_worker(self, proposal: Proposal, decision: str, edits: dict[str, Any] | None) -> None:
         try:
             result = self.queue.apply(proposal, decision, edits=edits, store=self._store())
-            outcome = (result.state, result.message, getattr(result, "fact_id", ""))
+            outcome = (result.state, result.message, result.fact_id)
         except (StoreError, OSError, ValueError) as exc:
             outcome = ("error", str(exc), "")
         self.app.call_from_thread(self._applied, proposal, outcome)
 
-    def _store(self) -> Any:
-        from ..core.store.store import Store
-
+    def _store(self) -> Store:
         return Store(self.app.layout, settings=self.app.settings, actor="agent-approved")
 
-    def _applied(self, proposal: Any, outcome: tuple[str, str, str]) -> None:
+    def _applied(self, proposal: Proposal, outcome: tuple[str, str, str]) -> None:
         state, message, fact_id = outcome
         self.in_flight.discard(proposal.id)
         if state == "approved":
@@ -283,15 +266,12 @@ class ApprovalFlow:
     def undo_last_auto(self) -> None:
         """Undo the newest announced auto-write (archive it if unchanged since)."""
         record = self.last_auto
-        if record is None or self.queue is None:
+        if record is None:
             return
         self.last_auto = None
         self.app.refresh_bindings()
 
         def work() -> None:
-            from ..core.store.model import StoreError
-            from ..core.store.store import Store
-
             try:
                 self.queue.undo_auto_write(record, store=Store(self.app.layout, settings=self.app.settings, actor="context-center"))
                 text, ok = f"Undone: {record.ref} moved to the archive.", True

@@ -1,8 +1,9 @@
 """What the approval dialog shows about one proposal (no textual import).
 
-:func:`proposal_view` turns a queued proposal (from ``core.approvals``) and the current
-snapshot into a :class:`ProposalView`: the fact as it would be written, the current
-revision and a diff for updates, the subject holder, sensitive findings and the policy's
+:func:`proposal_view` turns a queued :class:`~reasonix_tui.core.approvals.Proposal`, its
+fresh :class:`~reasonix_tui.core.approvals.ProposalPreview` and the current snapshot into
+a :class:`ProposalView`: the fact as it would be written, the current revision and a diff
+for updates, the subject holder, sensitive findings (``core.secrets``) and the policy's
 reasons, and a conflict note when the fact moved on since the proposal was made.
 """
 
@@ -12,10 +13,13 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference, slug
+from ..core.approvals import Proposal, ProposalPreview, Requester
+from ..core.secrets import findings
+from ..core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference
+from ..core.store.requests import remember_request_name
 from .state import CenterSnapshot
 
-__all__ = ["ProposalView", "Decision", "proposal_view", "proposal_args"]
+__all__ = ["ProposalView", "Decision", "proposal_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +55,7 @@ class ProposalView:
     body: str
     """Full body."""
     args: Mapping[str, Any]
-    """The raw arguments."""
+    """The tool arguments as proposed."""
     current: Fact | None
     """The active fact this proposal updates or forgets."""
     diff: str
@@ -61,59 +65,28 @@ class ProposalView:
     subject_holder: Fact | None
     """The fact holding that subject in the target scope (when not the target itself)."""
     sensitive: tuple[str, ...]
-    """What looks like a secret (kind and masked excerpt)."""
+    """What looks like a secret: one label per kind found (``an e-mail address``...)."""
     reasons: tuple[str, ...]
     """Why the policy asks a person."""
     conflict: str
     """Why applying would be refused now (the fact changed), or ``""``."""
     requester: str
-    """Who asked (``cli``, ``mcp``, ``hook``...)."""
+    """Who asked (agent, how, process), one line."""
     created_at: str
-    """When it was proposed."""
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def proposal_args(proposal: Any) -> dict[str, Any]:
-    """The tool arguments of a proposal as a dict."""
-    args = _get(proposal, "args") or _get(proposal, "arguments") or {}
-    if isinstance(args, str):
-        import json
-
-        try:
-            args = json.loads(args)
-        except ValueError:
-            args = {}
-    return dict(args) if isinstance(args, Mapping) else {}
-
-
-def _derive_name(args: Mapping[str, Any]) -> str:
-    name = str(args.get("name") or "").strip()
-    if name:
-        return name
-    if args.get("id"):
-        return ""
-    return slug(str(args.get("title") or "")) or slug(str(args.get("description") or ""))
+    """When it was proposed (RFC 3339)."""
 
 
 def _find_target(args: Mapping[str, Any], snapshot: CenterSnapshot, tool: str) -> Fact | None:
     fact_id = str(args.get("id") or "").strip()
     if fact_id and fact_id in snapshot.facts:
         return snapshot.facts[fact_id]
-    ref = str(args.get("ref") or args.get("name") or "").strip() if tool == "forget" else _derive_name(args)
+    ref = str(args.get("ref") or args.get("name") or "").strip() if tool == "forget" else remember_request_name(args)
     if not ref:
         return None
     parsed = parse_reference(ref)
     scope = parsed.scope or (normalize_fact_scope(args.get("scope")) if args.get("scope") else "")
-    keys = [
-        key
-        for key, src in snapshot.sources.items()
-        if ("name", parsed.name) in src.keys or src.key == parsed.raw
-    ]
+    name_key = "name:" + parsed.name
+    keys = [key for key, src in snapshot.sources.items() if name_key in src.keys or src.key == parsed.raw]
     if scope:
         keys = [k for k in keys if snapshot.sources[k].scope == scope]
     keys.sort(key=lambda k: 0 if snapshot.sources[k].scope == "project" else 1)
@@ -159,60 +132,50 @@ def _fact_text(fact: Fact) -> str:
 
 
 def _sensitive(args: Mapping[str, Any]) -> tuple[str, ...]:
-    try:
-        from ..core.secrets import findings
-    except ImportError:
-        return ()
+    """What looks like a secret in the text fields, one label per kind."""
     text = "\n".join(str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "body"))
-    out: list[str] = []
-    for finding in findings(text):
-        label = getattr(finding, "label", None)
-        out.append(str(label() if callable(label) else label or finding))
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(finding.label for finding in findings(text)))
 
 
-def _reasons(proposal: Any) -> tuple[str, ...]:
-    reasons = _get(proposal, "reasons") or ()
-    if isinstance(reasons, str):
-        return (reasons,)
-    out = []
-    for r in reasons:
-        text = _get(r, "text") or _get(r, "reason") or _get(r, "message") or r
-        out.append(str(text))
-    reason = _get(proposal, "reason")
-    if not out and reason:
-        out.append(str(reason))
-    return tuple(out)
-
-
-def _requester(proposal: Any) -> str:
-    req = _get(proposal, "requester")
-    if req is None or isinstance(req, str):
-        return req or ""
-    agent, source = str(_get(req, "agent", "") or ""), str(_get(req, "source", "") or "")
-    pid = _get(req, "pid", 0)
-    who = agent or "The agent"
-    details = ", ".join(x for x in (f"via {source}" if source else "", f"pid {pid}" if pid else "") if x)
+def _requester(req: Requester) -> str:
+    who = req.agent or "The agent"
+    details = ", ".join(x for x in (f"via {req.source}" if req.source else "", f"pid {req.pid}" if req.pid else "") if x)
     return f"{who} ({details})" if details else who
 
 
-def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) -> ProposalView:
+def _preview_conflict(proposal: Proposal, preview: ProposalPreview, current: Fact | None, name: str) -> str:
+    """Why the fresh preview says approving would be refused, or ``""``."""
+    if preview.error:
+        return f"the request is invalid: {preview.error}"
+    if not preview.stale:
+        return ""
+    if proposal.tool != "remember":
+        return "a fact to forget changed or disappeared after this was proposed"
+    was = proposal.pinned.get("revision", 0)
+    if not was:
+        return f"a fact named {current.ref if current else name} was created after this was proposed"
+    if current is None:
+        return f"revision {was} was proposed against, but the fact is gone"
+    return f"the fact changed after this was proposed: it was revision {was}, now {current.revision}"
+
+
+def proposal_view(proposal: Proposal, snapshot: CenterSnapshot, preview: ProposalPreview | None = None) -> ProposalView:
     """Build the dialog's view of ``proposal`` against ``snapshot``.
 
-    ``preview`` is ``core.approvals.ApprovalQueue.preview(proposal)`` when available: its
+    ``preview`` is ``ApprovalQueue.preview(proposal)`` (``None`` when it failed): its
     current target, subject holder, staleness (the fact moved since the proposal) and
     fresh policy reasons win over what this function works out from the snapshot.
     """
-    tool = str(_get(proposal, "tool", "remember") or "remember")
-    args = proposal_args(proposal)
+    tool = proposal.tool
+    args = dict(proposal.arguments)
     current = _find_target(args, snapshot, tool)
-    if preview is not None and _get(preview, "current") is not None:
-        current = _get(preview, "current")
+    if preview is not None and preview.current is not None:
+        current = preview.current
     if tool == "forget":
         kind = "forget"
     else:
         kind = "update" if current is not None else "create"
-    name = _derive_name(args) if tool != "forget" else str(args.get("ref") or args.get("name") or "")
+    name = remember_request_name(args) if tool != "forget" else str(args.get("ref") or args.get("name") or "")
     diff = ""
     if kind == "update" and current is not None:
         diff = "\n".join(
@@ -245,35 +208,14 @@ def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) 
             conflict = f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
     elif tool == "forget" and current is None:
         conflict = "there is no active fact by that reference (already forgotten?)"
-    pinned = _get(proposal, "pinned") or {}
-    if not conflict and preview is not None:
-        if _get(preview, "error"):
-            conflict = f"the request is invalid: {_get(preview, 'error')}"
-        elif _get(preview, "stale"):
-            was = _get(pinned, "revision", 0) if tool == "remember" else None
-            now_rev = current.revision if current is not None else 0
-            if tool == "remember" and not was:
-                conflict = f"a fact named {current.ref if current else name} was created after this was proposed"
-            elif tool == "remember":
-                conflict = f"the fact changed after this was proposed: it was revision {was}, now {now_rev}" if current else f"revision {was} was proposed against, but the fact is gone"
-            else:
-                conflict = "a fact to forget changed or disappeared after this was proposed"
-        holder = _get(preview, "subject_holder")
-        if holder is not None:
-            subject_holder_override = holder
-        else:
-            subject_holder_override = None
-    else:
-        subject_holder_override = None
-    reasons = _reasons(proposal)
-    if preview is not None:
-        assessment = _get(preview, "assessment")
-        fresh = tuple(str(r) for r in (_get(assessment, "reasons") or ())) if assessment is not None else ()
-        if fresh:
-            reasons = tuple(dict.fromkeys(fresh))
-    created = _get(proposal, "created_at", "")
+    if preview is not None and not conflict:
+        conflict = _preview_conflict(proposal, preview, current, name)
+        holder = preview.subject_holder
+    reasons = proposal.reasons
+    if preview is not None and preview.assessment is not None and preview.assessment.reasons:
+        reasons = tuple(dict.fromkeys(preview.assessment.reasons))
     return ProposalView(
-        id=str(_get(proposal, "id", "")),
+        id=proposal.id,
         tool=tool,
         kind=kind,
         name=name or (current.name if current else ""),
@@ -287,10 +229,10 @@ def proposal_view(proposal: Any, snapshot: CenterSnapshot, preview: Any = None) 
         current=current,
         diff=diff,
         subject_key=subject,
-        subject_holder=subject_holder_override or holder,
+        subject_holder=holder,
         sensitive=_sensitive(args),
         reasons=reasons,
         conflict=conflict,
-        requester=_requester(proposal),
-        created_at=str(created.rfc3339() if hasattr(created, "rfc3339") else created or ""),
+        requester=_requester(proposal.requester),
+        created_at=proposal.created_at,
     )

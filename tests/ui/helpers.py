@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from reasonix_tui.core import approvals
 from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
 from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
@@ -28,10 +29,6 @@ def deterministic_ids(monkeypatch: pytest.MonkeyPatch, freeze_time: bool = False
     monkeypatch.setattr(
         "reasonix_tui.core.store.store.new_memory_id", lambda: f"mem-{next(counter):032x}"
     )
-    try:
-        import reasonix_tui.core.approvals as approvals
-    except ImportError:
-        return
     pcount = itertools.count(1)
     monkeypatch.setattr(approvals, "_new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
     if freeze_time:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import pytest
 from textual.widgets import Input, Label, Static
 
+from reasonix_tui.core import approvals, policy
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.messages import SidecarsReloaded
@@ -17,10 +17,6 @@ from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
 
 from .helpers import SIZE, make, plain, settle, store
-
-approvals = pytest.importorskip("reasonix_tui.core.approvals")
-policy = pytest.importorskip("reasonix_tui.core.policy")
-
 
 def propose(layout: Layout, tool: str, arguments: dict[str, Any]) -> Any:
     """What the CLI / MCP side does: assess, then queue a proposal."""
