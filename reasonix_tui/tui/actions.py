@@ -3,23 +3,22 @@
 Every function takes a ``Store`` built with actor ``context-center`` and returns an
 :class:`Outcome` the app shows. Expected refusals (pinned budget, subject holder,
 revision conflict, recover collisions) are raised by the store as ``StoreError`` with
-the spec's text; the app's write worker turns them into a notification.
+the spec's text; the app's write worker turns them into a notification. The form's
+expiry and derived name follow ``store.requests`` (``parse_expires_at``,
+``remember_request_name``), as every other surface that writes a fact does.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from dataclasses import dataclass
 
-from ..core.gotime import Timestamp, parse_rfc3339
-from ..core.store.model import Fact, InvalidInput, slug
+from ..core.store.model import Fact, InvalidInput
+from ..core.store.requests import parse_expires_at, remember_request_name
+from ..core.store.store import SaveRequest, SaveResult, Store
 
 __all__ = [
     "Outcome",
     "FactFormValues",
-    "parse_expiry",
     "form_from_fact",
     "pin",
     "verify",
@@ -72,29 +71,6 @@ class FactFormValues:
     """Markdown body (required)."""
     verified: bool = False
     """Mark verified now."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Unused; room for future fields."""
-
-
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def parse_expiry(value: str) -> tuple[Timestamp | None, bool]:
-    """``(expires_at, clear_expiry)`` from the form text (spec §5 "Setting the fields")."""
-    text = value.strip()
-    if not text:
-        return None, False
-    if text.lower() in ("never", "none"):
-        return None, True
-    ts = parse_rfc3339(text)
-    if ts is None and _DATE.match(text):
-        try:
-            ts = Timestamp.from_datetime(datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc))
-        except ValueError:
-            ts = None
-    if ts is None:
-        raise InvalidInput('expires_at must be RFC3339, YYYY-MM-DD, or "never"')
-    return ts, False
 
 
 def form_from_fact(fact: Fact) -> FactFormValues:
@@ -114,69 +90,64 @@ def form_from_fact(fact: Fact) -> FactFormValues:
     )
 
 
-def _save_paths(result: Any) -> tuple[str, ...]:
+def _save_paths(result: SaveResult | None) -> tuple[str, ...]:
     """Files a ``SaveResult`` touched: the fact, where it was before, anything archived."""
     if result is None:
         return ()
-    paths = [getattr(result.fact, "path", "")]
-    previous = getattr(result, "previous", None)
-    if previous is not None:
-        paths.append(previous.path)
-    for archived in getattr(result, "archived", ()) or ():
-        paths.append(str(archived))
+    paths = [result.fact.path]
+    if result.previous is not None:
+        paths.append(result.previous.path)
+    paths.extend(result.archived)
     return tuple(p for p in dict.fromkeys(paths) if p)
 
 
-def _warnings(result: Any) -> tuple[str, ...]:
-    return tuple(str(w) for w in (getattr(result, "warnings", ()) or ()))
+def _warnings(result: SaveResult | None) -> tuple[str, ...]:
+    return result.warnings if result is not None else ()
 
 
-def pin(store: Any, ref: str, pinned: bool) -> Outcome:
+def pin(store: Store, ref: str, pinned: bool) -> Outcome:
     """Pin or unpin (the store checks the pinned budget)."""
     result = store.set_activation(ref, "pinned" if pinned else "relevant")
     fact = result.fact
-    if not getattr(result, "changed", True):
+    if not result.changed:
         return Outcome(f"{fact.ref} is already {'pinned' if pinned else 'relevant'}.", str(fact.id))
     verb = "Pinned" if pinned else "Unpinned"
-    inner = getattr(result, "result", None)
-    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(inner), _save_paths(inner))
+    return Outcome(
+        f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result.result), _save_paths(result.result)
+    )
 
 
-def verify(store: Any, ref: str) -> Outcome:
+def verify(store: Store, ref: str) -> Outcome:
     """Mark verified now (renews the freshness clock)."""
     result = store.verify(ref)
-    fact = getattr(result, "fact", result)
+    fact = result.fact
     return Outcome(f"Verified {fact.ref}: its freshness clock starts now.", str(fact.id), _warnings(result), _save_paths(result))
 
 
-def forget(store: Any, ref: str) -> Outcome:
+def forget(store: Store, ref: str) -> Outcome:
     """Archive a fact (the user's own action: no approval)."""
     result = store.archive(ref)
-    fact = getattr(result, "fact", None)
-    path = getattr(result, "path", "")
+    fact = result.fact
     what = fact.ref if fact is not None else ref
     paths = [fact.path] if fact is not None and fact.path else []
-    paths.extend(str(p) for p in (getattr(result, "paths", ()) or (path,)) if p)
-    return Outcome(f"Forgot {what}; archived to {path}. Recover it from the Archive pane.", None, (), tuple(paths))
+    paths.extend(p for p in (result.paths or (result.path,)) if p)
+    return Outcome(f"Forgot {what}; archived to {result.path}. Recover it from the Archive pane.", None, (), tuple(paths))
 
 
 def save_form(
-    store: Any,
+    store: Store,
     values: FactFormValues,
     *,
     fact_id: str | None = None,
     expected_revision: int | None = None,
 ) -> Outcome:
     """Create (no ``fact_id``) or update a fact, guarded by ``expected_revision``."""
-    from ..core.store.store import SaveRequest
-
     if not values.description.strip() or not values.body.strip():
         raise InvalidInput("description and body are required")
-    expires_at, clear = parse_expiry(values.expires_at)
-    name = values.name.strip()
-    if not name and fact_id is None:
-        # As the remember tool derives it (store-format §7): the title, else the description.
-        name = slug(values.title) or slug(values.description)
+    expires_at, clear = parse_expires_at(values.expires_at)
+    # As the remember tool derives it (store-format §7): the name, else (a new fact) the
+    # title, else the description.
+    name = remember_request_name({"name": values.name, "title": values.title, "description": values.description, "id": fact_id})
     request = SaveRequest(
         name=name,
         title=values.title.strip(),
@@ -199,11 +170,11 @@ def save_form(
         clear_expiry=clear,
     )
     fact = result.fact
-    verb = "Created" if getattr(result, "created", fact_id is None) else "Saved"
+    verb = "Created" if result.created else "Saved"
     return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), _save_paths(result))
 
 
-def restore(store: Any, ref: str, revision: int) -> Outcome:
+def restore(store: Store, ref: str, revision: int) -> Outcome:
     """Bring an old revision back as a new one."""
     result = store.restore(ref, revision)
     fact = result.fact
@@ -215,10 +186,10 @@ def restore(store: Any, ref: str, revision: int) -> Outcome:
     )
 
 
-def recover(store: Any, path: str) -> Outcome:
+def recover(store: Store, path: str) -> Outcome:
     """Recover an archived fact (the store explains collisions)."""
     result = store.recover(path)
-    fact = getattr(result, "fact", result)
+    fact = result.fact
     return Outcome(
         f"Recovered {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), (*_save_paths(result), path)
     )

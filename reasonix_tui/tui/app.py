@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -32,6 +32,7 @@ from ..core.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
 from ..core.store.model import StoreError
+from ..core.store.store import Store
 from . import actions
 from .commands import FactsProvider
 from .messages import (
@@ -59,6 +60,9 @@ from .state import (
     save_row_cache,
     update_snapshot,
 )
+
+if TYPE_CHECKING:
+    from .approval_queue import ApprovalFlow
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 
@@ -162,8 +166,8 @@ class ContextCenterApp(App[None]):
         self._reload_paths: set[str] = set()
         self._reload_full = False
         self._reload_running = False
-        self.approvals: Any = None
-        """The approval flow (see :mod:`.approval_queue`)."""
+        self.approvals: ApprovalFlow | None = None
+        """The approval flow (see :mod:`.approval_queue`; set when the app is mounted)."""
         self.register_theme(THEME)
         self.theme = "reasonix-tui"
 
@@ -193,10 +197,8 @@ class ContextCenterApp(App[None]):
         if self.approvals is not None:
             self.approvals.stop()
 
-    def make_store(self) -> Any:
+    def make_store(self) -> Store:
         """A store for writes by the person in the Context Center."""
-        from ..core.store.store import Store
-
         return Store(self.layout, settings=self.settings, actor="context-center")
 
     # ----------------------------------------------------------------- reload
@@ -412,12 +414,12 @@ class ContextCenterApp(App[None]):
 
     # ----------------------------------------------------------------- writes
 
-    def run_write(self, action: str, fn: Callable[[Any], actions.Outcome]) -> None:
+    def run_write(self, action: str, fn: Callable[[Store], actions.Outcome]) -> None:
         """Run ``fn(store)`` in a thread worker; the result comes back as :class:`WriteFinished`."""
         self._write_worker(action, fn)
 
     @work(thread=True, group="store-write", exit_on_error=False, description="write to the store")
-    def _write_worker(self, action: str, fn: Callable[[Any], actions.Outcome]) -> None:
+    def _write_worker(self, action: str, fn: Callable[[Store], actions.Outcome]) -> None:
         try:
             outcome = fn(self.make_store())
         except StoreError as exc:
