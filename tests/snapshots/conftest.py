@@ -1,5 +1,8 @@
 """Fixtures of the snapshot tests: a demo home at a fixed path (paths are on screen), a
-frozen clock everywhere, deterministic ids, no watcher, no blinking cursors."""
+frozen clock everywhere, deterministic ids, no watcher, no blinking cursors.
+
+Audit lines carry the clock of the store that wrote them (the demo's backdated stores),
+so the Activity pane shows the demo's own history."""
 
 from __future__ import annotations
 
@@ -10,10 +13,12 @@ from typing import Iterator
 import pytest
 from filelock import FileLock
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.gotime import parse_rfc3339
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall import RecallTrace
+from reasonix_tui.core.suggestions import Evidence, MemorySuggestion
 
-from ui.helpers import NOW, build_demo
+from ui.helpers import build_demo
 
 SNAPSHOT_ROOT = Path("/tmp/reasonix-tui-snapshots")
 """Fixed parent of the snapshot homes: file paths and workspace slugs appear on screen."""
@@ -21,18 +26,11 @@ SNAPSHOT_ROOT = Path("/tmp/reasonix-tui-snapshots")
 
 @pytest.fixture(autouse=True)
 def _frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No blinking cursors; audit lines stamped with the frozen clock."""
+    """No blinking cursors."""
     from textual.widgets import Input, TextArea
 
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
-
-    class FrozenTimestamp(Timestamp):
-        @classmethod
-        def now(cls) -> Timestamp:
-            return NOW
-
-    monkeypatch.setattr("reasonix_tui.core.store.audit.Timestamp", FrozenTimestamp)
 
 
 def _home(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, with_approval: bool, demo: bool = True) -> Iterator[Layout]:
@@ -69,7 +67,7 @@ def snap_empty(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
 
 FIXED_TRACES = [
-    {
+    RecallTrace.from_json({
         "query": "which package manager do we use here?",
         "at": "2026-07-25T16:40:00Z",
         "source": "hook",
@@ -80,12 +78,12 @@ FIXED_TRACES = [
              "reason": "matched use; global scope"},
         ],
         "considered": [
-            {"id": "mem-1", "ref": "project/package-manager.md", "score": 3.412, "selected": True, "why": "selected: rank 1"},
-            {"id": "mem-2", "ref": "global/python-version.md", "score": 0.913, "selected": True, "why": "selected: rank 2"},
-            {"id": "mem-3", "ref": "project/staging-db-host.md", "score": 1.204, "selected": False,
-             "why": "expired: expired at 2026-07-23T17:20:00Z"},
-            {"id": "mem-4", "ref": "project/commit-style.md", "score": 0.201, "selected": False,
-             "why": "floor: below 0.24 of the best score"},
+            {"id": "mem-1", "ref": "project/package-manager.md", "score": 3.412, "decision": "selected", "detail": "rank 1"},
+            {"id": "mem-2", "ref": "global/python-version.md", "score": 0.913, "decision": "selected", "detail": "rank 2"},
+            {"id": "mem-3", "ref": "project/staging-db-host.md", "score": 1.204, "decision": "expired",
+             "detail": "expired at 2026-07-23T17:20:00Z"},
+            {"id": "mem-4", "ref": "project/commit-style.md", "score": 0.201, "decision": "floor",
+             "detail": "below 0.24 of the best score"},
         ],
         "suppressed": "",
         "used_chars": 812,
@@ -93,25 +91,31 @@ FIXED_TRACES = [
         "omitted_by_limit": 0,
         "omitted_by_budget": 0,
         "block": "# Recalled memory\n\n- fact: project/package-manager.md …",
-    },
-    {"query": "continue", "at": "2026-07-25T16:20:00Z", "source": "hook", "hits": [], "considered": [],
-     "suppressed": "generic user turn", "used_chars": 0, "char_budget": 2400, "omitted_by_limit": 0,
-     "omitted_by_budget": 0, "block": ""},
+    }),
+    RecallTrace.from_json({
+        "query": "continue", "at": "2026-07-25T16:20:00Z", "source": "hook", "hits": [], "considered": [],
+        "suppressed": "generic user turn", "used_chars": 0, "char_budget": 2400, "omitted_by_limit": 0,
+        "omitted_by_budget": 0, "block": "",
+    }),
 ]
 """Traces shown by the Recall snapshot (fixed, so the snapshot tests the pane, not the engine)."""
 
 FIXED_SUGGESTIONS = [
-    {
-        "id": "s-1", "kind": "memory", "title": "Run migrations with alembic", "description": "Database migrations always go through alembic",
-        "type": "project", "scope": "project", "reason": "persistent working rule",
-        "body": "Run database migrations with **alembic**, never by hand.",
-        "sources": [{"source": "session", "label": "20260720-091500.000000000-deepseek-chat", "text": "Remember that we always run database migrations with alembic, never by hand.", "at": "2026-07-20T09:15:00Z"}],
-    },
-    {
-        "id": "s-2", "kind": "memory", "title": "以后请用中文写提交说明的正文部分", "description": "Commit message bodies in Chinese",
-        "type": "user", "scope": "project", "reason": "future-facing preference", "body": "以后请用中文写提交说明的正文部分。",
-        "sources": [{"source": "session", "label": "20260722-140200.000000000-deepseek-chat", "text": "以后请用中文写提交说明的正文部分。", "at": "2026-07-22T14:02:00Z"}],
-    },
+    MemorySuggestion(
+        id="s-1", name="run-migrations-with-alembic", title="Run migrations with alembic",
+        description="Database migrations always go through alembic", type="project", scope="project",
+        body="Run database migrations with **alembic**, never by hand.", reason="persistent working rule", evidence=(),
+        sources=(Evidence("session", "20260720-091500.000000000-deepseek-chat",
+                          "Remember that we always run database migrations with alembic, never by hand.",
+                          parse_rfc3339("2026-07-20T09:15:00Z")),),
+    ),
+    MemorySuggestion(
+        id="s-2", name="commit-bodies-in-chinese", title="以后请用中文写提交说明的正文部分",
+        description="Commit message bodies in Chinese", type="user", scope="project",
+        body="以后请用中文写提交说明的正文部分。", reason="future-facing preference", evidence=(),
+        sources=(Evidence("session", "20260722-140200.000000000-deepseek-chat", "以后请用中文写提交说明的正文部分。",
+                          parse_rfc3339("2026-07-22T14:02:00Z")),),
+    ),
 ]
 """Candidates shown by the Suggestions snapshot."""
 

@@ -143,7 +143,6 @@ async def test_recall_try_a_query_records_nothing(demo: Layout) -> None:
 
 
 async def test_recall_shows_the_last_trace_live(demo: Layout) -> None:
-    pytest.importorskip("reasonix_tui.core.recall.trace")
     from reasonix_tui.core import recall as recall_pkg
 
     app = make(demo)
@@ -161,7 +160,6 @@ async def test_recall_shows_the_last_trace_live(demo: Layout) -> None:
 
 
 async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:
-    suggestions = pytest.importorskip("reasonix_tui.core.suggestions")
     app = make(demo)
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -185,7 +183,6 @@ async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:
         await settle(pilot)
         assert finished(messages, "accept").ok
         assert any(f.description == "Edited by the test before accepting" for f in store(demo).list_all())
-        del suggestions
 
 
 async def test_activity_shows_the_audit_log_newest_first(demo: Layout) -> None:

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from typing import Any
 
-import pytest
-
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 
@@ -53,7 +51,6 @@ async def test_watcher_sees_outside_changes(demo: Layout) -> None:
 
 
 async def test_agent_remember_answered_in_the_context_center(demo: Layout) -> None:
-    pytest.importorskip("reasonix_tui.core.approvals")
     from reasonix_tui.tui.app import make_app
     from reasonix_tui.tui.screens.approval import ApprovalScreen
 
@@ -82,8 +79,9 @@ async def test_agent_remember_answered_in_the_context_center(demo: Layout) -> No
 
 
 async def test_recall_trace_appears_live(demo: Layout) -> None:
-    recall = pytest.importorskip("reasonix_tui.core.recall")
     from textual.widgets import Static
+
+    from reasonix_tui.core import recall
 
     from reasonix_tui.tui.app import make_app
 

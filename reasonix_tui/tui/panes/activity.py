@@ -11,7 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Label
 
 from ...core.gotime import parse_rfc3339
-from ..messages import ShowFactRequested
+from ...core.store.audit import AuditEntry
+from ..messages import ShowFactRequested, SidecarsReloaded
 from ..state import relative_time
 from .base import Pane
 
@@ -39,7 +40,7 @@ class ActivityPane(Pane):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.entries: list[Any] = []
+        self.entries: list[AuditEntry] = []
         """Audit entries shown, newest first."""
         self.loaded_once = False
         """The log was read at least once."""
@@ -55,9 +56,9 @@ class ActivityPane(Pane):
         self.load()
         super().activate()
 
-    def on_sidecars(self, message: Any) -> None:
+    def on_sidecars(self, message: SidecarsReloaded) -> None:
         """The audit log grew."""
-        if getattr(message, "audit", False) and self.loaded_once:
+        if message.audit and self.loaded_once:
             self.load()
 
     def on_store_update(self, update: object) -> None:
@@ -74,10 +75,10 @@ class ActivityPane(Pane):
     def _load_worker(self) -> None:
         from ..backend import read_audit
 
-        entries = read_audit(self.app.layout, ACTIVITY_LIMIT)
+        entries = read_audit(self.app.layout, self.app.settings, ACTIVITY_LIMIT)
         self.app.call_from_thread(self._show, entries)
 
-    def _show(self, entries: list[Any]) -> None:
+    def _show(self, entries: list[AuditEntry]) -> None:
         table = self.query_one("#activity-table", DataTable)
         if [self._key(e, i) for i, e in enumerate(entries)] == [self._key(e, i) for i, e in enumerate(self.entries)]:
             return
@@ -112,7 +113,7 @@ class ActivityPane(Pane):
         )
 
     @staticmethod
-    def _key(entry: Any, index: int) -> str:
+    def _key(entry: AuditEntry, index: int) -> str:
         return f"{entry.at}|{entry.op}|{entry.id}|{entry.pid}|{index}"
 
     def action_open_fact(self) -> None:

@@ -14,7 +14,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from ..messages import QuickAddRequested
+from ...core.instructions import Diagnostic, Import, InstructionDoc, Resolution
+from ..messages import QuickAddRequested, SidecarsReloaded
 from .base import Pane
 
 __all__ = ["InstructionsPane"]
@@ -46,7 +47,7 @@ class InstructionsPane(Pane):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.resolution: Any = None
+        self.resolution: Resolution | None = None
         """The last resolution (``None`` before the first)."""
         self.block = ""
         """Its provider-visible block."""
@@ -67,9 +68,9 @@ class InstructionsPane(Pane):
             self.load()
         super().activate()
 
-    def on_sidecars(self, message: Any) -> None:
+    def on_sidecars(self, message: SidecarsReloaded) -> None:
         """Resolve again when a document changed."""
-        if getattr(message, "instructions", False) and self.loaded_once:
+        if message.instructions and self.loaded_once:
             self.load()
 
     def load(self) -> None:
@@ -88,12 +89,10 @@ class InstructionsPane(Pane):
             resolution = resolve_instructions(self.app.layout, target)
             block = instruction_block(resolution)
             self.app.call_from_thread(self._show, resolution, block, "")
-        except ImportError:
-            self.app.call_from_thread(self._show, None, "", "The instructions module is not installed.")
         except Exception as exc:  # a bad target path: shown, never fatal
             self.app.call_from_thread(self._show, None, "", f"{type(exc).__name__}: {exc}")
 
-    def _show(self, resolution: Any, block: str, error: str) -> None:
+    def _show(self, resolution: Resolution | None, block: str, error: str) -> None:
         self.resolution = resolution
         self.block = block
         tree = self.query_one("#instructions-tree", Tree)
@@ -129,7 +128,7 @@ class InstructionsPane(Pane):
         else:
             self._view(None)
 
-    def _add_imports(self, node: TreeNode[Any], imports: Any, diagnostics: tuple[Any, ...]) -> None:
+    def _add_imports(self, node: TreeNode[Any], imports: tuple[Import, ...], diagnostics: tuple[Diagnostic, ...]) -> None:
         for imp in imports:
             style = _STATUS_STYLE.get(imp.status, "")
             label = Text.assemble(("@", "dim"), (imp.target, style), (f"  {imp.status}", style))
@@ -141,7 +140,7 @@ class InstructionsPane(Pane):
             else:
                 node.add_leaf(label, data=("import", imp))
 
-    def _view(self, data: Any) -> None:
+    def _view(self, data: tuple[str, InstructionDoc | Import] | None) -> None:
         if self.block_mode:
             self._draw_block()
             return
@@ -149,8 +148,8 @@ class InstructionsPane(Pane):
         if data is None:
             view.update(Text("Nothing selected.", style="dim"))
             return
-        kind, item = data
-        if kind == "doc":
+        _kind, item = data
+        if isinstance(item, InstructionDoc):
             head = Text()
             head.append(f"{item.label}\n", style="bold")
             head.append(f"scope {item.scope} · precedence {item.order + 1} · priority {item.priority}\n")
@@ -158,7 +157,7 @@ class InstructionsPane(Pane):
             head.append(f"directory {item.directory}\n\n", style="dim")
             head.append(item.body)
             view.update(head)
-        elif kind == "import":
+        else:
             text = Text()
             text.append(f"@{item.target}\n", style="bold")
             text.append(f"status {item.status}" + (f" · {item.code}" if item.code else "") + "\n")

@@ -15,7 +15,8 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.gotime import parse_rfc3339
-from ..messages import ShowFactRequested
+from ...core.recall import RecallTrace
+from ..messages import ShowFactRequested, SidecarsReloaded
 from ..state import relative_time
 from .base import Pane
 
@@ -24,40 +25,13 @@ __all__ = ["RecallPane", "render_trace"]
 _FRESH_STYLE = {"fresh": "green", "current": "", "stale": "yellow", "expired": "red"}
 
 
-def _get(data: dict[str, Any], *names: str, default: Any = None) -> Any:
-    for name in names:
-        if name in data and data[name] is not None:
-            return data[name]
-    return default
+def _score(score: float | None) -> str:
+    return f"{score:.3f}" if score is not None else "-"
 
 
-def render_trace(trace: dict[str, Any], *, dry_run: bool = False) -> Table:
-    """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost."""
-    grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(ratio=1)
-    head = Text()
-    head.append("Try a query (not recorded)\n" if dry_run else "", style="bold magenta")
-    head.append("query  ", style="bold")
-    head.append(str(_get(trace, "query", default="")) + "\n")
-    at = _get(trace, "at", "time", default="")
-    source = _get(trace, "source", default="")
-    if at or source:
-        head.append(f"at {at}  source {source}\n", style="dim")
-    suppressed = _get(trace, "suppressed", default="")
-    used = _get(trace, "used_chars", default=0)
-    budget = _get(trace, "char_budget", default=0)
-    head.append(f"budget used {used} / {budget} chars", style="bold")
-    head.append(
-        f"   omitted by limit {_get(trace, 'omitted_by_limit', default=0)}, "
-        f"by budget {_get(trace, 'omitted_by_budget', default=0)}\n"
-    )
-    if suppressed:
-        head.append(f"suppressed: {suppressed}\n", style="bold yellow")
-    grid.add_row(head)
-
-    hits = _get(trace, "hits", default=[]) or []
-    hit_table = Table(
-        title=f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
+def _table(title: str, *columns: tuple[str, dict[str, Any]]) -> Table:
+    table = Table(
+        title=title,
         title_justify="left",
         title_style="bold",
         expand=True,
@@ -65,51 +39,61 @@ def render_trace(trace: dict[str, Any], *, dry_run: bool = False) -> Table:
         show_edge=False,
         pad_edge=False,
     )
-    for name, kw in (("#", {"justify": "right"}), ("ref", {}), ("rev", {"justify": "right"}), ("score", {"justify": "right"}), ("fresh", {}), ("reason", {"ratio": 1})):
-        hit_table.add_column(name, **kw)
+    for name, kw in columns:
+        table.add_column(name, **kw)
+    return table
+
+
+def render_trace(trace: RecallTrace, *, dry_run: bool = False) -> Table:
+    """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost."""
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(ratio=1)
+    head = Text()
+    head.append("Try a query (not recorded)\n" if dry_run else "", style="bold magenta")
+    head.append("query  ", style="bold")
+    head.append(trace.query + "\n")
+    if not dry_run and (trace.at or trace.source):
+        head.append(f"at {trace.at}  source {trace.source}\n", style="dim")
+    head.append(f"budget used {trace.used_chars} / {trace.char_budget} chars", style="bold")
+    head.append(f"   omitted by limit {trace.omitted_by_limit}, by budget {trace.omitted_by_budget}\n")
+    if trace.suppressed:
+        head.append(f"suppressed: {trace.suppressed}\n", style="bold yellow")
+    grid.add_row(head)
+
+    hits = trace.hits
+    hit_table = _table(
+        f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
+        ("#", {"justify": "right"}), ("ref", {}), ("rev", {"justify": "right"}), ("score", {"justify": "right"}),
+        ("fresh", {}), ("reason", {"ratio": 1}),
+    )
     for i, hit in enumerate(hits, 1):
-        fresh = str(_get(hit, "freshness", default=""))
-        score = _get(hit, "score", default=0.0)
         hit_table.add_row(
             str(i),
-            str(_get(hit, "ref", "name", "id", default="")),
-            str(_get(hit, "revision", default="")),
-            f"{score:.3f}" if isinstance(score, (int, float)) else str(score),
-            Text(fresh, style=_FRESH_STYLE.get(fresh, "")),
-            str(_get(hit, "reason", default="")),
+            hit.ref or hit.name or hit.id,
+            str(hit.revision),
+            _score(hit.score),
+            Text(hit.freshness, style=_FRESH_STYLE.get(hit.freshness, "")),
+            hit.reason,
         )
     grid.add_row(hit_table)
 
-    considered = _get(trace, "considered", "candidates", default=[]) or []
-    hit_ids = {str(_get(h, "id", default="")) for h in hits}
-    losers = [c for c in considered if str(_get(c, "id", default="")) not in hit_ids or not _get(c, "selected", default=True)]
+    considered = trace.considered
+    hit_ids = {h.id for h in hits}
+    losers = [c for c in considered if c.id not in hit_ids or not c.selected]
     if considered:
-        lost = Table(
-            title=f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
-            title_justify="left",
-            title_style="bold",
-            expand=True,
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-            pad_edge=False,
+        lost = _table(
+            f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
+            ("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1}),
         )
-        for name, kw in (("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1})):
-            lost.add_column(name, **kw)
         for cand in losers[:50]:
-            score = _get(cand, "score", default=0.0)
-            lost.add_row(
-                str(_get(cand, "ref", "name", "id", default="")),
-                f"{score:.3f}" if isinstance(score, (int, float)) else str(score),
-                Text(str(_get(cand, "why", "outcome", "reason", "status", default="")), style="yellow"),
-            )
+            lost.add_row(cand.ref or cand.name or cand.id, _score(cand.score), Text(cand.why, style="yellow"))
         if len(losers) > 50:
             lost.add_row("…", "", f"{len(losers) - 50} more")
         grid.add_row(lost)
 
-    block = _get(trace, "block", default="")
-    if block:
+    if trace.block:
         grid.add_row(Text("\nBlock given to the agent", style="bold"))
-        grid.add_row(Text(str(block), style="dim"))
+        grid.add_row(Text(trace.block, style="dim"))
     return grid
 
 
@@ -136,9 +120,9 @@ class RecallPane(Pane):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.history: list[dict[str, Any]] = []
+        self.history: list[RecallTrace] = []
         """Traces, newest first."""
-        self.current: dict[str, Any] | None = None
+        self.current: RecallTrace | None = None
         """The trace on screen."""
         self.loaded_once = False
         """Traces were read at least once."""
@@ -149,9 +133,9 @@ class RecallPane(Pane):
             self.load()
         super().activate()
 
-    def on_sidecars(self, message: Any) -> None:
+    def on_sidecars(self, message: SidecarsReloaded) -> None:
         """A trace was written: update live."""
-        if getattr(message, "recall", False):
+        if message.recall:
             self.load()
 
     def load(self) -> None:
@@ -169,16 +153,16 @@ class RecallPane(Pane):
             history = [last, *history]
         self.app.call_from_thread(self._show, history)
 
-    def _show(self, history: list[dict[str, Any]]) -> None:
+    def _show(self, history: list[RecallTrace]) -> None:
         self.history = history
         option_list = self.query_one("#recall-history", OptionList)
         option_list.clear_options()
         now = self.app.clock()
         for i, trace in enumerate(history):
-            ts = parse_rfc3339(str(_get(trace, "at", default="")))
+            ts = parse_rfc3339(trace.at)
             when = relative_time(ts, now) if ts else "?"
-            hits = len(_get(trace, "hits", default=[]) or [])
-            query = str(_get(trace, "query", default=""))
+            hits = len(trace.hits)
+            query = trace.query
             mark = "●" if i == 0 else " "
             short = query if len(query) <= 24 else query[:23] + "…"
             option_list.add_option(Option(f"{mark}{when:>4} {hits} hit{'s' if hits != 1 else ' '} {short}"))
@@ -191,7 +175,7 @@ class RecallPane(Pane):
             heading.update("No recall recorded yet. Traces appear here as the agent works; try a query above meanwhile.")
             self.query_one("#recall-view", Static).update("")
 
-    def _view(self, trace: dict[str, Any] | None, dry_run: bool = False) -> None:
+    def _view(self, trace: RecallTrace | None, dry_run: bool = False) -> None:
         self.current = trace
         view = self.query_one("#recall-view", Static)
         if trace is None:
@@ -215,8 +199,6 @@ class RecallPane(Pane):
         from ..backend import try_query
 
         trace = try_query(self.app.layout, self.app.settings, query, now=self.app.clock())
-        if trace is None:
-            trace = {"query": query, "suppressed": "the recall engine is not installed yet", "hits": []}
         self.app.call_from_thread(self._view, trace, True)
 
     def action_focus_query(self) -> None:
@@ -231,8 +213,8 @@ class RecallPane(Pane):
 
     def action_open_hit(self) -> None:
         """Jump to the first hit of the trace shown."""
-        hits = _get(self.current or {}, "hits", default=[]) or []
+        hits = self.current.hits if self.current is not None else ()
         if hits:
-            ref = str(_get(hits[0], "id", "ref", default=""))
+            ref = hits[0].id or hits[0].ref
             if ref:
                 self.post_message(ShowFactRequested(ref))

@@ -3,7 +3,6 @@ first) or dismiss. Scanned every time the pane opens; nothing is written by itse
 
 from __future__ import annotations
 
-from dataclasses import asdict, is_dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -15,6 +14,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.store.model import StoreError
+from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionEdits
 from ..actions import FactFormValues
 from ..messages import WriteFinished
 from .base import Pane
@@ -22,27 +23,15 @@ from .base import Pane
 __all__ = ["SuggestionsPane", "suggestion_fields"]
 
 
-def _attr(item: Any, *names: str, default: Any = "") -> Any:
-    for name in names:
-        value = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
-        if value not in (None, ""):
-            return value
-    return default
-
-
-def suggestion_fields(item: Any) -> FactFormValues:
-    """The fact form pre-filled from a suggestion."""
-    fact = _attr(item, "fact", "proposal", default=None)
-    source = fact if fact is not None else item
+def suggestion_fields(item: Suggestion) -> FactFormValues:
+    """The fact form pre-filled from a suggestion (a skill fills name, description, body)."""
     return FactFormValues(
-        name=str(_attr(source, "name", default="")),
-        title=str(_attr(source, "title", default="")),
-        description=str(_attr(source, "description", "summary", default="")),
-        type=str(_attr(source, "type", default="project")),
-        scope=str(_attr(source, "scope", default="project")),
-        keywords=str(_attr(source, "keywords", default="")),
-        subject_key=str(_attr(source, "subject_key", default="")),
-        body=str(_attr(source, "body", "text", default="")),
+        name=item.name,
+        title=item.title,
+        description=item.description,
+        type=item.type if isinstance(item, MemorySuggestion) else "project",
+        scope=item.scope or "project",
+        body=item.body,
     )
 
 
@@ -69,7 +58,7 @@ class SuggestionsPane(Pane):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.items: list[Any] = []
+        self.items: list[Suggestion] = []
         """Suggestions on screen."""
 
     def activate(self) -> None:
@@ -86,21 +75,19 @@ class SuggestionsPane(Pane):
         from ..backend import scan_suggestions
 
         try:
-            items = scan_suggestions(self.app.layout, self.app.settings, self.app.clock())
-            error = "" if items is not None else "The suggestions module is not installed yet."
+            items, error = scan_suggestions(self.app.layout, self.app.settings, self.app.clock()), ""
         except Exception as exc:  # a broken session file never breaks the pane
-            items, error = None, f"Scan failed: {type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._show, items or [], error)
+            items, error = [], f"Scan failed: {type(exc).__name__}: {exc}"
+        self.app.call_from_thread(self._show, items, error)
 
-    def _show(self, items: list[Any], error: str) -> None:
+    def _show(self, items: list[Suggestion], error: str) -> None:
         option_list = self.query_one("#suggestions-list", OptionList)
         keep = option_list.highlighted
         self.items = items
         option_list.clear_options()
         for item in items:
-            kind = str(getattr(item, "kind", None) or _attr(item, "kind", default="memory"))
-            title = str(_attr(item, "title", "description", "text", default="(untitled)"))
-            option_list.add_option(Option(f"{'⚙' if kind == 'skill' else '✦'} {title[:60]}"))
+            title = item.title or item.description or "(untitled)"
+            option_list.add_option(Option(f"{'⚙' if item.kind == 'skill' else '✦'} {title[:60]}"))
         heading = self.query_one("#suggestions-heading", Label)
         if error:
             heading.update(Text(error, style="yellow"))
@@ -129,38 +116,32 @@ class SuggestionsPane(Pane):
         values = suggestion_fields(item)
         text = Text()
         text.append((values.title or values.description) + "\n", style="bold")
-        text.append(f"{_attr(item, 'kind', default='memory')} candidate · type {values.type} · scope {values.scope}\n", style="dim")
+        text.append(f"{item.kind} candidate · type {values.type} · scope {values.scope}\n", style="dim")
         if values.description:
             text.append(values.description + "\n")
-        reason = _attr(item, "reason", "why", default="")
-        if reason:
-            text.append(f"why: {reason}\n", style="italic")
+        if item.reason:
+            text.append(f"why: {item.reason}\n", style="italic")
         view.update(text)
         self.run_worker(body.update(values.body), group="suggestions-body", exclusive=True, exit_on_error=False)
         text = Text()
-        sources = _attr(item, "sources", default=()) or ()
-        evidence = sources or _attr(item, "evidence", default=[]) or []
-        if evidence:
-            text.append(f"Evidence ({len(evidence)})\n", style="bold")
-            for ev in evidence:
-                if is_dataclass(ev) and not isinstance(ev, type):
-                    data = {k: getattr(ev, k) for k in ("source", "label", "text", "at", "path", "line") if hasattr(ev, k)}
-                else:
-                    data = ev if isinstance(ev, dict) else {"text": str(ev)}
-                at = data.get("at")
-                at_text = at.rfc3339() if hasattr(at, "rfc3339") else str(at or "")
-                where = " · ".join(str(v) for v in (data.get("source"), data.get("label"), at_text) if v)
-                sentence = str(data.get("text") or "")
-                if where:
-                    text.append(f"• {where}\n", style="dim")
-                text.append(f"  “{sentence}”\n" if where else f"• {sentence}\n")
+        count = len(item.sources) or len(item.evidence)
+        if count:
+            text.append(f"Evidence ({count})\n", style="bold")
+        for ev in item.sources:
+            where = " · ".join(v for v in (ev.source, ev.label, ev.at.rfc3339() if ev.at else "") if v)
+            if where:
+                text.append(f"• {where}\n", style="dim")
+            text.append(f"  “{ev.text}”\n" if where else f"• {ev.text}\n")
+        if not item.sources:
+            for line in item.evidence:  # Reasonix's plain evidence strings
+                text.append(f"• {line}\n")
         evidence_view.update(text)
 
     @on(OptionList.OptionHighlighted, "#suggestions-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._view(event.option_index)
 
-    def _current(self) -> Any:
+    def _current(self) -> Suggestion | None:
         index = self.query_one("#suggestions-list", OptionList).highlighted
         if index is None or index >= len(self.items):
             return None
@@ -179,10 +160,9 @@ class SuggestionsPane(Pane):
         item = self._current()
         if item is None:
             return
-        sid = str(_attr(item, "id", default=""))
         self.app.push_screen(
             FactFormScreen(suggestion_fields(item), title="Accept suggestion (edit first)"),
-            partial(self._accepted, sid),
+            partial(self._accepted, item.id),
         )
 
     def _accepted(self, suggestion_id: str, values: FactFormValues | None) -> None:
@@ -191,25 +171,30 @@ class SuggestionsPane(Pane):
 
     @work(thread=True, group="store-write", exit_on_error=False, description="accept a suggestion")
     def _accept_worker(self, suggestion_id: str, values: FactFormValues) -> None:
-        from ...core.store.model import StoreError
         from ..backend import accept_suggestion
 
-        edits = {k: v for k, v in asdict(values).items() if k != "extra"}
+        edits = SuggestionEdits(
+            name=values.name, title=values.title, description=values.description,
+            type=values.type, scope=values.scope, body=values.body,
+        )
         try:
             result = accept_suggestion(self.app.layout, self.app.settings, suggestion_id, edits)
         except StoreError as exc:
             self.post_message(WriteFinished("accept", False, str(exc)))
             return
-        fact = getattr(result, "fact", None)
-        text = f"Accepted: saved {fact.ref} (revision {fact.revision})." if fact is not None else "Accepted."
-        self.post_message(WriteFinished("accept", True, text, tuple(getattr(result, "warnings", ()) or ()), str(fact.id) if fact else None))
+        fact = result.fact
+        if fact is not None:
+            text, fact_id = f"Accepted: saved {fact.ref} (revision {fact.revision}).", str(fact.id)
+        else:
+            text, fact_id = f"Accepted: wrote {result.path}.", None
+        self.post_message(WriteFinished("accept", True, text, (), fact_id))
         self.app.call_from_thread(self.load)
 
     def action_dismiss_suggestion(self) -> None:
         """Dismiss for good."""
         item = self._current()
         if item is not None:
-            self._dismiss_worker(str(_attr(item, "id", default="")))
+            self._dismiss_worker(item.id)
 
     @work(thread=True, group="store-write", exit_on_error=False, description="dismiss a suggestion")
     def _dismiss_worker(self, suggestion_id: str) -> None:
