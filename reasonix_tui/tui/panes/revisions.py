@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -18,6 +17,8 @@ from textual.reactive import reactive
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.encoding import read_text
+from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact
 from ..messages import RestoreRequested
 from ..state import relative_time
@@ -45,11 +46,10 @@ class RevisionList:
 
 
 def _file_text(fact: Fact) -> str:
+    """The revision's file as Reasonix decodes it (rendered from the fact when unreadable)."""
     try:
-        return Path(fact.path).read_text(encoding="utf-8", errors="replace")
+        return read_text(fact.path).text
     except OSError:
-        from ...core.store.fileformat import render_fact
-
         return render_fact(fact)
 
 

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
 from ...core.freshness import explain_freshness
+from ...core.gostr import trim_space
 from ...core.gotime import Timestamp
 from ...core.store.model import Fact
 from ..state import CenterSnapshot, relative_time
@@ -33,8 +34,9 @@ def budget_line(snapshot: CenterSnapshot, fact: Fact | None = None) -> str:
     used, budget = snapshot.pinned_chars, snapshot.pinned_budget
     limit = f"{budget:,}" if budget > 0 else "no ceiling"
     text = f"pinned guidance {used:,} / {limit} chars"
-    if fact is not None and not fact.pinned and fact.body.strip():
-        after = used + len(fact.body.strip())
+    body = trim_space(fact.body) if fact is not None else ""
+    if fact is not None and not fact.pinned and body:
+        after = used + len(body)  # the rune count the store's budget check uses
         over = budget > 0 and after > budget
         text += f"; pinning this makes {after:,}" + (" (over budget: it would be refused)" if over else "")
     return text
