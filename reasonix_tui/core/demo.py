@@ -1,10 +1,11 @@
 """A generated demo home, so a new user sees every Context Center pane populated.
 
 Everything is written through the public APIs of the core modules (the store for facts,
-revisions and the archive; the recall engine for traces; the approval queue for the
-pending proposal) — only the instruction documents and session transcripts, which are
-the user's and the agent's own files, are written as plain files in their documented
-formats. Modules that are not installed are skipped; :func:`build_demo_home` returns
+revisions and the archive; ``recall.run_recall`` for traces, with prompts a person would
+type; the approval queue for the pending proposal) — only the instruction documents and
+session transcripts, which are the user's and the agent's own files, are written as plain
+files in their documented formats. The sessions hold preference sentences the suggestion
+scanner picks up (one per marker kind, one in Chinese). :func:`build_demo_home` returns
 what it made.
 
 Plain Python: no textual import (the firewall test imports this module).
@@ -12,7 +13,6 @@ Plain Python: no textual import (the firewall test imports this module).
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from . import approvals, policy
 from .gotime import DAY_NS, Timestamp
 from .paths import Layout
+from .recall import run_recall
 from .settings import Settings
 
 __all__ = ["DemoReport", "build_demo_home", "DEMO_NOW", "demo_facts"]
@@ -51,7 +53,7 @@ class DemoReport:
     approvals: int = 0
     """Pending proposals queued."""
     skipped: list[str] = field(default_factory=list)
-    """Parts skipped because a module is missing."""
+    """Optional parts that failed (the demo still opens without them)."""
 
 
 # name, title, description, type, scope, activation, volatility, subject, keywords, age_days, body
@@ -92,13 +94,6 @@ def demo_facts() -> tuple[tuple[Any, ...], ...]:
     return _FACTS
 
 
-def _optional(module: str) -> Any:
-    try:
-        return importlib.import_module(f"reasonix_tui.core.{module}")
-    except ImportError:
-        return None
-
-
 def _write_instructions(root: Path, workspace: Path) -> None:
     (workspace / ".git").mkdir(parents=True, exist_ok=True)
     (workspace / "docs").mkdir(exist_ok=True)
@@ -124,15 +119,17 @@ def _write_instructions(root: Path, workspace: Path) -> None:
 def _write_sessions(layout: Layout, now: Timestamp) -> int:
     sessions = layout.project_sessions_dir
     sessions.mkdir(parents=True, exist_ok=True)
+    # Each preference carries one of the scanner's markers (remember, always, never, 以后),
+    # so every one of them becomes a suggestion with its sentence as evidence.
     turns = [
         ("20260720-091500.000000000-deepseek-chat.jsonl", [
             ("user", "Remember that we always run database migrations with alembic, never by hand."),
             ("assistant", "Understood: migrations go through alembic."),
-            ("user", "From now on, please write docstrings in Google style for every public function."),
+            ("user", "Always write Google-style docstrings for every public function."),
             ("assistant", "Will do."),
         ]),
         ("20260722-140200.000000000-deepseek-chat.jsonl", [
-            ("user", "Don't ever commit .env files; we keep secrets in 1Password."),
+            ("user", "Never commit .env files; we keep secrets in 1Password."),
             ("assistant", "Noted."),
             ("user", "以后请用中文写提交说明的正文部分。"),
             ("assistant", "好的。"),
@@ -240,29 +237,26 @@ def build_demo_home(
 
     report.sessions = _write_sessions(layout, now)
 
-    recall = _optional("recall")
-    run_recall = getattr(recall, "run_recall", None) if recall is not None else None
-    if run_recall is not None:
-        queries = (
-            ("which package manager do we use here?", 40),
-            ("how do I deploy to production?", 25),
-            ("continue", 20),
-            ("what is the staging database host", 10),
-        )
-        for query, minutes_ago in queries:
-            at = Timestamp(now.ns - minutes_ago * 60 * 1_000_000_000)
-            try:
-                run_recall(layout, query, settings=settings, source="demo", now=at, store=store_at(0))
-            except Exception as exc:  # the demo never fails because of one optional part
-                report.skipped.append(f"recall trace {query!r}: {type(exc).__name__}: {exc}")
-                break
-            report.traces += 1
-    else:
-        report.skipped.append("recall traces (recall engine not installed)")
+    # Recall traces from prompts a person would type, oldest first: a generic turn (recall
+    # stays out), a question whose fact is pinned (already in the prompt), a Chinese one
+    # (cross-language terms), then two that hit on their real terms.
+    queries = (
+        ("continue", 50),
+        ("which package manager should I use", 40),
+        ("发布分支叫什么？", 30),
+        ("how do I run the tests before committing?", 20),
+        ("how do we deploy to production?", 10),
+    )
+    for query, minutes_ago in queries:
+        at = Timestamp(now.ns - minutes_ago * 60 * 1_000_000_000)
+        try:
+            run_recall(layout, query, settings=settings, source="demo", now=at, store=store_at(0))
+        except Exception as exc:  # the demo never fails because of one optional part
+            report.skipped.append(f"recall trace {query!r}: {type(exc).__name__}: {exc}")
+            break
+        report.traces += 1
 
-    approvals = _optional("approvals")
-    policy = _optional("policy")
-    if with_approval and approvals is not None and policy is not None:
+    if with_approval:
         arguments = {
             "name": "deploy-target",
             "title": "Deploy target is Fly.io (two regions)",
@@ -278,6 +272,4 @@ def build_demo_home(
         requester = approvals.Requester(pid=4242, agent="claude-code", source="mcp", host="demo")
         approvals.ApprovalQueue(layout).propose("remember", arguments, assessment, store, requester)
         report.approvals = 1
-    elif with_approval:
-        report.skipped.append("pending approval (approvals module not installed)")
     return report
