@@ -280,6 +280,7 @@ def test_project_fact_suppresses_global(shared: dict[str, str]) -> None:
     assert "legacy" not in r.block
     suppressed = [c for c in r.considered if c.decision == "suppressed"]
     assert suppressed and suppressed[0].fact is gf and "shared key" in suppressed[0].detail
+    assert suppressed[0].detail.startswith("by project fact ")  # the trace prints "suppressed: by …"
 
 
 def test_pinned_facts_are_skipped_by_recall() -> None:
@@ -506,12 +507,41 @@ def test_rivals_need_project_scoping_words() -> None:
         "mem-sql", "mem-gs"}
 
 
+def test_function_words_alone_are_no_evidence() -> None:
+    dlq = F("mem-dlq", "payments-dead-letter-policy", "Payments dead-letter policy",
+            body="Failed payment events are retried five times, then parked in a dead-letter queue.")
+    rota = F("mem-rota", "oncall-rota", "On-call rota", body="The on-call engineer this week is Dana; see the calendar.")
+    q = "what is the dead-letter policy for the payments queue?"
+    assert ids(recall([dlq, rota], q, NOW, mode=EXACT)) == ["mem-dlq", "mem-rota"]  # matched "is, the"
+    r = recall([dlq, rota], q, NOW)
+    assert ids(r) == ["mem-dlq"] and "On-call" not in r.block
+    c = {c.fact.id: c for c in r.considered}["mem-rota"]
+    assert c.decision == "gate" and "only function words matched (is, the)" in c.detail
+    assert ids(recall([dlq, rota], q, NOW, enhancements=Enhancements().without("function_words"))) == [
+        "mem-dlq", "mem-rota"]
+    # a query made only of function words recalls nothing
+    assert recall([dlq, rota], "what is the", NOW).hits == ()
+
+
+def test_function_words_neither_count_for_nor_against_the_gate() -> None:
+    tests = F("mem-tests", "flaky-tests", "Flaky tests", body="Quarantine flaky tests with the @flaky marker.")
+    deploy = F("mem-deploy", "deploy-target", "Deploy target", body="Production runs on Fly.io (ams).")
+    # "the" + "tests" passes Reasonix's two-term gate; "tests" alone is a weak match
+    assert ids(recall([tests], "how do I run the tests", NOW, mode=EXACT)) == ["mem-tests"]
+    r = recall([tests], "how do I run the tests", NOW)
+    assert r.hits == ()
+    assert "function words do not count: the" in r.considered[0].detail
+    # "deploy" is the query's one real term, and long enough to stand alone
+    assert recall([deploy], "how do I deploy", NOW, mode=EXACT).hits == ()
+    assert ids(recall([deploy], "how do I deploy", NOW)) == ["mem-deploy"]
+
+
 def test_each_improvement_can_be_switched_off() -> None:
     fact = F("mem-pool", "db-pool-size", "DB pool size", body="max_open_conns = 20")
     off = Enhancements().without("symbols")
     assert recall([fact], "where is MaxOpenConns configured?", NOW, enhancements=off).hits == ()
     assert set(Enhancements.names()) >= {"symbols", "cjk_keywords", "lexicon", "supersedes", "replacement_cues",
-                                         "stale_flags", "rivals", "generic"}
+                                         "stale_flags", "rivals", "generic", "function_words"}
 
 
 def test_mode_setting_and_validation() -> None:

@@ -227,6 +227,8 @@ def test_cli_memory_recall_history(seeded: Layout, capsys: pytest.CaptureFixture
     # the pinned fact is explained, not recalled
     last = TraceStore(seeded).last()
     assert last is not None and {c.id: c.decision for c in last.considered}.get("mem-lint") == "pinned"
+    lint = next(c for c in last.considered if c.id == "mem-lint")
+    assert lint.why == "pinned: its body rides the pinned channel, so recall skips it"  # said once
     assert main(cli(seeded, "memory", "recall", "--history", "0")) == 2
     assert "at least 1" in capsys.readouterr().err
 

@@ -31,6 +31,7 @@ from .enhance import (
     W_KEYWORD,
     W_LEXICON,
     W_SYMBOL,
+    FUNCTION_WORDS,
     EnhancedIndex,
     Enhancements,
     QueryPlan,
@@ -346,13 +347,30 @@ class _Run:
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         assert self.bm is not None
         score, count, per_term = self.bm.accumulate(self.terms)
+        self.per_term = per_term
+        # ``function_words``: the gate is Reasonix's, applied to the query's other terms
+        gate_terms: Sequence[str] = self.terms
+        gate_count = count
+        self.content: np.ndarray | None = None
+        if self.enh is not None and self.enh.function_words and any(t in FUNCTION_WORDS for t in self.terms):
+            gate_terms = tuple(t for t in self.terms if t not in FUNCTION_WORDS)
+            gate_count = count.copy()
+            for term, docs in zip(self.terms, per_term):
+                if docs is not None and term in FUNCTION_WORDS:
+                    gate_count[docs] -= 1
+            self.content = gate_count
         single_strong = np.zeros(self.bm.size, dtype=bool)
         for term, docs in zip(self.terms, per_term):
             # a term's strength matters only where it is the document's one match
-            if docs is not None and (count[docs] == 1).any() and strong_term(self.query, self.terms, term):
+            if docs is None or (self.content is not None and term in FUNCTION_WORDS):
+                continue
+            if (gate_count[docs] == 1).any() and strong_term(self.query, gate_terms, term):
                 single_strong[docs] = True
-        passed = (count >= 2) | ((count == 1) & single_strong)
-        self.per_term = per_term
+        passed = (gate_count >= 2) | ((gate_count == 1) & single_strong)
+        if self.content is not None:
+            exact = (count >= 2) | ((count == 1) & single_strong)
+            if (exact & ~passed).any():
+                self.notes.append("enhanced: facts matched only through function words were not recalled")
         return score, count, passed
 
     def _enhanced(
@@ -498,7 +516,7 @@ class _Run:
 
         if not (concept_docs or always_docs):
             return score, count > 0, passed
-        concepts = count.copy()
+        concepts = (self.content if self.content is not None else count).copy()
         for docs in concept_docs:
             concepts[docs] += 1
         score = score.copy()
@@ -514,7 +532,7 @@ class _Run:
             passed2[docs] = True
         if (passed2 & ~passed).any():
             self.notes.append("enhanced: extra evidence admitted facts the exact gate rejected")
-        cand = concepts > 0
+        cand = (count > 0) | (concepts > 0)
         for docs in always_docs:
             cand[docs] = True
         return score, cand, passed | passed2
@@ -881,8 +899,17 @@ class _Run:
             else:
                 matched = tuple(self._matched(doc)) if doc is not None else ()
             if decision == "gate":
-                detail = (f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long term "
-                          "in a short query, or a distinctive term")
+                fw = [t for t in matched if t in FUNCTION_WORDS] if self.content is not None else []
+                if fw and len(fw) == len(matched):
+                    detail = (f"weak match: only function words matched ({', '.join(matched)}); they are no "
+                              "evidence on their own")
+                elif fw:
+                    rest = [t for t in matched if t not in FUNCTION_WORDS]
+                    detail = (f"weak match: only {', '.join(rest)} matched (function words do not count: "
+                              f"{', '.join(fw)}); needs 2 terms, a long term in a short query, or a distinctive term")
+                else:
+                    detail = (f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
+                              "term in a short query, or a distinctive term")
             out.append(Considered(fact=fact, decision=decision, detail=detail, score=score, matched=matched,
                                   freshness=LABELS[code] if code is not None else "", rank=rank))
         return tuple(out)

@@ -24,6 +24,10 @@ Reasonix's.
   ("for payments", "in this repo", the workspace's own name) is the same subject: the
   project fact wins, as it does for identical identity keys.
 * ``generic``: acknowledgement-only turns ("ok, continue", "好的，继续下一步") stay silent.
+* ``function_words``: a fact is never recalled on function words alone. Reasonix has no
+  stopwords, so "what is the staging host" passes the two-term gate for every fact that
+  contains "is" and "the"; here such a fact needs at least one other matched term (or
+  concept). Scores are unchanged.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ __all__ = [
     "plan_query",
     "segments",
     "replacement_targets",
+    "FUNCTION_WORDS",
 ]
 
 
@@ -74,6 +79,8 @@ class Enhancements:
     this project ("Code review policy" → "Code review policy for payments")."""
     generic: bool = True
     """Acknowledgement-only turns stay silent."""
+    function_words: bool = True
+    """A fact matched only on function words ("is", "the", "什么") is not recalled."""
 
     def without(self, name: str) -> Enhancements:
         """A copy with one improvement switched off (for ablations)."""
@@ -86,6 +93,21 @@ class Enhancements:
 
 
 ALL_ENHANCEMENTS = Enhancements()
+
+FUNCTION_WORDS = frozenset(
+    # English closed-class words: articles, pronouns, auxiliaries, prepositions,
+    # conjunctions, question words. Words with a software meaning ("go", "on", "off",
+    # "not", "no", "us" as in us-east-1, "use", "make", "run") are deliberately absent.
+    "a an the this that these those there here it its i me my we our you your he she they them their "
+    "is are was were be been being am do does did have has had will would shall should can could may "
+    "might must of to in at by for from with about into onto over than then so as if or and but nor "
+    "what which who whom whose when where why how whether please also just any some "
+    # Chinese function words (bigrams and the single characters a one-rune run yields)
+    "什么 怎么 怎样 如何 为什 我们 你们 他们 这个 那个 这些 那些 一下 是否 可以 应该 的 了 是 在 吗 呢 吧 和 与 "
+    # Japanese particles and copulas
+    "です ます は が を に で の".split()
+)
+"""Query terms that are no evidence on their own (``function_words``)."""
 
 W_SYMBOL = 0.9
 W_LEXICON = 0.8

@@ -52,11 +52,11 @@ class Exclusion:
 
     @property
     def explanation(self) -> str:
-        """One line for a person."""
+        """One line for a person, read after the kind (``pinned: …``, ``suppressed: …``)."""
         if self.kind == "pinned":
-            return "pinned: its body rides the pinned channel, so recall skips it"
+            return "its body rides the pinned channel, so recall skips it"
         assert self.by is not None
-        return f"suppressed by {self.by.scope} fact {self.by.id} ({self.by.ref}); shared key {self.key}"
+        return f"by {self.by.scope} fact {self.by.id} ({self.by.ref}); shared key {self.key}"
 
 
 @dataclass(frozen=True, slots=True)
