@@ -122,7 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--home", help="state root (default: $REASONIX_STATE_HOME, $REASONIX_HOME, ~/.reasonix)")
     parser.add_argument("--workspace", help="workspace directory (default: the current directory)")
-    parser.add_argument("--demo", action="store_true", help="open the Context Center on a generated demo home")
+    parser.add_argument(
+        "--demo", action="store_true",
+        help="use a generated demo home: the Context Center regenerates it; a subcommand uses the one there",
+    )
     parser.add_argument("--no-watch", action="store_true", help="do not watch the store for outside changes")
     from .. import __version__
 
@@ -160,8 +163,16 @@ def _log_internal_error(layout: Layout | None) -> str:
 
 
 def make_context(args: argparse.Namespace) -> CliContext:
-    """Resolve layout and settings from the global options."""
-    layout = Layout.resolve(home=args.home, workspace=args.workspace)
+    """Resolve layout and settings from the global options (``--demo``: the demo home's)."""
+    if getattr(args, "demo", False):
+        if args.home or args.workspace:
+            raise CliError("--demo cannot be combined with --home or --workspace", exit_code=2)
+        from .open_app import demo_layout
+
+        layout = demo_layout(reset=False)
+        sys.stderr.write(f"reasonix-tui: using the demo home at {layout.root} (workspace {layout.workspace})\n")
+    else:
+        layout = Layout.resolve(home=args.home, workspace=args.workspace)
     return CliContext(layout=layout, settings=load_settings(layout.root))
 
 

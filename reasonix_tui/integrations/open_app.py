@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.paths import Layout
 from ..core.settings import load_settings
 
-__all__ = ["open_context_center", "has_real_store", "demo_root"]
+__all__ = ["open_context_center", "has_real_store", "demo_root", "demo_layout"]
 
 
 def has_real_store(layout: Layout) -> bool:
@@ -42,6 +42,22 @@ def demo_root() -> Path:
     return Path(tempfile.gettempdir()) / f"reasonix-tui-demo-{user}"
 
 
+def demo_layout(*, reset: bool) -> Layout:
+    """The demo home's layout, generated when ``reset`` or when it does not exist yet.
+
+    The Context Center regenerates it on every ``--demo`` start; a CLI command run with
+    ``--demo`` reuses the one there (so ``suggest dismiss`` then ``suggest`` agree).
+    """
+    from ..core.demo import build_demo_home
+
+    root = demo_root()
+    workspace = root / "workspace" / "acme-api"
+    layout = Layout.resolve(home=root, workspace=workspace)
+    if reset or not (has_real_store(layout) and workspace.is_dir()):
+        build_demo_home(root, workspace, reset=True)
+    return layout
+
+
 def open_context_center(args: argparse.Namespace) -> int:
     """Resolve the layout, maybe build the demo home, and run the app."""
     layout = Layout.resolve(home=getattr(args, "home", None), workspace=getattr(args, "workspace", None))
@@ -50,12 +66,7 @@ def open_context_center(args: argparse.Namespace) -> int:
         demo = True
         sys.stderr.write(f"reasonix-tui: no store at {layout.root}; opening a demo home (use --home to choose a store)\n")
     if demo:
-        from ..core.demo import build_demo_home
-
-        root = demo_root()
-        workspace = root / "workspace" / "acme-api"
-        build_demo_home(root, workspace, reset=True)
-        layout = Layout.resolve(home=root, workspace=workspace)
+        layout = demo_layout(reset=True)
     settings = load_settings(layout.root)
     from ..tui.app import make_app
 

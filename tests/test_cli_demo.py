@@ -1,0 +1,54 @@
+"""``reasonix-tui --demo <command>``: a subcommand runs against the demo home (generated
+once, then reused), never silently against the real store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reasonix_tui.integrations import open_app
+from reasonix_tui.integrations.cli import main
+
+
+@pytest.fixture
+def demo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "demo"
+    monkeypatch.setattr(open_app, "demo_root", lambda: root)
+    return root
+
+
+def test_demo_subcommands_use_the_demo_home(demo_dir: Path, state_root: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--demo", "memory", "list", "--json"]) == 0
+    captured = capsys.readouterr()
+    facts = json.loads(captured.out)
+    assert facts and all(f["path"].startswith(str(demo_dir)) for f in facts)
+    assert f"using the demo home at {demo_dir}" in captured.err
+    assert not any(state_root.iterdir())  # the real (isolated) store was not touched
+
+    assert main(["--demo", "history", "search", "alembic"]) == 0
+    assert "alembic" in capsys.readouterr().out
+
+    assert main(["--demo", "suggest", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["memories"][0]["id"]
+    assert main(["--demo", "suggest", "dismiss", first]) == 0
+    capsys.readouterr()
+    # the demo home is reused between commands, so the dismissal sticks
+    assert main(["--demo", "suggest", "--json"]) == 0
+    assert first not in [m["id"] for m in json.loads(capsys.readouterr().out)["memories"]]
+
+
+def test_demo_with_home_is_refused(demo_dir: Path, state_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--demo", "--home", str(state_root), "memory", "list"]) == 2
+    assert "--demo cannot be combined with --home or --workspace" in capsys.readouterr().err
+    assert not demo_dir.exists()
+
+
+def test_a_broken_demo_home_is_regenerated(demo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    demo_dir.mkdir()
+    (demo_dir / "stray.txt").write_text("not a store")
+    assert main(["--demo", "memory", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)
+    assert not (demo_dir / "stray.txt").exists()
