@@ -565,6 +565,14 @@ def test_cli_search_and_around(layout: Layout, capsys: pytest.CaptureFixture[str
     assert "outside the configured history roots" in capsys.readouterr().err
     assert main(base + ["history", "search", "nothingmatches"]) == 0
     assert json.loads(Path(H.misses_path(layout)).read_text().splitlines()[-1])["via"] == "cli"
+    # the tool's hints name tool arguments; on the command line they name the options
+    out = capsys.readouterr().out
+    assert "--kind tool_output or filter with --tool-name N" in out and "Widen --scope from project" in out
+    assert "kind=[" not in out
+    assert main(base + ["history", "search", "staging"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("Read nearby messages with: reasonix-tui history around SESSION_PATH MESSAGE_INDEX")
+    assert 'operation="around"' not in out
 
 
 def test_prewarm_then_search_reads_nothing_new(layout: Layout) -> None:

@@ -242,7 +242,11 @@ def test_cli_memory_search_and_pinned(layout: Layout, capsys: pytest.CaptureFixt
         save(layout, f)
     base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
     assert main([*base, "memory", "search", "green", "cluster"]) == 0
-    assert capsys.readouterr().out.startswith('Memory search results for "green cluster":\n\n1. score=')
+    out = capsys.readouterr().out
+    assert out.startswith('Memory search results for "green cluster":\n\n1. score=')
+    assert out.endswith("\n\nRead a whole fact with: reasonix-tui memory show ID\n") and "operation=" not in out
+    assert main([*base, "memory", "search", "zzzz"]) == 0
+    assert "use `reasonix-tui history search`; saved memories may paraphrase" in capsys.readouterr().out
     assert main([*base, "memory", "search", "cluster", "--scope", "project", "--limit", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["query"] == "cluster" and len(data["hits"]) == 1 and data["hits"][0]["scope"] == "project"

@@ -1,9 +1,10 @@
 """``history search`` and ``history around``: the session history tool from the command line.
 
 * ``reasonix-tui history search QUERY [--scope project|global|archive] [--kind K ...]
-  [--tool-name N] [--limit N] [--json]`` prints exactly what the agent's ``history`` tool
-  returns (Reasonix's search output, or its zero-result guidance), or with ``--json`` the
-  hits as Reasonix marshals them. A search that finds nothing is logged to
+  [--tool-name N] [--limit N] [--json]`` prints what the agent's ``history`` tool
+  returns (Reasonix's search output, or its zero-result guidance), with the hints that
+  name tool arguments (``operation="around"``, ``kind=[…]``) spelled as this command's
+  options, or with ``--json`` the hits as Reasonix marshals them. A search that finds nothing is logged to
   ``<root>/reasonix-tui/history-misses.jsonl`` (the "memory wanted" signal).
 * ``reasonix-tui history around PATH INDEX [--window N] [--before N] [--after N] [--json]``
   prints the transcript window around a hit (``--window`` sets both sides).
@@ -72,6 +73,23 @@ def register(reg: Registry) -> None:
     a.set_defaults(func=cmd_around)
 
 
+CLI_HINTS = (
+    ('Use operation="around" with a session_path and message_index to read nearby messages.',
+     "Read nearby messages with: reasonix-tui history around SESSION_PATH MESSAGE_INDEX"),
+    ('include kind=["tool_output"] or filter by tool_name for',
+     "add --kind tool_output or filter with --tool-name N for"),
+    ("Widen scope from project to global", "Widen --scope from project to global"),
+)
+"""The tool's hints (for a model calling the MCP tool) and their command-line spelling."""
+
+
+def cli_text(text: str) -> str:
+    """The tool's output with its hints spelled for the command line."""
+    for tool, cli in CLI_HINTS:
+        text = text.replace(tool, cli)
+    return text
+
+
 def _options(ctx: CliContext) -> HistoryOptions:
     return HistoryOptions.for_layout(ctx.layout)
 
@@ -94,7 +112,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
     else:
-        ctx.print(format_hits(query, result.hits))
+        ctx.print(cli_text(format_hits(query, result.hits)))
     return 0
 
 

@@ -98,7 +98,10 @@ def _search(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
     else:
-        ctx.print(format_search(query, hits))
+        ctx.print(format_search(query, hits).replace(
+            'Use operation="read" with a stable memory id to inspect the full saved fact.',
+            "Read a whole fact with: reasonix-tui memory show ID",
+        ).replace("use the history tool;", "use `reasonix-tui history search`;"))
     return 0
 
 
