@@ -352,8 +352,35 @@ def test_cli_suggest_accept_dismiss(home: Layout, capsys: pytest.CaptureFixture[
     assert main(base + ["suggest", "accept", "missing-id"]) == 1
     assert 'suggestion "missing-id" not found' in capsys.readouterr().err
     assert main(base + ["suggest", "accept", "memory-remember-the-staging-db-is-read-only", "--body", " "]) == 2
+    # --all shows what was dismissed or accepted, and says which
+    capsys.readouterr()
+    assert main(base + ["suggest", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "memory-prefer-squash-merges-on-every-pr-to-main  [memory · history · dismissed]" in out
+    assert "undo a dismissal with `reasonix-tui suggest restore ID`" in out
+    assert main(base + ["suggest", "--all", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["dismissed"] == ["memory-prefer-squash-merges-on-every-pr-to-main"]
+    assert main(base + ["suggest"]) == 0
+    out = capsys.readouterr().out
+    assert "[memory · history · dismissed]" not in out and "`reasonix-tui suggest --all` shows them" in out
     assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 0
     assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 2
+
+
+def test_cli_says_when_every_candidate_is_hidden(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    session(layout.project_sessions_dir / "one.jsonl", [user("never deploy on Fridays please")], 1_700_000_000)
+    base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
+    [cand] = S.list_suggestions(layout).memories
+    assert main(base + ["suggest", "dismiss", cand.id]) == 0
+    capsys.readouterr()
+    assert main(base + ["suggest"]) == 0
+    assert capsys.readouterr().out == (
+        "suggestions: none (scanned 1 sessions; 1 dismissed or accepted hidden, "
+        "`reasonix-tui suggest --all` shows them)\n"
+    )
+    view = S.list_suggestions(layout, include_hidden=True)
+    assert view.state_of(cand.id) == "dismissed" and view.hidden == 0
 
 
 def test_hidden_and_empty_sessions_are_not_scanned(layout: Layout) -> None:

@@ -317,10 +317,22 @@ class SuggestionsView:
     """Sessions scanned."""
     hidden: int = 0
     """Candidates not shown because they were dismissed or accepted."""
+    dismissed: frozenset[str] = frozenset()
+    """Ids of shown candidates that were dismissed (only with ``include_hidden``)."""
+    accepted: frozenset[str] = frozenset()
+    """Ids of shown candidates that were accepted (only with ``include_hidden``)."""
 
     def all(self) -> tuple[Suggestion, ...]:
         """Memories then skills."""
         return (*self.memories, *self.skills)
+
+    def state_of(self, suggestion_id: str) -> str:
+        """``dismissed``, ``accepted`` or ``""`` (open)."""
+        if suggestion_id in self.dismissed:
+            return "dismissed"
+        if suggestion_id in self.accepted:
+            return "accepted"
+        return ""
 
     def to_json(self) -> dict[str, Any]:
         """Reasonix's payload shape (arrays never null), then ours."""
@@ -332,6 +344,8 @@ class SuggestionsView:
             "source": self.source,
             "sessions": self.sessions,
             "hidden": self.hidden,
+            "dismissed": sorted(self.dismissed),
+            "accepted": sorted(self.accepted),
         }
 
 
@@ -1123,11 +1137,17 @@ def list_suggestions(
     state = _load_state(layout)
     hidden_ids = set(state["dismissed"]) | set(state["accepted"])
     hidden = 0
+    dismissed: frozenset[str] = frozenset()
+    accepted: frozenset[str] = frozenset()
     if not include_hidden:
         before = len(memories) + len(skills)
         memories = [m for m in memories if m.id not in hidden_ids]
         skills = [s for s in skills if s.id not in hidden_ids]
         hidden = before - len(memories) - len(skills)
+    else:
+        shown = {m.id for m in memories} | {s.id for s in skills}
+        dismissed = frozenset(shown & set(state["dismissed"]))
+        accepted = frozenset(shown & set(state["accepted"])) - dismissed
     return SuggestionsView(
         memories=tuple(memories),
         skills=tuple(skills),
@@ -1136,6 +1156,8 @@ def list_suggestions(
         source="local-history",
         sessions=len(sessions),
         hidden=hidden,
+        dismissed=dismissed,
+        accepted=accepted,
     )
 
 

@@ -79,11 +79,13 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print("suggestions: unavailable (memory is disabled)")
         return 0
     items = view.all()
+    hidden_note = f"{view.hidden} dismissed or accepted hidden, `reasonix-tui suggest --all` shows them"
     if not items:
-        ctx.print(f"suggestions: none (scanned {view.sessions} sessions)")
+        ctx.print(f"suggestions: none (scanned {view.sessions} sessions" + (f"; {hidden_note})" if view.hidden else ")"))
     for s in items:
         kind = "memory" if isinstance(s, MemorySuggestion) else "skill"
-        ctx.print(f"{s.id}  [{kind} · {s.origin}]")
+        state = view.state_of(s.id)
+        ctx.print(f"{s.id}  [{kind} · {s.origin}" + (f" · {state}]" if state else "]"))
         ctx.print(f"  {s.title}")
         if isinstance(s, MemorySuggestion):
             ctx.print(f"  type={s.type} scope={s.scope} name={s.name}" + ("  (needs your answer)" if s.needs_edit else ""))
@@ -101,8 +103,10 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print()
     if items:
         ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s)"
-                  + (f"; {view.hidden} dismissed or accepted hidden (--all shows them)" if view.hidden else ""))
+                  + (f"; {hidden_note}" if view.hidden else ""))
         ctx.print("accept with `reasonix-tui suggest accept ID [--body ...]`, or `reasonix-tui suggest dismiss ID`")
+        if view.dismissed:
+            ctx.print("undo a dismissal with `reasonix-tui suggest restore ID`")
     return 0
 
 
