@@ -1,0 +1,39 @@
+"""The benchmark scripts' own logic: verdicts never claim a figure that was not measured,
+and a wait that can never end is reported instead of hanging."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_recall_bench_does_not_claim_an_unmeasured_target(capsys: pytest.CaptureFixture[str]) -> None:
+    rb = load("recall_bench")
+    assert rb.verdict(None).startswith("not measured") and rb.verdict(True) == "met" and rb.verdict(False) == "NOT met"
+    assert rb.main(["--sizes", "50", "--queries", "5", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "full scan: not measured (no size ≥ 10000 in --sizes)" in out and ": met" not in out
+
+
+def test_tui_bench_wait_has_a_deadline() -> None:
+    tb = load("tui_bench")
+    app = SimpleNamespace(focused=None)
+    with pytest.raises(tb.BenchTimeout, match="the cursor did not move.*focused: NoneType"):
+        asyncio.run(tb.until(lambda: False, "the cursor did not move", app, timeout=0.05))
+    asyncio.run(tb.until(lambda: True, "never waits", app, timeout=0.0))
