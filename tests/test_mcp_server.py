@@ -144,6 +144,11 @@ async def test_pending_at_once_without_a_context_center(layout: Layout, store: S
     assert result.structured_content["status"] == "pending"
     assert result.structured_content["context_center_open"] is False
     assert "No Context Center is open" in text(result)
+    pid = result.structured_content["proposal_id"]
+    # over MCP the model is pointed at the tool, not at a shell command it may not have
+    assert f'check with: the approval_status tool (proposal_id="{pid}", wait_seconds=60)' in text(result)
+    assert "reasonix-tui approval-status" not in text(result)
+    assert "reasonix-tui approval-status" not in result.structured_content["message"]
 
 
 async def test_forget_is_always_a_proposal(layout: Layout, store: Store, presence: Any) -> None:

@@ -23,6 +23,7 @@ clients' tool-call timeouts (Codex's default is 60 s).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import traceback
@@ -116,12 +117,21 @@ def _text(message: str, *, error: bool = False, structured: dict[str, Any] | Non
                           structured_content=structured)
 
 
+def _for_mcp(outcome: AgentWriteOutcome) -> AgentWriteOutcome:
+    """The core's messages name the shell verb; over MCP the model has the ``approval_status`` tool."""
+    if not outcome.proposal_id:
+        return outcome
+    shell = f"reasonix-tui approval-status {outcome.proposal_id} --wait 60"
+    tool = f'the approval_status tool (proposal_id="{outcome.proposal_id}", wait_seconds=60)'
+    return dataclasses.replace(outcome, message=outcome.message.replace(shell, tool))
+
+
 def _outcome(outcome: AgentWriteOutcome) -> CallToolResult:
+    outcome = _for_mcp(outcome)
     data = outcome.to_dict()
     lines = [outcome.message]
     if outcome.status == "pending" and outcome.proposal_id:
-        lines.append(f"status=pending proposal_id={outcome.proposal_id} (over MCP, check with the approval_status "
-                     f"tool instead of the shell command)")
+        lines.append(f"status=pending proposal_id={outcome.proposal_id}")
     elif outcome.fact_id:
         lines.append(f"status={outcome.status} id={outcome.fact_id} revision={outcome.revision} ref={outcome.ref}")
     else:
