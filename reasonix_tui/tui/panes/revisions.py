@@ -18,6 +18,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.encoding import read_text
+from ...core.gostr import one_line
 from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact
 from ..messages import RestoreRequested
@@ -166,7 +167,7 @@ class RevisionsPane(Pane):
             Option(f"● rev {current.revision}  current  {relative_time(current.updated_at, now)}", id="rev-current")
         )
         for rev in history.revisions:
-            summary = " ".join((rev.title or rev.description or rev.body).split())
+            summary = one_line(rev.title or rev.description or rev.body)
             summary = summary if len(summary) <= 26 else summary[:25] + "…"
             option_list.add_option(
                 Option(f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary}", id=f"rev-{rev.revision}")
