@@ -193,6 +193,18 @@ def test_bare_memory_prints_the_summary(seeded: Layout, capsys) -> None:
     assert out.rstrip("\n").endswith("|archived|recover <archive-path>|instructions]")
 
 
+def test_bare_memory_takes_json_too(seeded: Layout, capsys) -> None:
+    assert main(run(seeded, "memory", "--json")) == 0
+    bare = json.loads(capsys.readouterr().out)
+    assert main(run(seeded, "memory", "summary", "--json")) == 0
+    assert json.loads(capsys.readouterr().out) == bare
+    # before or after the subcommand, --json means the same
+    assert main(run(seeded, "memory", "--json", "list")) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert main(run(seeded, "memory", "list", "--json")) == 0
+    assert json.loads(capsys.readouterr().out) == before and isinstance(before, list)
+
+
 def test_bare_memory_on_an_empty_home(layout: Layout, capsys) -> None:
     assert main(run(layout, "memory")) == 0
     assert capsys.readouterr().out == "memory: none — add with “/remember <note>” or run /init to generate AGENTS.md\n"

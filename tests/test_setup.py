@@ -121,6 +121,21 @@ def test_print_writes_nothing(workspace: Path, state_root: Path, capsys: pytest.
     assert not (workspace / ".claude").exists() and not (workspace / ".mcp.json").exists()
 
 
+def test_json_plan_then_json_write(workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(workspace, state_root, "cursor", "--json") == 0  # never asks; without --yes writes nothing
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["agent"] == "cursor" and plan["written"] == []
+    [change] = plan["changes"]
+    assert change["state"] == "new" and change["path"] == str(workspace / ".cursor" / "mcp.json")
+    assert EXE in change["diff"] and not (workspace / ".cursor").exists()
+    assert run(workspace, state_root, "cursor", "--json", "--yes") == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["written"] == [{"path": str(workspace / ".cursor" / "mcp.json"), "backup": None}]
+    assert run(workspace, state_root, "cursor", "--json") == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [c["state"] for c in again["changes"]] == ["unchanged"] and again["written"] == []
+
+
 def test_no_terminal_and_no_yes_writes_nothing(workspace: Path, state_root: Path,
                                                monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:

@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"reasonix-tui {__version__}")
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     memory_parser = top.add_parser("memory", help="the /memory command family")
+    memory_parser.add_argument("--json", dest="memory_json", action="store_true", help="machine-readable output")
     memory = memory_parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", parser_class=_Parser)
     memory_parser.set_defaults(func=_memory_help(memory_parser))
     reg = Registry(top=top, memory=memory, memory_parser=memory_parser)
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     """Parse, dispatch, and turn expected errors into one line and an exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "memory_json", False):  # `memory --json [SUBCOMMAND]`
+        args.json = True
     layout: Layout | None = None
     try:
         if args.command is None:

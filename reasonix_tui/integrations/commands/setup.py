@@ -2,7 +2,8 @@
 agent's hook, MCP and permission configuration (see :mod:`reasonix_tui.integrations.setup`).
 
 ``--print`` only shows the diff; ``--yes`` writes without asking; otherwise the command
-asks ``y/N`` on a terminal and writes nothing when stdin is not one.
+asks ``y/N`` on a terminal and writes nothing when stdin is not one. ``--json`` prints the
+plan (and, with ``--yes``, what was written) as JSON and never asks.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 import sys
+from typing import Any
 
 from ..cli import CliContext, CliError, Registry
 from ..setup import SetupError, SetupPlan, plan_claude_code, plan_codex, plan_cursor, resolve_command
@@ -30,7 +32,41 @@ def _confirm(ctx: CliContext) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def _plan_json(plan: SetupPlan) -> dict[str, Any]:
+    return {
+        "agent": plan.agent,
+        "scope": plan.scope,
+        "changes": [
+            {
+                "path": str(c.path),
+                "state": ("new" if c.before is None else "merge") if c.changed else "unchanged",
+                "summary": c.summary,
+                "diff": c.diff() if c.changed else "",
+            }
+            for c in plan.changes
+        ],
+        "notes": list(plan.notes),
+    }
+
+
+def _run_json(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
+    out = _plan_json(plan)
+    written: list[tuple[Any, Any]] = []
+    if plan.pending and args.yes and not args.print_only:
+        try:
+            written = plan.apply()
+        except SetupError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"could not write the configuration: {exc}") from None
+    out["written"] = [{"path": str(path), "backup": str(backup) if backup else None} for path, backup in written]
+    ctx.print_json(out)
+    return 0
+
+
 def _run(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.json:
+        return _run_json(plan, args, ctx)
     ctx.stdout.write(plan.render())
     if not plan.pending:
         ctx.print("Nothing to do: everything is already in place.")
@@ -93,6 +129,8 @@ def _common(p: argparse.ArgumentParser, scoped: bool = True) -> None:
     p.add_argument("--print", dest="print_only", action="store_true", help="only show what would be written")
     p.add_argument("--command", dest="command_override", metavar="CMD",
                    help="how the agent should run reasonix-tui (default: this executable's absolute path)")
+    p.add_argument("--json", action="store_true",
+                   help="print the plan (and, with --yes, what was written) as JSON; never asks")
 
 
 def _help(parser: argparse.ArgumentParser, code: int) -> Callable[[argparse.Namespace, CliContext], int]:
