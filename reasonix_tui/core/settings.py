@@ -55,20 +55,28 @@ class Settings:
     """``REASONIX_EXPERIMENT_NO_MEMORY=1``: hide facts, pinned guidance and recall."""
     source: str = "defaults"
     """Where the settings came from (for diagnostics)."""
+    problems: tuple[str, ...] = ()
+    """What was wrong in a settings file and ignored (one line each; the CLI prints them)."""
 
     def with_overrides(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        if problems is not None:
+            problems.append(f"{path}: {exc}; the whole file is ignored (defaults apply)")
         return {}
+
+
+def _bad(problems: list[str], path: Path, key: str, value: Any, want: str) -> None:
+    problems.append(f"{path}: {key} = {value!r} is not {want}; ignored")
 
 
 def _int(value: Any, default: int) -> int:
@@ -91,6 +99,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     environ: Mapping[str, str] = os.environ if env is None else env
     s = Settings()
     sources: list[str] = []
+    problems: list[str] = []
 
     reasonix_mem = _read_toml(root / "config.toml").get("memory", {})
     if isinstance(reasonix_mem, dict) and reasonix_mem:
@@ -105,29 +114,35 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
             s = replace(s, recall_max_chars=max_chars)
         sources.append("config.toml")
 
-    own = _read_toml(root / "reasonix-tui" / "settings.toml")
+    own_path = root / "reasonix-tui" / "settings.toml"
+    own = _read_toml(own_path, problems)
     if own:
         mem = own.get("memory", {}) if isinstance(own.get("memory"), dict) else {}
         if "pinned_budget_chars" in mem:
-            s = replace(
-                s,
-                pinned_budget_chars=max(_int(mem["pinned_budget_chars"], s.pinned_budget_chars), 0),
-                pinned_budget_configured=True,
-            )
-        if _int(mem.get("recall_limit"), 0) > 0:
-            s = replace(s, recall_limit=_int(mem["recall_limit"], s.recall_limit))
-        if _int(mem.get("recall_max_chars"), 0) > 0:
-            s = replace(s, recall_max_chars=_int(mem["recall_max_chars"], s.recall_max_chars))
+            if _int(mem["pinned_budget_chars"], -1) < 0:
+                _bad(problems, own_path, "memory.pinned_budget_chars", mem["pinned_budget_chars"],
+                     "a whole number ≥ 0")
+            else:
+                s = replace(s, pinned_budget_chars=_int(mem["pinned_budget_chars"], 0), pinned_budget_configured=True)
+        for key in ("recall_limit", "recall_max_chars"):
+            if key in mem:
+                if _int(mem[key], 0) > 0:
+                    s = replace(s, **{key: _int(mem[key], 0)})
+                elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
+                    _bad(problems, own_path, f"memory.{key}", mem[key], "a whole number ≥ 0")
         recall = own.get("recall", {}) if isinstance(own.get("recall"), dict) else {}
-        mode = str(recall.get("mode", "")).strip()
-        if mode in RECALL_MODES:
-            s = replace(s, recall_mode=mode)
+        if "mode" in recall:
+            mode = str(recall["mode"]).strip()
+            if mode in RECALL_MODES:
+                s = replace(s, recall_mode=mode)
+            else:
+                _bad(problems, own_path, "recall.mode", recall["mode"], " or ".join(f'"{m}"' for m in RECALL_MODES))
         approvals = own.get("approvals", {}) if isinstance(own.get("approvals"), dict) else {}
         if "wait_seconds" in approvals:
             try:
                 s = replace(s, approval_wait_seconds=max(float(approvals["wait_seconds"]), 0.0))
             except (TypeError, ValueError):
-                pass
+                _bad(problems, own_path, "approvals.wait_seconds", approvals["wait_seconds"], "a number of seconds")
         sources.append("settings.toml")
 
     if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
@@ -144,4 +159,4 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
         s = replace(s, headless=True)
     if _truthy(environ.get("REASONIX_EXPERIMENT_NO_MEMORY")):
         s = replace(s, no_memory=True)
-    return replace(s, source=", ".join(sources) or "defaults")
+    return replace(s, source=", ".join(sources) or "defaults", problems=tuple(problems))

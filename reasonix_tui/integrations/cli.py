@@ -174,7 +174,10 @@ def make_context(args: argparse.Namespace) -> CliContext:
         sys.stderr.write(f"reasonix-tui: using the demo home at {layout.root} (workspace {layout.workspace})\n")
     else:
         layout = Layout.resolve(home=args.home, workspace=args.workspace)
-    return CliContext(layout=layout, settings=load_settings(layout.root))
+    settings = load_settings(layout.root)
+    for problem in settings.problems:
+        sys.stderr.write(f"reasonix-tui: warning: {problem}\n")
+    return CliContext(layout=layout, settings=settings)
 
 
 def main(argv: list[str] | None = None) -> int:
