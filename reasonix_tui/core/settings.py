@@ -67,7 +67,7 @@ def _read_toml(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         if problems is not None:

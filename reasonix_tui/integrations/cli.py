@@ -174,6 +174,9 @@ def make_context(args: argparse.Namespace) -> CliContext:
         sys.stderr.write(f"reasonix-tui: using the demo home at {layout.root} (workspace {layout.workspace})\n")
     else:
         layout = Layout.resolve(home=args.home, workspace=args.workspace)
+    if layout.root.exists() and not layout.root.is_dir():
+        raise CliError(f"the state root {layout.root} is not a directory (check --home, "
+                       "REASONIX_STATE_HOME and REASONIX_HOME)", exit_code=2)
     settings = load_settings(layout.root)
     for problem in settings.problems:
         sys.stderr.write(f"reasonix-tui: warning: {problem}\n")

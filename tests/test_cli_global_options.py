@@ -1,5 +1,6 @@
-"""``reasonix-tui --demo <command>``: a subcommand runs against the demo home (generated
-once, then reused), never silently against the real store."""
+"""The global options: ``--demo <command>`` runs against the demo home (generated once,
+then reused), never silently against the real store; a state root that is a file is bad
+input, not an internal error."""
 
 from __future__ import annotations
 
@@ -52,3 +53,13 @@ def test_a_broken_demo_home_is_regenerated(demo_dir: Path, capsys: pytest.Captur
     assert main(["--demo", "memory", "list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)
     assert not (demo_dir / "stray.txt").exists()
+
+
+def test_a_state_root_that_is_a_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    for argv in (["memory", "save", "--name", "a", "--description", "b", "--body", "c"], ["memory", "list"], []):
+        assert main(["--home", str(not_a_dir), *argv]) == 2  # [] would open the Context Center
+        err = capsys.readouterr().err
+        assert err == (f"reasonix-tui: the state root {not_a_dir} is not a directory "
+                       "(check --home, REASONIX_STATE_HOME and REASONIX_HOME)\n")
