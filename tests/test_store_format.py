@@ -345,7 +345,15 @@ def test_bad_yaml_keeps_body_and_reports_error() -> None:
     assert fact.title == "" and fact.description == ""
     assert fact.name == "my-plan"
     assert fact.type == "project"
-    assert fact.parse_error
+    # positions are the file's (the frontmatter starts on line 2), not PyYAML's "<unicode string>"
+    assert fact.parse_error == "line 2, column 15: mapping values are not allowed in this context"
+
+
+def test_yaml_error_names_where_the_construct_started() -> None:
+    fact = parse_fact_text("---\nname: x\nkeywords: [a, b\n---\nbody\n", path="/x/x.md")
+    assert fact.parse_error == (
+        "line 4, column 1: did not find expected ',' or ']' (while parsing a flow sequence started on line 3)")
+    assert "unicode string" not in fact.parse_error
 
 
 def test_tab_indented_yaml_loses_metadata_not_body() -> None:

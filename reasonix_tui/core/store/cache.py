@@ -26,7 +26,7 @@ from .model import Fact, FactId
 
 __all__ = ["StatKey", "ParseCache", "fact_to_row", "fact_from_row", "stat_key"]
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 MAGIC = b"RXTUI-PARSE-CACHE\n"
 StatKey = tuple[int, int, int, int]
 

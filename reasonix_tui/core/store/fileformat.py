@@ -131,6 +131,22 @@ def _flatten_node(node: yaml.Node, out: dict[str, str], order: list[str], top: l
         order.append(key)
 
 
+def yaml_error_text(exc: yaml.YAMLError) -> str:
+    """One line a person can act on, with positions counted in the *file*.
+
+    The frontmatter starts on the file's second line (after ``---``), so YAML line ``n``
+    (0-based) is file line ``n + 2``. PyYAML's own text names ``"<unicode string>"``.
+    """
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        text = f"line {mark.line + 2}, column {mark.column + 1}: {exc.problem or 'invalid YAML'}"
+        if exc.context:
+            where = f" started on line {exc.context_mark.line + 2}" if exc.context_mark is not None else ""
+            text += f" ({exc.context}{where})"
+        return " ".join(text.split())
+    return " ".join(str(exc).split())
+
+
 def flatten_yaml(raw_yaml: str) -> tuple[dict[str, str], str]:
     """Parse raw frontmatter into the flat key → raw text view; ``({}, error)`` on failure.
 
@@ -140,7 +156,7 @@ def flatten_yaml(raw_yaml: str) -> tuple[dict[str, str], str]:
     try:
         node = yaml.compose(raw_yaml, Loader=_Loader)
     except yaml.YAMLError as exc:
-        return {}, " ".join(str(exc).split())
+        return {}, yaml_error_text(exc)
     except (ValueError, RecursionError) as exc:  # pragma: no cover - exotic input
         return {}, str(exc)
     if node is None:
