@@ -515,6 +515,7 @@ def test_function_words_alone_are_no_evidence() -> None:
     assert ids(recall([dlq, rota], q, NOW, mode=EXACT)) == ["mem-dlq", "mem-rota"]  # matched "is, the"
     r = recall([dlq, rota], q, NOW)
     assert ids(r) == ["mem-dlq"] and "On-call" not in r.block
+    assert r.hits[0].reason.startswith("matched dead, letter, policy, payments;")  # not "what, is, the"
     c = {c.fact.id: c for c in r.considered}["mem-rota"]
     assert c.decision == "gate" and "only function words matched (is, the)" in c.detail
     assert ids(recall([dlq, rota], q, NOW, enhancements=Enhancements().without("function_words"))) == [

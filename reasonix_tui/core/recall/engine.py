@@ -822,7 +822,10 @@ class _Run:
         return out
 
     def _reason(self, h: _Hit) -> str:
-        reason = "matched " + ", ".join(h.matched[:4]) + "; " + h.fact.scope + " scope"
+        matched = list(h.matched)
+        if self.content is not None:  # ``function_words``: the evidence first, "is, the" last
+            matched = [t for t in matched if t not in FUNCTION_WORDS] + [t for t in matched if t in FUNCTION_WORDS]
+        reason = "matched " + ", ".join(matched[:4]) + "; " + h.fact.scope + " scope"
         if self.enh is None:
             return reason
         extra = [
