@@ -322,6 +322,7 @@ def test_misconfigured_hooks_never_block_the_prompt(layout: Layout, store: Store
 def test_help_lists_the_hook_commands() -> None:
     proc = subprocess.run([*exe(), "hook", "--help"], capture_output=True, text=True, timeout=60, check=False)
     assert "user-prompt-submit" in proc.stdout and "session-start" in proc.stdout
+    assert "SUPPRESS" not in proc.stdout and "\n    serve" not in proc.stdout  # the internal server stays out
 
 
 # --------------------------------------------------------------------------- warm hook server

@@ -51,7 +51,7 @@ def register(reg: Registry) -> None:
     }
     for event in EVENTS:
         sub.add_parser(event, help=helps[event]).set_defaults(func=_run(event))
-    p = sub.add_parser("serve", help=argparse.SUPPRESS)
+    p = sub.add_parser("serve")  # internal: no help= keeps it out of the EVENT list
     p.add_argument("--warm", default="", help=argparse.SUPPRESS)
     p.set_defaults(func=_serve)
     sub.add_parser("stop", help="stop the warm hook server of this state root (it restarts on the next hook)"
