@@ -178,6 +178,27 @@ def test_update_pins_revision_seen_at_proposal_time(queue: ApprovalQueue, store:
     assert store.get(v1.id).body == "hotfix"
 
 
+def test_preview_says_what_the_activation_resolves_to(queue: ApprovalQueue, store: Store) -> None:
+    # a global user fact with no activation is pinned once written (Reasonix's legacy rule)
+    p = propose_remember(queue, store, GLOBAL_ARGS)
+    preview = queue.preview(p, store)
+    assert preview.activation == "pinned" and "legacy rule" in preview.activation_note
+    assert queue.apply(p, "approve", store=store).state == "approved"
+    assert store.get("global/prefers-tabs.md").resolved_activation == preview.activation
+    # asked for explicitly: no note
+    p = propose_remember(queue, store, {**GLOBAL_ARGS, "name": "other", "activation": "relevant"})
+    assert (queue.preview(p, store).activation, queue.preview(p, store).activation_note) == ("relevant", "")
+    # an update keeps the current fact's explicit activation
+    store.set_activation("global/prefers-tabs.md", "relevant")
+    p = propose_remember(queue, store, {**GLOBAL_ARGS, "body": "Use tabs, width 8."})
+    preview = queue.preview(p, store)
+    assert preview.activation == "relevant" and preview.activation_note.startswith("kept from revision ")
+    # a forget has none
+    f = queue.propose("forget", {"ref": "global/prefers-tabs.md"}, assess_forget("global/prefers-tabs.md", store),
+                      store, Requester(pid=1, source="cli", agent="test"))
+    assert queue.preview(f, store).activation == ""
+
+
 def test_explicit_expected_revision_conflicts(queue: ApprovalQueue, store: Store) -> None:
     v1 = store.save(SaveRequest(name="x", description="X", type="project", body="1")).fact
     args = {"id": v1.id, "expected_revision": 1, "description": "X", "type": "project", "body": "2"}

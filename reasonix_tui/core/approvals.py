@@ -45,7 +45,7 @@ from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .secrets import redact
 from .store.atomic import atomic_write, ensure_dir
-from .store.model import Fact, InvalidInput, StoreError
+from .store.model import Fact, InvalidInput, StoreError, normalize_type, resolve_activation
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -363,6 +363,31 @@ class ProposalPreview:
     """The target changed since the proposal (approving would come back as a conflict)."""
     error: str = ""
     """Why the arguments are invalid, if they are."""
+
+    @property
+    def activation(self) -> str:
+        """What the written fact's activation would resolve to (``""`` for a forget or invalid
+        arguments): the requested one, else on an update the current fact's own, else the
+        legacy rule, so an approved global user/feedback fact with no activation is *pinned*."""
+        if self.request is None:
+            return ""
+        req = self.request.request
+        cur = self.current
+        activation = req.activation or (cur.activation if cur is not None else "")
+        scope = req.scope or (cur.scope if cur is not None else "project")
+        return resolve_activation(activation, scope, normalize_type(req.type))
+
+    @property
+    def activation_note(self) -> str:
+        """Why :attr:`activation` is what it is, when nobody asked for it (``""`` otherwise)."""
+        if self.request is None or self.request.request.activation:
+            return ""
+        cur = self.current
+        if cur is not None and cur.activation:
+            return f"kept from revision {cur.revision}"
+        if self.activation == "pinned":
+            return "not set: a global user/feedback fact loads as pinned guidance (Reasonix's legacy rule)"
+        return "not set: recalled when relevant"
 
 
 # --------------------------------------------------------------------------- replies
