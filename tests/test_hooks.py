@@ -46,6 +46,15 @@ def exe() -> list[str]:
     return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
+def exe_python() -> list[str]:
+    """The interpreter behind :func:`exe` (its console script's shebang)."""
+    first = exe()
+    if len(first) > 1:
+        return [first[0]]
+    line = Path(first[0]).read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]
+    return [line[2:].strip()] if line.startswith("#!") and " " not in line[2:].strip() else [sys.executable]
+
+
 def hook(layout: Layout, event: str, payload: Any, *, daemon: bool = False,
          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the console script as Claude Code does: JSON on stdin, output on stdout."""
@@ -329,6 +338,21 @@ def test_help_lists_the_hook_commands() -> None:
 
 
 @pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
+def test_server_is_spawned_on_this_copy_of_the_package(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_popen(cmd: list[str], **kw: Any) -> None:
+        seen.update(cmd=cmd, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", fake_popen)
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    hookd.spawn(str(layout.root))
+    package_parent = str(Path(hookd.__file__).resolve().parents[2])
+    assert seen["cmd"][:3] == [sys.executable, "-m", "reasonix_tui"]
+    assert seen["env"]["PYTHONPATH"].split(os.pathsep) == [package_parent, "/elsewhere"]
+
+
+@pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
 def test_warm_server_answers_like_in_process(layout: Layout, store: Store) -> None:
     root = str(layout.root)
     payload = prompt_payload(layout, "how do we deploy to the k8s-stage-2 cluster with helm?", session="srv")
@@ -339,7 +363,12 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store) -> No
         while time.monotonic() < deadline and not info:
             info = hookd.status(root)
             time.sleep(0.1)
-        assert info and info["ok"] and info["stamp"] == hookd.code_stamp()
+        # the stamp of the copy the console script runs (under `python -m pytest` this process
+        # may import the source tree instead of the installed copy, as in .ci/run)
+        stamp = subprocess.run([*exe_python(), "-c", "from reasonix_tui.integrations import hookd; "
+                                "print(hookd.code_stamp())"], capture_output=True, text=True, timeout=60,
+                               check=True, cwd=str(hookd.run_dir(root))).stdout.strip()
+        assert info and info["ok"] and info["stamp"] == stamp
         pid = json.loads((hookd.run_dir(root) / "hookd.json").read_text())["pid"]
         assert pid == info["pid"] and pid != os.getpid()
         second = hook(layout, "user-prompt-submit", payload, daemon=True)  # served by the server

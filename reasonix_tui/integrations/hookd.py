@@ -187,10 +187,15 @@ def spawn(root: str, workspace: str = "") -> None:
         cmd = [sys.executable, "-m", "reasonix_tui", "--home", str(root), "hook", "serve"]
         if workspace:
             cmd += ["--warm", workspace]
+        # The server must import the very copy of the package this client runs (a source
+        # checkout, an editable or a regular install), or its code stamp differs and it
+        # answers "stale" forever.
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_PKG.parent), env.get("PYTHONPATH", "")) if p)
         with open(rd / "hookd.out", "ab") as log:
             subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True,
-                cwd=str(rd),
+                cwd=str(rd), env=env,
             )
     except Exception:
         pass
