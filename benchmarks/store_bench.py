@@ -74,14 +74,24 @@ def raw_read(layout: Layout) -> None:
                     fh.read()
 
 
+def clear_parse_cache(layout: Layout) -> int:
+    """Delete every parse-cache file (``facts-*.cache``), so the next load parses YAML."""
+    removed = 0
+    if layout.cache_dir.exists():
+        for f in layout.cache_dir.iterdir():
+            if f.is_file():
+                f.unlink()
+                removed += 1
+    return removed
+
+
 def run(n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         layout = build(Path(tmp), n)
         floor = timed(lambda: raw_read(layout))
 
         def cold() -> None:
-            for f in layout.cache_dir.glob("*.json") if layout.cache_dir.exists() else []:
-                f.unlink()
+            clear_parse_cache(layout)
             assert len(Store(layout, settings=Settings()).list_all()) == n
 
         cold_s = timed(cold)

@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -37,3 +38,15 @@ def test_tui_bench_wait_has_a_deadline() -> None:
     with pytest.raises(tb.BenchTimeout, match="the cursor did not move.*focused: NoneType"):
         asyncio.run(tb.until(lambda: False, "the cursor did not move", app, timeout=0.05))
     asyncio.run(tb.until(lambda: True, "never waits", app, timeout=0.0))
+
+
+def test_store_bench_cold_load_really_has_no_parse_cache(layout: Any) -> None:
+    from reasonix_tui.core.settings import Settings
+    from reasonix_tui.core.store.store import SaveRequest, Store
+
+    sb = load("store_bench")
+    Store(layout, settings=Settings()).save(SaveRequest(name="a", description="d", body="b"))
+    Store(layout, settings=Settings()).list_all()  # writes the parse cache
+    assert any(layout.cache_dir.glob("facts-*.cache"))
+    assert sb.clear_parse_cache(layout) >= 1
+    assert not any(layout.cache_dir.iterdir())
