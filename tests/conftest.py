@@ -19,6 +19,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("USERPROFILE", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("REASONIX_HOME", str(home / ".reasonix"))
+    # No test leaves a warm hook server behind; the one test of the server turns it on.
+    monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "0")
     for var in (
         "REASONIX_STATE_HOME",
         "REASONIX_EXPERIMENT_NO_MEMORY",
