@@ -339,6 +339,7 @@ def test_help_lists_the_hook_commands() -> None:
 
 @pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
 def test_server_is_spawned_on_this_copy_of_the_package(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
     seen: dict[str, Any] = {}
 
     def fake_popen(cmd: list[str], **kw: Any) -> None:
@@ -353,7 +354,8 @@ def test_server_is_spawned_on_this_copy_of_the_package(layout: Layout, monkeypat
 
 
 @pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
-def test_warm_server_answers_like_in_process(layout: Layout, store: Store) -> None:
+def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
     root = str(layout.root)
     payload = prompt_payload(layout, "how do we deploy to the k8s-stage-2 cluster with helm?", session="srv")
     try:
