@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -178,7 +179,15 @@ def build_demo_home(
         clock: Callable[[], Timestamp] = lambda: ts  # noqa: E731
         return Store(layout, settings=settings, actor="cli", clock=clock, use_cache=False)
 
-    for (name, title, desc, type_, scope, activation, volatility, subject, keywords, age, body) in _FACTS:
+    # The history is written oldest first (each write with a store whose clock is set back
+    # to its day), so the audit log is chronological like a real one.
+    history: list[tuple[float, Callable[[], object]]] = []
+
+    def at(days_ago: float, fn: Callable[[], object]) -> None:
+        history.append((days_ago, fn))
+
+    def create(name: str, title: str, desc: str, type_: str, scope: str, activation: str, volatility: str,
+               subject: str, keywords: str, age: float, body: str) -> None:
         expires = Timestamp(now.ns + 4 * DAY_NS) if name == "oncall-rota" else None
         if name == "staging-db-host":
             expires = Timestamp(now.ns - 2 * DAY_NS)
@@ -191,22 +200,25 @@ def build_demo_home(
         )
         report.facts += 1
 
+    for fields in _FACTS:
+        at(fields[9], partial(create, *fields))
+
     # Revisions: the deploy target moved, then moved back (a superseded value for the demo).
-    store_at(9).save(
+    at(9, lambda: store_at(9).save(
         SaveRequest(
             name="deploy-target", title="Deploy target is Render", description="Production runs on Render",
             type="project", scope="project", subject_key="project.deploy_target",
             body="Production deploys go to **Render** (migration trial).",
         )
-    )
-    store_at(6).save(
+    ))
+    at(6, lambda: store_at(6).save(
         SaveRequest(
             name="deploy-target", title="Deploy target is Fly.io", description="Production runs on Fly.io in the ams region",
             type="project", scope="project", subject_key="project.deploy_target", keywords="deploy production hosting",
             body="Production deploys go to **Fly.io**, region `ams`, app `acme-api`.\n\nUse `fly deploy --strategy rolling`.",
         )
-    )
-    store_at(1).save(
+    ))
+    at(1, lambda: store_at(1).save(
         SaveRequest(
             name="package-manager", title="Package manager is pnpm", description="Use pnpm, never npm or yarn, in this repository",
             type="project", scope="project", activation="pinned", volatility="stable", subject_key="project.package_manager",
@@ -214,20 +226,29 @@ def build_demo_home(
             body="Use **pnpm** (v9) for every install and script (`pnpm install`, `pnpm test`).\n\n"
             "The lockfile is `pnpm-lock.yaml`; npm and yarn lockfiles are rejected by CI.",
         )
-    )
+    ))
     report.revisions = 3
-    store_at(2).verify("global/python-version.md")
+    at(2, lambda: store_at(2).verify("global/python-version.md"))
 
     # Archived facts, one per scope, and one whose name is active again (a recover collision).
+    def archived(name: str, title: str, scope: str, body: str) -> None:
+        store_at(50).save(SaveRequest(name=name, title=title, description=title, type="project", scope=scope, body=body), require_create=True)
+
+    def forget(name: str, scope: str) -> None:
+        store_at(15).archive(f"{scope}/{name}.md")
+        report.archived += 1
+
     for name, title, scope, body in (
         ("old-ci-provider", "CI runs on Travis", "project", "CI used to run on Travis CI; it moved to GitHub Actions."),
         ("likes-tabs", "Prefers tabs", "global", "The user once preferred tabs over spaces."),
         ("test-command-old", "Run tests with tox", "project", "Run `tox` for the full matrix."),
     ):
-        store = store_at(50)
-        store.save(SaveRequest(name=name, title=title, description=title, type="project", scope=scope, body=body), require_create=True)
-        store_at(15).archive(f"{scope}/{name}.md")
-        report.archived += 1
+        at(50, partial(archived, name, title, scope, body))
+        at(15, partial(forget, name, scope))
+
+    # Oldest first; writes of the same day keep the order above (sorted() is stable).
+    for _days_ago, write in sorted(history, key=lambda item: -item[0]):
+        write()
 
     # A file Reasonix cannot parse (shows as an error row).
     broken = layout.project_dir / "broken-note.md"

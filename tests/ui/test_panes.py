@@ -4,16 +4,18 @@ and the live reload path (diff, cursor kept, error rows)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Label, OptionList, Static, Tree
 
+from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen
 
-from .helpers import SIZE, make, plain, settle, store
+from .helpers import NOW, SIZE, make, plain, settle, store
 from .test_facts_pane import finished, select, table_of
 
 
@@ -294,3 +296,54 @@ async def test_fact_written_after_start_is_fresh(demo: Layout) -> None:
         await settle(pilot)
         row = app.snapshot.rows[str(saved.fact.id)]
         assert row.freshness == "fresh" and row.updated == "now"
+
+
+async def test_activity_orders_an_out_of_order_log_by_time(demo: Layout) -> None:
+    """Backdated clocks write the log out of order: the pane sorts by ``at``, newest first,
+    keeping the file order (newest line first) for equal times."""
+    from reasonix_tui.core.store.audit import AuditEntry
+
+    def at(hours: float) -> str:
+        return Timestamp(NOW.ns - int(hours * 3600 * 10**9)).rfc3339()
+
+    lines = [
+        AuditEntry(at=at(24 * 15), op="forget", ok=True, actor="cli", ref="project/a.md"),
+        AuditEntry(at=at(24 * 50), op="create", ok=True, actor="cli", ref="project/b.md"),
+        AuditEntry(at=at(2), op="update", ok=True, actor="cli", ref="project/tie-older-line.md"),
+        AuditEntry(at=at(24 * 15), op="forget", ok=True, actor="cli", ref="project/c.md"),
+        AuditEntry(at=at(2), op="update", ok=True, actor="cli", ref="project/tie-newer-line.md"),
+        AuditEntry(at="not a time", op="verify", ok=True, actor="cli", ref="project/undated.md"),
+        AuditEntry(at=at(24 * 3), op="create", ok=True, actor="cli", ref="project/d.md"),
+    ]
+    demo.audit_log.write_text("".join(e.to_json() + "\n" for e in lines), encoding="utf-8")
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "7")
+        table = app.screen.query_one("#activity-table", DataTable)
+        refs = [str(table.get_row_at(i)[4]) for i in range(table.row_count)]
+        assert refs == [
+            "project/tie-newer-line.md",
+            "project/tie-older-line.md",
+            "project/d.md",
+            "project/c.md",
+            "project/a.md",
+            "project/b.md",
+            "project/undated.md",
+        ]
+        # enter opens the fact of the row under the cursor (the sorted order, not the file's)
+        assert app.screen.query_one("#activity-pane").entries[2].ref == "project/d.md"
+
+
+def test_demo_writes_its_history_chronologically(demo: Layout) -> None:
+    """The demo's backdated writes go to the audit log oldest first, like a real history."""
+    from reasonix_tui.core.gotime import parse_rfc3339
+    from reasonix_tui.core.store.audit import AuditEntry
+
+    entries = [AuditEntry.from_dict(json.loads(line)) for line in demo.audit_log.read_text(encoding="utf-8").splitlines() if line]
+    times = [parse_rfc3339(e.at) for e in entries]
+    assert len(entries) > 15 and all(t is not None for t in times)
+    assert times == sorted(times, key=lambda t: t.ns)  # type: ignore[union-attr]
+    # The revisions and the archive still tell the same story.
+    assert [e.op for e in entries if e.ref == "project/deploy-target.md"] == ["create", "update", "update"]
+    assert [e.op for e in entries if e.ref == "project/old-ci-provider.md"][:2] == ["create", "forget"]

@@ -16,10 +16,26 @@ from ..messages import ShowFactRequested, SidecarsReloaded
 from ..state import relative_time
 from .base import Pane
 
-__all__ = ["ActivityPane", "ACTIVITY_LIMIT"]
+__all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first"]
 
 ACTIVITY_LIMIT = 500
 """Most entries shown (the newest)."""
+
+def newest_first(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """``entries`` ordered by their time (``at``), newest first.
+
+    The log is append-only but not always chronological (a writer with another clock, a
+    backdated import), so the file order is only the tie-break: entries with equal times
+    keep the order they came in (newest line first). An entry whose time does not parse
+    goes last.
+    """
+
+    def key(entry: AuditEntry) -> tuple[int, int]:
+        ts = parse_rfc3339(entry.at)
+        return (1, ts.ns) if ts is not None else (0, 0)
+
+    return sorted(entries, key=key, reverse=True)
+
 
 _ACTOR_STYLE = {"context-center": "cyan", "cli": "default", "agent-auto": "magenta", "agent-approved": "green"}
 
@@ -75,7 +91,7 @@ class ActivityPane(Pane):
     def _load_worker(self) -> None:
         from ..backend import read_audit
 
-        entries = read_audit(self.app.layout, self.app.settings, ACTIVITY_LIMIT)
+        entries = newest_first(read_audit(self.app.layout, self.app.settings, ACTIVITY_LIMIT))
         self.app.call_from_thread(self._show, entries)
 
     def _show(self, entries: list[AuditEntry]) -> None:
