@@ -414,3 +414,25 @@ def test_undo_refuses_when_changed_or_gone(queue: ApprovalQueue, store: Store) -
     store.archive(other.id)
     with pytest.raises(NotFound):
         queue.undo_auto_write(rec2, store)
+
+
+def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import reasonix_tui.core.approvals as approvals_mod
+
+    assert queue.latest_auto_write() is None
+    stamps = iter(["2026-07-25T10:00:05Z", "2026-07-25T10:00:05.5Z", "2026-07-25T10:00:04Z"])
+    monkeypatch.setattr(approvals_mod, "_now", lambda: next(stamps))
+    recs = []
+    for name in ("first", "second", "third"):
+        fact = store.save(SaveRequest(name=name, description=name, type="project", body="b")).fact
+        recs.append(queue.record_auto_write(fact))
+    # by time, not by text ("05.5Z" sorts before "05Z" as text)
+    assert queue.latest_auto_write().id == recs[1].id  # type: ignore[union-attr]
+    queue.dismiss_auto_write(recs[1])  # announced: still the latest, for undo
+    assert queue.auto_writes() and recs[1].id not in {r.id for r in queue.auto_writes()}
+    latest = queue.latest_auto_write()
+    assert latest is not None and latest.id == recs[1].id and latest.ref == "project/second.md"
+    queue.undo_auto_write(latest, store)
+    # The record stays (seen); the fact is gone, which the caller checks before offering undo.
+    assert queue.latest_auto_write() == latest
+    assert store.find_by_id(recs[1].fact_id) is None

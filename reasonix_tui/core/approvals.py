@@ -1011,6 +1011,31 @@ class ApprovalQueue:
         out.sort(key=lambda r: (r.created_at, r.id))
         return out
 
+    def latest_auto_write(self, scan: int = 16) -> AutoWrite | None:
+        """The newest auto write, announced (``auto/seen/``) or not, that was not undone.
+
+        Record ids start with their UTC second, so only the ``scan`` newest file names of
+        each folder are read: the answer stays cheap however many records ``seen/`` holds.
+        Whether the fact is still at the written revision is the caller's to check.
+        """
+        best: AutoWrite | None = None
+        for directory in (self.auto_dir, self.auto_dir / "seen"):
+            try:
+                names = sorted((p.name for p in directory.glob("*.json")), reverse=True)[:scan]
+            except OSError:
+                continue
+            for name in names:
+                data = _read_json(directory / name)
+                if data is None:
+                    continue
+                try:
+                    rec = AutoWrite.from_dict(data, str(directory / name))
+                except ValueError:
+                    continue
+                if best is None or _auto_key(rec) > _auto_key(best):
+                    best = rec
+        return best
+
     def dismiss_auto_write(self, record: AutoWrite | str) -> None:
         """Mark an auto-write notice as seen (moves it to ``auto/seen/``)."""
         rid = self._checked(record if isinstance(record, str) else record.id)
@@ -1047,6 +1072,13 @@ class ApprovalQueue:
 
     def __iter__(self) -> Iterator[Proposal]:
         return iter(self.pending())
+
+
+def _auto_key(record: AutoWrite) -> tuple[int, str]:
+    """Order of auto writes: their time (parsed: RFC 3339 text with trimmed fractions does
+    not sort as text), then id."""
+    ts = parse_rfc3339(record.created_at)
+    return (ts.ns if ts is not None else 0, record.id)
 
 
 def _verdict(decision: str) -> str:

@@ -264,6 +264,8 @@ class ContextCenterApp(App[None]):
         if self.stale:
             self.stale = False
             self._set_stale(False)
+        if self.approvals is not None and self.approvals.last_auto is not None:
+            self.refresh_bindings()  # ctrl+z follows whether the auto-written fact changed
         if changes.empty and not first:
             return
         self.store_changed.publish(StoreUpdate(message.snapshot, changes))
@@ -391,7 +393,7 @@ class ContextCenterApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Pane keys are off while a modal is open; the active pane's key is greyed out."""
         if action == "undo_agent_write":
-            return self.approvals is not None and self.approvals.last_auto is not None
+            return self.approvals is not None and self.approvals.can_undo()
         if action == "show_pane":
             from .screens.main import MainScreen
 
@@ -407,6 +409,9 @@ class ContextCenterApp(App[None]):
         for i, (pane, title) in enumerate(PANES):
             yield SystemCommand(f"view: {title}", f"Show the {title} pane (key {i + 1})", partial(self.action_show_pane, pane))
         yield SystemCommand("store: reload", "Read the store, approvals and traces again (ctrl+r)", self.action_reload)
+        if self.approvals is not None and self.approvals.can_undo() and self.approvals.last_auto is not None:
+            ref = self.approvals.last_auto.ref
+            yield SystemCommand(f"approvals: undo {ref}", f"Archive {ref}, which the agent wrote without asking (ctrl+z)", self.action_undo_agent_write)
         from .screens.main import MainScreen
 
         if isinstance(screen, MainScreen):

@@ -9,7 +9,8 @@
 * A decision runs ``ApprovalQueue.apply`` in a thread worker; a conflict comes back as
   such and is shown, never applied. ``e`` opens the fact form pre-filled with the
   proposal, and saving approves with those edits.
-* Low-risk auto-writes get a notification; ``ctrl+z`` undoes the newest one.
+* Low-risk auto-writes get one notification each, once ever (records move to
+  ``auto/seen/``); ``ctrl+z`` undoes the newest while the fact is still at that revision.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.timer import Timer
 
 from ..core.approvals import ApprovalQueue, AutoWrite, PresenceMarker, Proposal
+from ..core.gotime import parse_rfc3339
 from ..core.store.model import StoreError
 from ..core.store.store import Store
 from .proposals import Decision, ProposalView, proposal_view
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from .app import ContextCenterApp
 
 __all__ = ["ApprovalFlow"]
+
+ANNOUNCE_WINDOW_NS = 86_400 * 1_000_000_000
+"""Auto-writes older than this at start are not announced (they were missed, not news)."""
 
 _FORM_FIELDS = ("name", "title", "description", "type", "scope", "activation", "volatility", "subject_key", "keywords", "expires_at", "body")
 
@@ -49,7 +54,9 @@ class ApprovalFlow:
         self.auto_seen: set[str] = set()
         """Auto-write records already announced."""
         self.last_auto: AutoWrite | None = None
-        """The newest auto-write that can be undone with ctrl+z."""
+        """The newest auto-write (announced or not); ctrl+z undoes it while :meth:`can_undo`."""
+        self.undone: set[str] = set()
+        """Auto-write records undone in this session."""
         self.queue = ApprovalQueue(app.layout)
         """The core approval queue of the app's state root."""
         self._marker: PresenceMarker | None = None
@@ -93,10 +100,21 @@ class ApprovalFlow:
 
     def _read(self) -> None:
         pending = self.queue.pending()
-        auto = self.queue.auto_writes()
-        self.app.call_from_thread(self._update, pending, auto)
+        auto = [r for r in self.queue.auto_writes() if r.id not in self.auto_seen]
+        # Each auto-write is announced once, ever: the record moves to ``auto/seen/`` as it
+        # is read, so the next start is quiet. The newest one stays undoable (from ``seen/``).
+        for record in auto:
+            try:
+                self.queue.dismiss_auto_write(record)
+            except (OSError, ValueError):
+                pass  # read-only root: ``auto_seen`` still keeps this session quiet
+        try:
+            latest = self.queue.latest_auto_write()
+        except OSError:
+            latest = None
+        self.app.call_from_thread(self._update, pending, auto, latest)
 
-    def _update(self, pending: list[Proposal], auto: list[AutoWrite]) -> None:
+    def _update(self, pending: list[Proposal], auto: list[AutoWrite], latest: AutoWrite | None = None) -> None:
         self.pending = [p for p in pending if p.id not in self.in_flight]
         ids = {p.id for p in self.pending}
         self.deferred &= ids
@@ -108,19 +126,49 @@ class ApprovalFlow:
             else:
                 screen.set_total(self.count)
         self.show_next()
-        for record in auto:
-            if record.id in self.auto_seen:
-                continue
-            self.auto_seen.add(record.id)
-            self.last_auto = record
-            who = record.requester.agent or record.requester.source or "agent"
-            self.app.notify(
-                f"{who} saved {record.ref} (revision {record.revision}) without asking: a new low-risk project fact. "
-                "Press ctrl+z to undo.",
-                title="agent auto-write",
-                timeout=15,
-            )
-            self.app.refresh_bindings()
+        if latest is not None and latest.id not in self.undone:
+            self.last_auto = latest
+        self._announce([r for r in auto if r.id not in self.auto_seen])
+        self.app.refresh_bindings()
+
+    def _announce(self, records: list[AutoWrite]) -> None:
+        """One notice for the auto-writes of the last day; older ones were missed while no
+        Context Center was open and are not news any more (the Activity pane lists them)."""
+        self.auto_seen.update(r.id for r in records)
+        now = self.app.clock().ns
+        fresh = []
+        for record in records:
+            ts = parse_rfc3339(record.created_at)
+            if ts is not None and now - ts.ns <= ANNOUNCE_WINDOW_NS:
+                fresh.append((ts.ns, record.id, record))
+        if not fresh:
+            return
+        fresh.sort(key=lambda item: item[:2])
+        ordered = [record for _, _, record in fresh]
+        newest = ordered[-1]
+        who = newest.requester.agent or newest.requester.source or "agent"
+        undo = " Press ctrl+z to undo it." if self.can_undo(newest) else ""
+        if len(ordered) == 1:
+            text = f"{who} saved {newest.ref} (revision {newest.revision}) without asking: a new low-risk project fact.{undo}"
+        else:
+            refs = ", ".join(r.ref for r in ordered[:5]) + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
+            undo = f" Press ctrl+z to undo the newest ({newest.ref})." if undo else ""
+            text = f"The agent saved {len(ordered)} low-risk project facts without asking: {refs}.{undo}"
+        self.app.notify(text, title="agent auto-write", timeout=15)
+
+    def can_undo(self, record: AutoWrite | None = None) -> bool:
+        """Undo is offered while the written fact is still at the written revision."""
+        record = record if record is not None else self.last_auto
+        if record is None or record.id in self.undone:
+            return False
+        snapshot = self.app.snapshot
+        row = snapshot.rows.get(record.fact_id)
+        if row is not None:
+            return row.revision == record.revision
+        # Not in the store view: gone, unless the view predates the write (the watcher
+        # reports approvals/ and the store separately). The core re-checks on undo anyway.
+        written = parse_rfc3339(record.created_at)
+        return not self.app.loaded or (written is not None and written.ns >= snapshot.loaded_at.ns)
 
     def _refresh_status(self) -> None:
         from .screens.main import MainScreen
@@ -266,9 +314,10 @@ class ApprovalFlow:
     def undo_last_auto(self) -> None:
         """Undo the newest announced auto-write (archive it if unchanged since)."""
         record = self.last_auto
-        if record is None:
+        if record is None or not self.can_undo(record):
             return
         self.last_auto = None
+        self.undone.add(record.id)
         self.app.refresh_bindings()
 
         def work() -> None:

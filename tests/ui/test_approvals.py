@@ -3,12 +3,15 @@ proposals from before start), the presence marker and the auto-write undo."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Label, Static
 
 from reasonix_tui.core import approvals, policy
+from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.messages import SidecarsReloaded
@@ -16,7 +19,7 @@ from reasonix_tui.tui.screens.approval import ApprovalScreen
 from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
 
-from .helpers import SIZE, make, plain, settle, store
+from .helpers import NOW, SIZE, make, plain, settle, store
 
 def propose(layout: Layout, tool: str, arguments: dict[str, Any]) -> Any:
     """What the CLI / MCP side does: assess, then queue a proposal."""
@@ -214,3 +217,76 @@ async def test_auto_write_notice_and_undo(demo: Layout) -> None:
         assert store(demo).find("project/lint-command.md") is None
         assert not approvals.ApprovalQueue(demo).auto_writes()
         assert app.check_action("undo_agent_write", ()) is False
+
+
+def toasts(messages: list[Any], title: str = "agent auto-write") -> list[str]:
+    """The notifications with ``title`` among the messages a ``message_hook`` caught."""
+    from textual.notifications import Notify
+
+    return [m.notification.message for m in messages if isinstance(m, Notify) and m.notification.title == title]
+
+
+def auto_write(layout: Layout, name: str, age_s: float | None = None) -> Any:
+    """What ``reasonix-tui remember`` does for a low-risk write: save, then record it."""
+    st = store(layout, actor="agent-auto")
+    fact = st.save(SaveRequest(name=name, description=f"{name} desc", body="b", type="project", scope="project"), require_create=True).fact
+    record = approvals.ApprovalQueue(layout).record_auto_write(fact, approvals.Requester(pid=9, agent="test-agent", source="cli"))
+    if age_s is not None:  # backdate the record against the app's frozen clock
+        data = json.loads(Path(record.path).read_text())
+        data["created_at"] = Timestamp(NOW.ns - int(age_s * 1e9)).rfc3339()
+        Path(record.path).write_text(json.dumps(data))
+    return record
+
+
+async def test_auto_write_is_announced_once_not_at_every_start(demo: Layout) -> None:
+    record = auto_write(demo, "lint-command", age_s=30)
+    messages: list[Any] = []
+    app = make(demo)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        [toast] = toasts(messages)
+        assert "project/lint-command.md" in toast and "ctrl+z" in toast
+        assert not approvals.ApprovalQueue(demo).auto_writes()  # dismissed once shown
+        await notify_queue(pilot)  # another look at the queue does not repeat it
+        assert len(toasts(messages)) == 1
+    messages.clear()
+    app = make(demo)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        assert toasts(messages) == []  # the next start is quiet...
+        assert app.approvals.last_auto is not None and app.approvals.last_auto.id == record.id
+        assert app.check_action("undo_agent_write", ()) is True  # ...and it can still be undone
+        assert any(c.title.startswith("approvals: undo") for c in app.get_system_commands(app.screen))
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert store(demo).find("project/lint-command.md") is None
+        assert app.check_action("undo_agent_write", ()) is False
+
+
+async def test_old_auto_writes_are_not_announced_and_several_share_one_notice(demo: Layout) -> None:
+    auto_write(demo, "old-one", age_s=3 * 86400)
+    auto_write(demo, "old-two", age_s=2 * 86400)
+    auto_write(demo, "fresh-one", age_s=20)
+    newest = auto_write(demo, "fresh-two", age_s=10)
+    messages: list[Any] = []
+    app = make(demo)
+    async with app.run_test(size=(80, 24), message_hook=messages.append) as pilot:
+        await settle(pilot)
+        [toast] = toasts(messages)
+        assert "fresh-one" in toast and "fresh-two" in toast and "old-" not in toast
+        assert not approvals.ApprovalQueue(demo).auto_writes()  # the old ones are dismissed too
+        assert app.approvals.last_auto is not None and app.approvals.last_auto.id == newest.id
+
+
+async def test_undo_is_offered_only_while_the_fact_is_at_the_written_revision(demo: Layout) -> None:
+    auto_write(demo, "lint-command", age_s=3600)
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.check_action("undo_agent_write", ()) is True
+        fact = store(demo).get("project/lint-command.md")
+        saved = store(demo).save(SaveRequest.from_fact(fact, body="edited by a person"))
+        app.reload_store([str(saved.fact.path)])
+        await settle(pilot)
+        assert app.check_action("undo_agent_write", ()) is False
+        assert not any(c.title.startswith("approvals: undo") for c in app.get_system_commands(app.screen))
