@@ -125,6 +125,7 @@ class ContextCenterApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app-help", tooltip="Keys of every pane"),
         Binding("ctrl+r", "reload", "Reload", id="app-reload", tooltip="Read the store again"),
+        Binding("A", "review_approvals", "Approvals", id="app-approvals", tooltip="Open the pending agent proposals again"),
         Binding("ctrl+z", "undo_agent_write", "Undo agent write", id="app-undo-auto", tooltip="Archive the fact the agent just wrote"),
         *[
             Binding(str(i + 1), f"show_pane('{pane}')", title, show=False, id=f"app-pane-{pane}")
@@ -268,6 +269,8 @@ class ContextCenterApp(App[None]):
             self.refresh_bindings()  # ctrl+z follows whether the auto-written fact changed
         if changes.empty and not first:
             return
+        if self.approvals is not None and not first:
+            self.approvals.store_changed()
         self.store_changed.publish(StoreUpdate(message.snapshot, changes))
         if first and self.approvals is not None:
             self.approvals.show_next()
@@ -385,6 +388,11 @@ class ContextCenterApp(App[None]):
                     return
                 screen.show_pane(pane)
 
+    def action_review_approvals(self) -> None:
+        """Open the approval dialog again for proposals put off with "later"."""
+        if self.approvals is not None:
+            self.approvals.show_next(force=True)
+
     def action_undo_agent_write(self) -> None:
         """Undo the newest low-risk write the agent made without asking."""
         if self.approvals is not None:
@@ -394,6 +402,11 @@ class ContextCenterApp(App[None]):
         """Pane keys are off while a modal is open; the active pane's key is greyed out."""
         if action == "undo_agent_write":
             return self.approvals is not None and self.approvals.can_undo()
+        if action == "review_approvals":
+            # Shown while proposals wait and no dialog is up (the dialog has its own keys).
+            from .screens.main import MainScreen
+
+            return self.approvals is not None and self.approvals.count > 0 and isinstance(self.screen, MainScreen)
         if action == "show_pane":
             from .screens.main import MainScreen
 

@@ -176,6 +176,7 @@ class ApprovalFlow:
         for screen in self.app.screen_stack:
             if isinstance(screen, MainScreen):
                 screen.refresh_status()
+        self.app.refresh_bindings()  # the footer's "A Approvals" follows the count
 
     def _open_dialog(self) -> Any:
         from .screens.approval import ApprovalScreen
@@ -186,6 +187,22 @@ class ApprovalFlow:
         return None
 
     # ----------------------------------------------------------------- dialog
+
+    def store_changed(self) -> None:
+        """The store was read again: the open dialog's preview (diff, subject holder,
+        conflict) is recomputed in a thread worker and shown in place."""
+        screen = self._open_dialog()
+        if screen is None:
+            return
+        proposal = next((p for p in self.pending if p.id == screen.view.id), None)
+        if proposal is None:
+            return
+
+        def work() -> None:
+            view = self.view_for(proposal)
+            self.app.call_from_thread(screen.update_view, view)
+
+        self.app.run_worker(work, thread=True, group="approvals-preview", exclusive=True, exit_on_error=False, description="refresh the proposal preview")
 
     def view_for(self, proposal: Proposal) -> ProposalView:
         """The dialog's view of a proposal (a fresh preview from the core queue)."""
@@ -220,7 +237,7 @@ class ApprovalFlow:
         if action == "later":
             self.deferred.add(proposal.id)
             self.app.notify(
-                f"{proposal.title} stays queued ({self.count} pending). Open it again from the palette: approvals.",
+                f"{proposal.title} stays queued ({self.count} pending). Press A (or the palette's \"approvals: review pending\") to open it again.",
                 timeout=5,
             )
         elif action == "edit":

@@ -50,6 +50,10 @@ class ProposalView:
     """Scope."""
     activation: str
     """Activation asked for (``""``: default)."""
+    activation_resolved: str
+    """What the written fact's activation resolves to (``pinned`` / ``relevant``; ``""`` unknown)."""
+    activation_note: str
+    """Why it resolves so when nobody asked (``""`` when asked or unknown)."""
     description: str
     """Description."""
     body: str
@@ -223,6 +227,8 @@ def proposal_view(proposal: Proposal, snapshot: CenterSnapshot, preview: Proposa
         type=str(args.get("type") or (current.type if current else "project")),
         scope=scope,
         activation=str(args.get("activation") or ""),
+        activation_resolved=preview.activation if preview is not None and tool != "forget" else "",
+        activation_note=preview.activation_note if preview is not None and tool != "forget" else "",
         description=str(args.get("description") or (current.description if current and tool == "forget" else "")),
         body=str(args.get("body") or (current.body if current and tool == "forget" else "")),
         args=args,

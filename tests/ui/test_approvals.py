@@ -290,3 +290,68 @@ async def test_undo_is_offered_only_while_the_fact_is_at_the_written_revision(de
         await settle(pilot)
         assert app.check_action("undo_agent_write", ()) is False
         assert not any(c.title.startswith("approvals: undo") for c in app.get_system_commands(app.screen))
+
+
+async def test_modal_shows_what_activation_resolves_to(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # A global feedback fact with no activation asked for loads as pinned guidance.
+        propose(demo, "remember", {"name": "tone", "description": "Short answers", "type": "feedback", "scope": "global", "body": "Keep answers short."})
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        body = plain(app.screen.query_one("#approval-body", Static))
+        assert "activation pinned (not set: a global user/feedback fact loads as pinned guidance" in body
+        await pilot.press("n")
+        await settle(pilot)
+        # An explicit activation is shown as asked, without a note.
+        propose(demo, "remember", {**NEW_FACT, "activation": "relevant"})
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen) and app.screen.view.name == "cache-backend"
+        body = plain(app.screen.query_one("#approval-body", Static))
+        assert "activation relevant\n" in body
+
+
+async def test_open_modal_follows_the_store(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        target = store(demo).get("project/oncall-rota.md")
+        propose(demo, "remember", {"name": "oncall-rota", "description": "Rota", "type": "project", "body": "Lee (primary).", "expected_revision": target.revision})
+        await notify_queue(pilot)
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and not screen.view.conflict
+        assert screen.check_action("decide", ("approve",)) is True
+        # Someone writes a new revision while the dialog is open: the watcher reloads the
+        # store and the dialog turns into a conflict in place, without closing.
+        saved = store(demo).save(SaveRequest.from_fact(target, body="Kim (primary)."))
+        app.reload_store([str(saved.fact.path)])
+        await settle(pilot)
+        assert app.screen is screen
+        assert screen.view.conflict and screen.has_class("-conflict")
+        body = plain(screen.query_one("#approval-body", Static))
+        assert "CONFLICT" in body and f"found {saved.fact.revision}" in body
+        assert screen.check_action("decide", ("approve",)) is None
+        assert screen.query_one("#approval-approve-button").disabled
+        # The diff is against the new current revision.
+        assert "-Kim (primary)." in body and f"revision {saved.fact.revision} (current)" in body
+
+
+async def test_key_A_reopens_postponed_proposals(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.check_action("review_approvals", ()) is False  # nothing pending: hidden
+        propose(demo, "remember", NEW_FACT)
+        await notify_queue(pilot)
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.check_action("review_approvals", ()) is False  # the dialog is up
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.check_action("review_approvals", ()) is True
+        footer = [key for key, b in app.screen.active_bindings.items() if b.binding.show and b.enabled]
+        assert "A" in footer
+        await pilot.press("A")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen) and app.screen.view.name == "cache-backend"

@@ -71,7 +71,14 @@ def render_proposal(view: ProposalView, now: Timestamp | None = None) -> Group:
         meta.append("scope ", style="bold")
         meta.append(f"{view.scope}   ")
         meta.append("activation ", style="bold")
-        meta.append(f"{view.activation or '(default)'}\n", style="bold yellow" if view.activation == "pinned" else "")
+        resolved = view.activation_resolved or view.activation
+        if resolved:
+            meta.append(resolved, style="bold yellow" if resolved == "pinned" else "")
+            if view.activation_note:
+                meta.append(f" ({view.activation_note})", style="yellow" if resolved == "pinned" else "dim")
+            meta.append("\n")
+        else:
+            meta.append("(default)\n")
         meta.append("description ", style="bold")
         meta.append(f"{view.description}\n")
         if view.subject_key:
@@ -158,6 +165,22 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _count_text(self) -> str:
         more = self.total - 1
         return f"{self.position} of {self.total} pending" + (f" · {more} more queued" if more > 0 else "")
+
+    def update_view(self, view: ProposalView) -> None:
+        """Show a fresh view of the same proposal (the store changed while it was open):
+        the diff, holder and conflict follow, the scroll position stays."""
+        if view.id != self.view.id or view == self.view:
+            return
+        had_conflict = bool(self.view.conflict)
+        self.view = view
+        self.set_class(bool(view.conflict), "-conflict")
+        self.query_one("#approval-title", Label).update(self._title())
+        self.query_one("#approval-body", Static).update(render_proposal(view, self.app.clock()))  # type: ignore[attr-defined]
+        approve = self.query_one("#approval-approve-button", Button)
+        approve.disabled = bool(view.conflict)
+        if view.conflict and not had_conflict and (self.focused is approve or self.focused is None):
+            self.query_one("#approval-deny-button", Button).focus()
+        self.refresh_bindings()
 
     def set_total(self, total: int) -> None:
         """Update the queue count while the dialog is open."""
