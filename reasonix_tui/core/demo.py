@@ -109,9 +109,12 @@ def _write_instructions(root: Path, workspace: Path) -> None:
     (workspace / "docs" / "conventions.md").write_text(
         "## Conventions\n\n- snake_case in Python, camelCase in JSON.\n\n@testing.md\n", encoding="utf-8"
     )
-    (workspace / "docs" / "testing.md").write_text("## Testing\n\n- Every bug fix comes with a test.\n", encoding="utf-8")
+    # A diagnostic at the workspace root: testing.md imports conventions.md back (a cycle).
+    (workspace / "docs" / "testing.md").write_text(
+        "## Testing\n\n- Every bug fix comes with a test.\n\n@conventions.md\n", encoding="utf-8"
+    )
     (workspace / "REASONIX.local.md").write_text("My local notes: run the API on port 8081.\n", encoding="utf-8")
-    # One diagnostic: a project document importing from outside its directory.
+    # Another, below the root: a project document importing from outside its directory.
     (workspace / "services" / "billing" / "AGENTS.md").write_text(
         "# billing service\n\n@../../../shared-secrets.md\n\nInvoices are immutable once sent.\n", encoding="utf-8"
     )

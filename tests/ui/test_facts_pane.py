@@ -401,3 +401,18 @@ async def test_escape_leaves_the_filter_box(demo: Layout) -> None:
         table = table_of(app)
         assert app.focused is table
         assert table.filter_text == "stale" and all(app.snapshot.rows[k].freshness == "stale" for k in table.order)
+
+
+async def test_table_has_the_keys_from_the_first_frame(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        # Before the rows arrive the table already holds the focus (not the tab strip, where
+        # the first arrow key would switch panes)...
+        assert isinstance(app.focused, FactsTable)
+        await settle(pilot)
+        table = table_of(app)
+        assert app.focused is table and table.row_count > 2
+        # ...so the first keys move the cursor.
+        await pilot.press("down", "down")
+        await settle(pilot)
+        assert table.cursor_row == 2 and app.screen.active_pane == "facts"

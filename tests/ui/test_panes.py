@@ -112,6 +112,10 @@ async def test_instructions_tree_diagnostics_block_and_target(demo: Layout) -> N
         assert any("workspace/AGENTS.md" in label for label in labels)
         imports = [str(c.label) for node in tree.root.children for c in node.children]
         assert any("@docs/conventions.md" in label and "loaded" in label for label in imports)
+        # At the workspace root the demo already shows a diagnostic: testing.md imports
+        # conventions.md back.
+        diagnostics = plain(app.screen.query_one("#instructions-diagnostics", Static))
+        assert "import_cycle" in diagnostics and "testing.md" in diagnostics
         # The billing service is below the workspace root: pick it as the target path.
         await pilot.press("t")
         assert isinstance(app.focused, Input)

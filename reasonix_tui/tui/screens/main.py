@@ -67,6 +67,10 @@ class MainScreen(Screen[None]):
 
     app = getters.app(_app_type)  # type: ignore[assignment]
 
+    AUTO_FOCUS = "#facts-table"
+    """The table has the keys from the first frame, before its rows arrive (the default
+    would focus the tab strip, and the first arrow key would switch panes)."""
+
     selected_fact: reactive[str | None] = reactive(None, init=False)
     """The fact highlighted in the facts table (the Revisions pane follows it)."""
 
