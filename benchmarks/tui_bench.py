@@ -3,8 +3,9 @@
 Builds stores of 10k and 100k facts (written once with the file-format renderer, kept
 under ``--dir`` between runs), then for an empty store, 10k and 100k measures, in one run:
 
-* **start → interactive**: from ``make_app`` to the facts table holding every row, having
-  the focus and answering a key press (``down`` moves the cursor), three ways: *cold* (no cache
+* **start → interactive**: from ``make_app`` to the facts table showing rows, having the
+  focus and answering a key press (``down`` moves the cursor), and **(all)**: to every row
+  on screen (a big first start shows rows while it reads the rest), three ways: *cold* (no cache
   at all: every file's YAML is parsed), *1st open* (the Context Center's row cache is
   missing but the store's parse cache is warm, as after using the CLI or the agent) and
   *warm* (every later start);
@@ -71,6 +72,8 @@ def build_store(root: Path, n: int) -> Layout:
     return layout
 
 
+POLL_S = 0.002
+
 TIMEOUT_S = float(os.environ.get("TUI_BENCH_TIMEOUT", "120"))
 """No wait in a measurement lasts longer than this: a stuck start is reported, not waited on forever."""
 
@@ -86,11 +89,13 @@ async def until(cond: Callable[[], bool], what: str, app: Any, timeout: float = 
     while not cond():
         if time.perf_counter() - t > timeout:
             raise BenchTimeout(f"{what} after {timeout:.0f} s (focused: {type(app.focused).__name__})")
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(POLL_S)
 
 
 async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[str, float]:
     """One headless start; returns timings in seconds (``watch``: also time an outside change)."""
+    from textual import events
+
     from reasonix_tui.tui.app import make_app
     from reasonix_tui.tui.widgets.facts_table import FactsTable
 
@@ -99,15 +104,20 @@ async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[st
     app = make_app(layout, Settings(), watch=watch, clock=lambda: NOW)
     async with app.run_test(size=(140, 40)) as pilot:
         table = app.screen.query_one("#facts-table", FactsTable)
-        await until(lambda: app.loaded and table.row_count >= expected, f"table not filled ({expected} rows)", app)
-        out["loaded"] = time.perf_counter() - t0
-        # a key reaches the table only once it has the focus (on a warm start the rows can
-        # be there a moment before it; a key pressed then is lost)
+        # Interactive: rows on screen (on a big first start, the first part of them while
+        # the rest is read) and a key press moves the cursor.
+        await until(lambda: app.loaded and table.row_count >= min(expected, 2), "no rows on screen", app)
         await until(lambda: app.focused is table, "the facts table never took the focus", app)
         before = table.cursor_row
-        await pilot.press("down")
+        # The key goes in as the terminal driver sends it (``pilot.press`` would also wait
+        # for the whole process to fall idle, i.e. for the rest of a first start's reading).
+        key = events.Key("down", None)
+        key.set_sender(app)
+        app._driver.send_message(key)
         await until(lambda: expected <= 1 or table.cursor_row != before, "the cursor did not move on 'down'", app)
         out["interactive"] = time.perf_counter() - t0
+        await until(lambda: app.complete and table.row_count >= expected, f"table not filled ({expected} rows)", app)
+        out["loaded"] = time.perf_counter() - t0
 
         await pilot.pause(0.3)
 
@@ -159,7 +169,7 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print(f"Context Center start, headless run_test 140x40, Python {sys.version.split()[0]}")
     print(
-        f"{'facts':>8} {'cold':>8} {'1st open':>9} {'warm':>8} {'down':>7} {'pgdn':>7} {'end':>7} "
+        f"{'facts':>8} {'cold':>8} {'(all)':>7} {'1st open':>9} {'(all)':>7} {'warm':>8} {'down':>7} {'pgdn':>7} {'end':>7} "
         f"{'sort':>7} {'filter':>7} {'change→screen':>14}"
     )
     failed = False
@@ -183,13 +193,15 @@ def main() -> int:
             failed = True
             continue
         print(
-            f"{n:>8,} {cold['interactive']:>7.2f}s {first['interactive']:>8.2f}s {warm['interactive']:>7.2f}s "
+            f"{n:>8,} {cold['interactive']:>7.2f}s {cold['loaded']:>6.2f}s {first['interactive']:>8.2f}s "
+            f"{first['loaded']:>6.2f}s {warm['interactive']:>7.2f}s "
             f"{warm['key_down'] * 1000:>6.0f}ms {warm['key_pagedown'] * 1000:>5.0f}ms {warm['key_end'] * 1000:>5.0f}ms "
             f"{warm['sort'] * 1000:>5.0f}ms {warm['filter'] * 1000:>5.0f}ms "
             f"{warm.get('change_to_screen', 0) * 1000:>12.0f}ms"
             + (f"   (store written in {build:.1f}s)" if fresh else "")
         )
     print("targets: 10k ≤ 1.5 s, 100k ≤ 5 s to an interactive facts table; outside change ≤ 0.5 s")
+    print("(all): every row on screen; a first start shows rows and takes keys while it reads the rest")
     return 1 if failed else 0
 
 

@@ -156,6 +156,9 @@ class ContextCenterApp(App[None]):
         self.snapshot: CenterSnapshot = CenterSnapshot.empty(self.settings.pinned_budget_chars)
         """The one immutable view of the store."""
         self.loaded = False
+        """Rows are on screen (maybe from a partial snapshot of a big first load)."""
+        self.complete = False
+        """The first load has finished (``snapshot.reading`` is ``(0, 0)`` since)."""
         """True once the first snapshot arrived."""
         self.stale = False
         """The last reload failed: the screen shows the last good snapshot."""
@@ -220,6 +223,17 @@ class ContextCenterApp(App[None]):
             self._reload_running = True
         self._reload_worker()
 
+    def _partial_poster(self, shown: list[CenterSnapshot | None]) -> Callable[[CenterSnapshot], None]:
+        """For a first load: post each partial snapshot, diffed against the one before
+        (``shown[0]``: the last one posted)."""
+
+        def post(partial: CenterSnapshot) -> None:
+            previous = shown[0]
+            self.post_message(StoreReloaded(partial, previous, diff_snapshots(previous, partial)))
+            shown[0] = partial
+
+        return post
+
     @work(thread=True, group="store-reload", exit_on_error=False, description="read the store")
     def _reload_worker(self) -> None:
         """Drain queued reload requests; post :class:`StoreReloaded` for each result (thread worker)."""
@@ -235,12 +249,16 @@ class ContextCenterApp(App[None]):
                 snapshot = None
                 if not full and base is not None:
                     snapshot = update_snapshot(base, self.layout, self.settings, self.clock(), paths)
+                shown: list[CenterSnapshot | None] = [base]
                 if snapshot is None:
-                    snapshot = load_snapshot(self.layout, self.settings, self.clock(), base)
-                changes = diff_snapshots(base, snapshot)
-                self.post_message(StoreReloaded(snapshot, base, changes))
+                    progress = self._partial_poster(shown) if base is None else None
+                    snapshot = load_snapshot(self.layout, self.settings, self.clock(), base, progress=progress)
+                # Against what the screen has (the last partial of a first load), so the
+                # screen applies a diff instead of working one out itself.
+                changes = diff_snapshots(shown[0], snapshot)
+                self.post_message(StoreReloaded(snapshot, shown[0], changes))
                 # After posting, so the screen does not wait for either:
-                attach_identity_index(snapshot, base, changes)
+                attach_identity_index(snapshot, shown[0], changes)
                 if snapshot.cache_dirty:
                     save_row_cache(self.layout, snapshot)
                 base = snapshot
@@ -254,8 +272,11 @@ class ContextCenterApp(App[None]):
         changes = message.changes
         if message.base is not self.snapshot or (message.base is None and self.loaded):
             changes = diff_snapshots(self.snapshot if self.loaded else None, message.snapshot)
-        first = not self.loaded
+        first_rows = not self.loaded
+        complete = not message.snapshot.reading[1]
+        first = complete and not self.complete  # the first complete snapshot
         self.loaded = True
+        self.complete = self.complete or complete
         self.snapshot = message.snapshot
         if first and len(message.snapshot.rows) > 2_000:
             # A big store is millions of long-lived objects without cycles: keep the cyclic
@@ -267,7 +288,9 @@ class ContextCenterApp(App[None]):
             self._set_stale(False)
         if self.approvals is not None and self.approvals.last_auto is not None:
             self.refresh_bindings()  # ctrl+z follows whether the auto-written fact changed
-        if changes.empty and not first:
+        if changes.empty and not first and not first_rows:
+            if not complete:
+                self.store_changed.publish(StoreUpdate(message.snapshot, changes))  # progress line
             return
         if self.approvals is not None and not first:
             self.approvals.store_changed()

@@ -168,7 +168,7 @@ class ApprovalFlow:
         # Not in the store view: gone, unless the view predates the write (the watcher
         # reports approvals/ and the store separately). The core re-checks on undo anyway.
         written = parse_rfc3339(record.created_at)
-        return not self.app.loaded or (written is not None and written.ns >= snapshot.loaded_at.ns)
+        return not self.app.complete or (written is not None and written.ns >= snapshot.loaded_at.ns)
 
     def _refresh_status(self) -> None:
         from .screens.main import MainScreen
@@ -216,7 +216,7 @@ class ApprovalFlow:
         """Open the dialog for the oldest pending proposal that is not on screen."""
         from .screens.approval import ApprovalScreen
 
-        if self._open_dialog() is not None or not self.app.loaded:
+        if self._open_dialog() is not None or not self.app.complete:
             return  # the first store load calls this again, so the dialog has its data
         if force:
             self.deferred.clear()

@@ -9,8 +9,10 @@ so panes update by diff and keep their cursor.
 Reading uses the store's own directory rules and file reader (``scan_fact_entries``,
 ``read_fact_file``, ``fact_file_problem``) on changed files only: unchanged ones come from
 the previous snapshot or from the row cache (``save_row_cache``), and a first open with
-no row cache goes through ``Store.snapshot()`` and its parse cache. Fact bodies are parsed on demand (:class:`LazyFacts`). The only file
-written here is the row cache.
+no row cache reads through the store's parse cache, handing out partial snapshots as it
+goes (a big first start shows rows at once). Fact bodies are parsed on demand
+(:class:`LazyFacts`). The only files written here are the row cache and, on a first
+start, the store's parse cache.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,6 +34,7 @@ from ..core.settings import Settings
 from ..core.store.index_md import INDEX_NAME
 from ..core.store.model import Fact
 from ..core.store.precedence import identity_keys
+from ..core.store.cache import ParseCache, stat_key
 from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, scan_fact_entries
 
 __all__ = [
@@ -338,6 +342,9 @@ class CenterSnapshot:
     """``id()`` of the snapshot an incremental update started from (0 for a full scan)."""
     touched: frozenset[str] = frozenset()
     """Row keys that incremental update dropped or (re)built."""
+    reading: tuple[int, int] = (0, 0)
+    """``(files read, files to read)`` while a first load is still going (a partial
+    snapshot: more rows follow); ``(0, 0)`` once complete."""
 
     def identity_index(self) -> dict[str, list[str]] | None:
         """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
@@ -525,7 +532,7 @@ ROW_CACHE_VERSION = 4
 ``precedence.identity_keys`` strings, errors are ``fact_file_problem`` texts)."""
 
 _STORE_READ_THRESHOLD = 200
-"""More files than this missing from the row cache: read them through ``Store.snapshot()``."""
+"""More files than this missing from the row cache: read them through the store's parse cache."""
 
 
 def row_cache_path(layout: Layout) -> Path:
@@ -664,6 +671,13 @@ class _Builder:
             return
         self.add(path, scope, _sig(st), row_source(fact), fact, None)
 
+    def partial(self, settings: Settings, archived: tuple[ArchivedFact, ...], done: int, total: int) -> CenterSnapshot:
+        """A snapshot of the rows so far (copies: the builder goes on filling its own)."""
+        copy = _Builder(self.now)
+        copy.rows, copy.sources, copy.paths = dict(self.rows), dict(self.sources), dict(self.paths)
+        copy.sigs, copy.loaded, copy.errors = dict(self.sigs), dict(self.loaded), dict(self.errors)
+        return replace(copy.snapshot(settings, archived, "partial"), cache_dirty=False, reading=(done, total))
+
     def snapshot(self, settings: Settings, archived: tuple[ArchivedFact, ...], source: str) -> CenterSnapshot:
         project = pinned = pinned_chars = 0
         for src in self.sources.values():
@@ -698,6 +712,7 @@ def load_snapshot(
     previous: CenterSnapshot | None = None,
     *,
     use_cache: bool = True,
+    progress: Callable[[CenterSnapshot], None] | None = None,
 ) -> CenterSnapshot:
     """Read both fact directories into a :class:`CenterSnapshot` (blocking: a thread worker).
 
@@ -706,12 +721,16 @@ def load_snapshot(
     store's reader (``read_fact_file``) parses every file whose stat signature changed; unchanged files come from ``previous`` or from the row cache, so
     opening a 100k-fact store costs a directory scan, not 100k parses. Fact bodies are
     parsed only when a pane asks for one (:class:`LazyFacts`).
+
+    When many files must be read and ``progress`` is given, it is called with partial
+    snapshots (``reading`` set) every :data:`PROGRESS_EVERY_S` seconds, so a first start on
+    a big store shows rows and takes keys while the rest is still being read.
     """
     settings = settings or Settings()
     # Building 100k rows allocates millions of objects: without this the cyclic GC runs
     # hundreds of times for nothing (nothing here makes cycles). Re-enabled on the way out.
     with _no_gc():
-        return _load_snapshot(layout, settings, now, previous, use_cache)
+        return _load_snapshot(layout, settings, now, previous, use_cache, progress)
 
 
 @contextmanager
@@ -727,7 +746,12 @@ def _no_gc() -> Iterator[None]:
 
 
 def _load_snapshot(
-    layout: Layout, settings: Settings, now: Timestamp, previous: CenterSnapshot | None, use_cache: bool
+    layout: Layout,
+    settings: Settings,
+    now: Timestamp,
+    previous: CenterSnapshot | None,
+    use_cache: bool,
+    progress: Callable[[CenterSnapshot], None] | None = None,
 ) -> CenterSnapshot:
     cache = _load_row_cache(layout) if use_cache else {}
     prior: dict[str, tuple[tuple[int, ...], RowSource, Fact | None, FactRow | None]] = {}
@@ -740,45 +764,85 @@ def _load_snapshot(
     # New rows are computed at ``now``; reused rows keep theirs (at most a minute older).
     b = _Builder(now)
     misses: list[tuple[str, str, os.stat_result]] = []
+    names: dict[str, set[str]] = {"global": set(), "project": set()}
+    whole = {"global": True, "project": True}  # every file of the directory is a miss
     for scope, directory in (("global", layout.global_dir), ("project", layout.project_dir)):
         for entry in scan_fact_entries(scope, directory):
             path, st = entry.path, entry.stat
             if st is None:
                 b.error(path, scope, entry.error)
                 continue
+            names[scope].add(os.path.basename(path))
             sig = _sig(st)
             hit = prior.get(path)
             if hit is not None and hit[0] == sig:
                 b.add(path, scope, sig, hit[1], hit[2], hit[3])
+                whole[scope] = False
                 continue
             cached = cache.get(path)
             if cached is not None and cached[0] == sig:
                 b.add(path, scope, sig, cached[1], None, None)
+                whole[scope] = False
                 continue
             misses.append((path, scope, st))
-    from_store: dict[str, Fact] = {}
-    if len(misses) > _STORE_READ_THRESHOLD:
-        # Many files unknown to the row cache (first start): the store's own parse cache,
-        # kept warm by the CLI and the agent, is much cheaper than parsing every file.
-        try:
-            snap = Store(layout, settings=settings, actor="context-center").snapshot()
-            from_store = {f.path: f for f in snap.facts}
-        except Exception:  # never fatal: fall back to reading each file
-            from_store = {}
-    for path, scope, st in misses:
-        fact = from_store.get(path)
-        if fact is not None:
-            b.parsed += 1
-            b.add(path, scope, _sig(st), row_source(fact), fact, None)
-        else:
+    if len(misses) <= _STORE_READ_THRESHOLD:
+        for path, scope, st in misses:
             b.parse_into(path, scope, st)
-    archived = _read_archive(layout, settings)
+        archived = _read_archive(layout, settings)
+    else:
+        # Many files unknown to the row cache (a first start): read them through the
+        # store's own parse cache (kept warm by the CLI and the agent, and written here
+        # when every file of a directory went through it), showing rows as they come.
+        archived = _read_archive(layout, settings)
+        caches = {scope: _parse_cache(layout, scope) for scope in ("global", "project")}
+        clock = time.monotonic
+        next_post = clock() + PROGRESS_FIRST_S
+        for i, (path, scope, st) in enumerate(misses):
+            _read_through(b, caches[scope], path, scope, st)
+            if progress is not None and clock() >= next_post and i + 1 < len(misses):
+                progress(b.partial(settings, archived, i + 1, len(misses)))
+                next_post = clock() + PROGRESS_EVERY_S
+        for scope, pc in caches.items():
+            if pc is not None and whole[scope]:
+                pc.retain(names[scope])
+                pc.save()
     snapshot = b.snapshot(settings, archived, "files")
     if reuse_rows and previous is not None:
         snapshot = replace(snapshot, loaded_at=previous.loaded_at)  # the age of the oldest row
     if use_cache and not snapshot.cache_dirty and len(cache) != len(snapshot.paths):
         snapshot = replace(snapshot, cache_dirty=True)  # files were removed
     return snapshot
+
+
+PROGRESS_FIRST_S = 0.25
+"""A first load that takes longer than this shows the rows read so far..."""
+PROGRESS_EVERY_S = 0.6
+"""...and again at this interval until it is done."""
+
+
+def _parse_cache(layout: Layout, scope: str) -> ParseCache | None:
+    try:
+        return ParseCache(layout.cache_dir, layout.dir_for(scope))
+    except Exception:  # pragma: no cover - a cache is never required
+        return None
+
+
+def _read_through(b: _Builder, pc: ParseCache | None, path: str, scope: str, st: os.stat_result) -> None:
+    """Add one file's row, from the store's parse cache when it holds this version."""
+    name = os.path.basename(path)
+    key = stat_key(st)
+    fact = pc.get(name, key) if pc is not None else None
+    if fact is None or fact.scope != (fact.file_scope or scope):
+        try:
+            fact = read_fact_file(path, scope, st)
+        except OSError as exc:
+            b.parsed += 1
+            b.error(path, scope, f"cannot read: {exc.strerror or exc}")
+            return
+        if pc is not None:
+            pc.put(name, key, fact)
+    b.parsed += 1
+    b.add(path, scope, _sig(st), row_source(fact), fact, None)
 
 
 def update_snapshot(

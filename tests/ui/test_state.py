@@ -147,3 +147,88 @@ async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:
                 incremental = list(table.order)
                 table.set_rows(changed, None)
                 assert incremental == table.order, (column.key, reverse)
+
+
+def _many_facts(layout: Layout, n: int) -> None:
+    from reasonix_tui.core.store.fileformat import render_fact
+
+    for i in range(n):
+        ts = Timestamp(NOW.ns - i * DAY_NS // 10)
+        fact = Fact(
+            id=FactId(f"mem-{i:032x}"), revision=1, created_at=ts, updated_at=ts, name=f"bulk-{i:04d}",
+            title=f"Bulk fact {i}", description=f"bulk {i}", type="project", scope="project", body="b",
+        )
+        (layout.project_dir / f"bulk-{i:04d}.md").write_text(render_fact(fact), encoding="utf-8")
+
+
+def test_big_first_load_hands_out_partial_snapshots_and_fills_the_parse_cache(demo: Layout, monkeypatch) -> None:
+    import reasonix_tui.tui.state as state
+    from reasonix_tui.core.store.cache import ParseCache
+
+    _many_facts(demo, 400)
+    monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_EVERY_S", 0.0)
+    partials: list = []
+    final = load_snapshot(demo, settings(), NOW, progress=partials.append)
+    assert final.reading == (0, 0) and len(final.rows) >= 400
+    assert len(partials) > 10
+    sizes = [len(p.rows) for p in partials]
+    assert sizes == sorted(sizes) and sizes[-1] < len(final.rows)
+    for p in partials:  # each a consistent snapshot of the rows so far, never touched again
+        assert p.reading[0] < p.reading[1] and not p.cache_dirty
+        assert set(p.rows) <= set(final.rows) and all(p.rows[k] == final.rows[k] for k in p.rows)
+        assert p.counts["project"] + p.counts["global"] == len(p.sources)
+    # Partials arrive as diffs the table can apply one after the other.
+    changes = diff_snapshots(partials[0], partials[1])
+    assert changes.added and not changes.removed
+    # Every file went through the store's parse cache, which the CLI now finds warm.
+    pc = ParseCache(demo.cache_dir, demo.project_dir)
+    entry = next(demo.project_dir.glob("bulk-0007.md"))
+    from reasonix_tui.core.store.cache import stat_key
+
+    cached = pc.get(entry.name, stat_key(entry.stat()))
+    assert cached is not None and cached.title == "Bulk fact 7"
+    # The same rows as the small-load path that parses file by file.
+    monkeypatch.setattr(state, "_STORE_READ_THRESHOLD", 10**9)
+    assert dict(load_snapshot(demo, settings(), NOW, use_cache=False).rows) == dict(final.rows)
+
+
+async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatch) -> None:
+    import reasonix_tui.tui.state as state
+    from reasonix_tui.tui.screens.main import MainScreen, StatusBar
+    from reasonix_tui.tui.widgets.facts_table import FactsTable
+
+    from .helpers import SIZE, make, plain, settle
+
+    _many_facts(demo, 400)
+    monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_EVERY_S", 0.0)
+    seen: list[tuple[int, int, str]] = []
+    real = state._read_through
+
+    def slow_read(b, *args):  # a slow disk: the app must keep up with the partials
+        import time as _t
+
+        _t.sleep(0.0005)
+        real(b, *args)
+
+    monkeypatch.setattr(state, "_read_through", slow_read)
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        table = screen.query_one("#facts-table", FactsTable)
+        for _ in range(400):
+            await pilot.pause(0.005)
+            reading = app.snapshot.reading
+            seen.append((table.row_count, reading[1], plain(screen.query_one("#status-bar", StatusBar))))
+            if app.complete:
+                break
+        await settle(pilot)
+        partial = [s for s in seen if s[1] and s[0]]
+        assert partial, seen[:5]
+        rows, _, status = partial[0]
+        assert 0 < rows < 400 and "reading" in status and "files…" in status
+        assert app.complete and app.snapshot.reading == (0, 0)
+        assert table.row_count == len(app.snapshot.rows) >= 400
+        assert "reading" not in plain(screen.query_one("#status-bar", StatusBar))
