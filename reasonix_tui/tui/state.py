@@ -795,13 +795,17 @@ def _load_snapshot(
         # when every file of a directory went through it), showing rows as they come.
         archived = _read_archive(layout, settings)
         caches = {scope: _parse_cache(layout, scope) for scope in ("global", "project")}
-        clock = time.monotonic
-        next_post = clock() + PROGRESS_FIRST_S
+        clock = _progress_clock
+        started = clock()
+        next_post = started + PROGRESS_FIRST_S
         for i, (path, scope, st) in enumerate(misses):
             _read_through(b, caches[scope], path, scope, st)
-            if progress is not None and clock() >= next_post and i + 1 < len(misses):
+            if progress is not None and i + 1 < len(misses) and clock() >= next_post:
                 progress(b.partial(settings, archived, i + 1, len(misses)))
-                next_post = clock() + PROGRESS_EVERY_S
+                # Each partial costs the screen a sort of every row so far: space them out
+                # as the load goes on (a handful of partials even for 100k files).
+                now_s = clock()
+                next_post = now_s + max(PROGRESS_EVERY_S, PROGRESS_GROWTH * (now_s - started))
         for scope, pc in caches.items():
             if pc is not None and whole[scope]:
                 pc.retain(names[scope])
@@ -817,7 +821,11 @@ def _load_snapshot(
 PROGRESS_FIRST_S = 0.25
 """A first load that takes longer than this shows the rows read so far..."""
 PROGRESS_EVERY_S = 0.6
-"""...and again at this interval until it is done."""
+"""...and again after at least this long..."""
+_progress_clock = time.monotonic
+"""The clock that spaces partial snapshots (a test replaces it)."""
+PROGRESS_GROWTH = 1.0
+"""...and at least this share of the time the load has taken so far."""
 
 
 def _parse_cache(layout: Layout, scope: str) -> ParseCache | None:

@@ -168,6 +168,7 @@ def test_big_first_load_hands_out_partial_snapshots_and_fills_the_parse_cache(de
     _many_facts(demo, 400)
     monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
     monkeypatch.setattr(state, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_GROWTH", 0.0)
     partials: list = []
     final = load_snapshot(demo, settings(), NOW, progress=partials.append)
     assert final.reading == (0, 0) and len(final.rows) >= 400
@@ -203,13 +204,14 @@ async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatc
     _many_facts(demo, 400)
     monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
     monkeypatch.setattr(state, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_GROWTH", 0.0)
     seen: list[tuple[int, int, str]] = []
     real = state._read_through
 
     def slow_read(b, *args):  # a slow disk: the app must keep up with the partials
         import time as _t
 
-        _t.sleep(0.0005)
+        _t.sleep(0.002)  # sleeping lets the screen run between files
         real(b, *args)
 
     monkeypatch.setattr(state, "_read_through", slow_read)
@@ -218,7 +220,7 @@ async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatc
         screen = app.screen
         assert isinstance(screen, MainScreen)
         table = screen.query_one("#facts-table", FactsTable)
-        for _ in range(400):
+        for _ in range(2000):
             await pilot.pause(0.005)
             reading = app.snapshot.reading
             seen.append((table.row_count, reading[1], plain(screen.query_one("#status-bar", StatusBar))))
@@ -232,3 +234,19 @@ async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatc
         assert app.complete and app.snapshot.reading == (0, 0)
         assert table.row_count == len(app.snapshot.rows) >= 400
         assert "reading" not in plain(screen.query_one("#status-bar", StatusBar))
+
+
+def test_partials_thin_out_as_a_long_load_goes_on(demo: Layout, monkeypatch) -> None:
+    """Each partial costs the screen a sort of every row so far: a long load posts few."""
+    import reasonix_tui.tui.state as state
+
+    _many_facts(demo, 300)
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(state, "_progress_clock", lambda: float(next(ticks)))  # one "second" a call
+    monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
+    partials: list = []
+    load_snapshot(demo, settings(), NOW, progress=partials.append)
+    done = [p.reading[0] for p in partials]
+    assert 3 <= len(done) <= 12  # doubling intervals, not one per file (300)
+    gaps = [b - a for a, b in zip(done, done[1:])]
+    assert gaps == sorted(gaps)

@@ -510,7 +510,12 @@ class FactsTable(ScrollView, can_focus=True):
         if not self.order:
             if y == 2:
                 style = self.get_component_rich_style("facts-table--empty")
-                text = self.empty_text if not self.filter_text else f"No fact matches “{self.filter_text}”."
+                if self.filter_text:
+                    text = f"No fact matches “{self.filter_text}”."
+                elif not getattr(self.app, "loaded", True):
+                    text = "Reading the store…"  # not "no facts" before the first rows arrive
+                else:
+                    text = self.empty_text
                 return Strip([Segment(set_cell_size("  " + text, width), style)], width)
             return Strip.blank(width, self.rich_style)
         if index >= len(self.order):
