@@ -146,7 +146,8 @@ class ApprovalFlow:
         fresh.sort(key=lambda item: item[:2])
         ordered = [record for _, _, record in fresh]
         newest = ordered[-1]
-        who = newest.requester.agent or newest.requester.source or "agent"
+        req = newest.requester
+        who = (req.agent or "The agent") + (f" (via {req.source})" if req.source else "")
         undo = " Press ctrl+z to undo it." if self.can_undo(newest) else ""
         if len(ordered) == 1:
             text = f"{who} saved {newest.ref} (revision {newest.revision}) without asking: a new low-risk project fact.{undo}"

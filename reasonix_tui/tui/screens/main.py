@@ -119,7 +119,7 @@ class MainScreen(Screen[None]):
         # The approval count comes first after the workspace, so it stays visible at 80 columns.
         parts = [
             f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
-            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} [/]" if pending else "no pending approvals",
+            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} (press A) [/]" if pending else "no pending approvals",
             (f"{project:,} project · {global_:,} global" if app.loaded else "loading…")
             + (f" [$warning]· reading {snap.reading[0]:,}/{snap.reading[1]:,} files…[/]" if snap.reading[1] else ""),
             f"{pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
