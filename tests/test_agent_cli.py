@@ -249,3 +249,51 @@ def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     with pytest.raises(SystemExit):
         main(["remember", "--help"])
     assert "4 still pending" in capsys.readouterr().out
+
+
+# --- auto_confirm_project_remember (Reasonix's AssessRememberSkip) -------------------------------
+
+UPDATE = ["remember", "--name", "release-target", "--description", "Release target for this project",
+          "--type", "project", "--body", "Release artifacts are published from main-v3."]
+
+
+def test_updates_ask_unless_reasonix_config_allows_them(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(layout, *LOW_RISK) == 0
+    # Off (the default): an update is a proposal; no Context Center is open, so it stays pending.
+    assert run(layout, *UPDATE, "--wait", "0") == 4
+    assert len(ApprovalQueue(layout).pending()) == 1
+    assert Store(layout).get("release-target").revision == 1
+    capsys.readouterr()
+    # On, as a Reasonix user sets it in config.toml: the update lands at once, with undo.
+    (layout.root / "config.toml").write_text("[memory]\nauto_confirm_project_remember = true\n")
+    assert run(layout, *UPDATE, "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "saved" and data["revision"] == 2
+    assert data["reason"] == "a bounded, non-sensitive project fact"
+    fact = Store(layout).get("release-target")
+    assert fact.revision == 2 and "main-v3" in fact.body
+    queue = ApprovalQueue(layout)
+    record = next(r for r in queue.auto_writes() if r.id == data["auto_write"])
+    assert (record.revision, record.previous_revision, record.is_update) == (2, 1, True)
+    # Undo brings revision 1's content back as revision 3 (an update is never archived).
+    queue.undo_auto_write(record, Store(layout))
+    fact = Store(layout).get("release-target")
+    assert fact.revision == 3 and "main-v2" in fact.body
+
+
+def test_auto_confirm_still_asks_for_global_pinned_and_activation(layout: Layout) -> None:
+    (layout.root / "config.toml").write_text("[memory]\nauto_confirm_project_remember = true\n")
+    store = Store(layout)
+    store.save(SaveRequest(name="style", description="Code style", body="black", type="project"))
+    store.save(SaveRequest(name="pinned-rule", description="A pinned rule", body="x", type="project", activation="pinned"))
+    assert run(layout, "remember", "--name", "style", "--description", "Code style", "--type", "project",
+               "--activation", "pinned", "--body", "ruff format", "--wait", "0") == 4
+    assert run(layout, "remember", "--name", "pinned-rule", "--description", "A pinned rule", "--type", "project",
+               "--body", "y", "--wait", "0") == 4
+    assert run(layout, "remember", "--name", "tabs", "--description", "Tabs", "--type", "user", "--scope", "global",
+               "--body", "Use tabs.", "--wait", "0") == 4
+    reasons = sorted(r for p in ApprovalQueue(layout).pending() for r in p.reasons)
+    assert "pinned memory requires confirmation" in reasons
+    assert "a pinned memory requires confirmation" in reasons
+    assert "global memory requires confirmation" in reasons
+    assert Store(layout).get("style").body == "black" and Store(layout).get("pinned-rule").body == "x"

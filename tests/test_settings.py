@@ -65,3 +65,17 @@ def test_the_cli_warns_and_carries_on(layout: Layout, capsys: pytest.CaptureFixt
     assert captured.out.strip() == "[]"
     assert captured.err == (f"reasonix-tui: warning: {layout.root / 'reasonix-tui' / 'settings.toml'}: "
                             'recall.mode = \'fast\' is not "enhanced" or "reasonix-exact"; ignored\n')
+
+
+def test_auto_confirm_project_remember_follows_reasonix_config(state_root: Path) -> None:
+    assert load_settings(state_root, env={}).auto_confirm_project_remember is False
+    (state_root / "config.toml").write_text("[memory]\nauto_confirm_project_remember = true\n")
+    assert load_settings(state_root, env={}).auto_confirm_project_remember is True
+    own(state_root, "[memory]\nauto_confirm_project_remember = false\n")  # ours wins
+    assert load_settings(state_root, env={}).auto_confirm_project_remember is False
+    own(state_root, '[memory]\nauto_confirm_project_remember = "yes"\n')
+    s = load_settings(state_root, env={})
+    assert s.auto_confirm_project_remember is True  # the bad value is ignored, config.toml stands
+    assert [p.split(": ", 1)[1] for p in s.problems] == [
+        "memory.auto_confirm_project_remember = 'yes' is not true or false; ignored"
+    ]

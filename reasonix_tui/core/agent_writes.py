@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .approvals import ApprovalQueue, ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
-from .policy import Assessment, assess_forget, assess_remember, parse_remember_arguments, remember_request
+from .policy import (
+    Assessment,
+    assess_forget,
+    assess_remember,
+    assess_remember_skip,
+    parse_remember_arguments,
+    remember_request,
+)
 from .store.model import Conflict, InvalidInput, NotFound, StoreError
 from .store.store import Store
 
@@ -172,13 +179,19 @@ def agent_remember(
     except InvalidInput as exc:
         return AgentWriteOutcome("invalid", str(exc))
     raw_args = {k: (list(v) if isinstance(v, tuple) else v) for k, v in args.items() if v not in ("", 0, False, ())}
-    assessment: Assessment = assess_remember(args, store)
+    # Reasonix's ``auto_confirm_project_remember`` lets updates of an unpinned project fact
+    # through as well (``AssessRememberSkip``); otherwise only new facts are low-risk.
+    skip = store.settings.auto_confirm_project_remember
+    assessment: Assessment = (assess_remember_skip if skip else assess_remember)(args, store)
     queue = queue or ApprovalQueue(store.layout)
     requester = requester or Requester.current()
     if assessment.auto_allow:
+        target = assessment.target if skip else None
+        # An update applies to the revision that was assessed (or the caller's), or not at all.
+        expected = validated.expected_revision or (target.revision if target is not None else None)
         try:
-            saved = store.save(validated.request, require_create=True, clear_expiry=validated.clear_expiry,
-                               actor="agent-auto")
+            saved = store.save(validated.request, expected_revision=expected, require_create=target is None,
+                               clear_expiry=validated.clear_expiry, actor="agent-auto")
         except (Conflict, NotFound) as exc:
             return AgentWriteOutcome("conflict", str(exc), reason=assessment.reason)
         except InvalidInput as exc:
@@ -189,7 +202,8 @@ def agent_remember(
         extra: dict[str, Any] = {}
         note = ""
         try:
-            extra["auto_write"] = queue.record_auto_write(fact, requester, store.layout).id
+            previous = saved.previous.revision if target is not None and saved.previous is not None else 0
+            extra["auto_write"] = queue.record_auto_write(fact, requester, store.layout, previous_revision=previous).id
         except OSError as exc:  # the fact is written; only the undo notice is missing
             note = f"could not record the undo notice: {exc}"
         return AgentWriteOutcome(

@@ -308,15 +308,26 @@ class AutoWrite:
     workspace: str
     state_root: str
     path: str = ""
+    previous_revision: int = 0
+    """The revision an automatic *update* replaced (``auto_confirm_project_remember``);
+    0 for a new fact. Undo restores it (as a new revision) instead of archiving."""
+
+    @property
+    def is_update(self) -> bool:
+        """The write updated an existing fact."""
+        return self.previous_revision > 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {
+        data = {
             "version": FORMAT_VERSION, "id": self.id, "fact_id": self.fact_id, "ref": self.ref,
             "revision": self.revision, "name": self.name, "description": self.description,
             "created_at": self.created_at, "requester": self.requester.to_dict(),
             "workspace": self.workspace, "state_root": self.state_root,
         }
+        if self.previous_revision:
+            data["previous_revision"] = self.previous_revision
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str = "") -> AutoWrite:
@@ -329,6 +340,7 @@ class AutoWrite:
             name=_str(data.get("name")), description=_str(data.get("description")),
             created_at=_str(data.get("created_at")), requester=Requester.from_dict(data.get("requester")),
             workspace=_str(data.get("workspace")), state_root=_str(data.get("state_root")), path=path,
+            previous_revision=max(_int(data.get("previous_revision")), 0),
         )
 
 
@@ -980,13 +992,16 @@ class ApprovalQueue:
 
     # ------------------------------------------------------------------ auto writes (undo)
 
-    def record_auto_write(self, fact: Fact, requester: Requester | None = None, layout: Layout | None = None) -> AutoWrite:
-        """Note a low-risk write that landed unasked, so the Context Center can offer undo."""
+    def record_auto_write(
+        self, fact: Fact, requester: Requester | None = None, layout: Layout | None = None, previous_revision: int = 0
+    ) -> AutoWrite:
+        """Note a low-risk write that landed unasked, so the Context Center can offer undo
+        (``previous_revision``: the revision an automatic update replaced)."""
         lay = layout or self.layout
         rec = AutoWrite(
             id=_new_id("a"), fact_id=fact.id, ref=fact.ref, revision=fact.revision, name=fact.name,
             description=fact.description, created_at=_now(), requester=requester or Requester.current(),
-            workspace=str(lay.workspace), state_root=str(lay.root),
+            workspace=str(lay.workspace), state_root=str(lay.root), previous_revision=previous_revision,
         )
         ensure_dir(self.auto_dir, 0o700)
         path = self.auto_dir / f"{rec.id}.json"
@@ -1047,7 +1062,8 @@ class ApprovalQueue:
             pass
 
     def undo_auto_write(self, record: AutoWrite, store: Store | None = None, actor: str = "context-center") -> Any:
-        """Archive the auto-written fact if it is still the revision that was written."""
+        """Undo an automatic write while the fact is still the revision that was written:
+        a new fact is archived; an update brings the replaced revision back (as a new one)."""
         from .store.model import Conflict, NotFound
         from .store.store import Store
 
@@ -1064,7 +1080,10 @@ class ApprovalQueue:
                 f"memory revision conflict: expected {record.revision}, found {fact.revision} "
                 f'(memory "{fact.ref}" changed after the automatic write; undo would discard that change)'
             )
-        res = st.archive(fact.id, actor=actor)
+        if record.is_update:
+            res: Any = st.restore(fact.id, record.previous_revision, actor=actor)
+        else:
+            res = st.archive(fact.id, actor=actor)
         self.dismiss_auto_write(record)
         return res
 

@@ -10,6 +10,7 @@ Example ``settings.toml``::
     pinned_budget_chars = 1500   # 0 turns the ceiling off, as in current Reasonix
     recall_limit = 4
     recall_max_chars = 2400
+    auto_confirm_project_remember = false   # true: the agent may also update project facts unasked
 
     [recall]
     mode = "enhanced"            # or "reasonix-exact" for identical behaviour
@@ -49,6 +50,9 @@ class Settings:
     """``enhanced`` (our improvements) or ``reasonix-exact`` (the spec's algorithm alone)."""
     approval_wait_seconds: float = 60.0
     """How long an agent-side write waits for a person's decision."""
+    auto_confirm_project_remember: bool = False
+    """Reasonix's switch (``[memory]`` in ``config.toml``): an agent's update of an existing,
+    unpinned project fact lands without asking too (``AssessRememberSkip``), with undo."""
     headless: bool = False
     """Caller is a sub-agent or headless run: writes that need approval fail at once."""
     no_memory: bool = False
@@ -112,6 +116,8 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
         max_chars = _int(reasonix_mem.get("recall_max_chars"), 0)
         if max_chars > 0:
             s = replace(s, recall_max_chars=max_chars)
+        if reasonix_mem.get("auto_confirm_project_remember") is True:
+            s = replace(s, auto_confirm_project_remember=True)
         sources.append("config.toml")
 
     own_path = root / "reasonix-tui" / "settings.toml"
@@ -130,6 +136,12 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
                     s = replace(s, **{key: _int(mem[key], 0)})
                 elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
                     _bad(problems, own_path, f"memory.{key}", mem[key], "a whole number ≥ 0")
+        if "auto_confirm_project_remember" in mem:
+            flag = mem["auto_confirm_project_remember"]
+            if isinstance(flag, bool):
+                s = replace(s, auto_confirm_project_remember=flag)
+            else:
+                _bad(problems, own_path, "memory.auto_confirm_project_remember", flag, "true or false")
         recall = own.get("recall", {}) if isinstance(own.get("recall"), dict) else {}
         if "mode" in recall:
             mode = str(recall["mode"]).strip()

@@ -149,12 +149,18 @@ class ApprovalFlow:
         req = newest.requester
         who = (req.agent or "The agent") + (f" (via {req.source})" if req.source else "")
         undo = " Press ctrl+z to undo it." if self.can_undo(newest) else ""
-        if len(ordered) == 1:
+        if len(ordered) == 1 and newest.is_update:
+            undo = f" Press ctrl+z to bring revision {newest.previous_revision} back." if undo else ""
+            text = (
+                f"{who} updated {newest.ref} (revision {newest.previous_revision} → {newest.revision}) without asking "
+                f"(auto_confirm_project_remember is on).{undo}"
+            )
+        elif len(ordered) == 1:
             text = f"{who} saved {newest.ref} (revision {newest.revision}) without asking: a new low-risk project fact.{undo}"
         else:
             refs = ", ".join(r.ref for r in ordered[:5]) + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
             undo = f" Press ctrl+z to undo the newest ({newest.ref})." if undo else ""
-            text = f"The agent saved {len(ordered)} low-risk project facts without asking: {refs}.{undo}"
+            text = f"The agent wrote {len(ordered)} low-risk project facts without asking: {refs}.{undo}"
         self.app.notify(text, title="agent auto-write", timeout=15)
 
     def can_undo(self, record: AutoWrite | None = None) -> bool:
@@ -340,8 +346,12 @@ class ApprovalFlow:
 
         def work() -> None:
             try:
-                self.queue.undo_auto_write(record, store=Store(self.app.layout, settings=self.app.settings, actor="context-center"))
-                text, ok = f"Undone: {record.ref} moved to the archive.", True
+                res = self.queue.undo_auto_write(record, store=Store(self.app.layout, settings=self.app.settings, actor="context-center"))
+                if record.is_update:
+                    text = f"Undone: {record.ref} has revision {record.previous_revision}'s content again (as revision {res.fact.revision})."
+                else:
+                    text = f"Undone: {record.ref} moved to the archive."
+                ok = True
             except (StoreError, OSError) as exc:
                 text, ok = f"Could not undo: {exc}", False
             self.app.call_from_thread(self.app.notify, text, severity="information" if ok else "error", timeout=6)

@@ -355,3 +355,29 @@ async def test_key_A_reopens_postponed_proposals(demo: Layout) -> None:
         await pilot.press("A")
         await settle(pilot)
         assert isinstance(app.screen, ApprovalScreen) and app.screen.view.name == "cache-backend"
+
+
+async def test_auto_update_notice_and_undo_brings_the_old_revision_back(demo: Layout) -> None:
+    from reasonix_tui.core.agent_writes import agent_remember
+    from reasonix_tui.core.settings import Settings
+    from reasonix_tui.core.store.store import Store
+
+    before = store(demo).get("project/oncall-rota.md")
+    agent_store = Store(demo, settings=Settings(auto_confirm_project_remember=True), actor="agent-auto")
+    out = agent_remember(
+        {"name": "oncall-rota", "description": before.description, "type": "project", "body": "Lee (primary)."},
+        agent_store, requester=approvals.Requester(pid=9, agent="test-agent", source="cli"), wait=0,
+    )
+    assert out.status == "saved" and out.revision == before.revision + 1
+    messages: list[Any] = []
+    app = make(demo)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        [toast] = toasts(messages)
+        assert f"test-agent (via cli) updated project/oncall-rota.md (revision {before.revision} → {out.revision})" in toast
+        assert f"ctrl+z to bring revision {before.revision} back" in toast
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        fact = store(demo).get("project/oncall-rota.md")
+        assert fact.revision == out.revision + 1 and fact.body == before.body  # restored, not archived
+        assert app.check_action("undo_agent_write", ()) is False
