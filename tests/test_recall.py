@@ -597,3 +597,54 @@ def test_suite_enhanced_passes_everything_exact_passes() -> None:
     off = {r["task"].id for r in rows if r["results"]["off"].passed}
     assert exact <= enhanced
     assert len(enhanced) > len(exact) > len(off)
+
+
+# ----------------------------------------------------------------- per-fact memo
+
+def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
+    """After a write, the next index tokenizes only the changed fact (same objects are
+    reused), and every answer equals a build from nothing."""
+    from dataclasses import replace
+
+    from reasonix_tui.core.recall.index import FACT_MEMO
+    import reasonix_tui.core.recall.index as index_mod
+
+    rnd = random.Random(7)
+    words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
+    facts = [
+        F(f"mem-{i:04d}", f"fact-{i}", title=" ".join(rnd.sample(words, 3)), desc=" ".join(rnd.sample(words, 4)),
+          body=" ".join(rnd.sample(words, 6)), keywords=" ".join(rnd.sample(words, 2)), type="project",
+          scope="project" if i % 3 else "global")
+        for i in range(60)
+    ]
+    queries = ["how do we deploy the cache region", "billing retry token", "数据库迁移怎么做", "max_open_conns replica"]
+    first = [ids(recall(facts, q, NOW)) for q in queries]
+    assert len(FACT_MEMO) >= len(facts)
+    computed: list[str] = []
+    real = index_mod._recall_tokens
+    index_mod._recall_tokens = lambda f: computed.append(f.id) or real(f)  # type: ignore[assignment]
+    try:
+        changed = replace(facts[10], body="deploy deploy billing", revision=2)
+        facts2 = facts[:10] + [changed] + facts[11:]
+        memo_answers = [(ids(r), [h.score for h in r.hits]) for r in (recall(facts2, q, NOW) for q in queries)]
+    finally:
+        index_mod._recall_tokens = real  # type: ignore[assignment]
+    assert computed == [changed.id]  # one fact tokenized, not 60
+    clear_index_cache()  # a build from nothing
+    fresh_answers = [(ids(r), [h.score for h in r.hits]) for r in (recall(facts2, q, NOW) for q in queries)]
+    assert memo_answers == fresh_answers
+    assert all(first) and all(a[0] for a in memo_answers)  # real hits, not empty answers
+
+
+def test_memo_keeps_only_facts_of_cached_indexes() -> None:
+    from reasonix_tui.core.recall.index import FactMemo
+
+    memo = FactMemo()
+    a, b = F("mem-a", "a", body="alpha"), F("mem-b", "b", body="beta")
+    assert memo.get(a, "tokens", lambda f: ["x"]) == ["x"]
+    assert memo.get(a, "tokens", lambda f: ["y"]) == ["x"]  # same object: memoised
+    twin = F("mem-a", "a", body="alpha")
+    assert memo.get(twin, "tokens", lambda f: ["z"]) == ["z"]  # an equal but other object is not
+    memo.get(b, "tokens", lambda f: ["b"])
+    memo.retain([[twin], [b]])
+    assert len(memo) == 2 and memo.get(a, "tokens", lambda f: ["again"]) == ["again"]

@@ -42,7 +42,7 @@ import regex
 from ..gostr import to_lower
 from ..store.model import Fact
 from ..tokenize import CJK_CLASS, is_cjk, tokens
-from .index import RecallIndex
+from .index import FACT_MEMO, RecallIndex, recall_text
 from .lexicon import LEXICON
 from ..gostr import one_line as compact_whitespace
 
@@ -228,6 +228,39 @@ def replacement_targets(text: str) -> frozenset[tuple[str, ...]]:
 
 
 # -- the index side -----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Features:
+    """What :meth:`EnhancedIndex.build` needs of one fact (memoised per fact object)."""
+
+    segments: frozenset[str]
+    labels: frozenset[str]
+    keys: frozenset[str]
+    may_have_cue: bool
+    title_words: frozenset[str]
+
+
+def _features(fact: Fact) -> _Features:
+    text = recall_text(fact)
+    label_text = "\n".join((fact.name, fact.title, fact.keywords, fact.subject_key.replace(".", " ")))
+    lab = set(tokens(label_text))
+    lab.update(compound_segments(label_text))
+    keys: set[str] = set()
+    for entry in keyword_entries(fact.keywords):
+        keys.add("e:" + entry)
+        for t in tokens(entry):
+            keys.add("t:" + t)
+        for ch in entry:
+            if is_cjk(ch):
+                keys.add("u:" + ch)
+    return _Features(
+        segments=frozenset(compound_segments(text)),
+        labels=frozenset(lab),
+        keys=frozenset(keys),
+        may_have_cue=_may_have_cue(" ".join(text.lower().split())),
+        title_words=frozenset(t for t in tokens(fact.title or fact.name.replace("-", " ")) if t not in _CUE_STOP),
+    )
+
+
 def _arr(values: list[int]) -> np.ndarray:
     return np.asarray(sorted(set(values)), dtype=np.int64)
 
@@ -270,25 +303,17 @@ class EnhancedIndex:
         label: dict[str, list[int]] = {}
         kw: dict[str, list[int]] = {}
         cues: list[bool] = []
-        for i, (fact, text) in enumerate(zip(index.docs, index.texts)):
-            for s in compound_segments(text):
+        title_words: list[frozenset[str]] = []
+        for i, fact in enumerate(index.docs):
+            feats = FACT_MEMO.get(fact, "enhanced", _features)
+            for s in feats.segments:
                 seg.setdefault(s, []).append(i)
-            label_text = "\n".join((fact.name, fact.title, fact.keywords, fact.subject_key.replace(".", " ")))
-            lab = set(tokens(label_text))
-            lab.update(compound_segments(label_text))
-            for t in lab:
+            for t in feats.labels:
                 label.setdefault(t, []).append(i)
-            keys: set[str] = set()
-            for entry in keyword_entries(fact.keywords):
-                keys.add("e:" + entry)
-                for t in tokens(entry):
-                    keys.add("t:" + t)
-                for ch in entry:
-                    if is_cjk(ch):
-                        keys.add("u:" + ch)
-            for k in keys:
+            for k in feats.keys:
                 kw.setdefault(k, []).append(i)
-            cues.append(_may_have_cue(" ".join(text.lower().split())))
+            cues.append(feats.may_have_cue)
+            title_words.append(feats.title_words)
         out = cls(
             n=len(index.docs),
             seg={k: _arr(v) for k, v in seg.items()},
@@ -297,9 +322,7 @@ class EnhancedIndex:
             texts=index.texts,
         )
         out.has_cue = np.fromiter(cues, dtype=bool, count=len(cues))
-        out.title_words = [
-            frozenset(t for t in tokens(f.title or f.name.replace("-", " ")) if t not in _CUE_STOP) for f in index.docs
-        ]
+        out.title_words = title_words
         out.doc_of = {id(f): i for i, f in enumerate(index.docs)}
         for fact in index.all_facts:
             for ref in fact.supersedes:

@@ -28,7 +28,7 @@ from ..store.model import Fact, parse_reference, slug
 from ..tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
-__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache"]
+__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo"]
 
 KP1 = 2.2
 """``k1 + 1`` as Go folds the constant."""
@@ -39,6 +39,59 @@ NO_TIME = -(1 << 62)
 def recall_text(fact: Fact) -> str:
     """The recall document: name, title, description, keywords and body joined by ``\\n``."""
     return "\n".join((fact.name, fact.title, fact.description, fact.keywords, fact.body))
+
+
+class FactMemo:
+    """Per-fact derived data (tokens, enhanced-channel features), reused across index
+    builds while the *same* fact object is alive.
+
+    A store keeps unchanged facts as the same frozen objects from one snapshot to the
+    next (its parse cache), so after one write the next index build tokenizes one fact,
+    not all of them. Entries hold their fact, so an ``id`` is never reused while cached;
+    :meth:`retain` drops the facts of older snapshots.
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[int, str], tuple[Fact, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, fact: Fact, kind: str, compute: Any) -> Any:
+        """``compute(fact)``, or what it returned for this very fact object before."""
+        key = (id(fact), kind)
+        hit = self._data.get(key)
+        if hit is not None and hit[0] is fact:
+            return hit[1]
+        value = compute(fact)
+        with self._lock:
+            self._data[key] = (fact, value)
+        return value
+
+    def retain(self, snapshots: Sequence[Sequence[Fact]]) -> None:
+        """Forget every fact that none of ``snapshots`` (the cached indexes) holds."""
+        alive: dict[int, Fact] = {}
+        for facts in snapshots:
+            for f in facts:
+                alive[id(f)] = f
+        with self._lock:
+            for key, (fact, _) in list(self._data.items()):
+                if alive.get(key[0]) is not fact:
+                    del self._data[key]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        """Forget everything (tests)."""
+        with self._lock:
+            self._data.clear()
+
+
+FACT_MEMO = FactMemo()
+"""The process-wide memo every index build goes through."""
+
+
+def _recall_tokens(fact: Fact) -> list[str]:
+    return tokens(recall_text(fact))
 
 
 class PoolBM25(BM25Index):
@@ -145,9 +198,10 @@ class RecallIndex:
         toks: list[list[str]] = []
         self.tokenless: list[Fact] = []
         """Pool facts with no searchable token (left out of the index)."""
+        memo = FACT_MEMO
         for fact in self.pool.facts:
             text = recall_text(fact)
-            t = tokens(text)
+            t = memo.get(fact, "tokens", _recall_tokens)
             if not t:
                 self.tokenless.append(fact)
                 continue
@@ -175,7 +229,7 @@ class RecallIndex:
         self._excluded_postings: dict[str, list[int]] = {}
         self._excluded_tokens: list[frozenset[str]] = []
         for i, ex in enumerate(self.pool.excluded):
-            ex_toks = frozenset(tokens(recall_text(ex.fact)))
+            ex_toks = frozenset(memo.get(ex.fact, "tokens", _recall_tokens))
             self._excluded_tokens.append(ex_toks)
             for term in ex_toks:
                 self._excluded_postings.setdefault(term, []).append(i)
@@ -310,6 +364,8 @@ def get_index(facts: Sequence[Fact]) -> RecallIndex:
         _CACHE.move_to_end(key)
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
+        cached = [entry[1].source for entry in _CACHE.values()]
+    FACT_MEMO.retain(cached)
     return index
 
 
@@ -318,3 +374,4 @@ def clear_index_cache() -> None:
     with _CACHE_LOCK:
         _CACHE.clear()
         _LAST.clear()
+    FACT_MEMO.clear()
