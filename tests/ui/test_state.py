@@ -250,3 +250,23 @@ def test_partials_thin_out_as_a_long_load_goes_on(demo: Layout, monkeypatch) -> 
     assert 3 <= len(done) <= 12  # doubling intervals, not one per file (300)
     gaps = [b - a for a, b in zip(done, done[1:])]
     assert gaps == sorted(gaps)
+
+
+def test_big_first_load_keeps_error_rows(demo: Layout, tmp_path: Path, monkeypatch) -> None:
+    """The read-through path of a big first load shows bad files as error rows, as the
+    file-by-file path does."""
+    import reasonix_tui.tui.state as state
+
+    _many_facts(demo, 250)
+    (demo.project_dir / "bad-yaml.md").write_text("---\nname: [unclosed\n---\nbody\n", encoding="utf-8")
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: outside\n---\nsecret\n", encoding="utf-8")
+    (demo.project_dir / "outside.md").symlink_to(outside)
+    big = load_snapshot(demo, settings(), NOW, use_cache=False, progress=lambda _p: None)
+    monkeypatch.setattr(state, "_STORE_READ_THRESHOLD", 10**9)
+    small = load_snapshot(demo, settings(), NOW, use_cache=False)
+    assert dict(big.rows) == dict(small.rows)
+    errors = [r.error for r in big.rows.values() if r.error]
+    assert any("outside the store" in e for e in errors)
+    assert any("frontmatter could not be parsed" in e for e in errors)
+    assert big.counts == small.counts
