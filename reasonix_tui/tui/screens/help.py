@@ -29,8 +29,9 @@ HELP_TEXT = """\
 | 7 Activity | the audit log, newest first · `enter` jumps to the fact |
 
 **Approval dialog** (opens by itself when the agent proposes a write): `y` approve ·
-`n` deny · `e` edit then approve · `l` later (keep it queued). The count of pending
-proposals is always in the status line.
+`n` deny · `e` edit then approve · `l` later (keep it queued; `A` opens it again). The
+count of pending proposals is always in the status line. `ctrl+z` undoes the agent's
+newest unasked write (archives a new fact, or brings back the revision an update replaced).
 
 Writes made here are recorded in the audit log as `context-center`.
 """
