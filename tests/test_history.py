@@ -583,3 +583,112 @@ def test_prewarm_then_search_reads_nothing_new(layout: Layout) -> None:
     listed = index.sources("global")
     assert index.refresh(listed) == 0  # nothing left to read
     assert len(H.search(layout, "warm words", scope="global").hits) == 2
+
+
+# --------------------------------------------------------------------------------------
+# The disk cache of one-shot processes (``reasonix-tui history search``)
+
+
+def _corpus(sd: Path) -> list[Path]:
+    big = "filler " * 3000 + "the zanzibar clue " + "tail " * 3000
+    return [
+        write_session(sd / "a.jsonl", [
+            {"role": "user", "content": "deploy the staging cluster with kubectl"},
+            {"role": "assistant", "content": "Deployed staging; 数据库迁移 done."},
+            {"role": "assistant", "tool_calls": [{"id": "1", "name": "bash", "arguments": json.dumps({"cmd": "kubectl apply"})}]},
+            {"role": "tool", "name": "bash", "content": "error: kubectl timeout"},
+        ]),
+        write_session(sd / "b.jsonl", [
+            {"role": "user", "content": "remember the walrus migration plan"},
+            {"role": "tool", "name": "cat", "content": big},
+        ]),
+        write_session(sd / "c.jsonl", [{"role": "user", "content": "unrelated llama"}], header=False),
+    ]
+
+
+QUERIES = [("staging kubectl", None), ("walrus migration", None), ("数据库", None), ("zanzibar", ["tool_output"]),
+           ("kubectl timeout", ["tool_error", "tool_input"]), ("llama", None)]
+
+
+def _answers(index: H.HistoryIndex) -> list[list[tuple[object, ...]]]:
+    return [[(h.session_path, h.message_index, h.kind, h.tool_name, h.score, h.snippet) for h in index.search(q, kinds=k).hits]
+            for q, k in QUERIES]
+
+
+def test_disk_cache_gives_the_same_answers_without_reading_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _corpus(tmp_path / "sessions")
+    cache = tmp_path / "cache" / "history.marshal"
+    first = idx(tmp_path)
+    first.enable_disk_cache(cache)
+    expected = _answers(first)
+    assert all(expected) and first.save_disk_cache() and cache.exists()
+    assert oct(cache.stat().st_mode & 0o777) == "0o600"
+    assert not first.save_disk_cache()  # nothing new since
+    read: list[str] = []
+    real = H.iter_json_lines
+    monkeypatch.setattr(H, "iter_json_lines", lambda path, start=0: read.append(os.path.basename(path)) or real(path, start=start))
+    second = idx(tmp_path)
+    second.enable_disk_cache(cache)
+    assert _answers(second) == expected
+    assert read == ["b.jsonl"]  # only to re-read the big tool output for its snippet
+    assert second.document_count == first.document_count and not second.save_disk_cache()
+
+
+def test_disk_cache_rereads_only_changed_files_and_follows_them(tmp_path: Path) -> None:
+    sd = tmp_path / "sessions"
+    a, b, c = _corpus(sd)
+    cache = tmp_path / "cache" / "history.marshal"
+    one = idx(tmp_path)
+    one.enable_disk_cache(cache)
+    one.search("walrus")
+    one.save_disk_cache()
+    with open(a, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"role": "user", "content": "a new walrus turn"}) + "\n")
+    os.utime(a, ns=(os.stat(a).st_mtime_ns + 10_000_000,) * 2)
+    c.unlink()
+    two = idx(tmp_path)
+    two.enable_disk_cache(cache)
+    hits = two.search("walrus").hits
+    assert sorted((os.path.basename(h.session_path), h.message_index) for h in hits) == [("a.jsonl", 4), ("b.jsonl", 0)]
+    assert two.search("llama").hits == ()
+    # A file restored from the cache that grows in the same process is read again whole.
+    with open(b, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"role": "assistant", "content": "walrus plan approved"}) + "\n")
+    os.utime(b, ns=(os.stat(b).st_mtime_ns + 20_000_000,) * 2)
+    hits = two.search("walrus").hits
+    assert sorted((os.path.basename(h.session_path), h.message_index) for h in hits) == [("a.jsonl", 4), ("b.jsonl", 0), ("b.jsonl", 2)]
+    assert two.save_disk_cache()
+    fresh = idx(tmp_path)
+    three = idx(tmp_path)
+    three.enable_disk_cache(cache)
+    assert _answers(three) == _answers(fresh)
+
+
+def test_a_corrupt_or_foreign_disk_cache_is_ignored(tmp_path: Path) -> None:
+    _corpus(tmp_path / "sessions")
+    cache = tmp_path / "cache" / "history.marshal"
+    one = idx(tmp_path)
+    one.enable_disk_cache(cache)
+    expected = _answers(one)
+    one.save_disk_cache()
+    blob = bytearray(cache.read_bytes())
+    blob[-5] ^= 0xFF  # a flipped byte: the checksum no longer matches
+    cache.write_bytes(bytes(blob))
+    two = idx(tmp_path)
+    two.enable_disk_cache(cache)
+    assert _answers(two) == expected
+    # Written for other directories: not used.
+    other = H.HistoryIndex(H.HistoryOptions(session_dir=str(tmp_path / "elsewhere")))
+    other.enable_disk_cache(cache)
+    assert other.search("walrus").hits == ()
+
+
+def test_cli_search_keeps_a_disk_cache(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    write_session(layout.project_sessions_dir / "s.jsonl", [{"role": "user", "content": "deploy the staging cluster"}])
+    base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
+    assert main(base + ["history", "search", "staging"]) == 0
+    [cache] = layout.cache_dir.glob("history-*.marshal")
+    H._INDEXES.clear()  # a new process
+    assert main(base + ["history", "search", "staging", "--json"]) == 0
+    capsys.readouterr()
+    assert cache.exists()

@@ -30,6 +30,7 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import chain
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -499,6 +500,15 @@ class HistoryIndex:
         """Bumped on every change to the indexed documents."""
         self._mask_cache: dict[Any, Any] = {}
         self._meta_cache: dict[str, tuple[int, int, str, bool]] = {}
+        self._disk: str = ""
+        """The on-disk cache file (``enable_disk_cache``), or ``""``."""
+        self._disk_cache: tuple[list[str], dict[str, tuple[Any, ...]]] | None = None
+        self._disk_remap: Any = None
+        self._file_docs: dict[str, list[tuple[Any, ...]]] = {}
+        """Documents read in this process, per file (for the disk cache)."""
+        self._file_cols: dict[str, tuple[Any, ...]] = {}
+        """Columnar records of files restored from the disk cache (term ids of this index)."""
+        self._disk_dirty = False
 
     # -- bookkeeping --------------------------------------------------------------
 
@@ -598,10 +608,125 @@ class HistoryIndex:
                 entry = self._files.get(path)
                 if entry is not None and entry.alive and entry.mtime_ns == st.st_mtime_ns and entry.size == st.st_size:
                     continue
+                if entry is None and self._restore(path, fmt, st):
+                    continue
                 self._update_file(path, fmt, st, entry)
+                self._disk_dirty = True
                 read += 1
             self._flush_pending()
         return read
+
+    # -- the on-disk cache (one-shot processes) -----------------------------------------
+
+    def enable_disk_cache(self, path: str | os.PathLike[str]) -> None:
+        """Keep every indexed file's documents (kinds, positions, texts, term ids) in
+        ``path`` and start from it: a later process re-reads only files whose size or
+        mtime changed.
+
+        For one-shot processes (``reasonix-tui history search``); a long-running server
+        keeps its index warm in memory instead. A missing, corrupt or foreign cache is
+        ignored (everything is read from the session files, as without a cache).
+        """
+        with self._lock:
+            self._disk = os.fspath(path)
+            self._disk_cache = _load_history_cache(self._disk, self.options)
+            self._disk_remap = None
+
+    def _restore(self, path: str, fmt: str, st: os.stat_result) -> bool:
+        """Index a file from the disk cache when it holds this very version of it."""
+        cache = self._disk_cache
+        if cache is None:
+            return False
+        vocab, records = cache
+        rec = records.get(path)
+        if rec is None or rec[0] != fmt or rec[1] != st.st_size or rec[2] != st.st_mtime_ns:
+            return False
+        (_fmt, _size, _mtime, consumed, next_index, broken, kinds, tool_table, tool_idx, msgs, calls, offsets,
+         texts, lens, ids) = rec
+        if self._disk_remap is None:
+            term_ids = self._term_ids
+            remap = np.empty(len(vocab), dtype=np.int64)
+            for i, term in enumerate(vocab):
+                tid = term_ids.get(term)
+                if tid is None:
+                    tid = term_ids[term] = len(term_ids)
+                remap[i] = tid
+            self._disk_remap = remap
+        entry = _FileEntry(fid=len(self._file_by_id), path=path, fmt=fmt)
+        # No parser state was kept: any later change to the file is read from the start.
+        entry.has_tail = True
+        entry.consumed, entry.next_index, entry.broken = consumed, next_index, broken
+        self._file_by_id.append(entry)
+        self._files[path] = entry
+        start = len(self._alive)
+        n = len(kinds)
+        if n:
+            self._doc_file.extend(array("i", [entry.fid]) * n)
+            self._doc_kind.frombytes(kinds)
+            table = np.asarray([self._tool_id(t) for t in tool_table] or [0], dtype=np.int32)
+            self._doc_tool.frombytes(table[np.frombuffer(tool_idx, dtype=np.int32)].tobytes())
+            self._doc_len.frombytes(lens)
+            self._doc_msg.frombytes(msgs)
+            self._doc_call.frombytes(calls)
+            self._doc_offset.frombytes(offsets)
+            self._alive.extend(b"\x01" * n)
+            self._doc_text.extend(texts)
+            tids = self._disk_remap[np.frombuffer(ids, dtype=np.int32)]
+            self._add_ids(start, tids, np.frombuffer(lens, dtype=np.int32).astype(np.int64))
+            entry.doc_ranges.append((start, start + n))
+            ids = tids.astype(np.int32).tobytes()  # now in this index's term ids
+        entry.mtime_ns, entry.size = st.st_mtime_ns, st.st_size
+        self._file_cols[path] = (fmt, st.st_size, st.st_mtime_ns, consumed, next_index, broken, kinds, tool_table,
+                                 tool_idx, msgs, calls, offsets, texts, lens, ids)
+        self._changed()
+        return True
+
+    def _columns(self, entry: _FileEntry, docs: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """A file's documents read in this process, as a columnar cache record."""
+        term_ids = self._term_ids
+        tools: dict[str, int] = {}
+        flat = [term_ids[t] for d in docs for t in d[6]]
+        return (
+            entry.fmt, entry.size, entry.mtime_ns, entry.consumed, entry.next_index, entry.broken,
+            array("b", [d[0] for d in docs]).tobytes(),
+            [t for t in _ordered_keys(tools, (d[1] for d in docs))],
+            array("i", [tools[d[1]] for d in docs]).tobytes(),
+            array("i", [d[2] for d in docs]).tobytes(),
+            array("i", [d[3] for d in docs]).tobytes(),
+            array("q", [d[4] for d in docs]).tobytes(),
+            [d[5] for d in docs],
+            array("i", [len(d[6]) for d in docs]).tobytes(),
+            array("i", flat).tobytes(),
+        )
+
+    def save_disk_cache(self) -> bool:
+        """Write the disk cache when files were read since it was loaded. Returns whether
+        it wrote. Files still being written (a last line without its newline) are left
+        out, so they are read again next time."""
+        with self._lock:
+            if not self._disk or not self._disk_dirty:
+                return False
+            records: dict[str, tuple[Any, ...]] = {}
+            for path, entry in self._files.items():
+                if not entry.alive:
+                    continue
+                cols = self._file_cols.get(path)
+                if cols is not None:
+                    records[path] = cols
+                    continue
+                docs = self._file_docs.get(path)
+                if docs is None or (entry.has_tail and entry.parser is not None):
+                    continue
+                records[path] = self._columns(entry, docs)
+            vocab = [""] * len(self._term_ids)
+            for term, tid in self._term_ids.items():
+                vocab[tid] = term
+            try:
+                _save_history_cache(self._disk, self.options, vocab, records)
+            except (OSError, ValueError):
+                return False
+            self._disk_dirty = False
+            return True
 
     def forget_missing(self, listed_paths: set[str], directories: Iterable[str]) -> None:
         """Drop files under ``directories`` that are no longer listed (deleted or hidden)."""
@@ -626,6 +751,9 @@ class HistoryIndex:
                     self._doc_text[d] = None
         entry.doc_ranges = []
         entry.alive = False
+        self._file_docs.pop(entry.path, None)
+        self._file_cols.pop(entry.path, None)
+        self._disk_dirty = True
         self._changed()
 
     def _update_file(self, path: str, fmt: str, st: os.stat_result, entry: _FileEntry | None) -> None:
@@ -643,6 +771,8 @@ class HistoryIndex:
             if entry is not None:
                 self._kill(entry)
             entry = _FileEntry(fid=len(self._file_by_id), path=path, fmt=fmt)
+            if self._disk:
+                self._file_docs[path] = []
             entry.parser = ClaudeParser() if fmt == FORMAT_CLAUDE else ReasonixParser()
             entry.digest = hashlib.blake2b(digest_size=16)
             self._file_by_id.append(entry)
@@ -709,7 +839,13 @@ class HistoryIndex:
                 self._doc_call.append(doc.call_index if doc.call_index >= 0 else part)
                 self._doc_offset.append(line.offset)
                 self._alive.append(1)
-                self._doc_text.append(doc.text if len(doc.text) <= _BIG_TEXT else None)
+                text = doc.text if len(doc.text) <= _BIG_TEXT else None
+                self._doc_text.append(text)
+                if self._disk and commit:
+                    self._file_docs.setdefault(entry.path, []).append(
+                        (_KIND_ID[doc.kind], doc.tool_name, doc.message_index,
+                         doc.call_index if doc.call_index >= 0 else part, line.offset, text, toks)
+                    )
             index += 1
         if commit:
             entry.next_index = index
@@ -725,11 +861,16 @@ class HistoryIndex:
             base = len(ids)
             ids.update(zip(sorted(new_terms), range(base, base + len(new_terms))))
         tids = np.fromiter(map(ids.__getitem__, flat_tokens), dtype=np.int64, count=len(flat_tokens))
-        local = np.repeat(np.arange(len(batch), dtype=np.int64), lengths)
-        key = tids * len(batch) + local
+        self._add_ids(first_doc, tids, lengths)
+
+    def _add_ids(self, first_doc: int, tids: Any, lengths: Any) -> None:
+        """Postings triples for consecutive documents given their term ids, vectorised."""
+        n = len(lengths)
+        local = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        key = tids.astype(np.int64) * n + local
         uniq, tf = np.unique(key, return_counts=True)
-        t = (uniq // len(batch)).astype(np.int32)
-        d = (uniq % len(batch) + first_doc).astype(np.int32)
+        t = (uniq // n).astype(np.int32)
+        d = (uniq % n + first_doc).astype(np.int32)
         self._pending.append((t, d, tf.astype(np.int32)))
         self._pending_size += len(uniq)
 
@@ -1191,6 +1332,77 @@ def normalize_kinds(kinds: Sequence[str] | None) -> frozenset[str]:
             raise HistoryError(f"unknown kind {go_quote(str(k))}")
         out.add(k)
     return frozenset(out)
+
+
+# --------------------------------------------------------------------------------------
+# The on-disk cache of a one-shot process
+
+_CACHE_MAGIC = b"RXTHIST2"
+_CACHE_VERSION = 2
+
+
+def history_cache_path(layout: Layout, options: HistoryOptions) -> str:
+    """``<root>/reasonix-tui/cache/history-<hash of the searched directories>.marshal``."""
+    key = "\0".join(options.normalized().roots()).encode("utf-8", "surrogatepass")
+    return str(layout.cache_dir / f"history-{hashlib.sha256(key).hexdigest()[:20]}.marshal")
+
+
+def _options_key(options: HistoryOptions) -> tuple[Any, ...]:
+    """What a cache must have been written for: the directories, this platform's array
+    layout, and the tokenizer (a changed tokenizer makes every cached term wrong)."""
+    import sys
+
+    from . import tokenize as tok
+
+    o = options.normalized()
+    stamp = hashlib.sha256(Path(tok.__file__).read_bytes()).hexdigest()[:16] if os.path.exists(tok.__file__) else ""
+    return (o.session_dir, o.global_session_dir, o.archive_dir, o.claude_dir, sys.byteorder,
+            array("i").itemsize, array("q").itemsize, stamp)
+
+
+def _ordered_keys(table: dict[str, int], values: Iterable[str]) -> list[str]:
+    """Number the distinct ``values`` in first-seen order into ``table``; return them."""
+    for v in values:
+        if v not in table:
+            table[v] = len(table)
+    return list(table)
+
+
+def _load_history_cache(path: str, options: HistoryOptions) -> tuple[list[str], dict[str, tuple[Any, ...]]] | None:
+    """``(vocabulary, records)``, or ``None`` when the file is missing, corrupt or was
+    written for other directories, another platform or another tokenizer."""
+    import marshal
+
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError:
+        return None
+    head = len(_CACHE_MAGIC) + 32
+    if len(blob) < head or not blob.startswith(_CACHE_MAGIC):
+        return None
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(_CACHE_MAGIC):head]:
+        return None  # torn or tampered: never trusted
+    try:
+        version, key, vocab, records = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if version != _CACHE_VERSION or tuple(key) != _options_key(options):
+        return None
+    if not isinstance(vocab, list) or not isinstance(records, dict):
+        return None
+    return vocab, records
+
+
+def _save_history_cache(path: str, options: HistoryOptions, vocab: list[str], records: dict[str, tuple[Any, ...]]) -> None:
+    import marshal
+
+    from .store.atomic import atomic_write
+
+    payload = marshal.dumps((_CACHE_VERSION, _options_key(options), vocab, records), 4)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    atomic_write(Path(path), _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload, 0o600, durable=False)
 
 
 # --------------------------------------------------------------------------------------

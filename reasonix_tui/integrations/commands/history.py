@@ -24,6 +24,7 @@ from ...core.history import (
     HistoryOptions,
     format_around,
     format_hits,
+    history_cache_path,
     index_for,
     log_miss,
 )
@@ -97,8 +98,13 @@ def _options(ctx: CliContext) -> HistoryOptions:
 def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     """``history search``."""
     query = " ".join(args.query)
-    index = index_for(_options(ctx))
+    options = _options(ctx)
+    index = index_for(options)
+    # A one-shot process: start from the documents the last run indexed and read only
+    # session files that changed since (100k records: about 1 s instead of 4).
+    index.enable_disk_cache(history_cache_path(ctx.layout, options))
     result = index.search(query, args.scope, args.kind, args.tool_name, args.limit)
+    index.save_disk_cache()
     if not result.hits:
         log_miss(ctx.layout, query, result.scope, args.kind, args.tool_name, "cli")
     if args.json:
