@@ -155,7 +155,7 @@ def _many_facts(layout: Layout, n: int) -> None:
     for i in range(n):
         ts = Timestamp(NOW.ns - i * DAY_NS // 10)
         fact = Fact(
-            id=FactId(f"mem-{i:032x}"), revision=1, created_at=ts, updated_at=ts, name=f"bulk-{i:04d}",
+            id=FactId(f"mem-b{i:031x}"), revision=1, created_at=ts, updated_at=ts, name=f"bulk-{i:04d}",
             title=f"Bulk fact {i}", description=f"bulk {i}", type="project", scope="project", body="b",
         )
         (layout.project_dir / f"bulk-{i:04d}.md").write_text(render_fact(fact), encoding="utf-8")
@@ -270,3 +270,44 @@ def test_big_first_load_keeps_error_rows(demo: Layout, tmp_path: Path, monkeypat
     assert any("outside the store" in e for e in errors)
     assert any("frontmatter could not be parsed" in e for e in errors)
     assert big.counts == small.counts
+
+
+async def test_outside_change_during_a_big_first_load_is_not_lost(demo: Layout, monkeypatch) -> None:
+    import reasonix_tui.tui.state as state
+    from reasonix_tui.core.store.store import SaveRequest
+
+    from .helpers import SIZE, make, settle
+
+    _many_facts(demo, 300)
+    monkeypatch.setattr(state, "PROGRESS_FIRST_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(state, "PROGRESS_GROWTH", 0.0)
+    real = state._read_through
+
+    def slow_read(b, *args):
+        import time as _t
+
+        _t.sleep(0.002)
+        real(b, *args)
+
+    monkeypatch.setattr(state, "_read_through", slow_read)
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(2000):
+            await pilot.pause(0.005)
+            if app.loaded:
+                break
+        assert app.loaded and not app.complete  # rows on screen, still reading
+        # Someone edits a fact (what the watcher reports) while the first load goes on.
+        st = store(demo)
+        fact = st.get("project/deploy-target.md")
+        saved = st.save(SaveRequest.from_fact(fact, title="Deploy target moved to Hetzner"))
+        app.reload_store([str(saved.fact.path)])
+        await settle(pilot)
+        for _ in range(400):
+            if app.complete and app.snapshot.rows[str(fact.id)].title == "Deploy target moved to Hetzner":
+                break
+            await pilot.pause(0.01)
+        assert app.complete
+        assert app.snapshot.rows[str(fact.id)].title == "Deploy target moved to Hetzner"
+        assert app.snapshot.rows[str(fact.id)].revision == saved.fact.revision
