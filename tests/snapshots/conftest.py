@@ -120,9 +120,22 @@ FIXED_SUGGESTIONS = [
 """Candidates shown by the Suggestions snapshot."""
 
 
+def _with_demo_ids(trace: RecallTrace, ids: dict[str, str]) -> RecallTrace:
+    """The fixed trace with the demo store's real fact ids (the pane checks each hit
+    against the store now: a fact that is gone or changed is marked)."""
+    data = trace.to_json()
+    for item in [*data.get("hits", []), *data.get("considered", [])]:
+        item["id"] = ids.get(item.get("ref", ""), item.get("id", ""))
+    return RecallTrace.from_json(data)
+
+
 @pytest.fixture
-def fixed_sidecars(monkeypatch: pytest.MonkeyPatch) -> None:
+def fixed_sidecars(monkeypatch: pytest.MonkeyPatch, snap_demo: Layout) -> None:
     """Recall traces and suggestions from fixed data instead of the engines."""
-    monkeypatch.setattr("reasonix_tui.tui.backend.last_trace", lambda layout: FIXED_TRACES[0])
-    monkeypatch.setattr("reasonix_tui.tui.backend.trace_history", lambda layout, limit=200: list(FIXED_TRACES))
+    from reasonix_tui.core.store.store import Store
+
+    ids = {f.ref: str(f.id) for f in Store(snap_demo).list_all()}
+    traces = [_with_demo_ids(t, ids) for t in FIXED_TRACES]
+    monkeypatch.setattr("reasonix_tui.tui.backend.last_trace", lambda layout: traces[0])
+    monkeypatch.setattr("reasonix_tui.tui.backend.trace_history", lambda layout, limit=200: list(traces))
     monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: list(FIXED_SUGGESTIONS))

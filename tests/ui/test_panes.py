@@ -163,6 +163,23 @@ async def test_recall_shows_the_last_trace_live(demo: Layout) -> None:
         view = plain(app.screen.query_one("#recall-view", Static))
         assert "which tests command do we run" in view
         assert "Run tests with make check" in view or "project/test-command.md" in view
+        # The injected fact changes afterwards: the trace says what the agent saw no longer
+        # holds as shown; forgotten, it says that.
+        from reasonix_tui.core.store.store import SaveRequest
+
+        fact = store(demo).get("project/test-command.md")
+        assert "changed since" not in view
+        saved = store(demo).save(SaveRequest.from_fact(fact, body="Run tests with `make test`."))
+        app.reload_store([str(saved.fact.path)])
+        await settle(pilot)
+        view = plain(app.screen.query_one("#recall-view", Static))
+        assert f"{fact.revision}→{saved.fact.revision}" in view
+        assert f"changed since (now revision {saved.fact.revision})" in view
+        store(demo).archive(str(fact.id))
+        app.reload_store()
+        await settle(pilot)
+        view = plain(app.screen.query_one("#recall-view", Static))
+        assert "forgotten since this recall" in view
 
 
 async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rich import box
@@ -17,7 +18,7 @@ from textual.widgets.option_list import Option
 from ...core.gotime import parse_rfc3339
 from ...core.recall import RecallTrace
 from ..messages import ShowFactRequested, SidecarsReloaded
-from ..state import relative_time
+from ..state import FactRow, relative_time
 from .base import Pane
 
 __all__ = ["RecallPane", "render_trace"]
@@ -44,8 +45,12 @@ def _table(title: str, *columns: tuple[str, dict[str, Any]]) -> Table:
     return table
 
 
-def render_trace(trace: RecallTrace, *, dry_run: bool = False) -> Table:
-    """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost."""
+def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str, FactRow] | None = None) -> Table:
+    """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost.
+
+    With ``rows`` (the store now, by fact id), a hit whose fact changed or was forgotten
+    since the recall says so: what the agent was given no longer holds as shown.
+    """
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(ratio=1)
     head = Text()
@@ -67,13 +72,23 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False) -> Table:
         ("fresh", {}), ("reason", {"ratio": 1}),
     )
     for i, hit in enumerate(hits, 1):
+        rev: Text | str = str(hit.revision)
+        reason = Text(hit.reason)
+        if rows is not None and not dry_run and hit.id:
+            now_row = rows.get(hit.id)
+            if now_row is None:
+                rev = Text(f"{hit.revision}→✗", style="bold red")
+                reason = Text("forgotten since this recall; ", style="bold red") + reason
+            elif now_row.revision != hit.revision:
+                rev = Text(f"{hit.revision}→{now_row.revision}", style="bold yellow")
+                reason = Text(f"changed since (now revision {now_row.revision}); ", style="bold yellow") + reason
         hit_table.add_row(
             str(i),
             hit.ref or hit.name or hit.id,
-            str(hit.revision),
+            rev,
             _score(hit.score),
             Text(hit.freshness, style=_FRESH_STYLE.get(hit.freshness, "")),
-            hit.reason,
+            reason,
         )
     grid.add_row(hit_table)
 
@@ -123,6 +138,7 @@ class RecallPane(Pane):
         self.history: list[RecallTrace] = []
         """Traces, newest first."""
         self.current: RecallTrace | None = None
+        self._dry_run = False
         """The trace on screen."""
         self.loaded_once = False
         """Traces were read at least once."""
@@ -177,11 +193,25 @@ class RecallPane(Pane):
 
     def _view(self, trace: RecallTrace | None, dry_run: bool = False) -> None:
         self.current = trace
+        self._dry_run = dry_run
         view = self.query_one("#recall-view", Static)
         if trace is None:
             view.update("")
             return
-        view.update(render_trace(trace, dry_run=dry_run))
+        rows = self.app.snapshot.rows if self.app.complete else None
+        view.update(render_trace(trace, dry_run=dry_run, rows=rows))
+
+    def on_store_update(self, update: object) -> None:
+        """A fact the shown trace injected changed or was forgotten: say so in place."""
+        from ..app import StoreUpdate
+
+        assert isinstance(update, StoreUpdate)
+        trace = self.current
+        if trace is None or self._dry_run:
+            return
+        ids = {h.id for h in trace.hits}
+        if update.changes.full or ids & update.changes.touched:
+            self._view(trace)
 
     @on(OptionList.OptionHighlighted, "#recall-history")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
