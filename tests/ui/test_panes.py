@@ -368,3 +368,46 @@ def test_demo_writes_its_history_chronologically(demo: Layout) -> None:
     # The revisions and the archive still tell the same story.
     assert [e.op for e in entries if e.ref == "project/deploy-target.md"] == ["create", "update", "update"]
     assert [e.op for e in entries if e.ref == "project/old-ci-provider.md"][:2] == ["create", "forget"]
+
+
+async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> None:
+    from reasonix_tui.core.store.model import Conflict
+    from reasonix_tui.core.store.store import SaveRequest
+
+    agent = store(demo, actor="agent-auto")
+    agent.save(SaveRequest(name="lint-command", description="Lint with ruff", body="ruff check .", type="project"))
+    fact = store(demo).get("project/oncall-rota.md")
+    try:  # a write against an old revision is refused, and audited as such
+        store(demo).save(SaveRequest.from_fact(fact, body="x"), expected_revision=fact.revision + 5)
+    except Conflict:
+        pass
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "7")
+        pane = app.screen.query_one("#activity-pane")
+        table = app.screen.query_one("#activity-table", DataTable)
+        total = table.row_count
+
+        async def filter_by(text: str) -> list[Any]:
+            await pilot.press("slash")
+            assert isinstance(app.focused, Input)
+            app.focused.value = ""
+            await pilot.press(*text, "enter")
+            await settle(pilot)
+            assert isinstance(app.focused, DataTable)  # enter goes back to the table
+            return list(pane.entries)
+
+        agent_rows = await filter_by("actor:agent")
+        assert [(e.actor, e.ref) for e in agent_rows] == [("agent-auto", "project/lint-command.md")]
+        assert table.row_count == 1
+        heading = plain(app.screen.query_one("#activity-heading", Label))
+        assert heading.startswith(f"1 of {total} entries match") and "actor:agent" in heading
+        refused = await filter_by("refused")
+        assert refused and all(not e.ok for e in refused) and "oncall-rota" in refused[0].ref
+        forgets = await filter_by("op:forget old")
+        assert forgets and all(e.op == "forget" and "old" in e.ref for e in forgets)
+        assert await filter_by("nothing-like-this") == []
+        assert "0 of" in plain(app.screen.query_one("#activity-heading", Label))
+        await filter_by(" ")  # cleared: everything again
+        assert table.row_count == total

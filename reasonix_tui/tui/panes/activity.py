@@ -8,7 +8,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Label
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Label
 
 from ...core.gotime import parse_rfc3339
 from ...core.store.audit import AuditEntry
@@ -16,7 +17,7 @@ from ..messages import ShowFactRequested, SidecarsReloaded
 from ..state import relative_time
 from .base import Pane
 
-__all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first"]
+__all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches"]
 
 ACTIVITY_LIMIT = 500
 """Most entries shown (the newest)."""
@@ -37,6 +38,29 @@ def newest_first(entries: list[AuditEntry]) -> list[AuditEntry]:
     return sorted(entries, key=key, reverse=True)
 
 
+def entry_matches(entry: AuditEntry, text: str) -> bool:
+    """The Activity filter: every word must match. ``actor:``, ``op:`` and ``ref:`` look in
+    that field (``actor:agent`` finds both agent actors); ``refused`` / ``ok`` the outcome;
+    any other word anywhere in the line (time, actor, op, ref, id, reason)."""
+    line = " ".join(
+        (entry.at, entry.actor, entry.op, entry.ref, entry.id, entry.path, entry.reason, "ok" if entry.ok else "refused")
+    ).lower()
+    for word in text.lower().split():
+        key, sep, value = word.partition(":")
+        if sep and key in ("actor", "op", "ref"):
+            if value not in str(getattr(entry, key) or "").lower():
+                return False
+        elif word == "refused":
+            if entry.ok:
+                return False
+        elif word == "ok":
+            if not entry.ok:
+                return False
+        elif word not in line:
+            return False
+    return True
+
+
 _ACTOR_STYLE = {"context-center": "cyan", "cli": "default", "agent-auto": "magenta", "agent-approved": "green"}
 
 
@@ -46,20 +70,26 @@ class ActivityPane(Pane):
     FOCUS_SELECTOR = "#activity-table"
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter", id="activity-filter-key", key_display="/"),
         Binding("enter", "open_fact", "Show fact", id="activity-open"),
+        Binding("escape", "focus_table", "Back to the table", show=False, id="activity-escape"),
     ]
 
     def compose(self) -> ComposeResult:
-        """Heading and table."""
+        """Filter, heading and table."""
+        yield Input(placeholder="filter: words · actor:agent op:forget ref:deploy refused", id="activity-filter")
         yield Label("", id="activity-heading")
         yield DataTable(id="activity-table", cursor_type="row", zebra_stripes=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.entries: list[AuditEntry] = []
-        """Audit entries shown, newest first."""
+        """Audit entries shown (filtered), newest first."""
+        self.all_entries: list[AuditEntry] = []
+        """Every entry read, newest first."""
         self.loaded_once = False
         """The log was read at least once."""
+        self._filter_timer: Timer | None = None
 
     def on_mount(self) -> None:
         """Columns; the log is read when the pane is shown and whenever it grows."""
@@ -95,8 +125,15 @@ class ActivityPane(Pane):
         self.app.call_from_thread(self._show, entries)
 
     def _show(self, entries: list[AuditEntry]) -> None:
+        self.all_entries = entries
+        self._refilter()
+
+    def _refilter(self, force: bool = False) -> None:
         table = self.query_one("#activity-table", DataTable)
-        if [self._key(e, i) for i, e in enumerate(entries)] == [self._key(e, i) for i, e in enumerate(self.entries)]:
+        text = self.query_one("#activity-filter", Input).value.strip()
+        entries = [e for e in self.all_entries if entry_matches(e, text)] if text else list(self.all_entries)
+        if not force and [self._key(e, i) for i, e in enumerate(entries)] == [self._key(e, i) for i, e in enumerate(self.entries)]:
+            self._heading(text)
             return
         self.entries = entries
         now = self.app.clock()
@@ -121,12 +158,38 @@ class ActivityPane(Pane):
                 )
             if entries:
                 table.move_cursor(row=min(keep, len(entries) - 1))
-        count = len(entries)
-        self.query_one("#activity-heading", Label).update(
-            f"{count} most recent store changes, newest first · {self.app.layout.audit_log}"
-            if count
-            else "No activity recorded yet: every change to the store (from here, the CLI or the agent) appears here."
-        )
+        self._heading(text)
+
+    def _heading(self, text: str) -> None:
+        count, total = len(self.entries), len(self.all_entries)
+        if text:
+            heading = f"{count} of {total} entries match “{text}”, newest first"
+        elif total:
+            heading = f"{total} most recent store changes, newest first · {self.app.layout.audit_log}"
+        else:
+            heading = "No activity recorded yet: every change to the store (from here, the CLI or the agent) appears here."
+        self.query_one("#activity-heading", Label).update(heading)
+
+    @on(Input.Changed, "#activity-filter")
+    def _filter_changed(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(0.1, self._refilter)
+
+    @on(Input.Submitted, "#activity-filter")
+    def _filter_submitted(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._refilter()
+        self.query_one("#activity-table", DataTable).focus()
+
+    def action_focus_filter(self) -> None:
+        """Focus the filter box."""
+        self.query_one("#activity-filter", Input).focus()
+
+    def action_focus_table(self) -> None:
+        """Back to the table (the filter stays applied)."""
+        self.query_one("#activity-table", DataTable).focus()
 
     @staticmethod
     def _key(entry: AuditEntry, index: int) -> str:

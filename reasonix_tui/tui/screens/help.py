@@ -26,7 +26,7 @@ HELP_TEXT = """\
 | 4 Instructions | `↑↓` documents and imports · `t` target path · `b` provider-visible block · `#` quick-add note |
 | 5 Recall | `↑↓` trace history · `/` try a query (nothing is recorded) · `l` last trace · `f` jumps to the first hit |
 | 6 Suggestions | `a` accept (edit first) · `d` dismiss · `g` scan again |
-| 7 Activity | the audit log, newest first · `enter` jumps to the fact |
+| 7 Activity | the audit log, newest first · `/` filter (words, `actor:agent`, `op:forget`, `ref:…`, `refused`) · `enter` jumps to the fact |
 
 **Approval dialog** (opens by itself when the agent proposes a write): `y` approve ·
 `n` deny · `e` edit then approve · `l` later (keep it queued; `A` opens it again). The

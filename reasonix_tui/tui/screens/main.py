@@ -53,6 +53,7 @@ _PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("suggestions", "accept", "suggestions: accept (edit first)", "Accept the highlighted suggestion after editing it (a)"),
     ("suggestions", "dismiss_suggestion", "suggestions: dismiss", "Dismiss the highlighted suggestion for good (d)"),
     ("suggestions", "rescan", "suggestions: scan again", "Scan recent sessions again (g)"),
+    ("activity", "focus_filter", "activity: filter the audit log", "By words, actor:, op:, ref:, refused (/)"),
     ("activity", "open_fact", "activity: show the fact of the highlighted entry", "Jump to the fact (enter)"),
 )
 """Palette commands of the panes other than Facts: (pane, action, title, help)."""
