@@ -177,10 +177,10 @@ def build_demo_home(
     report = DemoReport(root=root, workspace=workspace)
     _write_instructions(root, workspace)
 
-    def store_at(days_ago: float) -> Any:
+    def store_at(days_ago: float, actor: str = "cli") -> Any:
         ts = Timestamp(now.ns - int(days_ago * DAY_NS))
         clock: Callable[[], Timestamp] = lambda: ts  # noqa: E731
-        return Store(layout, settings=settings, actor="cli", clock=clock, use_cache=False)
+        return Store(layout, settings=settings, actor=actor, clock=clock, use_cache=False)
 
     # The history is written oldest first (each write with a store whose clock is set back
     # to its day), so the audit log is chronological like a real one.
@@ -194,7 +194,9 @@ def build_demo_home(
         expires = Timestamp(now.ns + 4 * DAY_NS) if name == "oncall-rota" else None
         if name == "staging-db-host":
             expires = Timestamp(now.ns - 2 * DAY_NS)
-        store_at(age).save(
+        # The Activity pane shows every kind of actor: the on-call rota was a low-risk write
+        # the agent made unasked.
+        store_at(age, "agent-auto" if name == "oncall-rota" else "cli").save(
             SaveRequest(
                 name=name, title=title, description=desc, type=type_, scope=scope, activation=activation,
                 volatility=volatility, subject_key=subject, keywords=keywords, body=body, expires_at=expires,
@@ -221,7 +223,8 @@ def build_demo_home(
             body="Production deploys go to **Fly.io**, region `ams`, app `acme-api`.\n\nUse `fly deploy --strategy rolling`.",
         )
     ))
-    at(1, lambda: store_at(1).save(
+    # The agent asked to pin the package manager, a person approved it...
+    at(1, lambda: store_at(1, "agent-approved").save(
         SaveRequest(
             name="package-manager", title="Package manager is pnpm", description="Use pnpm, never npm or yarn, in this repository",
             type="project", scope="project", activation="pinned", volatility="stable", subject_key="project.package_manager",
@@ -232,6 +235,21 @@ def build_demo_home(
     ))
     report.revisions = 3
     at(2, lambda: store_at(2).verify("global/python-version.md"))
+
+    # ...and a second holder of the deploy target's subject key was refused (audited).
+    def refused_second_holder() -> None:
+        from .store.model import StoreError
+
+        try:
+            store_at(3, "agent-approved").save(
+                SaveRequest(name="deploy-on-render", title="Deploy target is Render", description="Production runs on Render",
+                            type="project", scope="project", subject_key="project.deploy_target", body="Deploy to Render."),
+                require_create=True,
+            )
+        except StoreError:
+            pass
+
+    at(3, refused_second_holder)
 
     # Archived facts, one per scope, and one whose name is active again (a recover collision).
     def archived(name: str, title: str, scope: str, body: str) -> None:

@@ -398,13 +398,17 @@ async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> No
             assert isinstance(app.focused, DataTable)  # enter goes back to the table
             return list(pane.entries)
 
-        agent_rows = await filter_by("actor:agent")
-        assert [(e.actor, e.ref) for e in agent_rows] == [("agent-auto", "project/lint-command.md")]
-        assert table.row_count == 1
+        agent_rows = await filter_by("actor:agent-auto")
+        # the test's write (newest first) and the demo's own unasked write
+        assert [(e.actor, e.ref) for e in agent_rows] == [
+            ("agent-auto", "project/lint-command.md"), ("agent-auto", "project/oncall-rota.md")]
+        assert table.row_count == 2
         heading = plain(app.screen.query_one("#activity-heading", Label))
-        assert heading.startswith(f"1 of {total} entries match") and "actor:agent" in heading
+        assert heading.startswith(f"2 of {total} entries match") and "actor:agent-auto" in heading
+        assert {e.actor for e in await filter_by("actor:agent")} == {"agent-auto", "agent-approved"}
         refused = await filter_by("refused")
-        assert refused and all(not e.ok for e in refused) and "oncall-rota" in refused[0].ref
+        assert all(not e.ok for e in refused)
+        assert "oncall-rota" in refused[0].ref and any(e.ref == "deploy-on-render" for e in refused)
         forgets = await filter_by("op:forget old")
         assert forgets and all(e.op == "forget" and "old" in e.ref for e in forgets)
         assert await filter_by("nothing-like-this") == []
