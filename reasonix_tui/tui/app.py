@@ -546,6 +546,23 @@ class ContextCenterApp(App[None]):
                 lambda store: actions.save_form(store, values, fact_id=fact_id, expected_revision=revision),
             )
 
+    def edit_file_in_editor(self, path: str, on_done: Callable[[], None] | None = None) -> None:
+        """Open a plain file (an instruction document) in ``$VISUAL``/``$EDITOR``.
+
+        Instruction files are the person's own documents, not store facts: they are edited
+        in place, as any editor would, and the Instructions pane resolves them again after.
+        """
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            with self.suspend():
+                subprocess.run([*shlex.split(editor), path], check=False)
+        except Exception as exc:  # SuspendNotSupported, editor not found
+            self.notify(f"Cannot open {editor}: {exc}.", severity="error")
+            return
+        self.post_message(SidecarsReloaded(instructions=True))
+        if on_done is not None:
+            on_done()
+
     def edit_in_editor(self, fact_id: str) -> None:
         """Edit a fact file's text in ``$VISUAL``/``$EDITOR``, saved with its expected revision."""
         from ..core.store.fileformat import parse_fact_text, render_fact

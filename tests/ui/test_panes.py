@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -415,3 +416,49 @@ async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> No
         assert "0 of" in plain(app.screen.query_one("#activity-heading", Label))
         await filter_by(" ")  # cleared: everything again
         assert table.row_count == total
+
+
+async def test_instruction_document_opens_in_the_editor_and_is_resolved_again(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
+
+    opened: list[str] = []
+
+    def fake_editor(argv: list[str], check: bool = False) -> None:
+        opened.append(argv[-1])
+        path = Path(argv[-1])
+        path.write_text(path.read_text(encoding="utf-8") + "\n- Prefer editing over rewriting.\n", encoding="utf-8")
+
+    monkeypatch.setenv("VISUAL", "fake-editor --wait")
+    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    app = make(demo)
+    monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "4")
+        tree = app.screen.query_one("#instructions-tree", Tree)
+        pane = app.screen.query_one("#instructions-pane")
+        workspace_doc = next(n for n in tree.root.children if "workspace/AGENTS.md" in str(n.label))
+        tree.move_cursor(workspace_doc)
+        await settle(pilot)
+        assert pane.check_action("edit_document", ()) is True
+        await pilot.press("E")
+        await settle(pilot)
+        assert opened == [str(demo.workspace / "AGENTS.md")]
+        # resolved again: the viewer shows the new line
+        workspace_doc = next(n for n in tree.root.children if "workspace/AGENTS.md" in str(n.label))
+        tree.move_cursor(workspace_doc)
+        await settle(pilot)
+        assert "Prefer editing over rewriting." in plain(app.screen.query_one("#instructions-view", Static))
+        # a rejected import has no file to open
+        billing_import = None
+        await pilot.press("t")
+        await pilot.press(*"services/billing", "enter")
+        await settle(pilot)
+        for node in tree.root.children:
+            for child in node.children:
+                if "rejected" in str(child.label):
+                    billing_import = child
+        assert billing_import is not None
+        tree.move_cursor(billing_import)
+        await settle(pilot)
+        assert pane.check_action("edit_document", ()) is None

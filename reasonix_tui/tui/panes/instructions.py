@@ -32,6 +32,7 @@ class InstructionsPane(Pane):
         Binding("t", "focus_target", "Target path", id="instructions-target"),
         Binding("b", "show_block", "Provider block", id="instructions-block"),
         Binding("number_sign", "quick_add", "Note", id="instructions-note", key_display="#"),
+        Binding("E", "edit_document", "$EDITOR", id="instructions-edit", key_display="E"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -171,6 +172,7 @@ class InstructionsPane(Pane):
     @on(Tree.NodeHighlighted, "#instructions-tree")
     def _node_highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
         self._view(event.node.data)
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#instructions-target-input")
     def _target_submitted(self) -> None:
@@ -199,3 +201,26 @@ class InstructionsPane(Pane):
     def action_quick_add(self) -> None:
         """Append a note."""
         self.post_message(QuickAddRequested())
+
+    def selected_file(self) -> str:
+        """The file of the highlighted document or import (``""`` when none can be opened)."""
+        node = self.query_one("#instructions-tree", Tree).cursor_node
+        data = node.data if node is not None else None
+        if not data:
+            return ""
+        item = data[1]
+        if isinstance(item, InstructionDoc):
+            return item.path
+        return item.path if item.status in ("loaded", "duplicate", "cycle") else ""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``E`` needs a document (or a resolved import) under the cursor."""
+        if action == "edit_document" and self.is_mounted:
+            return True if self.selected_file() else None
+        return True
+
+    def action_edit_document(self) -> None:
+        """Open the highlighted instruction file in ``$VISUAL``/``$EDITOR``; re-resolve after."""
+        path = self.selected_file()
+        if path:
+            self.app.edit_file_in_editor(path, on_done=self.load)

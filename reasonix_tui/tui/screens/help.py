@@ -23,7 +23,7 @@ HELP_TEXT = """\
 | 1 Facts | `/` filter (words, `type:` `scope:` `act:` `fresh:` `subject:`, `pinned`, `stale`) · `s` sort by next column, `S` reverse, click a header to sort · `p` pin/unpin · `v` verify · `n` new · `e` edit (form) · `E` edit in `$EDITOR` · `x` forget · `#` quick-add note · `c` copy ref · `d` hide the detail (all columns) · `enter` open detail |
 | 2 Revisions | `↑↓` choose a revision, its diff against the current one is shown · `r` restore it as a new revision |
 | 3 Archive | `↑↓` preview · `r` recover (collisions are explained) |
-| 4 Instructions | `↑↓` documents and imports · `t` target path · `b` provider-visible block · `#` quick-add note |
+| 4 Instructions | `↑↓` documents and imports · `t` target path · `b` provider-visible block · `E` open the document in `$EDITOR` · `#` quick-add note |
 | 5 Recall | `↑↓` trace history · `/` try a query (nothing is recorded) · `l` last trace · `f` jumps to the first hit |
 | 6 Suggestions | `a` accept (edit first) · `d` dismiss · `g` scan again |
 | 7 Activity | the audit log, newest first · `/` filter (words, `actor:agent`, `op:forget`, `ref:…`, `refused`) · `enter` jumps to the fact |

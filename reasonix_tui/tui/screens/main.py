@@ -48,6 +48,7 @@ _PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("archive", "recover", "archive: recover the highlighted fact", "Recover an archived fact (r)"),
     ("instructions", "focus_target", "instructions: choose the target path", "Resolve instructions for another directory (t)"),
     ("instructions", "show_block", "instructions: show the provider-visible block", "What the agent receives (b)"),
+    ("instructions", "edit_document", "instructions: open the document in $EDITOR", "Edit the highlighted instruction file; it is resolved again after (E)"),
     ("recall", "focus_query", "recall: try a query", "See what recall would inject, without recording it (/)"),
     ("recall", "show_last", "recall: show the last trace", "The last recorded recall (l)"),
     ("suggestions", "accept", "suggestions: accept (edit first)", "Accept the highlighted suggestion after editing it (a)"),
