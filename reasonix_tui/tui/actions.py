@@ -23,6 +23,7 @@ __all__ = [
     "pin",
     "verify",
     "forget",
+    "many",
     "save_form",
     "restore",
     "recover",
@@ -128,10 +129,41 @@ def forget(store: Store, ref: str) -> Outcome:
     """Archive a fact (the user's own action: no approval)."""
     result = store.archive(ref)
     fact = result.fact
+    if fact is None and not result.paths and not result.path:
+        # The store's forget is idempotent (as Reasonix's): here, nothing moved is news.
+        from ..core.store.model import NotFound
+
+        raise NotFound(f'memory "{ref}" is no longer active; nothing was forgotten')
     what = fact.ref if fact is not None else ref
     paths = [fact.path] if fact is not None and fact.path else []
     paths.extend(p for p in (result.paths or (result.path,)) if p)
     return Outcome(f"Forgot {what}; archived to {result.path}. Recover it from the Archive pane.", None, (), tuple(paths))
+
+
+def many(store: Store, action: str, refs: tuple[str, ...]) -> Outcome:
+    """``verify`` or ``forget`` several facts, one store write each; every refusal is
+    reported, and a refusal does not stop the rest. Raises ``StoreError`` only when
+    nothing could be done."""
+    from ..core.store.model import StoreError
+
+    one = verify if action == "verify" else forget
+    done: list[Outcome] = []
+    refused: list[str] = []
+    for ref in refs:
+        try:
+            done.append(one(store, ref))
+        except StoreError as exc:
+            refused.append(f"{ref}: {exc}")
+    verb = "Verified" if action == "verify" else "Forgot"
+    if not done:
+        raise StoreError(f"{verb} none of {len(refs)}: " + "; ".join(refused[:3]) + ("…" if len(refused) > 3 else ""))
+    text = f"{verb} {len(done)} fact{'s' if len(done) != 1 else ''}"
+    text += "." if not refused else f"; {len(refused)} refused: " + "; ".join(refused[:3]) + ("…" if len(refused) > 3 else "")
+    if action == "forget":
+        text += " They are in the Archive pane."
+    paths = tuple(p for o in done for p in o.paths)
+    warnings = tuple(w for o in done for w in o.warnings)
+    return Outcome(text, None, warnings, paths)
 
 
 def save_form(

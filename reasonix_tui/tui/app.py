@@ -38,6 +38,7 @@ from .commands import FactsProvider
 from .messages import (
     CopyRefRequested,
     EditRequested,
+    BulkRequested,
     ForgetRequested,
     NewFactRequested,
     PinRequested,
@@ -493,6 +494,29 @@ class ContextCenterApp(App[None]):
     @on(VerifyRequested)
     def _verify_requested(self, message: VerifyRequested) -> None:
         self.run_write("verify", lambda store: actions.verify(store, message.fact_id))
+
+    @on(BulkRequested)
+    def _bulk_requested(self, message: BulkRequested) -> None:
+        from .screens.dialogs import ConfirmScreen
+
+        ids = tuple(i for i in message.fact_ids if i in self.snapshot.facts)
+        if not ids:
+            return
+        if message.action == "verify":
+            self.run_write("verify", lambda store: actions.many(store, "verify", ids))
+            return
+        refs = [self.snapshot.facts[i].ref for i in ids]
+        listing = "\n".join(f"  {r}" for r in refs[:8]) + (f"\n  … and {len(refs) - 8} more" if len(refs) > 8 else "")
+        question = (
+            f"Forget these {len(ids)} facts?\n\n{listing}\n\n"
+            "They move to the archive and stop loading in future sessions. You can recover each from the Archive pane."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_write("forget", lambda store: actions.many(store, "forget", ids))
+
+        self.push_screen(ConfirmScreen(f"Forget {len(ids)} facts?", question, yes="Forget all", danger=True), answered)
 
     @on(ForgetRequested)
     def _forget_requested(self, message: ForgetRequested) -> None:

@@ -114,6 +114,16 @@ class VerifyRequested(Message):
 
 
 @dataclass
+class BulkRequested(Message):
+    """Verify or forget several marked facts at once (forget asks first)."""
+
+    action: str
+    """``verify`` or ``forget``."""
+    fact_ids: tuple[str, ...]
+    """Targets."""
+
+
+@dataclass
 class ForgetRequested(Message):
     """Forget (archive) a fact; the app asks for confirmation first."""
 

@@ -416,3 +416,71 @@ async def test_table_has_the_keys_from_the_first_frame(demo: Layout) -> None:
         await pilot.press("down", "down")
         await settle(pilot)
         assert table.cursor_row == 2 and app.screen.active_pane == "facts"
+
+
+async def test_mark_several_then_verify_or_forget_them_at_once(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        # Filter to the stale facts, mark every one shown, verify them all.
+        await pilot.press("slash", *"stale", "enter")
+        await settle(pilot)
+        stale = list(table.order)
+        assert len(stale) >= 2
+        await pilot.press("asterisk")
+        await settle(pilot)
+        assert table.marked == set(stale)
+        count = plain(app.screen.query_one("#facts-count", Static))
+        assert f"{len(stale)} marked" in count
+        assert "✓ " in "".join(str(s.text) for s in [table.render_line(1)])
+        await pilot.press("v")
+        await settle(pilot)
+        result = finished(messages, "verify")
+        assert result.ok and result.text.startswith(f"Verified {len(stale)} facts")
+        assert table.marked == set()
+        for key in stale:
+            assert store(demo).get(key).last_verified_at is not None
+        # Clear the filter; mark two with space (the cursor moves down each time) and forget them.
+        await pilot.press("slash")
+        app.screen.query_one("#facts-filter", Input).value = ""
+        await pilot.press("enter")
+        await settle(pilot)
+        fact_id = await select(pilot, "project/oncall-rota.md")
+        await pilot.press("space")
+        second = table.cursor_key
+        await pilot.press("space")
+        await settle(pilot)
+        assert table.marked == {fact_id, second}
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # cancelled: nothing forgotten, marks kept
+        await settle(pilot)
+        assert table.marked == {fact_id, second} and store(demo).find(fact_id) is not None
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert finished(messages, "forget").ok
+        assert store(demo).find(fact_id) is None and store(demo).find(second) is None
+        assert table.marked == set()  # the forgotten rows took their marks with them
+        # u clears marks.
+        await pilot.press("space")
+        assert table.marked
+        await pilot.press("u")
+        assert not table.marked
+
+
+def test_bulk_action_reports_each_refusal_and_carries_on(demo: Layout) -> None:
+    from reasonix_tui.core.store.model import StoreError
+    from reasonix_tui.tui import actions
+
+    st = store(demo)
+    ids = (str(st.get("project/oncall-rota.md").id), "mem-does-not-exist", str(st.get("project/test-command.md").id))
+    out = actions.many(st, "verify", ids)
+    assert out.text.startswith("Verified 2 facts; 1 refused: mem-does-not-exist:")
+    assert len(out.paths) >= 2
+    with pytest.raises(StoreError, match="Forgot none of 1"):
+        actions.many(st, "forget", ("mem-does-not-exist",))

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..messages import (
+    BulkRequested,
     CopyRefRequested,
     EditRequested,
     ForgetRequested,
@@ -45,6 +46,9 @@ class FactsPane(Pane):
         Binding("s", "sort", "Sort", id="facts-sort"),
         Binding("d", "toggle_detail", "Detail", id="facts-detail", tooltip="Hide the detail to see every column"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
+        Binding("space", "toggle_mark", "Mark", id="facts-mark", show=False, tooltip="Mark for a bulk verify or forget"),
+        Binding("asterisk", "mark_all", "Mark all shown", show=False, id="facts-mark-all", key_display="*"),
+        Binding("u", "clear_marks", "Unmark all", show=False, id="facts-unmark"),
         Binding("escape", "focus_table", "Back to the table", show=False, id="facts-escape"),
     ]
 
@@ -102,7 +106,9 @@ class FactsPane(Pane):
         shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} fact{'s' if total != 1 else ''}"
         unreadable = snap.counts.get("unreadable", 0)
         errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
-        self.query_one("#facts-count", Static).update(f"{shown}{errors} · sort {sort} {arrow}")
+        marked = len(table.marked)
+        marks = f" · [b]{marked} marked[/b] (v verify · x forget · u unmark)" if marked else ""
+        self.query_one("#facts-count", Static).update(f"{shown}{errors}{marks} · sort {sort} {arrow}")
 
     def show_detail(self, key: str | None) -> None:
         """Draw the detail of row ``key``."""
@@ -184,6 +190,12 @@ class FactsPane(Pane):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Fact actions are greyed out when no fact is under the cursor."""
+        if action in ("verify", "forget") and self.is_mounted and self.table.marked:
+            return True
+        if action in ("mark_all", "clear_marks", "toggle_mark") and self.is_mounted:
+            if action == "clear_marks":
+                return True if self.table.marked else None
+            return True
         if action in ("pin", "verify", "edit", "edit_external", "forget", "copy_ref"):
             if not self.is_mounted:
                 return True
@@ -206,10 +218,38 @@ class FactsPane(Pane):
             self.post_message(PinRequested(key, not fact.pinned))
 
     def action_verify(self) -> None:
-        """Mark verified now."""
+        """Mark verified now (every marked fact when some are marked)."""
+        if self.table.marked:
+            self.post_message(BulkRequested("verify", self._marked()))
+            self.action_clear_marks()  # done with them (a forget keeps them until confirmed)
+            return
         key = self._current()
         if key is not None:
             self.post_message(VerifyRequested(key))
+
+    def _marked(self) -> tuple[str, ...]:
+        table = self.table
+        return tuple(k for k in table.order if k in table.marked) or tuple(sorted(table.marked))
+
+    def action_toggle_mark(self) -> None:
+        """Mark or unmark the fact under the cursor, then move down."""
+        self.table.toggle_mark()
+        self.table.action_cursor_down()
+        self._marks_changed()
+
+    def action_mark_all(self) -> None:
+        """Mark every fact the filter shows."""
+        self.table.mark_visible()
+        self._marks_changed()
+
+    def action_clear_marks(self) -> None:
+        """Unmark everything."""
+        self.table.clear_marks()
+        self._marks_changed()
+
+    def _marks_changed(self) -> None:
+        self._update_count()
+        self.refresh_bindings()
 
     def action_new(self) -> None:
         """Open the form for a new fact."""
@@ -228,7 +268,10 @@ class FactsPane(Pane):
             self.post_message(EditRequested(key, external=True))
 
     def action_forget(self) -> None:
-        """Forget (asks first)."""
+        """Forget (asks first; every marked fact when some are marked)."""
+        if self.table.marked:
+            self.post_message(BulkRequested("forget", self._marked()))
+            return
         key = self._current()
         if key is not None:
             self.post_message(ForgetRequested(key))

@@ -20,7 +20,7 @@ HELP_TEXT = """\
 
 | Pane | Keys |
 | --- | --- |
-| 1 Facts | `/` filter (words, `type:` `scope:` `act:` `fresh:` `subject:`, `pinned`, `stale`) · `s` sort by next column, `S` reverse, click a header to sort · `p` pin/unpin · `v` verify · `n` new · `e` edit (form) · `E` edit in `$EDITOR` · `x` forget · `#` quick-add note · `c` copy ref · `d` hide the detail (all columns) · `enter` open detail |
+| 1 Facts | `/` filter (words, `type:` `scope:` `act:` `fresh:` `subject:`, `pinned`, `stale`) · `s` sort by next column, `S` reverse, click a header to sort · `p` pin/unpin · `v` verify · `n` new · `e` edit (form) · `E` edit in `$EDITOR` · `x` forget · `#` quick-add note · `c` copy ref · `d` hide the detail (all columns) · `enter` open detail · `space` mark (then `v`/`x` verify or forget every marked fact) · `*` mark all shown · `u` unmark |
 | 2 Revisions | `↑↓` choose a revision, its diff against the current one is shown · `r` restore it as a new revision |
 | 3 Archive | `↑↓` preview · `r` recover (collisions are explained) |
 | 4 Instructions | `↑↓` documents and imports · `t` target path · `b` provider-visible block · `E` open the document in `$EDITOR` · `#` quick-add note |

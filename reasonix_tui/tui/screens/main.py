@@ -44,6 +44,8 @@ _PANE_CLASSES: dict[str, type[Pane]] = {
 
 _PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("facts", "toggle_detail", "facts: show / hide the detail", "Hide the detail to see every column (d)"),
+    ("facts", "mark_all", "facts: mark every fact shown", "Then v verifies or x forgets all of them (*)"),
+    ("facts", "clear_marks", "facts: unmark all", "Clear the marks (u)"),
     ("revisions", "restore", "revisions: restore the highlighted revision", "Bring an old revision back as a new one (r)"),
     ("archive", "recover", "archive: recover the highlighted fact", "Recover an archived fact (r)"),
     ("instructions", "focus_target", "instructions: choose the target path", "Resolve instructions for another directory (t)"),

@@ -121,6 +121,7 @@ class FactsTable(ScrollView, can_focus=True):
         "facts-table--expired",
         "facts-table--fresh",
         "facts-table--empty",
+        "facts-table--marked",
     }
 
     DEFAULT_CSS = """
@@ -134,6 +135,7 @@ class FactsTable(ScrollView, can_focus=True):
         & > .facts-table--cursor-blurred { background: $block-cursor-blurred-background; }
         & > .facts-table--error { color: $error; }
         & > .facts-table--pinned { color: $accent; }
+        & > .facts-table--marked { text-style: bold; background: $secondary 30%; }
         & > .facts-table--stale { color: $warning; }
         & > .facts-table--expired { color: $text-muted; text-style: strike; }
         & > .facts-table--fresh { color: $success; }
@@ -219,6 +221,8 @@ class FactsTable(ScrollView, can_focus=True):
         self.filter_text = ""
         """The current filter."""
         self._line_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self.marked: set[str] = set()
+        """Row keys marked for a bulk action (``space``)."""
         self._last_highlight: str | None = None
 
     # ----------------------------------------------------------------- public API
@@ -246,6 +250,8 @@ class FactsTable(ScrollView, can_focus=True):
         keep = self.cursor_key
         old_rows = self.rows
         self.rows = rows
+        if self.marked:
+            self.marked.intersection_update(rows)
         if changes is not None and not changes.full and not changes.added and not changes.removed and self._order_unaffected(
             old_rows, rows, changes.changed
         ):
@@ -293,6 +299,30 @@ class FactsTable(ScrollView, can_focus=True):
                     hi = mid
             order.insert(lo, key)
         self._set_order(order, keep)
+
+    def toggle_mark(self, key: str | None = None) -> bool:
+        """Mark or unmark a row (the cursor row by default) for a bulk action; True if marked."""
+        key = key if key is not None else self.cursor_key
+        if key is None or key not in self.rows or self.rows[key].is_error:
+            return False
+        if key in self.marked:
+            self.marked.discard(key)
+        else:
+            self.marked.add(key)
+        self.refresh()
+        return key in self.marked
+
+    def mark_visible(self) -> int:
+        """Mark every row the filter shows (error rows excepted); returns how many are marked."""
+        self.marked.update(k for k in self.order if not self.rows[k].is_error)
+        self.refresh()
+        return len(self.marked)
+
+    def clear_marks(self) -> None:
+        """Unmark everything."""
+        if self.marked:
+            self.marked.clear()
+            self.refresh()
 
     def set_filter(self, text: str) -> None:
         """Show only rows matching ``text``."""
@@ -523,11 +553,11 @@ class FactsTable(ScrollView, can_focus=True):
         key = self.order[index]
         row = self.rows[key]
         is_cursor = index == self.cursor_row
-        cache_key = (key, id(row), width, is_cursor, self.has_focus)
+        cache_key = (key, id(row), width, is_cursor, self.has_focus, key in self.marked)
         cached = self._line_cache.get(cache_key)
         if cached is not None:
             return cached
-        strip = self._row_strip(row, layout, width, is_cursor)
+        strip = self._row_strip(row, layout, width, is_cursor, key in self.marked)
         self._line_cache[cache_key] = strip
         return strip
 
@@ -546,10 +576,14 @@ class FactsTable(ScrollView, can_focus=True):
         strip = Strip(segments)
         return strip.adjust_cell_length(width, base)
 
-    def _row_strip(self, row: FactRow, layout: list[tuple[Column, int]], width: int, is_cursor: bool) -> Strip:
+    def _row_strip(
+        self, row: FactRow, layout: list[tuple[Column, int]], width: int, is_cursor: bool, marked: bool = False
+    ) -> Strip:
         base: Style = self.rich_style
         if row.is_error:
             base = base + self.get_component_rich_style("facts-table--error")
+        if marked:
+            base = base + self.get_component_rich_style("facts-table--marked")
         if is_cursor:
             name = "facts-table--cursor" if self.has_focus else "facts-table--cursor-blurred"
             base = base + self.get_component_rich_style(name)
@@ -557,6 +591,8 @@ class FactsTable(ScrollView, can_focus=True):
         for column, col_width in layout:
             value = getattr(row, column.key)
             text = str(value) if value != 0 or column.key != "revision" else ""
+            if marked and column.key == "title":
+                text = "✓ " + text
             style = base
             if not is_cursor and not row.is_error:
                 if column.key == "activation" and value == "pinned":
