@@ -107,7 +107,7 @@ class FactsPane(Pane):
         unreadable = snap.counts.get("unreadable", 0)
         errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
         marked = len(table.marked)
-        marks = f" · [b]{marked} marked[/b] (v verify · x forget · u unmark)" if marked else ""
+        marks = f" · [b]{marked} marked[/b] (v, x, u)" if marked else ""
         self.query_one("#facts-count", Static).update(f"{shown}{errors}{marks} · sort {sort} {arrow}")
 
     def show_detail(self, key: str | None) -> None:
