@@ -570,18 +570,25 @@ class ContextCenterApp(App[None]):
                 lambda store: actions.save_form(store, values, fact_id=fact_id, expected_revision=revision),
             )
 
+    def _run_editor(self, path: str, hint: str = "") -> bool:
+        """Run ``$VISUAL``/``$EDITOR`` (else ``vi``) on ``path`` with the app suspended;
+        False (and a notification) when it cannot run."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            with self.suspend():
+                subprocess.run([*shlex.split(editor), path], check=False)
+        except Exception as exc:  # SuspendNotSupported, editor not found
+            self.notify(f"Cannot open {editor}: {exc}.{hint}", severity="error")
+            return False
+        return True
+
     def edit_file_in_editor(self, path: str, on_done: Callable[[], None] | None = None) -> None:
         """Open a plain file (an instruction document) in ``$VISUAL``/``$EDITOR``.
 
         Instruction files are the person's own documents, not store facts: they are edited
         in place, as any editor would, and the Instructions pane resolves them again after.
         """
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        try:
-            with self.suspend():
-                subprocess.run([*shlex.split(editor), path], check=False)
-        except Exception as exc:  # SuspendNotSupported, editor not found
-            self.notify(f"Cannot open {editor}: {exc}.", severity="error")
+        if not self._run_editor(path):
             return
         self.post_message(SidecarsReloaded(instructions=True))
         if on_done is not None:
@@ -594,16 +601,11 @@ class ContextCenterApp(App[None]):
         fact = self.snapshot.facts.get(fact_id)
         if fact is None:
             return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as fh:
             fh.write(render_fact(fact))
             tmp = fh.name
         try:
-            try:
-                with self.suspend():
-                    subprocess.run([*shlex.split(editor), tmp], check=False)
-            except Exception as exc:  # SuspendNotSupported, editor not found
-                self.notify(f"Cannot open {editor}: {exc}. Use e (form) instead.", severity="error")
+            if not self._run_editor(tmp, " Use e (form) instead."):
                 return
             text = Path(tmp).read_text(encoding="utf-8")
         finally:
