@@ -206,6 +206,52 @@ def test_codex_merge_keeps_comments_and_other_servers(state_root: Path, workspac
     assert config.read_text() == text
 
 
+def _assert_codex_hooks_schema(doc: dict) -> None:
+    """The shape of SchemaStore's codex-hooks.json: root ``hooks`` (and ``description``)
+    only; event → non-empty matcher groups → non-empty command handlers."""
+    assert set(doc) <= {"description", "hooks"} and doc["hooks"]
+    for event, groups in doc["hooks"].items():
+        assert isinstance(groups, list) and groups, event
+        for group in groups:
+            assert isinstance(group["hooks"], list) and group["hooks"]
+            for handler in group["hooks"]:
+                assert handler["type"] in ("command", "prompt", "agent")
+                if handler["type"] == "command":
+                    assert isinstance(handler["command"], str) and handler["command"]
+                    assert isinstance(handler.get("timeout", 0), int)
+
+
+def test_codex_hooks_are_merged_into_hooks_json(state_root: Path, workspace: Path, isolated_home: Path) -> None:
+    hooks = isolated_home / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    theirs = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}],
+                        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "scan-keys.sh", "timeout": 3}]}]}}
+    hooks.write_text(json.dumps(theirs))
+    assert run(workspace, state_root, "codex", "--yes") == 0
+    doc = json.loads(hooks.read_text())
+    _assert_codex_hooks_schema(doc)
+    assert doc["hooks"]["Stop"] == theirs["hooks"]["Stop"]
+    ups = [h["command"] for g in doc["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert ups == ["scan-keys.sh", f"{EXE} --home {state_root} hook user-prompt-submit"]
+    [start] = [h for g in doc["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert start == {"type": "command", "command": f"{EXE} --home {state_root} hook session-start", "timeout": 10}
+    before = hooks.read_text()
+    assert run(workspace, state_root, "codex", "--yes") == 0  # idempotent
+    assert hooks.read_text() == before
+    assert (hooks.parent / "hooks.json.bak").exists()
+
+
+def test_codex_hooks_file_with_foreign_root_keys_is_left_alone(state_root: Path, workspace: Path,
+                                                               isolated_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hooks = isolated_home / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"$schema": "x", "hooks": {}}')
+    assert run(workspace, state_root, "codex", "--yes") != 0
+    assert "Codex does not accept ($schema)" in capsys.readouterr().err
+    assert hooks.read_text() == '{"$schema": "x", "hooks": {}}'
+    assert not (isolated_home / ".codex" / "config.toml").exists()  # nothing written at all
+
+
 def test_cursor_project_file(workspace: Path, state_root: Path) -> None:
     assert run(workspace, state_root, "cursor", "--yes") == 0
     entry = json.loads((workspace / ".cursor" / "mcp.json").read_text())["mcpServers"]["reasonix-tui"]

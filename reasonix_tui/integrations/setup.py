@@ -54,6 +54,7 @@ __all__ = [
     "merge_mcp_servers",
     "plan_claude_code",
     "plan_codex",
+    "merge_codex_hooks",
     "plan_cursor",
 ]
 
@@ -209,7 +210,22 @@ def merge_claude_settings(
     other key is kept as it was.
     """
     out = copy.deepcopy(settings)
-    hooks = _obj(out, "hooks", where)
+    _merge_hook_groups(_obj(out, "hooks", where), commands, timeout, where)
+    perms = _obj(out, "permissions", where)
+    for key, rules in (("deny", deny), ("allow", allow)):
+        if not rules:
+            continue
+        existing = _list(perms, key, where)
+        for rule in rules:
+            if rule not in existing:
+                existing.append(rule)
+    return out
+
+
+def _merge_hook_groups(hooks: dict[str, Any], commands: dict[str, str], timeout: int, where: str) -> None:
+    """Set our command hook for each event in a ``hooks`` object (Claude Code and Codex share
+    the shape: event → matcher groups → handlers). An existing reasonix-tui handler is
+    updated in place; otherwise a matcher group is appended."""
     for event, command in commands.items():
         groups = _list(hooks, event, where)
         event_arg = HOOK_EVENTS[event]
@@ -225,14 +241,20 @@ def merge_claude_settings(
                         found = True
         if not found:
             groups.append({"hooks": [entry]})
-    perms = _obj(out, "permissions", where)
-    for key, rules in (("deny", deny), ("allow", allow)):
-        if not rules:
-            continue
-        existing = _list(perms, key, where)
-        for rule in rules:
-            if rule not in existing:
-                existing.append(rule)
+
+
+def merge_codex_hooks(
+    config: dict[str, Any], commands: dict[str, str], timeout: int = HOOK_TIMEOUT_SECONDS, where: str = "hooks.json"
+) -> dict[str, Any]:
+    """A copy of a Codex ``hooks.json`` with our UserPromptSubmit and SessionStart hooks.
+
+    Codex refuses a ``hooks.json`` whose root has keys other than ``description`` and
+    ``hooks``; such a file is left alone (:class:`SetupError`), never "fixed"."""
+    extra = sorted(k for k in config if k not in ("description", "hooks"))
+    if extra:
+        raise SetupError(f"{where} has keys Codex does not accept ({', '.join(extra)}); nothing was written")
+    out = copy.deepcopy(config)
+    _merge_hook_groups(_obj(out, "hooks", where), commands, timeout, where)
     return out
 
 
@@ -433,8 +455,9 @@ def plan_claude_code(
     return SetupPlan("claude-code", scope, (settings_change, mcp_change), tuple(notes))
 
 
-def plan_codex(*, base: Sequence[str], home: str | None = None) -> SetupPlan:
-    """``[mcp_servers.reasonix-tui]`` in ``~/.codex/config.toml`` (comments and layout kept)."""
+def plan_codex(*, base: Sequence[str], home: str | None = None, timeout: int = HOOK_TIMEOUT_SECONDS) -> SetupPlan:
+    """``[mcp_servers.reasonix-tui]`` in ``~/.codex/config.toml`` (comments and layout kept)
+    and the UserPromptSubmit / SessionStart hooks in ``~/.codex/hooks.json``."""
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
@@ -465,11 +488,21 @@ def plan_codex(*, base: Sequence[str], home: str | None = None) -> SetupPlan:
             servers[SERVER_NAME] = table
         after = tomlkit.dumps(doc)
     change = FileChange(path, before, after if after else "", f"MCP server {SERVER_NAME!r} (stdio)")
-    notes = (
-        f"Equivalent: codex mcp add {SERVER_NAME} -- {shlex.join([command, *args])}",
-        "Codex runs the server in its working directory: start Codex in the project.",
+    commands = {event: hook_command(base, arg, home) for event, arg in HOOK_EVENTS.items()}
+    hooks_path = _home() / ".codex" / "hooks.json"
+    hooks_change = _json_change(
+        hooks_path, lambda d: merge_codex_hooks(d, commands, timeout, str(hooks_path)),
+        f"UserPromptSubmit + SessionStart hooks (timeout {timeout}s): recall and pinned guidance",
     )
-    return SetupPlan("codex", "user", (change,), notes)
+    notes = (
+        f"Equivalent for the MCP part: codex mcp add {SERVER_NAME} -- {shlex.join([command, *args])}",
+        "Codex runs the server in its working directory: start Codex in the project.",
+        "Codex asks you to review and trust new command hooks once (/hooks) before they run; "
+        "Codex versions before hooks were on by default need [features] hooks = true in config.toml.",
+        "Codex has no permission rules for shell commands: the approval gate governs the memory "
+        "tools; keep the Context Center open to answer proposals.",
+    )
+    return SetupPlan("codex", "user", (change, hooks_change), notes)
 
 
 def plan_cursor(scope: str, workspace: Path, *, base: Sequence[str], home: str | None = None) -> SetupPlan:
