@@ -290,9 +290,9 @@ def build_demo_home(
         ("how do we deploy to production?", 10),
     )
     for query, minutes_ago in queries:
-        at = Timestamp(now.ns - minutes_ago * 60 * 1_000_000_000)
+        when = Timestamp(now.ns - minutes_ago * 60 * 1_000_000_000)
         try:
-            run_recall(layout, query, settings=settings, source="demo", now=at, store=store_at(0))
+            run_recall(layout, query, settings=settings, source="demo", now=when, store=store_at(0))
         except Exception as exc:  # the demo never fails because of one optional part
             report.skipped.append(f"recall trace {query!r}: {type(exc).__name__}: {exc}")
             break

@@ -132,8 +132,9 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
                 s = replace(s, pinned_budget_chars=_int(mem["pinned_budget_chars"], 0), pinned_budget_configured=True)
         for key in ("recall_limit", "recall_max_chars"):
             if key in mem:
-                if _int(mem[key], 0) > 0:
-                    s = replace(s, **{key: _int(mem[key], 0)})
+                value = _int(mem[key], 0)
+                if value > 0:
+                    s = replace(s, recall_limit=value) if key == "recall_limit" else replace(s, recall_max_chars=value)
                 elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
                     _bad(problems, own_path, f"memory.{key}", mem[key], "a whole number ≥ 0")
         if "auto_confirm_project_remember" in mem:
