@@ -513,16 +513,16 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
         return Changes(added=added, removed=removed, changed=changed, archive_changed=archive_changed)
     added = frozenset(k for k in new_rows if k not in old_rows)
     removed = frozenset(k for k in old_rows if k not in new_rows)
-    changed = set()
+    changed_keys: set[str] = set()
     old_sigs, new_sigs = old.sigs, new.sigs
     for key, row in new_rows.items():
         prev = old_rows.get(key)
         if prev is None or prev is row:
             continue
         if prev != row or old_sigs.get(key) != new_sigs.get(key):
-            changed.add(key)
+            changed_keys.add(key)
     archive_changed = [a.path for a in old.archived] != [a.path for a in new.archived]
-    return Changes(added=added, removed=removed, changed=frozenset(changed), archive_changed=archive_changed)
+    return Changes(added=added, removed=removed, changed=frozenset(changed_keys), archive_changed=archive_changed)
 
 
 # --------------------------------------------------------------------------- loading
