@@ -50,3 +50,13 @@ def test_store_bench_cold_load_really_has_no_parse_cache(layout: Any) -> None:
     assert any(layout.cache_dir.glob("facts-*.cache"))
     assert sb.clear_parse_cache(layout) >= 1
     assert not any(layout.cache_dir.iterdir())
+
+
+def test_approval_bench_runs_one_real_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One proposal from a real ``reasonix-tui remember`` process, the modal, ``y``, the
+    process exiting 0 with the fact written: the figures come from that, not from a stub."""
+    ab = load("approval_bench")
+    assert ab.main(["--facts", "20", "--runs", "1", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "proposal written → modal on screen" in out and "key y → agent process exited" in out
+    assert (tmp_path / "s20" / "home" / "memory" / "global" / "bench-pref-0.md").exists()

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,8 @@ class ApprovalFlow:
         """Auto-write records undone in this session."""
         self.queue = ApprovalQueue(app.layout)
         """The core approval queue of the app's state root."""
+        self._apply_store: Store | None = None
+        self._apply_lock = threading.Lock()
         self._marker: PresenceMarker | None = None
         self._heartbeat: Timer | None = None
 
@@ -302,14 +305,19 @@ class ApprovalFlow:
 
     def _apply_worker(self, proposal: Proposal, decision: str, edits: dict[str, Any] | None) -> None:
         try:
-            result = self.queue.apply(proposal, decision, edits=edits, store=self._store())
+            with self._apply_lock:  # one decision at a time through the shared store
+                result = self.queue.apply(proposal, decision, edits=edits, store=self._store())
             outcome = (result.state, result.message, result.fact_id)
         except (StoreError, OSError, ValueError) as exc:
             outcome = ("error", str(exc), "")
         self.app.call_from_thread(self._applied, proposal, outcome)
 
     def _store(self) -> Store:
-        return Store(self.app.layout, settings=self.app.settings, actor="agent-approved")
+        """One store for every decision, so its parse cache stays warm in memory (applying
+        then costs a directory scan, not a re-read of the cache file: the agent waits on it)."""
+        if self._apply_store is None:
+            self._apply_store = Store(self.app.layout, settings=self.app.settings, actor="agent-approved")
+        return self._apply_store
 
     def _applied(self, proposal: Proposal, outcome: tuple[str, str, str]) -> None:
         state, message, fact_id = outcome
@@ -330,7 +338,8 @@ class ApprovalFlow:
             for screen in self.app.screen_stack:
                 if isinstance(screen, MainScreen):
                     screen.pending_select = fact_id
-        self.app.reload_store()
+        if not self.app.watch_enabled:
+            self.app.reload_store()  # with the watcher on, it re-reads just the written file
         self.refresh()
 
     # ----------------------------------------------------------------- auto-writes
