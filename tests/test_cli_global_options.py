@@ -63,3 +63,16 @@ def test_a_state_root_that_is_a_file_is_bad_input(tmp_path: Path, capsys: pytest
         err = capsys.readouterr().err
         assert err == (f"reasonix-tui: the state root {not_a_dir} is not a directory "
                        "(check --home, REASONIX_STATE_HOME and REASONIX_HOME)\n")
+
+
+def test_context_center_without_a_terminal_says_what_to_use(tmp_path, capsys, monkeypatch) -> None:
+    """An agent's shell or a pipe has no terminal: no escape codes, no hang, one clear line."""
+    import io
+
+    from reasonix_tui.integrations.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["--home", str(tmp_path / "home"), "--workspace", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "needs an interactive terminal" in captured.err and "reasonix-tui memory list" in captured.err

@@ -58,13 +58,37 @@ def demo_layout(*, reset: bool) -> Layout:
     return layout
 
 
+NO_TERMINAL = (
+    "reasonix-tui: the Context Center is a full-screen app and needs an interactive terminal "
+    "(standard input and output are not both a terminal here). From a script or an agent's shell, "
+    "use the commands instead: `reasonix-tui memory list`, `reasonix-tui recall QUERY`, "
+    "`reasonix-tui remember …`, `reasonix-tui --help`.\n"
+)
+"""What ``reasonix-tui`` without a command says when it is not run in a terminal."""
+
+
+def interactive_terminal() -> bool:
+    """True when standard input and output are both terminals (the app can take keys and draw)."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
 def open_context_center(args: argparse.Namespace) -> int:
-    """Resolve the layout, maybe build the demo home, and run the app."""
+    """Resolve the layout, maybe build the demo home, and run the app.
+
+    Without a terminal (a pipe, an agent's shell tool, cron) the app would draw escape codes
+    into the pipe and wait for keys forever: say what to use instead and exit 2.
+    """
     layout = Layout.resolve(home=getattr(args, "home", None), workspace=getattr(args, "workspace", None))
     demo = bool(getattr(args, "demo", False))
     if not demo and layout.root.exists() and not layout.root.is_dir():
         sys.stderr.write(f"reasonix-tui: the state root {layout.root} is not a directory (check --home, "
                          "REASONIX_STATE_HOME and REASONIX_HOME)\n")
+        return 2
+    if not interactive_terminal():
+        sys.stderr.write(NO_TERMINAL)
         return 2
     if not demo and not has_real_store(layout) and not getattr(args, "home", None):
         demo = True
