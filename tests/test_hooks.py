@@ -401,3 +401,50 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
     while time.monotonic() < deadline and hookd.status(root):
         time.sleep(0.1)
     assert hookd.status(root) is None
+
+
+# --------------------------------------------------------------------------- Cursor
+
+
+def cursor_hook(layout: Layout, event: str, payload: Any) -> subprocess.CompletedProcess[str]:
+    """As Cursor runs a hook: its payload on stdin, CURSOR_* in the environment."""
+    e = dict(os.environ, REASONIX_TUI_HOOK_DAEMON="0", CURSOR_VERSION="3.20.17",
+             CURSOR_PROJECT_DIR=str(layout.workspace))
+    e.pop("CLAUDE_PROJECT_DIR", None)
+    return subprocess.run([*exe(), "--home", str(layout.root), "hook", event, "--format", "cursor"],
+                          input=payload if isinstance(payload, str) else json.dumps(payload),
+                          capture_output=True, text=True, env=e, timeout=60, check=False)
+
+
+def test_cursor_before_submit_prompt_gets_recall_in_cursors_shape(layout: Layout, store: Store) -> None:
+    fact = store.get("deploy-target")
+    payload = {  # Cursor's beforeSubmitPrompt input: no cwd, no session_id
+        "conversation_id": "conv-42", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "how do we deploy to the k8s-stage-2 cluster with helm?",
+        "workspace_roots": [str(layout.workspace)], "cursor_version": "3.20.17", "attachments": [],
+    }
+    proc = cursor_hook(layout, "user-prompt-submit", payload)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"continue", "additional_context"} and data["continue"] is True
+    assert data["additional_context"].startswith("<memory-recall>") and f"id={fact.id}" in data["additional_context"]
+    trace = TraceStore(layout).last()
+    assert trace is not None and trace.session_id == "conv-42"  # the conversation is the session
+    # Nothing to add: no output at all (Cursor reads empty stdout as "nothing to add").
+    assert cursor_hook(layout, "user-prompt-submit", {**payload, "prompt": "thanks"}).stdout == ""
+    assert cursor_hook(layout, "user-prompt-submit", "not json").stdout == ""
+
+
+def test_cursor_session_start_gets_pinned_guidance(layout: Layout, store: Store) -> None:
+    proc = cursor_hook(layout, "session-start", {"conversation_id": "conv-42", "hook_event_name": "sessionStart",
+                                                 "workspace_roots": [str(layout.workspace)]})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"additional_context"} and "pnpm" in data["additional_context"]
+
+
+def test_to_cursor_reshapes_only_real_context() -> None:
+    claude = json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ctx"}})
+    assert json.loads(hooks.to_cursor("user-prompt-submit", claude)) == {"continue": True, "additional_context": "ctx"}
+    assert json.loads(hooks.to_cursor("session-start", claude)) == {"additional_context": "ctx"}
+    assert hooks.to_cursor("user-prompt-submit", "") == "" and hooks.to_cursor("session-start", "{}") == ""

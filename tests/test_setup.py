@@ -125,15 +125,16 @@ def test_json_plan_then_json_write(workspace: Path, state_root: Path, capsys: py
     assert run(workspace, state_root, "cursor", "--json") == 0  # never asks; without --yes writes nothing
     plan = json.loads(capsys.readouterr().out)
     assert plan["agent"] == "cursor" and plan["written"] == []
-    [change] = plan["changes"]
-    assert change["state"] == "new" and change["path"] == str(workspace / ".cursor" / "mcp.json")
-    assert EXE in change["diff"] and not (workspace / ".cursor").exists()
+    mcp, hooks = plan["changes"]
+    assert mcp["state"] == "new" and mcp["path"] == str(workspace / ".cursor" / "mcp.json")
+    assert hooks["state"] == "new" and hooks["path"] == str(workspace / ".cursor" / "hooks.json")
+    assert EXE in mcp["diff"] and not (workspace / ".cursor").exists()
     assert run(workspace, state_root, "cursor", "--json", "--yes") == 0
     done = json.loads(capsys.readouterr().out)
-    assert done["written"] == [{"path": str(workspace / ".cursor" / "mcp.json"), "backup": None}]
+    assert done["written"] == [{"path": str(workspace / ".cursor" / name), "backup": None} for name in ("mcp.json", "hooks.json")]
     assert run(workspace, state_root, "cursor", "--json") == 0
     again = json.loads(capsys.readouterr().out)
-    assert [c["state"] for c in again["changes"]] == ["unchanged"] and again["written"] == []
+    assert [c["state"] for c in again["changes"]] == ["unchanged", "unchanged"] and again["written"] == []
 
 
 def test_no_terminal_and_no_yes_writes_nothing(workspace: Path, state_root: Path,
@@ -256,6 +257,27 @@ def test_cursor_project_file(workspace: Path, state_root: Path) -> None:
     assert run(workspace, state_root, "cursor", "--yes") == 0
     entry = json.loads((workspace / ".cursor" / "mcp.json").read_text())["mcpServers"]["reasonix-tui"]
     assert entry == {"command": EXE, "args": ["--home", str(state_root), "mcp", "--workspace", "${workspaceFolder}"]}
+    hooks = json.loads((workspace / ".cursor" / "hooks.json").read_text())
+    assert hooks == {"version": 1, "hooks": {
+        "beforeSubmitPrompt": [{"command": f"{EXE} --home {state_root} hook user-prompt-submit --format cursor"}],
+        "sessionStart": [{"command": f"{EXE} --home {state_root} hook session-start --format cursor"}],
+    }}
+
+
+def test_cursor_hooks_merge_keeps_other_hooks_and_is_idempotent(workspace: Path, state_root: Path) -> None:
+    path = workspace / ".cursor" / "hooks.json"
+    path.parent.mkdir(parents=True)
+    theirs = {"version": 1, "hooks": {"beforeShellExecution": [{"command": "./guard.sh"}],
+                                      "beforeSubmitPrompt": [{"command": "./scan-secrets.sh"}]}}
+    path.write_text(json.dumps(theirs))
+    assert run(workspace, state_root, "cursor", "--yes") == 0
+    merged = json.loads(path.read_text())
+    assert merged["hooks"]["beforeShellExecution"] == [{"command": "./guard.sh"}]
+    assert [e["command"] for e in merged["hooks"]["beforeSubmitPrompt"]] == [
+        "./scan-secrets.sh", f"{EXE} --home {state_root} hook user-prompt-submit --format cursor"]
+    text = path.read_text()
+    assert run(workspace, state_root, "cursor", "--yes") == 0
+    assert path.read_text() == text
 
 
 def test_default_command_is_an_absolute_path() -> None:

@@ -126,12 +126,16 @@ def parse_input(text: str | bytes) -> HookInput | None:
         return None
     if not isinstance(data, dict):
         return None
-    known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode"}
+    known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode",
+             "conversation_id", "workspace_roots"}
+    # Cursor names the session ``conversation_id`` and sends ``workspace_roots`` instead of ``cwd``.
+    roots = data.get("workspace_roots")
+    first_root = next((r for r in roots if isinstance(r, str) and r.strip()), "") if isinstance(roots, list) else ""
     return HookInput(
         event=_s(data.get("hook_event_name")),
-        session_id=_s(data.get("session_id")).strip(),
+        session_id=(_s(data.get("session_id")) or _s(data.get("conversation_id"))).strip(),
         transcript_path=_s(data.get("transcript_path")),
-        cwd=_s(data.get("cwd")),
+        cwd=_s(data.get("cwd")) or first_root,
         prompt=_s(data.get("prompt")),
         source=_s(data.get("source")),
         permission_mode=_s(data.get("permission_mode")),
@@ -158,7 +162,7 @@ def resolve_workspace(payload: HookInput, explicit: str | None = None, env: Mapp
     env = os.environ if env is None else env
     if explicit:
         return explicit
-    project = env.get("CLAUDE_PROJECT_DIR", "").strip()
+    project = (env.get("CLAUDE_PROJECT_DIR", "") or env.get("CURSOR_PROJECT_DIR", "")).strip()
     where = payload.cwd.strip()
     if where and os.path.isabs(where):
         if project and os.path.isabs(project) and _inside(where, project):
@@ -575,9 +579,35 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None) -> t
     return run_hook(event, data, home=home, workspace=workspace), None
 
 
+FORMATS = ("claude", "cursor")
+"""Output shapes: Claude Code's (also Codex's) ``hookSpecificOutput``, or Cursor's."""
+
+
+def to_cursor(event: str, text: str) -> str:
+    """Claude Code's hook output reshaped for Cursor: ``sessionStart`` takes
+    ``additional_context``; ``beforeSubmitPrompt`` takes ``continue`` and
+    ``additional_context`` (Cursor attaches it to that turn). Nothing to add stays empty."""
+    if not text.strip():
+        return ""
+    try:
+        data = json.loads(text)
+        context = data["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+    if not isinstance(context, str) or not context:
+        return ""
+    out: dict[str, Any] = {"additional_context": context}
+    if event == "user-prompt-submit":
+        out = {"continue": True, **out}
+    return json.dumps(out, ensure_ascii=False) + "\n"
+
+
 def main(event: str, *, home: str | None = None, workspace: str | None = None,
-         stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Read stdin, answer (through the warm hook server when one runs), print. Always returns 0."""
+         stdin: TextIO | None = None, stdout: TextIO | None = None, fmt: str = "claude") -> int:
+    """Read stdin, answer (through the warm hook server when one runs), print. Always returns 0.
+
+    ``fmt`` ``cursor`` prints Cursor's output shape instead of Claude Code's (:func:`to_cursor`).
+    """
     raw: str | bytes = ""
     try:
         raw = sys.stdin.buffer.read() if stdin is None else stdin.read()
@@ -589,6 +619,8 @@ def main(event: str, *, home: str | None = None, workspace: str | None = None,
         text, after = _answer(event, data, home, workspace)
     except Exception:
         text = run_hook(event, data, home=home, workspace=workspace)
+    if fmt == "cursor":
+        text = to_cursor(event, text)
     if text:
         try:
             out = stdout or sys.stdout
@@ -615,6 +647,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
     """
     home: str | None = None
     workspace: str | None = None
+    fmt = "claude"
     warm_ws = ""
     positional: list[str] = []
     unknown: list[str] = []
@@ -624,7 +657,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return None
     while i < len(args):
         a = args[i]
-        if a in ("--home", "--workspace", "--warm"):
+        if a in ("--home", "--workspace", "--warm", "--format"):
             if i + 1 >= len(args):
                 return None
             value = args[i + 1]
@@ -632,6 +665,10 @@ def fast_main(argv: Sequence[str]) -> int | None:
                 home = value
             elif a == "--workspace":
                 workspace = value
+            elif a == "--format":
+                fmt = value if value in FORMATS else fmt
+                if value not in FORMATS:
+                    unknown.append(f"--format {value}")
             else:
                 warm_ws = value
             i += 2
@@ -659,4 +696,4 @@ def fast_main(argv: Sequence[str]) -> int | None:
         )
         if positional[1] not in EVENTS:
             return 0
-    return main(positional[1], home=home, workspace=workspace)
+    return main(positional[1], home=home, workspace=workspace, fmt=fmt)

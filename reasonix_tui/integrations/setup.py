@@ -55,6 +55,7 @@ __all__ = [
     "plan_claude_code",
     "plan_codex",
     "merge_codex_hooks",
+    "merge_cursor_hooks",
     "plan_cursor",
 ]
 
@@ -255,6 +256,31 @@ def merge_codex_hooks(
         raise SetupError(f"{where} has keys Codex does not accept ({', '.join(extra)}); nothing was written")
     out = copy.deepcopy(config)
     _merge_hook_groups(_obj(out, "hooks", where), commands, timeout, where)
+    return out
+
+
+CURSOR_EVENTS = {"beforeSubmitPrompt": "user-prompt-submit", "sessionStart": "session-start"}
+"""Cursor hook event → our ``hook`` subcommand (printed in Cursor's shape with ``--format cursor``)."""
+
+
+def merge_cursor_hooks(config: dict[str, Any], commands: dict[str, str], where: str = "hooks.json") -> dict[str, Any]:
+    """A copy of a Cursor ``hooks.json`` (``{"version": 1, "hooks": {event: [{command}]}}``)
+    with our ``beforeSubmitPrompt`` and ``sessionStart`` commands; other hooks are kept and
+    an existing reasonix-tui entry is updated in place."""
+    out = copy.deepcopy(config)
+    out.setdefault("version", 1)
+    hooks = _obj(out, "hooks", where)
+    for event, command in commands.items():
+        entries = _list(hooks, event, where)
+        event_arg = CURSOR_EVENTS[event]
+        found = False
+        for i, entry in enumerate(entries):
+            if isinstance(entry, dict) and _is_ours(str(entry.get("command", "")), event_arg):
+                if not found:
+                    entries[i] = {**entry, "command": command}
+                    found = True
+        if not found:
+            entries.append({"command": command})
     return out
 
 
@@ -506,12 +532,27 @@ def plan_codex(*, base: Sequence[str], home: str | None = None, timeout: int = H
 
 
 def plan_cursor(scope: str, workspace: Path, *, base: Sequence[str], home: str | None = None) -> SetupPlan:
-    """The MCP server in ``<workspace>/.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (user)."""
+    """The MCP server in ``<workspace>/.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json``
+    (user), and the ``beforeSubmitPrompt`` / ``sessionStart`` hooks in ``hooks.json`` beside it."""
     if scope not in ("project", "user"):
         raise ValueError("scope must be project or user")
     path = (workspace if scope == "project" else _home()) / ".cursor" / "mcp.json"
     command, args = mcp_args(base, home, workspace_arg="${workspaceFolder}")
     entry = {"command": command, "args": args}
     change = _json_change(path, lambda d: merge_mcp_servers(d, entry, str(path)), f"MCP server {SERVER_NAME!r} (stdio)")
-    notes = ("Enable the server in Cursor's Settings → MCP if it is not switched on by itself.",)
-    return SetupPlan("cursor", scope, (change,), notes)
+    hooks_path = path.parent / "hooks.json"
+    commands = {
+        event: shlex.join([*base, *_global_options(home), "hook", arg, "--format", "cursor"])
+        for event, arg in CURSOR_EVENTS.items()
+    }
+    hooks_change = _json_change(
+        hooks_path, lambda d: merge_cursor_hooks(d, commands, str(hooks_path)),
+        "beforeSubmitPrompt + sessionStart hooks: recall for each prompt, pinned guidance at the start",
+    )
+    notes = (
+        "Enable the server in Cursor's Settings → MCP if it is not switched on by itself.",
+        "Cursor reloads hooks.json on save; open a new chat. Its Hooks output channel shows each run.",
+        "Cursor attaches beforeSubmitPrompt context with a field its docs do not list yet "
+        "(additional_context, accepted by the client); sessionStart context is documented.",
+    )
+    return SetupPlan("cursor", scope, (change, hooks_change), notes)

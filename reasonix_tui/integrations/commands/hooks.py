@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 
 from ..cli import CliContext, Registry
-from ..hooks import EVENTS
+from ..hooks import EVENTS, FORMATS
 
 __all__ = ["register"]
 
@@ -21,7 +21,7 @@ def _run(event: str) -> Callable[[argparse.Namespace, CliContext], int]:
     def handler(args: argparse.Namespace, ctx: CliContext) -> int:
         from ..hooks import main
 
-        return main(event, home=args.home, workspace=args.workspace)
+        return main(event, home=args.home, workspace=args.workspace, fmt=getattr(args, "format", "claude"))
 
     return handler
 
@@ -50,7 +50,10 @@ def register(reg: Registry) -> None:
         "session-start": "SessionStart: the memory protocol and pinned guidance (+ retraction notes)",
     }
     for event in EVENTS:
-        sub.add_parser(event, help=helps[event]).set_defaults(func=_run(event))
+        ev = sub.add_parser(event, help=helps[event])
+        ev.add_argument("--format", choices=FORMATS, default="claude",
+                        help="output shape: claude (Claude Code and Codex, the default) or cursor")
+        ev.set_defaults(func=_run(event))
     p = sub.add_parser("serve")  # internal: no help= keeps it out of the EVENT list
     p.add_argument("--warm", default="", help=argparse.SUPPRESS)
     p.set_defaults(func=_serve)
