@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
