@@ -648,3 +648,56 @@ def test_memo_keeps_only_facts_of_cached_indexes() -> None:
     memo.get(b, "tokens", lambda f: ["b"])
     memo.retain([[twin], [b]])
     assert len(memo) == 2 and memo.get(a, "tokens", lambda f: ["again"]) == ["again"]
+
+
+def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Path) -> None:
+    """One-shot processes: tokens and features come from disk for facts whose content is
+    unchanged, and every answer equals a build without the disk layer."""
+    from dataclasses import replace
+
+    import reasonix_tui.core.recall.enhance as enhance_mod
+    import reasonix_tui.core.recall.index as index_mod
+    from reasonix_tui.core.recall.index import FACT_MEMO
+
+    words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
+    rnd = random.Random(11)
+
+    def make() -> list[Fact]:  # new objects with the same content, as a new process reads them
+        r = random.Random(11)
+        return [F(f"mem-{i:04d}", f"fact-{i}", title=" ".join(r.sample(words, 3)), desc=" ".join(r.sample(words, 4)),
+                  body=" ".join(r.sample(words, 6)), keywords=" ".join(r.sample(words, 2)), type="project",
+                  scope="project" if i % 3 else "global", subject_key=f"project.k{i}" if i % 7 == 0 else "")
+                for i in range(40)]
+
+    del rnd
+    queries = ["how do we deploy the cache region", "billing retry token", "数据库迁移怎么做", "CamelCase replica"]
+    path = tmp_path / "cache" / "recall-memo.marshal"
+    try:
+        FACT_MEMO.clear()
+        FACT_MEMO.attach(path)
+        first = [(ids(r), [h.score for h in r.hits]) for r in (recall(make(), q, NOW) for q in queries)]
+        assert FACT_MEMO.save() and path.exists() and oct(path.stat().st_mode & 0o777) == "0o600"
+        # "a new process": nothing in memory, the file read again, new fact objects
+        clear_index_cache()
+        FACT_MEMO.attach(path)
+        computed: list[str] = []
+        real_tokens, real_features = index_mod._recall_tokens, enhance_mod._features
+        index_mod._recall_tokens = lambda f: computed.append("t:" + f.id) or real_tokens(f)  # type: ignore[assignment]
+        enhance_mod._features = lambda f: computed.append("e:" + f.id) or real_features(f)  # type: ignore[assignment]
+        try:
+            facts = make()
+            facts[3] = replace(facts[3], body="deploy deploy billing changed")
+            second = [(ids(r), [h.score for h in r.hits]) for r in (recall(facts, q, NOW) for q in queries)]
+        finally:
+            index_mod._recall_tokens, enhance_mod._features = real_tokens, real_features  # type: ignore[assignment]
+        assert sorted(computed) == ["e:mem-0003", "t:mem-0003"]  # only the changed fact
+        clear_index_cache()  # the reference: no disk layer at all
+        fresh = [(ids(r), [h.score for h in r.hits]) for r in (recall(facts, q, NOW) for q in queries)]
+        assert second == fresh and all(a[0] for a in first)
+        # a corrupt file is ignored (everything is computed again, answers unchanged)
+        path.write_bytes(path.read_bytes()[:-7] + b"garbage")
+        clear_index_cache()
+        FACT_MEMO.attach(path)
+        assert [(ids(r), [h.score for h in r.hits]) for r in (recall(facts, q, NOW) for q in queries)] == fresh
+    finally:
+        clear_index_cache()

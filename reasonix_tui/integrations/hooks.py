@@ -559,7 +559,7 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None) -> t
     from . import hookd
 
     if event not in EVENTS or not hookd.enabled():
-        return run_hook(event, data, home=home, workspace=workspace), None
+        return _in_process(event, data, home, workspace)
     payload = parse_input(data)
     if payload is None:
         return "", None
@@ -576,7 +576,20 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None) -> t
     # Start the server before answering in-process: on a large store the in-process answer
     # may outlast the hook's timeout, and the next prompt must still find a warm server.
     hookd.spawn(root, resolve_workspace(payload, workspace))
-    return run_hook(event, data, home=home, workspace=workspace), None
+    return _in_process(event, data, home, workspace)
+
+
+def _in_process(event: str, data: str, home: str | None, workspace: str | None) -> tuple[str, Any]:
+    """Answer in this (one-shot) process: the per-fact recall memo comes from disk, and what
+    was computed is written back after the answer is printed."""
+    from ..core.paths import resolve_state_root
+    from ..core.recall.index import FACT_MEMO, memo_path
+
+    try:
+        FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
+    except Exception:
+        pass
+    return run_hook(event, data, home=home, workspace=workspace), FACT_MEMO.save
 
 
 FORMATS = ("claude", "cursor")

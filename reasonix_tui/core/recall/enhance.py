@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import regex
@@ -237,6 +238,19 @@ class _Features:
     keys: frozenset[str]
     may_have_cue: bool
     title_words: frozenset[str]
+
+
+def _encode_features(f: _Features) -> tuple[Any, ...]:
+    return (tuple(sorted(f.segments)), tuple(sorted(f.labels)), tuple(sorted(f.keys)), f.may_have_cue,
+            tuple(sorted(f.title_words)))
+
+
+def _decode_features(v: Any) -> _Features:
+    segments, labels, keys, cue, title = v
+    return _Features(frozenset(segments), frozenset(labels), frozenset(keys), bool(cue), frozenset(title))
+
+
+FACT_MEMO.register_codec("enhanced", _encode_features, _decode_features)
 
 
 def _features(fact: Fact) -> _Features:

@@ -13,6 +13,9 @@ matches, not the store.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,7 +31,7 @@ from ..store.model import Fact, parse_reference, slug
 from ..tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
-__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo"]
+__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo", "memo_path"]
 
 KP1 = 2.2
 """``k1 + 1`` as Go folds the constant."""
@@ -49,22 +52,85 @@ class FactMemo:
     next (its parse cache), so after one write the next index build tokenizes one fact,
     not all of them. Entries hold their fact, so an ``id`` is never reused while cached;
     :meth:`retain` drops the facts of older snapshots.
+
+    One-shot processes (``reasonix-tui recall``, a hook answered in-process) get new fact
+    objects every time, so :meth:`attach` adds a disk layer keyed by the fact's *content*
+    (its recall text and subject key): :meth:`save` writes what was computed, and the next
+    process reads it instead of tokenizing again. A missing, corrupt or foreign file is
+    ignored.
     """
+
+    _MAGIC = b"RXTMEMO1"
+    _LIMIT = 200_000
+    """Most entries kept on disk (the newest)."""
 
     def __init__(self) -> None:
         self._data: dict[tuple[int, str], tuple[Fact, Any]] = {}
         self._lock = threading.Lock()
+        self._codecs: dict[str, tuple[Any, Any]] = {}
+        self._disk_path = ""
+        self._disk: dict[tuple[str, bytes], Any] = {}
+        self._disk_dirty = False
+
+    def register_codec(self, kind: str, encode: Any, decode: Any) -> None:
+        """How values of ``kind`` go to disk (marshal-able) and back; kinds without a
+        codec are stored as they are."""
+        self._codecs[kind] = (encode, decode)
+
+    def attach(self, path: str | os.PathLike[str]) -> None:
+        """Use ``path`` as the disk layer (read once per path)."""
+        path = os.fspath(path)
+        with self._lock:
+            if path == self._disk_path:
+                return
+            self._disk_path, self._disk, self._disk_dirty = path, _load_memo(path, self._MAGIC), False
 
     def get(self, fact: Fact, kind: str, compute: Any) -> Any:
-        """``compute(fact)``, or what it returned for this very fact object before."""
+        """``compute(fact)``, or what it returned for this very fact object (or, with a
+        disk layer, for a fact with the same content) before."""
         key = (id(fact), kind)
         hit = self._data.get(key)
         if hit is not None and hit[0] is fact:
             return hit[1]
-        value = compute(fact)
+        codec = self._codecs.get(kind)
+        disk_key = None
+        value: Any = None
+        if self._disk_path:
+            disk_key = (kind, _content_key(fact))
+            stored = self._disk.get(disk_key)
+            if stored is not None:
+                try:
+                    value = codec[1](stored) if codec else stored
+                except (TypeError, ValueError):
+                    value = None
+        if value is None:
+            value = compute(fact)
+            if disk_key is not None:
+                try:
+                    encoded = codec[0](value) if codec else value
+                except (TypeError, ValueError):
+                    encoded = None
+                if encoded is not None:
+                    with self._lock:
+                        self._disk[disk_key] = encoded
+                        self._disk_dirty = True
         with self._lock:
             self._data[key] = (fact, value)
         return value
+
+    def save(self) -> bool:
+        """Write the disk layer when something new was computed (best effort)."""
+        with self._lock:
+            if not self._disk_path or not self._disk_dirty:
+                return False
+            items = list(self._disk.items())[-self._LIMIT:]
+            path = self._disk_path
+            self._disk_dirty = False
+        try:
+            _save_memo(path, self._MAGIC, dict(items))
+        except (OSError, ValueError):
+            return False
+        return True
 
     def retain(self, snapshots: Sequence[Sequence[Fact]]) -> None:
         """Forget every fact that none of ``snapshots`` (the cached indexes) holds."""
@@ -80,10 +146,68 @@ class FactMemo:
     def __len__(self) -> int:
         return len(self._data)
 
-    def clear(self) -> None:
-        """Forget everything (tests)."""
+    def clear(self, disk: bool = True) -> None:
+        """Forget everything in memory (and the disk layer's attachment, unless ``disk``
+        is False: a test's "new process")."""
         with self._lock:
             self._data.clear()
+            if disk:
+                self._disk_path, self._disk, self._disk_dirty = "", {}, False
+
+
+def _content_key(fact: Fact) -> bytes:
+    text = recall_text(fact) + "\x00" + fact.subject_key
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _load_memo(path: str, magic: bytes) -> dict[tuple[str, bytes], Any]:
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError:
+        return {}
+    head = len(magic) + 32
+    if len(blob) < head or not blob.startswith(magic):
+        return {}
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(magic):head]:
+        return {}
+    try:
+        version, data = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return data if version == _MEMO_VERSION and isinstance(data, dict) else {}
+
+
+def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> None:
+    from ..store.atomic import atomic_write
+
+    payload = marshal.dumps((_MEMO_VERSION, data), 4)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    atomic_write(path, magic + hashlib.sha256(payload).digest() + payload, 0o600, durable=False)
+
+
+def _memo_version() -> str:
+    """Cached tokens and features are only as good as the code that made them: the
+    tokenizer's and the enhanced channels' source is part of the version."""
+    from .. import tokenize as tok
+
+    digest = hashlib.sha256()
+    for source in (tok.__file__, os.path.join(os.path.dirname(__file__), "enhance.py")):
+        try:
+            with open(source, "rb") as fh:
+                digest.update(fh.read())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()[:16] + ":1"
+
+
+def memo_path(cache_dir: str | os.PathLike[str]) -> str:
+    """Where one-shot processes keep the disk layer of :data:`FACT_MEMO`."""
+    return os.path.join(os.fspath(cache_dir), "recall-memo.marshal")
+
+
+_MEMO_VERSION = _memo_version()
 
 
 FACT_MEMO = FactMemo()

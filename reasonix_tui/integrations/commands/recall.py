@@ -38,7 +38,11 @@ def _query(args: argparse.Namespace) -> str:
 
 
 def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall.index import FACT_MEMO, memo_path
+
     settings = ctx.settings
+    # A one-shot process: tokens and features of unchanged facts come from the last run.
+    FACT_MEMO.attach(memo_path(ctx.layout.cache_dir))
     trace = run_recall(
         ctx.layout,
         _query(args),
@@ -49,6 +53,7 @@ def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
         store=ctx.store,
         record=not args.dry_run,
     )
+    FACT_MEMO.save()
     if args.json:
         ctx.print_json(trace.to_json())
         return 0
