@@ -31,6 +31,8 @@ async def settle(pilot: Any) -> None:
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.3)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)  # tables lay out their columns on idle: let a second refresh land
 
 
 def keys(*names: str) -> Step:
