@@ -660,7 +660,6 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
     from reasonix_tui.core.recall.index import FACT_MEMO
 
     words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
-    rnd = random.Random(11)
 
     def make() -> list[Fact]:  # new objects with the same content, as a new process reads them
         r = random.Random(11)
@@ -669,7 +668,6 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
                   scope="project" if i % 3 else "global", subject_key=f"project.k{i}" if i % 7 == 0 else "")
                 for i in range(40)]
 
-    del rnd
     queries = ["how do we deploy the cache region", "billing retry token", "数据库迁移怎么做", "CamelCase replica"]
     path = tmp_path / "cache" / "recall-memo.marshal"
     try:

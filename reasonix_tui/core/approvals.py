@@ -1010,24 +1010,16 @@ class ApprovalQueue:
 
     def auto_writes(self) -> list[AutoWrite]:
         """Auto writes not yet dismissed or undone, oldest first."""
-        out: list[AutoWrite] = []
         try:
             paths = list(self.auto_dir.glob("*.json"))
         except OSError:
-            return out
-        for path in paths:
-            data = _read_json(path)
-            if data is None:
-                continue
-            try:
-                out.append(AutoWrite.from_dict(data, str(path)))
-            except ValueError:
-                continue
+            return []
+        out = [rec for rec in map(_read_auto_write, paths) if rec is not None]
         out.sort(key=lambda r: (r.created_at, r.id))
         return out
 
     def latest_auto_write(self, scan: int = 16) -> AutoWrite | None:
-        """The newest auto write, announced (``auto/seen/``) or not, that was not undone.
+        """The newest auto write, announced (``auto/seen/``) or not, undone or not.
 
         Record ids start with their UTC second, so only the ``scan`` newest file names of
         each folder are read: the answer stays cheap however many records ``seen/`` holds.
@@ -1040,14 +1032,8 @@ class ApprovalQueue:
             except OSError:
                 continue
             for name in names:
-                data = _read_json(directory / name)
-                if data is None:
-                    continue
-                try:
-                    rec = AutoWrite.from_dict(data, str(directory / name))
-                except ValueError:
-                    continue
-                if best is None or _auto_key(rec) > _auto_key(best):
+                rec = _read_auto_write(directory / name)
+                if rec is not None and (best is None or _auto_key(rec) > _auto_key(best)):
                     best = rec
         return best
 
@@ -1091,6 +1077,17 @@ class ApprovalQueue:
 
     def __iter__(self) -> Iterator[Proposal]:
         return iter(self.pending())
+
+
+def _read_auto_write(path: Path) -> AutoWrite | None:
+    """An auto-write record file, or ``None`` when it is unreadable or not one."""
+    data = _read_json(path)
+    if data is None:
+        return None
+    try:
+        return AutoWrite.from_dict(data, str(path))
+    except ValueError:
+        return None
 
 
 def _auto_key(record: AutoWrite) -> tuple[int, str]:

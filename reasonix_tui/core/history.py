@@ -30,7 +30,6 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +57,7 @@ from .sessions import (
 )
 from .retrieval import go_json_quote, make_snippet
 from .store.model import InvalidInput
+from .store.sealed import read_sealed, source_stamp, write_sealed
 from .tokenize import query_terms, tokens
 
 __all__ = [
@@ -684,13 +684,14 @@ class HistoryIndex:
     def _columns(self, entry: _FileEntry, docs: list[tuple[Any, ...]]) -> tuple[Any, ...]:
         """A file's documents read in this process, as a columnar cache record."""
         term_ids = self._term_ids
-        tools: dict[str, int] = {}
+        tool_table = list(dict.fromkeys(d[1] for d in docs))
+        tool_index = {name: i for i, name in enumerate(tool_table)}
         flat = [term_ids[t] for d in docs for t in d[6]]
         return (
             entry.fmt, entry.size, entry.mtime_ns, entry.consumed, entry.next_index, entry.broken,
             array("b", [d[0] for d in docs]).tobytes(),
-            [t for t in _ordered_keys(tools, (d[1] for d in docs))],
-            array("i", [tools[d[1]] for d in docs]).tobytes(),
+            tool_table,
+            array("i", [tool_index[d[1]] for d in docs]).tobytes(),
             array("i", [d[2] for d in docs]).tobytes(),
             array("i", [d[3] for d in docs]).tobytes(),
             array("q", [d[4] for d in docs]).tobytes(),
@@ -1355,39 +1356,17 @@ def _options_key(options: HistoryOptions) -> tuple[Any, ...]:
     from . import tokenize as tok
 
     o = options.normalized()
-    stamp = hashlib.sha256(Path(tok.__file__).read_bytes()).hexdigest()[:16] if os.path.exists(tok.__file__) else ""
     return (o.session_dir, o.global_session_dir, o.archive_dir, o.claude_dir, sys.byteorder,
-            array("i").itemsize, array("q").itemsize, stamp)
-
-
-def _ordered_keys(table: dict[str, int], values: Iterable[str]) -> list[str]:
-    """Number the distinct ``values`` in first-seen order into ``table``; return them."""
-    for v in values:
-        if v not in table:
-            table[v] = len(table)
-    return list(table)
+            array("i").itemsize, array("q").itemsize, source_stamp(tok.__file__))
 
 
 def _load_history_cache(path: str, options: HistoryOptions) -> tuple[list[str], dict[str, tuple[Any, ...]]] | None:
     """``(vocabulary, records)``, or ``None`` when the file is missing, corrupt or was
     written for other directories, another platform or another tokenizer."""
-    import marshal
-
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError:
+    data = read_sealed(path, _CACHE_MAGIC)
+    if type(data) is not tuple or len(data) != 4:
         return None
-    head = len(_CACHE_MAGIC) + 32
-    if len(blob) < head or not blob.startswith(_CACHE_MAGIC):
-        return None
-    payload = blob[head:]
-    if hashlib.sha256(payload).digest() != blob[len(_CACHE_MAGIC):head]:
-        return None  # torn or tampered: never trusted
-    try:
-        version, key, vocab, records = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return None
+    version, key, vocab, records = data
     if version != _CACHE_VERSION or tuple(key) != _options_key(options):
         return None
     if not isinstance(vocab, list) or not isinstance(records, dict):
@@ -1396,13 +1375,7 @@ def _load_history_cache(path: str, options: HistoryOptions) -> tuple[list[str], 
 
 
 def _save_history_cache(path: str, options: HistoryOptions, vocab: list[str], records: dict[str, tuple[Any, ...]]) -> None:
-    import marshal
-
-    from .store.atomic import atomic_write
-
-    payload = marshal.dumps((_CACHE_VERSION, _options_key(options), vocab, records), 4)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    atomic_write(Path(path), _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload, 0o600, durable=False)
+    write_sealed(path, _CACHE_MAGIC, (_CACHE_VERSION, _options_key(options), vocab, records))
 
 
 # --------------------------------------------------------------------------------------

@@ -34,8 +34,8 @@ from ..core.settings import Settings
 from ..core.store.index_md import INDEX_NAME
 from ..core.store.model import Fact
 from ..core.store.precedence import identity_keys
-from ..core.store.cache import ParseCache, stat_key
-from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, scan_fact_entries
+from ..core.store.cache import ParseCache
+from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, read_through, scan_fact_entries
 
 __all__ = [
     "Clock",
@@ -837,19 +837,12 @@ def _parse_cache(layout: Layout, scope: str) -> ParseCache | None:
 
 def _read_through(b: _Builder, pc: ParseCache | None, path: str, scope: str, st: os.stat_result) -> None:
     """Add one file's row, from the store's parse cache when it holds this version."""
-    name = os.path.basename(path)
-    key = stat_key(st)
-    fact = pc.get(name, key) if pc is not None else None
-    if fact is None or fact.scope != (fact.file_scope or scope):
-        try:
-            fact = read_fact_file(path, scope, st)
-        except OSError as exc:
-            b.parsed += 1
-            b.error(path, scope, f"cannot read: {exc.strerror or exc}")
-            return
-        if pc is not None:
-            pc.put(name, key, fact)
     b.parsed += 1
+    try:
+        fact = read_through(pc, path, scope, st)
+    except OSError as exc:
+        b.error(path, scope, f"cannot read: {exc.strerror or exc}")
+        return
     b.add(path, scope, _sig(st), row_source(fact), fact, None)
 
 

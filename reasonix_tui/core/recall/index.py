@@ -14,7 +14,6 @@ matches, not the store.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import threading
 from collections import OrderedDict
@@ -27,7 +26,9 @@ import numpy as np
 from ..bm25 import B, K1, BM25Index
 from ..freshness import windows_for
 from ..gotime import DAY_NS
+from .. import tokenize as _tokenize
 from ..store.model import Fact, parse_reference, slug
+from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
@@ -146,13 +147,11 @@ class FactMemo:
     def __len__(self) -> int:
         return len(self._data)
 
-    def clear(self, disk: bool = True) -> None:
-        """Forget everything in memory (and the disk layer's attachment, unless ``disk``
-        is False: a test's "new process")."""
+    def clear(self) -> None:
+        """Forget everything in memory and detach the disk layer."""
         with self._lock:
             self._data.clear()
-            if disk:
-                self._disk_path, self._disk, self._disk_dirty = "", {}, False
+            self._disk_path, self._disk, self._disk_dirty = "", {}, False
 
 
 def _content_key(fact: Fact) -> bytes:
@@ -161,53 +160,24 @@ def _content_key(fact: Fact) -> bytes:
 
 
 def _load_memo(path: str, magic: bytes) -> dict[tuple[str, bytes], Any]:
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError:
+    data = read_sealed(path, magic)
+    if type(data) is not tuple or len(data) != 2 or data[0] != _MEMO_VERSION or not isinstance(data[1], dict):
         return {}
-    head = len(magic) + 32
-    if len(blob) < head or not blob.startswith(magic):
-        return {}
-    payload = blob[head:]
-    if hashlib.sha256(payload).digest() != blob[len(magic):head]:
-        return {}
-    try:
-        version, data = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return {}
-    return data if version == _MEMO_VERSION and isinstance(data, dict) else {}
+    return data[1]
 
 
 def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> None:
-    from ..store.atomic import atomic_write
-
-    payload = marshal.dumps((_MEMO_VERSION, data), 4)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    atomic_write(path, magic + hashlib.sha256(payload).digest() + payload, 0o600, durable=False)
+    write_sealed(path, magic, (_MEMO_VERSION, data))
 
 
-def _memo_version() -> str:
-    """Cached tokens and features are only as good as the code that made them: the
-    tokenizer's and the enhanced channels' source is part of the version."""
-    from .. import tokenize as tok
-
-    digest = hashlib.sha256()
-    for source in (tok.__file__, os.path.join(os.path.dirname(__file__), "enhance.py")):
-        try:
-            with open(source, "rb") as fh:
-                digest.update(fh.read())
-        except OSError:
-            digest.update(b"?")
-    return digest.hexdigest()[:16] + ":1"
+_MEMO_VERSION = source_stamp(_tokenize.__file__, os.path.join(os.path.dirname(__file__), "enhance.py")) + ":1"
+"""Cached tokens and features are only as good as the code that made them: the
+tokenizer's and the enhanced channels' source is part of the version."""
 
 
 def memo_path(cache_dir: str | os.PathLike[str]) -> str:
     """Where one-shot processes keep the disk layer of :data:`FACT_MEMO`."""
     return os.path.join(os.fspath(cache_dir), "recall-memo.marshal")
-
-
-_MEMO_VERSION = _memo_version()
 
 
 FACT_MEMO = FactMemo()

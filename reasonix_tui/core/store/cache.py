@@ -15,7 +15,6 @@ rewritten atomically (without fsync) when it changed.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from ..gotime import Timestamp
 from .atomic import atomic_write
 from .model import Fact, FactId
+from .sealed import seal, unseal
 
 __all__ = ["StatKey", "ParseCache", "fact_to_row", "fact_from_row", "stat_key"]
 
@@ -176,23 +176,13 @@ class ParseCache:
 
 
 def encode_cache(directory: str, entries: dict[str, Any]) -> bytes:
-    """``MAGIC`` + SHA-256 + marshal payload."""
-    payload = marshal.dumps((CACHE_VERSION, directory, entries), 4)
-    return MAGIC + hashlib.sha256(payload).digest() + payload
+    """``MAGIC`` + SHA-256 + marshal payload (:func:`~.sealed.seal`)."""
+    return seal(MAGIC, (CACHE_VERSION, directory, entries))
 
 
 def decode_cache(blob: bytes, directory: str) -> dict[str, Any]:
     """The entries of a cache blob, or ``{}`` when anything about it is off."""
-    head = len(MAGIC) + 32
-    if len(blob) < head or not blob.startswith(MAGIC):
-        return {}
-    payload = blob[head:]
-    if hashlib.sha256(payload).digest() != blob[len(MAGIC) : head]:
-        return {}
-    try:
-        data = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return {}
+    data = unseal(MAGIC, blob)
     if type(data) is not tuple or len(data) != 3 or data[0] != CACHE_VERSION or data[1] != directory:
         return {}
     entries = data[2]

@@ -58,6 +58,7 @@ __all__ = [
     "FactEntry",
     "scan_fact_entries",
     "read_fact_file",
+    "read_through",
     "fact_file_problem",
     "SaveRequest",
     "SaveResult",
@@ -348,6 +349,20 @@ def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> F
     return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
 
+def read_through(cache: ParseCache | None, path: str, scope: str, st: os.stat_result) -> Fact:
+    """One fact file of a ``scope`` directory through that directory's parse cache: the
+    cached fact when the cache holds this version of the file (stat key) for this scope,
+    else read, parsed and remembered. ``OSError`` when the file cannot be read."""
+    name = os.path.basename(path)
+    key = stat_key(st)
+    fact = cache.get(name, key) if cache is not None else None
+    if fact is None or fact.scope != (fact.file_scope or scope):
+        fact = read_fact_file(path, scope, st)
+        if cache is not None:
+            cache.put(name, key, fact)
+    return fact
+
+
 def fact_file_problem(fact: Fact) -> str:
     """What a person should know about a fact file that was read, or ``""``."""
     if fact.parse_error:
@@ -465,18 +480,12 @@ class Store:
                 errors.append(FileError(entry.path, scope, entry.error))
                 continue
             assert entry.stat is not None
-            name = os.path.basename(entry.path)
-            key = stat_key(entry.stat)
-            seen.add(name)
-            fact = cache.get(name, key) if cache is not None else None
-            if fact is None or fact.scope != (fact.file_scope or scope):
-                try:
-                    fact = read_fact_file(entry.path, scope, entry.stat)
-                except OSError as exc:
-                    errors.append(FileError(entry.path, scope, f"cannot read: {exc.strerror or exc}"))
-                    continue
-                if cache is not None:
-                    cache.put(name, key, fact)
+            seen.add(os.path.basename(entry.path))
+            try:
+                fact = read_through(cache, entry.path, scope, entry.stat)
+            except OSError as exc:
+                errors.append(FileError(entry.path, scope, f"cannot read: {exc.strerror or exc}"))
+                continue
             facts.append(fact)
             problem = fact_file_problem(fact)
             if problem:

@@ -49,16 +49,21 @@ def _plan_json(plan: SetupPlan) -> dict[str, Any]:
     }
 
 
+def _apply(plan: SetupPlan) -> list[tuple[Any, Any]]:
+    """Write the plan; a file that cannot be merged or written is one clear CLI error."""
+    try:
+        return plan.apply()
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"could not write the configuration: {exc}") from None
+
+
 def _run_json(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
     out = _plan_json(plan)
     written: list[tuple[Any, Any]] = []
     if plan.pending and args.yes and not args.print_only:
-        try:
-            written = plan.apply()
-        except SetupError as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            raise CliError(f"could not write the configuration: {exc}") from None
+        written = _apply(plan)
     out["written"] = [{"path": str(path), "backup": str(backup) if backup else None} for path, backup in written]
     ctx.print_json(out)
     return 0
@@ -77,13 +82,7 @@ def _run(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
     if not args.yes and not _confirm(ctx):
         ctx.print("Nothing was written.")
         return 0
-    try:
-        written = plan.apply()
-    except SetupError as exc:
-        raise CliError(str(exc)) from None
-    except OSError as exc:
-        raise CliError(f"could not write the configuration: {exc}") from None
-    for path, backup in written:
+    for path, backup in _apply(plan):
         ctx.print(f"wrote {path}" + (f" (previous version kept as {backup})" if backup else ""))
     return 0
 

@@ -1,0 +1,71 @@
+"""Sealed cache files: ``MAGIC`` + SHA-256 of the payload + a ``marshal`` payload.
+
+Every on-disk cache of the project (the store's parse cache, the recall memo of one-shot
+processes, the history cache of ``history search``) uses this envelope: a file that is
+torn, tampered with, from another format or unreadable is reported as ``None`` and never
+trusted, and writes are atomic with mode 0600 (caches hold the same text as the store).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from functools import lru_cache
+from typing import Any
+
+from .atomic import atomic_write
+
+__all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp"]
+
+_DIGEST = 32
+
+
+def seal(magic: bytes, value: Any) -> bytes:
+    """``magic`` + SHA-256 + ``marshal.dumps(value)``."""
+    payload = marshal.dumps(value, 4)
+    return magic + hashlib.sha256(payload).digest() + payload
+
+
+def unseal(magic: bytes, blob: bytes) -> Any | None:
+    """The value sealed in ``blob``, or ``None`` when anything about it is off."""
+    head = len(magic) + _DIGEST
+    if len(blob) < head or not blob.startswith(magic):
+        return None
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(magic) : head]:
+        return None
+    try:
+        return marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def read_sealed(path: str | os.PathLike[str], magic: bytes) -> Any | None:
+    """:func:`unseal` of a file; ``None`` when it cannot be read either."""
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError:
+        return None
+    return unseal(magic, blob)
+
+
+def write_sealed(path: str | os.PathLike[str], magic: bytes, value: Any) -> None:
+    """Write ``value`` sealed, atomically, mode 0600 (the folder is made 0700 if missing)."""
+    os.makedirs(os.path.dirname(os.fspath(path)), mode=0o700, exist_ok=True)
+    atomic_write(path, seal(magic, value), 0o600, durable=False)
+
+
+@lru_cache(maxsize=None)
+def source_stamp(*paths: str) -> str:
+    """A short digest of source files: a cache of derived data names the code that made it
+    (a changed tokenizer makes every cached token wrong). Read once per process."""
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                digest.update(fh.read())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()[:16]
