@@ -315,11 +315,17 @@ def test_fast_main_declines_what_it_does_not_handle() -> None:
 
 def test_misconfigured_hooks_never_block_the_prompt(layout: Layout, store: Store) -> None:
     # exit code 2 would make Claude Code block the prompt: every hook spelling exits 0
-    for argv in (["hook", "user-prompt-sumbit"], ["hook", "session-start", "--bogus"], ["hook"]):
+    for argv in (["hook", "user-prompt-sumbit"], ["hook", "session-start", "--bogus"]):
         proc = subprocess.run([*exe(), "--home", str(layout.root), *argv], input="{}", capture_output=True,
                               text=True, timeout=60, check=False,
                               env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
         assert proc.returncode == 0, (argv, proc.stderr)
+    # a bare `hook` (no event) is a usage error: help on stderr, nothing on stdout (a client
+    # would hand stdout to the model), exit 1 (a non-blocking error, never 2)
+    proc = subprocess.run([*exe(), "--home", str(layout.root), "hook"], input="{}", capture_output=True,
+                          text=True, timeout=60, check=False, env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert "user-prompt-submit" in proc.stderr and "session-start" in proc.stderr
     proc = subprocess.run([*exe(), "--home", str(layout.root), "hook", "user-prompt-submit", "--bogus"],
                           input=json.dumps(prompt_payload(layout, "deploy to k8s-stage-2 with helm")),
                           capture_output=True, text=True, timeout=60, check=False,
@@ -387,7 +393,7 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
         # a stale client stamp makes the server step down; the hook still answers
         reply = hookd.request(root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root,
                                      "stamp": "old"})
-        assert reply == {"ok": False, "error": "stale"}
+        assert reply is not None and (reply["ok"], reply["error"]) == (False, "stale")
         hook(layout, "user-prompt-submit", payload, daemon=True)  # restarts a server with the current code
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not hookd.status(root):

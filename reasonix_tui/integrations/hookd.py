@@ -8,15 +8,29 @@ the store, its parse cache and the warm recall index in memory, and prints the a
 
 * The first hook call finds no server: it starts one in the background
   (``reasonix-tui --home ROOT hook serve``), detached from the agent, with no inherited
-  pipes, and answers in-process (same code, slower).
-* The server answers one request at a time, with exactly :func:`hooks.run_hook`; it
-  exits after :data:`IDLE_SECONDS` without requests, when asked to (``shutdown``), or
-  when the installed code changed (the client sends a stamp of the code it runs; a
-  server with another stamp replies ``stale`` and exits, and the client answers
-  in-process and starts a fresh one).
+  pipes and an **allow-list environment** (:func:`server_env`: what it needs to find
+  Python, the store and the settings — never API keys, tokens, the client's sockets or
+  its project directory), and answers in-process (same code, slower).
+* Each request carries, as data, the few variables that change an answer
+  (:func:`request_env`: ``CLAUDE_PROJECT_DIR``, ``CURSOR_PROJECT_DIR``, the
+  ``REASONIX_*`` settings…), the client's working directory and which client it is; the
+  in-process path answers from the very same view, so both give the same answer.
+* Connections are served concurrently (one short-lived thread each, at most
+  :data:`MAX_WORKERS`): a slow or silent peer only holds its own thread, for at most
+  :data:`READ_DEADLINE` seconds. Answers are computed one at a time (the store and the
+  recall index are shared).
+* The client never waits more than :data:`CLIENT_TIMEOUT` (about a second) in total on
+  a dead, wedged or foreign listener; it reads at most :data:`MAX_REPLY` bytes and
+  accepts only a reply that echoes its nonce (the caller then checks the output's shape).
+* The server exits after :data:`IDLE_SECONDS` without requests, when asked to
+  (``shutdown``), when the installed code changed (the client sends a stamp of the code
+  it runs; a server with another stamp replies ``stale`` and exits), when its socket or
+  its state root disappears, on ``SIGTERM``/``SIGINT``/``SIGHUP``, and when one answer
+  has been computing for :data:`WEDGED_SECONDS` (it cannot be healed from inside). It
+  removes its socket and ``hookd.json`` on the way out.
 * Only one server runs per state root (an exclusive lock on ``run/hookd.lock``). The
-  socket lives in ``<root>/reasonix-tui/run/`` (mode 0700; socket 0600), or under
-  ``$TMPDIR/reasonix-tui-<uid>/`` when that path is too long for a Unix socket.
+  socket lives in ``<root>/reasonix-tui/run/`` (mode 0700; socket and run files 0600),
+  or under ``$TMPDIR/reasonix-tui-<uid>/`` when that path is too long for a Unix socket.
 * ``REASONIX_TUI_HOOK_DAEMON=0`` turns it off (every call in-process). Platforms
   without Unix sockets always answer in-process.
 
@@ -30,6 +44,7 @@ import json
 import os
 import socket
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,6 +52,9 @@ from typing import Any
 
 __all__ = [
     "IDLE_SECONDS",
+    "CLIENT_TIMEOUT",
+    "READ_DEADLINE",
+    "MAX_REPLY",
     "enabled",
     "run_dir",
     "socket_path",
@@ -46,20 +64,71 @@ __all__ = [
     "serve",
     "status",
     "shutdown",
-    "forwarded_env",
+    "request_env",
+    "server_env",
 ]
 
 IDLE_SECONDS = 1800.0
 """A server with no request for this long exits."""
 
-CLIENT_TIMEOUT = 8.0
-"""How long a hook waits for the server before answering in-process instead."""
+CLIENT_TIMEOUT = 1.0
+"""The longest a hook waits, in total, for the server before answering in-process."""
 
-PROTOCOL = 1
+CONNECT_TIMEOUT = 0.3
+"""Of which at most this long for the connection itself."""
+
+READ_DEADLINE = 2.0
+"""How long the server gives one connection to deliver its request, in total."""
+
+WEDGED_SECONDS = 30.0
+"""An answer still computing after this long means the server is stuck: it exits."""
+
+MAX_WORKERS = 16
+"""Connections served at once; more are closed at once (the client answers in-process)."""
+
+MAX_REPLY = 512 * 1024
+"""Most bytes a client reads from the socket (our answers stay under 40 KB)."""
+
+PROTOCOL = 2
 _MAX_REQUEST = 8 * 1024 * 1024
-_ENV_PREFIXES = ("REASONIX_", "CLAUDE_PROJECT_DIR", "HOME", "USERPROFILE", "XDG_")
+_TICK = 0.25
 _PKG = Path(__file__).resolve().parent.parent
 _STAMPED_DIRS = ("core", "core/recall", "core/store", "integrations")
+
+REQUEST_ENV_NAMES = (
+    "HOME",
+    "USERPROFILE",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "REASONIX_HOME",
+    "REASONIX_STATE_HOME",
+    "REASONIX_EXPERIMENT_NO_MEMORY",
+)
+"""Variables (besides ``REASONIX_TUI_*``) that can change a hook's answer; a request
+carries exactly these, as data."""
+
+SERVER_ENV_NAMES = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "REASONIX_HOME",
+    "REASONIX_STATE_HOME",
+    "SYSTEMROOT",
+)
+"""The hook server's whole environment (plus ``LC_*`` and the numeric libraries'
+thread and CPU settings): no API keys, tokens, client sockets or project directories."""
+
+_SERVER_ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_")
 
 
 def enabled(env: Mapping[str, str] | None = None) -> bool:
@@ -105,10 +174,22 @@ def code_stamp() -> str:
     return f"{__version__}:{count}:{newest}"
 
 
-def forwarded_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment variables that change what a hook answers."""
+def request_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables that change what a hook answers (:data:`REQUEST_ENV_NAMES` and
+    ``REASONIX_TUI_*``), sent with each request; the in-process path uses the same view."""
     env = os.environ if env is None else env
-    return {k: v for k, v in env.items() if k.startswith(_ENV_PREFIXES)}
+    return {k: v for k, v in env.items()
+            if k in REQUEST_ENV_NAMES or (k.startswith("REASONIX_TUI_") and k != "REASONIX_TUI_HOOK_DAEMON")}
+
+
+def server_env(env: Mapping[str, str] | None = None, pythonpath: str = "") -> dict[str, str]:
+    """The hook server's environment: an allow-list (:data:`SERVER_ENV_NAMES`), plus a
+    ``PYTHONPATH`` that points at this copy of the package."""
+    env = os.environ if env is None else env
+    out = {k: v for k, v in env.items() if k in SERVER_ENV_NAMES or k.startswith(_SERVER_ENV_PREFIXES)}
+    if pythonpath:
+        out["PYTHONPATH"] = pythonpath
+    return out
 
 
 def _private_dir(directory: str) -> bool:
@@ -126,27 +207,50 @@ def _private_dir(directory: str) -> bool:
     return not st.st_mode & 0o022
 
 
+def _our_socket(path: str) -> bool:
+    """True when ``path`` is a socket owned by this user."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
+
+
 # --------------------------------------------------------------------------- client
 
 
 def _exchange(path: str, message: Mapping[str, Any], timeout: float) -> dict[str, Any] | None:
+    """One request/reply within ``timeout`` seconds in total; ``None`` on any failure,
+    an oversized reply, or a reply that is not a JSON object."""
+    deadline = time.monotonic() + timeout
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError:
         return None
     try:
-        sock.settimeout(timeout)
+        sock.settimeout(min(CONNECT_TIMEOUT, timeout))
         sock.connect(path)
-        sock.sendall(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
-        chunks: list[bytes] = []
-        while True:
+        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        sock.settimeout(left)
+        sock.sendall(payload)
+        buf = bytearray()
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            sock.settimeout(left)
             chunk = sock.recv(65536)
             if not chunk:
                 break
-            chunks.append(chunk)
-            if chunk.endswith(b"\n"):
-                break
-        data = json.loads(b"".join(chunks).decode("utf-8"))
+            buf += chunk
+            if len(buf) > MAX_REPLY:
+                return None
+        data = json.loads(buf.decode("utf-8"))
         return data if isinstance(data, dict) else None
     except (OSError, ValueError):
         return None
@@ -155,23 +259,28 @@ def _exchange(path: str, message: Mapping[str, Any], timeout: float) -> dict[str
 
 
 def request(root: str, message: Mapping[str, Any], timeout: float = CLIENT_TIMEOUT) -> dict[str, Any] | None:
-    """Send one request to the server for ``root``; ``None`` when none answers."""
+    """Send one request to the server for ``root``; ``None`` when none answers in time,
+    or when the listener is not one of ours (wrong owner, no echo of our nonce)."""
     if not enabled():
         return None
     path = socket_path(root)
-    if not _private_dir(os.path.dirname(path)):
+    if not _private_dir(os.path.dirname(path)) or not _our_socket(path):
         return None
-    return _exchange(path, {"v": PROTOCOL, **message}, timeout)
+    nonce = os.urandom(8).hex()
+    reply = _exchange(path, {**message, "v": PROTOCOL, "nonce": nonce}, timeout)
+    if reply is None or reply.get("nonce") != nonce or not isinstance(reply.get("ok"), bool):
+        return None
+    return reply
 
 
 def status(root: str) -> dict[str, Any] | None:
     """``{"ok": true, "pid": …, "stamp": …}`` from a running server, else ``None``."""
-    return request(root, {"op": "ping"}, timeout=2.0)
+    return request(root, {"op": "ping"})
 
 
 def shutdown(root: str) -> bool:
     """Ask the server for ``root`` to exit; True when one answered."""
-    reply = request(root, {"op": "shutdown"}, timeout=2.0)
+    reply = request(root, {"op": "shutdown"})
     return bool(reply and reply.get("ok"))
 
 
@@ -190,12 +299,12 @@ def spawn(root: str, workspace: str = "") -> None:
         # The server must import the very copy of the package this client runs (a source
         # checkout, an editable or a regular install), or its code stamp differs and it
         # answers "stale" forever.
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_PKG.parent), env.get("PYTHONPATH", "")) if p)
-        with open(rd / "hookd.out", "ab") as log:
+        pythonpath = os.pathsep.join(p for p in (str(_PKG.parent), os.environ.get("PYTHONPATH", "")) if p)
+        fd = os.open(rd / "hookd.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with open(fd, "ab") as log:
             subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True,
-                cwd=str(rd), env=env,
+                cwd=str(rd), env=server_env(pythonpath=pythonpath),
             )
     except Exception:
         pass
@@ -207,7 +316,8 @@ def spawn(root: str, workspace: str = "") -> None:
 def _lock(path: Path) -> Any:
     import fcntl
 
-    fh = open(path, "a+")  # noqa: SIM115 - held for the server's lifetime
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    fh = open(fd, "a+")  # noqa: SIM115 - held for the server's lifetime
     deadline = time.monotonic() + 2.0
     while True:
         try:
@@ -220,10 +330,15 @@ def _lock(path: Path) -> Any:
             time.sleep(0.05)
 
 
-def _read_request(conn: socket.socket) -> dict[str, Any] | None:
-    conn.settimeout(5.0)
+def _read_request(conn: socket.socket, deadline: float) -> dict[str, Any] | None:
+    """The request line, read within ``deadline`` (``time.monotonic()``); ``None`` when it
+    is late, oversized or not a JSON object."""
     buf = bytearray()
     while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             break
@@ -231,7 +346,7 @@ def _read_request(conn: socket.socket) -> dict[str, Any] | None:
         if len(buf) > _MAX_REQUEST:
             return None
     try:
-        data = json.loads(buf.decode("utf-8"))
+        data = json.loads(buf.decode("utf-8", "surrogatepass"))
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -239,84 +354,215 @@ def _read_request(conn: socket.socket) -> dict[str, Any] | None:
 
 def _reply(conn: socket.socket, message: Mapping[str, Any]) -> None:
     try:
-        conn.sendall(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+        conn.settimeout(READ_DEADLINE)
+        conn.sendall(json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
     except OSError:
         pass
 
 
-def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str = "") -> int:
-    """Run the server for ``root`` until idle, stale or asked to stop. Returns an exit code."""
-    from .hooks import _log, run_hook, warm
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
-    root = os.path.abspath(root)
-    rd = run_dir(root)
-    rd.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = _lock(rd / "hookd.lock")
-    if lock is None:
-        return 0  # another server holds the root
-    path = socket_path(root)
-    Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if not _private_dir(os.path.dirname(path)):
-        lock.close()
-        return 1  # someone else's (or a world-writable) directory: never listen there
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        srv.bind(path)
-    finally:
-        os.umask(old_umask)
-    srv.listen(16)
-    srv.settimeout(1.0)
-    stamp = code_stamp()
-    pid_file = rd / "hookd.json"
-    pid_file.write_text(json.dumps({"pid": os.getpid(), "stamp": stamp, "socket": path,
-                                    "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
-    if warm_workspace:
-        warm(root, warm_workspace)
-    last = time.monotonic()
-    try:
-        while True:
+
+class _Server:
+    """One hook server: the accept loop, the worker threads and the exit conditions."""
+
+    def __init__(self, root: str, idle_seconds: float) -> None:
+        self.root = root
+        self.idle_seconds = idle_seconds
+        self.rd = run_dir(root)
+        self.path = socket_path(root)
+        self.pid_file = self.rd / "hookd.json"
+        self.stamp = code_stamp()
+        self.stop = threading.Event()
+        self.reason = ""
+        self.compute = threading.Lock()
+        self.busy_since = 0.0
+        self.last = time.monotonic()
+        self.workers = threading.BoundedSemaphore(MAX_WORKERS)
+        self.root_id = _identity(root)
+        self.sock_id: tuple[int, int] | None = None
+        self.srv: socket.socket | None = None
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def bind(self) -> bool:
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not _private_dir(os.path.dirname(self.path)):
+            return False  # someone else's (or a world-writable) directory: never listen there
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            srv.bind(self.path)
+        finally:
+            os.umask(old_umask)
+        srv.listen(64)
+        srv.settimeout(_TICK)
+        self.srv = srv
+        self.sock_id = _identity(self.path)
+        from ..core.store.atomic import atomic_write
+
+        atomic_write(self.pid_file, json.dumps({
+            "pid": os.getpid(), "stamp": self.stamp, "socket": self.path,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n", mode=0o600, durable=False)
+        return True
+
+    def cleanup(self) -> None:
+        """Close the socket; remove it and ``hookd.json`` when they are still ours."""
+        if self.srv is not None:
+            self.srv.close()
+        if self.sock_id is not None and _identity(self.path) == self.sock_id:
             try:
-                conn, _ = srv.accept()
-            except TimeoutError:
-                if time.monotonic() - last > idle_seconds:
-                    return 0
+                os.unlink(self.path)
+            except OSError:
+                pass
+        try:
+            data = json.loads(self.pid_file.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("pid") == os.getpid():
+                self.pid_file.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def end(self, reason: str) -> None:
+        if not self.reason:
+            self.reason = reason
+        self.stop.set()
+
+    def gone(self) -> str:
+        """Why the server can no longer be reached or serve its root ("" while it can)."""
+        if _identity(self.root) != self.root_id:
+            return "state root removed"
+        if _identity(self.path) != self.sock_id:
+            return "socket removed"
+        return ""
+
+    # -- serving --------------------------------------------------------------
+
+    def loop(self) -> None:
+        assert self.srv is not None
+        while not self.stop.is_set():
+            busy = self.busy_since
+            if busy and time.monotonic() - busy > WEDGED_SECONDS:
+                self.wedged()
+            try:
+                conn, _ = self.srv.accept()
+            except (TimeoutError, socket.timeout):
+                if not self.busy_since and time.monotonic() - self.last > self.idle_seconds:
+                    self.end("idle")
+                elif why := self.gone():
+                    self.end(why)
                 continue
             except OSError:
+                if why := self.gone():
+                    self.end(why)
                 continue
-            last = time.monotonic()
+            self.last = time.monotonic()
+            if not self.workers.acquire(blocking=False):
+                conn.close()  # too many at once: the client answers in-process
+                continue
+            threading.Thread(target=self.handle, args=(conn,), daemon=True, name="hookd-conn").start()
+
+    def wedged(self) -> None:
+        from ..core.paths import Layout
+        from .hooks import _log
+
+        try:
+            _log(Layout.resolve(home=self.root, workspace=self.root),
+                 f"hook server: an answer has been computing for over {WEDGED_SECONDS:g}s; exiting")
+        except Exception:
+            pass
+        self.cleanup()
+        os._exit(3)
+
+    def handle(self, conn: socket.socket) -> None:
+        try:
             with conn:
-                try:
-                    req = _read_request(conn)
-                except OSError:
-                    continue
-                if req is None or req.get("v") != PROTOCOL:
-                    _reply(conn, {"ok": False, "error": "bad request"})
-                    continue
-                op = req.get("op")
-                if op == "ping":
-                    _reply(conn, {"ok": True, "pid": os.getpid(), "stamp": stamp, "root": root})
-                elif op == "shutdown":
-                    _reply(conn, {"ok": True, "pid": os.getpid()})
-                    return 0
-                elif op == "hook":
-                    if req.get("stamp") != stamp or os.path.abspath(str(req.get("root", ""))) != root:
-                        _reply(conn, {"ok": False, "error": "stale"})
-                        return 0
-                    raw_env = req.get("env")
-                    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
-                    out = run_hook(
-                        str(req.get("event", "")), str(req.get("stdin", "")), home=root,
-                        workspace=req.get("workspace") or None, env={str(k): str(v) for k, v in env.items()},
-                        cwd=str(req.get("cwd") or "") or None,
-                    )
-                    _reply(conn, {"ok": True, "output": out})
-                else:
-                    _reply(conn, {"ok": False, "error": f"unknown op {op!r}"})
+                self.serve_one(conn)
+        except Exception:
+            pass
+        finally:
+            self.last = time.monotonic()
+            self.workers.release()
+
+    def serve_one(self, conn: socket.socket) -> None:
+        try:
+            req = _read_request(conn, time.monotonic() + READ_DEADLINE)
+        except OSError:
+            return
+        if req is None or req.get("v") != PROTOCOL:
+            _reply(conn, {"ok": False, "error": "bad request"})
+            return
+        base = {"nonce": req.get("nonce")}
+        op = req.get("op")
+        if op == "ping":
+            _reply(conn, {**base, "ok": True, "pid": os.getpid(), "stamp": self.stamp, "root": self.root})
+        elif op == "shutdown":
+            _reply(conn, {**base, "ok": True, "pid": os.getpid()})
+            self.end("asked to stop")
+        elif op == "hook":
+            if req.get("stamp") != self.stamp or os.path.abspath(str(req.get("root", ""))) != self.root:
+                _reply(conn, {**base, "ok": False, "error": "stale"})
+                self.end("stale")
+                return
+            _reply(conn, {**base, "ok": True, "output": self.answer(req)})
+        else:
+            _reply(conn, {**base, "ok": False, "error": f"unknown op {op!r}"})
+
+    def answer(self, req: Mapping[str, Any]) -> str:
+        from .hooks import run_hook
+
+        raw_env = req.get("env")
+        env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
+        with self.compute:
+            self.busy_since = time.monotonic()
+            try:
+                return run_hook(
+                    str(req.get("event", "")), str(req.get("stdin", "")), home=self.root,
+                    workspace=req.get("workspace") or None, env=env, cwd=str(req.get("cwd") or "") or None,
+                    client=str(req.get("client") or ""),
+                )
+            finally:
+                self.busy_since = 0.0
+
+
+def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str = "") -> int:
+    """Run the server for ``root`` until idle, stale, asked to stop, or cut off from its
+    socket or root. Returns an exit code."""
+    from .hooks import _log, warm
+
+    root = os.path.abspath(root)
+    server = _Server(root, idle_seconds)
+    server.rd.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = _lock(server.rd / "hookd.lock")
+    if lock is None:
+        return 0  # another server holds the root
+    previous: dict[int, Any] = {}
+    try:
+        if not server.bind():
+            return 1
+        if threading.current_thread() is threading.main_thread():
+            import signal
+
+            for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+                sig = getattr(signal, name, None)
+                if sig is not None:
+                    previous[sig] = signal.signal(sig, lambda signum, frame: server.end(f"signal {signum}"))
+        if warm_workspace:
+            def warm_up() -> None:
+                with server.compute:  # a request that comes meanwhile waits, or answers in-process
+                    warm(root, warm_workspace)
+
+            threading.Thread(target=warm_up, daemon=True, name="hookd-warm").start()
+        server.loop()
+        return 0
     except Exception as exc:  # pragma: no cover - logged, the next hook call answers in-process
         import traceback
 
@@ -325,14 +571,10 @@ def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str 
         _log(Layout.resolve(home=root, workspace=root), f"hook server failed: {exc}\n{traceback.format_exc()}")
         return 1
     finally:
-        srv.close()
-        try:
-            if Path(path).exists():
-                os.unlink(path)
-        except OSError:
-            pass
-        try:
-            pid_file.unlink()
-        except OSError:
-            pass
+        server.cleanup()
+        if previous:
+            import signal
+
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         lock.close()

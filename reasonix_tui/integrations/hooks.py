@@ -13,9 +13,21 @@ Contract (agent-integration c-1):
 * ``additionalContext`` stays under :data:`MAX_CONTEXT` characters (Claude Code turns
   longer hook output into a file preview).
 
+A change of revision that leaves the text the agent was shown unchanged (``memory
+verify``) is not a retraction: the state keeps a digest of what was shown.
+
 ``user-prompt-submit`` runs automatic recall for the workspace on the prompt and
-records the trace (source ``claude-code-hook``, with the session id). ``session-start``
-prints the session-start block (protocol + pinned guidance, store-format §10.4).
+records the trace (source ``<client>-hook``, with the session id). ``session-start``
+prints the session-start block (protocol + pinned guidance, store-format §10.4); when the
+pinned facts do not all fit under :data:`MAX_CONTEXT`, it prints the protocol, as many
+pinned facts as fit (in the resolver's order), and one line saying how many were left
+out and how to read them — never nothing — and logs the truncation.
+``pre-tool-use`` is the shell guard: it denies a shell command that would run a
+person-only subcommand (:mod:`.shell_guard`), in the client's own decision format.
+
+The client (``claude-code``, ``codex`` or ``cursor``) comes from ``--format`` (setup
+writes ``--format codex`` / ``--format cursor``), else from the payload and the
+environment (:func:`detect_client`); the session state and the trace name it.
 
 **Retraction** (an improvement over Reasonix, where a forgotten fact stays in whatever
 text already carried it): per session, ``<root>/reasonix-tui/sessions/<id>.json``
@@ -52,6 +64,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENTS",
+    "GUARD_EVENT",
+    "FORMATS",
+    "CLIENTS",
     "MAX_CONTEXT",
     "HOOK_SOURCE",
     "HookInput",
@@ -63,16 +78,29 @@ __all__ = [
     "run_hook",
     "fast_main",
     "session_path",
+    "detect_client",
+    "shown_digest",
 ]
 
 EVENTS = {"user-prompt-submit": "UserPromptSubmit", "session-start": "SessionStart"}
 """Our subcommand → the ``hookEventName`` we answer with."""
 
+GUARD_EVENT = "pre-tool-use"
+"""The shell guard: Claude Code's and Codex's ``PreToolUse`` (tool ``Bash``), Cursor's
+``beforeShellExecution``."""
+
+FORMATS = ("claude", "codex", "cursor")
+"""Output shapes: Claude Code's ``hookSpecificOutput`` (Codex uses the same shape; ``codex``
+only names the client), or Cursor's."""
+
+CLIENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor"}
+"""``--format`` → the client named in the session state and the trace source."""
+
 MAX_CONTEXT = 9000
 """Upper bound on ``additionalContext`` (Claude Code previews anything over 10,000)."""
 
 HOOK_SOURCE = "claude-code-hook"
-"""``source`` of recall traces recorded by the hook."""
+"""``source`` of recall traces recorded by the hook for Claude Code (``<client>-hook`` in general)."""
 
 STATE_VERSION = 1
 SESSION_TTL_SECONDS = 30 * 24 * 3600
@@ -103,6 +131,12 @@ class HookInput:
     permission_mode: str = ""
     extra_keys: tuple[str, ...] = ()
     """Keys we do not use (kept for the log, never interpreted)."""
+    origin: str = ""
+    """The client the payload's shape points to (``cursor``, ``codex``) or ``""``."""
+    command: str = ""
+    """The shell command of a ``PreToolUse`` (``tool_input.command``) or Cursor
+    ``beforeShellExecution`` (``command``) payload."""
+    tool_name: str = ""
 
 
 def _s(value: Any) -> str:
@@ -127,10 +161,17 @@ def parse_input(text: str | bytes) -> HookInput | None:
     if not isinstance(data, dict):
         return None
     known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode",
-             "conversation_id", "workspace_roots"}
+             "conversation_id", "workspace_roots", "tool_name", "tool_input", "command"}
     # Cursor names the session ``conversation_id`` and sends ``workspace_roots`` instead of ``cwd``.
     roots = data.get("workspace_roots")
     first_root = next((r for r in roots if isinstance(r, str) and r.strip()), "") if isinstance(roots, list) else ""
+    origin = ""
+    if "workspace_roots" in data or "conversation_id" in data or "cursor_version" in data:
+        origin = "cursor"
+    elif "turn_id" in data or "/.codex/" in _s(data.get("transcript_path")).replace("\\", "/"):
+        origin = "codex"
+    tool_input = data.get("tool_input")
+    command = _s(tool_input.get("command")) if isinstance(tool_input, dict) else _s(data.get("command"))
     return HookInput(
         event=_s(data.get("hook_event_name")),
         session_id=(_s(data.get("session_id")) or _s(data.get("conversation_id"))).strip(),
@@ -140,6 +181,9 @@ def parse_input(text: str | bytes) -> HookInput | None:
         source=_s(data.get("source")),
         permission_mode=_s(data.get("permission_mode")),
         extra_keys=tuple(sorted(k for k in data if isinstance(k, str) and k not in known)),
+        origin=origin,
+        command=command,
+        tool_name=_s(data.get("tool_name")),
     )
 
 
@@ -171,6 +215,29 @@ def resolve_workspace(payload: HookInput, explicit: str | None = None, env: Mapp
     if project:
         return project
     return cwd or os.getcwd()
+
+
+def detect_client(fmt: str = "claude", payload: HookInput | None = None, env: Mapping[str, str] | None = None) -> str:
+    """Which client runs the hook: ``claude-code``, ``codex`` or ``cursor``.
+
+    ``REASONIX_TUI_AGENT`` wins; then ``--format codex|cursor`` (what setup writes); then
+    the payload's shape (Cursor's ``conversation_id``/``workspace_roots``, Codex's
+    ``turn_id`` or a transcript under ``.codex/``); then the environment Cursor and Codex
+    set; Claude Code otherwise.
+    """
+    env = os.environ if env is None else env
+    forced = env.get("REASONIX_TUI_AGENT", "").strip()
+    if forced:
+        return forced
+    if fmt in ("codex", "cursor"):
+        return CLIENTS[fmt]
+    if payload is not None and payload.origin:
+        return payload.origin
+    if env.get("CURSOR_VERSION") or env.get("CURSOR_PROJECT_DIR") or env.get("CURSOR_TRACE_ID"):
+        return "cursor"
+    if not env.get("CLAUDECODE") and any(k.startswith("CODEX_") for k in env):
+        return "codex"
+    return "claude-code"
 
 
 # --------------------------------------------------------------------------- session state
@@ -269,13 +336,26 @@ class SessionState:
         atomic_write(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n", mode=0o600, durable=False)
 
     def remember_shown(self, fact_id: str, revision: int, ref: str, title: str, via: str, scope: str = "",
-                       workspace: str = "") -> None:
+                       workspace: str = "", digest: str = "") -> None:
         """Record that ``fact_id`` at ``revision`` was put in front of the agent (``via``
-        ``recall`` or ``pinned``)."""
+        ``recall`` or ``pinned``); ``digest`` is :func:`shown_digest` of that revision."""
         if not fact_id:
             return
-        self.injected[fact_id] = {"revision": int(revision), "ref": ref, "title": title, "via": via,
-                                  "scope": scope, "workspace": workspace, "at": _now()}
+        entry: dict[str, Any] = {"revision": int(revision), "ref": ref, "title": title, "via": via,
+                                 "scope": scope, "workspace": workspace, "at": _now()}
+        if digest:
+            entry["digest"] = digest
+        self.injected[fact_id] = entry
+
+
+def shown_digest(fact: Fact) -> str:
+    """A digest of what the agent is shown of a fact (name, title, description, keywords,
+    body, type, scope, subject key): a new revision with the same digest (a ``memory
+    verify``, a freshness change) does not make the earlier text wrong."""
+    parts = (fact.name, fact.title, fact.description, fact.keywords, fact.body, fact.type, fact.scope,
+             fact.subject_key)
+    text = "\x1f".join(p if isinstance(p, str) else str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def _prune_sessions(directory: Path, keep: Path) -> None:
@@ -352,12 +432,17 @@ def find_retractions(state: SessionState, by_id: Mapping[str, Fact], workspace: 
             del state.injected[fact_id]
         elif current.revision != revision:
             unpinned = shown.get("via") == "pinned" and not current.pinned
+            if not unpinned and shown.get("digest") and shown.get("digest") == shown_digest(current):
+                # Same text under a new revision (verify): the agent's copy still holds.
+                shown.update(revision=current.revision, ref=current.ref, at=_now())
+                continue
             out.append(Retraction(fact_id, revision, ref, title, "unpinned" if unpinned else "changed",
                                   current.revision, "" if unpinned else current.description))
             if unpinned:
                 shown["via"] = "recall"
             # The agent now knows the current revision number, not its text: keep watching it.
-            shown.update(revision=current.revision, ref=current.ref, title=current.display_title, at=_now())
+            shown.update(revision=current.revision, ref=current.ref, title=current.display_title, at=_now(),
+                         digest=shown_digest(current))
     for r in out:
         state.retractions.append({"id": r.id, "revision": r.revision, "change": r.change,
                                   "current_revision": r.current_revision, "at": _now()})
@@ -391,7 +476,7 @@ def _compose(note: str, block: str) -> str:
     return ""
 
 
-def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings) -> str:
+def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings, client: str = "claude-code") -> str:
     """Recall for ``payload.prompt`` (trace recorded) plus retraction notes; the context text or ``""``."""
     from ..core.recall.service import run_recall, store_for
 
@@ -399,8 +484,8 @@ def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings) -
         return ""
     store = store_for(layout, settings)
     snapshot = store.snapshot()
-    trace = run_recall(layout, payload.prompt, settings=settings, source=HOOK_SOURCE, session_id=payload.session_id,
-                       store=store, facts=snapshot.facts)
+    trace = run_recall(layout, payload.prompt, settings=settings, source=f"{client}-hook",
+                       session_id=payload.session_id, store=store, facts=snapshot.facts)
     note = ""
     state: SessionState | None = None
     path: Path | None = None
@@ -412,15 +497,49 @@ def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings) -
     if state is not None and path is not None:
         if trace.block and trace.block in text:
             for hit in trace.hits:
+                fact = snapshot.by_id.get(hit.id)
                 state.remember_shown(hit.id, hit.revision, hit.ref, hit.title, "recall", hit.scope,
-                                     str(layout.workspace))
+                                     str(layout.workspace), shown_digest(fact) if fact is not None else "")
         state.prompts += 1
-        _touch_state(state, payload, layout)
-        state.save(path)
+        _touch_state(state, payload, layout, client)
+        _save_state(state, path, layout)
     return text
 
 
-def session_start(payload: HookInput, layout: Layout, settings: Settings) -> str:
+PINNED_OMITTED = (
+    "({count} more pinned fact(s) are not shown here, to keep this block under the hook size limit. "
+    "Read them with the `memory` tool (op=list, then op=read) or `reasonix-tui memory pinned`.)"
+)
+"""The line that replaces the pinned facts that do not fit at session start."""
+
+
+def fit_session_start(note: str, pinned: Sequence[Fact], limit: int = MAX_CONTEXT) -> tuple[str, list[Fact]]:
+    """The session-start text for ``pinned`` (already in the resolver's order) and the
+    facts it shows: the whole block when it fits under ``limit``; otherwise the protocol,
+    as many pinned facts as fit (in order, skipping any that alone would not fit) and one
+    :data:`PINNED_OMITTED` line — never nothing. The retraction ``note`` comes first."""
+    from ..core.recall.pinned import background_block
+
+    whole = _compose(note, background_block(pinned))
+    if whole and (not pinned or background_block(pinned) in whole):
+        return whole, list(pinned)
+    if note and len(note) + len(background_block([])) + 2 > limit:
+        note = ""  # cannot happen with MAX_NOTES lines, but the protocol must come through
+    reserve = len(PINNED_OMITTED.format(count=len(pinned))) + 2
+    kept: list[Fact] = []
+    for fact in pinned:
+        trial = _join(note, background_block([*kept, fact]))
+        if len(trial) + reserve <= limit:
+            kept.append(fact)
+    omitted = PINNED_OMITTED.format(count=len(pinned) - len(kept))
+    return _join(note, background_block(kept), omitted), kept
+
+
+def _join(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
+def session_start(payload: HookInput, layout: Layout, settings: Settings, client: str = "claude-code") -> str:
     """The session-start block (protocol + pinned guidance) plus retraction notes; ``""`` when hidden."""
     if settings.no_memory:
         return ""
@@ -440,22 +559,37 @@ def session_start(payload: HookInput, layout: Layout, settings: Settings) -> str
             state.injected.clear()  # the earlier context is gone: nothing left to retract
         else:
             note = retraction_note(find_retractions(state, {f.id: f for f in facts}, str(layout.workspace)))
-    text = _compose(note, report.block)
+    pinned = list(report.guidance.facts)
+    text, shown = fit_session_start(note, pinned)
+    if len(shown) < len(pinned):
+        left = [f for f in pinned if f not in shown]
+        _log(layout, f"session-start: {len(shown)} of {len(pinned)} pinned facts fit under {MAX_CONTEXT} "
+                     f"characters; left out: {', '.join(f.id for f in left[:20])}"
+                     + (f" and {len(left) - 20} more" if len(left) > 20 else ""))
     if state is not None and path is not None:
-        if report.block and report.block in text:
-            for fact in report.guidance.facts:
-                state.remember_shown(fact.id, fact.revision, fact.ref, fact.display_title, "pinned", fact.scope,
-                                     str(layout.workspace))
+        for fact in shown:
+            state.remember_shown(fact.id, fact.revision, fact.ref, fact.display_title, "pinned", fact.scope,
+                                 str(layout.workspace), shown_digest(fact))
         state.source = payload.source or state.source
-        _touch_state(state, payload, layout)
-        state.save(path)
+        _touch_state(state, payload, layout, client)
+        _save_state(state, path, layout)
         _prune_sessions(path.parent, path)
     return text
 
 
-def _touch_state(state: SessionState, payload: HookInput, layout: Layout) -> None:
+def _save_state(state: SessionState, path: Path, layout: Layout) -> None:
+    """Write the session state; a failure (full disk, read-only root) is logged, and the
+    answer is still printed."""
+    try:
+        state.save(path)
+    except OSError as exc:
+        _log(layout, f"could not save session state {path.name}: {exc}")
+
+
+def _touch_state(state: SessionState, payload: HookInput, layout: Layout, client: str = "claude-code") -> None:
     state.workspace = str(layout.workspace)
     state.handled_by = os.getpid()
+    state.agent = client or state.agent
     if payload.transcript_path:
         state.transcript_path = payload.transcript_path
     if not state.started_at:
@@ -487,11 +621,15 @@ def run_hook(
     workspace: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    client: str = "",
 ) -> str:
     """Run one hook in this process and return what to print (``""`` for nothing). Never raises.
 
-    ``env`` replaces ``os.environ`` for resolving the state root and settings; ``cwd``
-    is the caller's working directory (the hook server passes its client's).
+    ``env`` replaces ``os.environ`` for resolving the workspace, the state root and the
+    settings (both the hook server and the in-process path pass
+    :func:`~.hookd.request_env`, so they answer alike); ``cwd`` is the caller's working
+    directory (the hook server passes its client's); ``client`` names the client in the
+    session state and the trace source (default: :func:`detect_client`).
     """
     layout: Layout | None = None
     try:
@@ -505,12 +643,13 @@ def run_hook(
         from ..core.settings import load_settings
 
         env_d = dict(env) if env is not None else None
+        client = client or detect_client("claude", payload, env)
         layout = Layout.resolve(home=home, workspace=resolve_workspace(payload, workspace, env, cwd), env=env_d)
         settings = load_settings(layout.root, env_d)
         if event == "user-prompt-submit":
-            text = user_prompt_submit(payload, layout, settings)
+            text = user_prompt_submit(payload, layout, settings, client)
         else:
-            text = session_start(payload, layout, settings)
+            text = session_start(payload, layout, settings, client)
         if not text:
             return ""
         out = {"hookSpecificOutput": {"hookEventName": hook_event, "additionalContext": text}}
@@ -551,15 +690,39 @@ def warm(root: str, workspace: str) -> None:
         _log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
 
 
-def _answer(event: str, data: str, home: str | None, workspace: str | None) -> tuple[str, Any]:
+def valid_output(event: str, text: str) -> bool:
+    """True when ``text`` is an answer this code could have printed for ``event``: nothing,
+    or one line of ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``
+    within :data:`MAX_CONTEXT` (what the hook server's reply is checked against)."""
+    if text == "":
+        return True
+    if not text.endswith("\n") or text.count("\n") != 1:
+        return False
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    if not isinstance(data, dict) or set(data) != {"hookSpecificOutput"}:
+        return False
+    specific = data["hookSpecificOutput"]
+    if not isinstance(specific, dict) or set(specific) != {"hookEventName", "additionalContext"}:
+        return False
+    context = specific["additionalContext"]
+    return (specific["hookEventName"] == EVENTS.get(event) and isinstance(context, str)
+            and 0 < len(context) <= MAX_CONTEXT)
+
+
+def _answer(event: str, data: str, home: str | None, workspace: str | None,
+            client: str) -> tuple[str, Any]:
     """``(output, after)``: the output, and a callable to run once it is printed (or ``None``).
 
-    Asks the warm hook server first; without one, starts it and answers in-process.
+    Asks the warm hook server first (and accepts only a reply that :func:`valid_output`
+    approves); without one, starts it and answers in-process.
     """
     from . import hookd
 
     if event not in EVENTS or not hookd.enabled():
-        return _in_process(event, data, home, workspace)
+        return _in_process(event, data, home, workspace, client)
     payload = parse_input(data)
     if payload is None:
         return "", None
@@ -568,38 +731,40 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None) -> t
     root = str(resolve_state_root(home))
     message = {
         "op": "hook", "event": event, "stdin": data, "root": root, "workspace": workspace,
-        "env": hookd.forwarded_env(), "cwd": os.getcwd(), "stamp": hookd.code_stamp(),
+        "env": hookd.request_env(), "cwd": os.getcwd(), "stamp": hookd.code_stamp(), "client": client,
     }
     reply = hookd.request(root, message)
-    if reply is not None and reply.get("ok"):
-        return str(reply.get("output") or ""), None
+    if reply is not None and reply.get("ok") is True:
+        output = reply.get("output")
+        if isinstance(output, str) and valid_output(event, output):
+            return output, None
     # Start the server before answering in-process: on a large store the in-process answer
     # may outlast the hook's timeout, and the next prompt must still find a warm server.
-    hookd.spawn(root, resolve_workspace(payload, workspace))
-    return _in_process(event, data, home, workspace)
+    # (A server that holds the lock keeps it; this one then exits at once.)
+    hookd.spawn(root, resolve_workspace(payload, workspace, hookd.request_env()))
+    return _in_process(event, data, home, workspace, client)
 
 
-def _in_process(event: str, data: str, home: str | None, workspace: str | None) -> tuple[str, Any]:
+def _in_process(event: str, data: str, home: str | None, workspace: str | None,
+                client: str = "") -> tuple[str, Any]:
     """Answer in this (one-shot) process: the per-fact recall memo comes from disk, and what
-    was computed is written back after the answer is printed."""
+    was computed is written back after the answer is printed. The environment is seen
+    through :func:`~.hookd.request_env`, exactly as the hook server sees it."""
     from ..core.paths import resolve_state_root
     from ..core.recall.index import FACT_MEMO, memo_path
+    from .hookd import request_env
 
     try:
         FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
     except Exception:
         pass
-    return run_hook(event, data, home=home, workspace=workspace), FACT_MEMO.save
-
-
-FORMATS = ("claude", "cursor")
-"""Output shapes: Claude Code's (also Codex's) ``hookSpecificOutput``, or Cursor's."""
+    return run_hook(event, data, home=home, workspace=workspace, env=request_env(), client=client), FACT_MEMO.save
 
 
 def to_cursor(event: str, text: str) -> str:
     """Claude Code's hook output reshaped for Cursor: ``sessionStart`` takes
-    ``additional_context``; ``beforeSubmitPrompt`` takes ``continue`` and
-    ``additional_context`` (Cursor attaches it to that turn). Nothing to add stays empty."""
+    ``additional_context`` (documented); ``beforeSubmitPrompt`` takes ``continue`` and
+    ``additional_context`` (the latter not on Cursor's docs page). Nothing to add stays empty."""
     if not text.strip():
         return ""
     try:
@@ -615,11 +780,36 @@ def to_cursor(event: str, text: str) -> str:
     return json.dumps(out, ensure_ascii=False) + "\n"
 
 
+def guard(data: str, fmt: str = "claude") -> str:
+    """The shell guard's answer (:data:`GUARD_EVENT`): a deny decision when the payload's
+    shell command runs a person-only subcommand, nothing otherwise (the client's own
+    permission flow goes on)."""
+    from .shell_guard import denial_reason, person_only
+
+    payload = parse_input(data)
+    if payload is None or not payload.command:
+        return ""
+    if payload.tool_name and payload.tool_name not in ("Bash", "Shell", "shell", "run_shell_command", "exec_command"):
+        return ""
+    hit = person_only(payload.command)
+    if not hit:
+        return ""
+    reason = denial_reason(hit)
+    if fmt == "cursor":  # beforeShellExecution
+        out: dict[str, Any] = {"permission": "deny", "user_message": f"reasonix-tui: blocked `{hit}` (person-only)",
+                               "agent_message": reason}
+    else:  # Claude Code's and Codex's PreToolUse
+        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                      "permissionDecisionReason": reason}}
+    return json.dumps(out, ensure_ascii=False) + "\n"
+
+
 def main(event: str, *, home: str | None = None, workspace: str | None = None,
          stdin: TextIO | None = None, stdout: TextIO | None = None, fmt: str = "claude") -> int:
     """Read stdin, answer (through the warm hook server when one runs), print. Always returns 0.
 
-    ``fmt`` ``cursor`` prints Cursor's output shape instead of Claude Code's (:func:`to_cursor`).
+    ``fmt`` ``cursor`` prints Cursor's output shape instead of Claude Code's (:func:`to_cursor`);
+    ``codex`` prints Claude Code's shape (Codex reads the same) and names the client.
     """
     raw: str | bytes = ""
     try:
@@ -628,12 +818,19 @@ def main(event: str, *, home: str | None = None, workspace: str | None = None,
         pass
     data = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     after = None
-    try:
-        text, after = _answer(event, data, home, workspace)
-    except Exception:
-        text = run_hook(event, data, home=home, workspace=workspace)
-    if fmt == "cursor":
-        text = to_cursor(event, text)
+    if event == GUARD_EVENT:
+        try:
+            text = guard(data, fmt)
+        except Exception:
+            text = ""
+    else:
+        client = detect_client(fmt, parse_input(data))
+        try:
+            text, after = _answer(event, data, home, workspace, client)
+        except Exception:
+            text = run_hook(event, data, home=home, workspace=workspace, client=client)
+        if fmt == "cursor":
+            text = to_cursor(event, text)
     if text:
         try:
             out = stdout or sys.stdout
@@ -649,14 +846,18 @@ def main(event: str, *, home: str | None = None, workspace: str | None = None,
     return 0
 
 
-def fast_main(argv: Sequence[str]) -> int | None:
-    """Handle ``[--home H] [--workspace W] hook EVENT`` (and ``hook serve``) without
-    building the full CLI.
+HOOK_EVENTS = (*EVENTS, GUARD_EVENT)
+"""Every ``reasonix-tui hook EVENT`` a client runs."""
 
-    Returns ``None`` for anything else (help, other commands), so the caller falls back
-    to the regular parser. A hook call never exits non-zero here: Claude Code treats
-    exit code 2 as "block this prompt", so an unknown event or option is reported on
-    stderr and ignored (exit 0).
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """Handle ``[--home H] [--workspace W] hook EVENT [--format F]`` (and ``hook serve``)
+    without building the full CLI.
+
+    Returns ``None`` for anything else (help, a bare ``hook``, other commands), so the
+    caller falls back to the regular parser. A hook call never exits non-zero here: Claude
+    Code treats exit code 2 as "block this prompt", so an unknown event or option is
+    reported on stderr and ignored (exit 0).
     """
     home: str | None = None
     workspace: str | None = None
@@ -702,11 +903,11 @@ def fast_main(argv: Sequence[str]) -> int | None:
         from .hookd import serve
 
         return serve(str(resolve_state_root(home)), warm_workspace=warm_ws)
-    if positional[1] not in EVENTS or len(positional) > 2 or unknown:
+    if positional[1] not in HOOK_EVENTS or len(positional) > 2 or unknown:
         sys.stderr.write(
             f"reasonix-tui: ignoring unexpected hook arguments {' '.join([*positional[1:], *unknown])!r} "
-            f"(events: {', '.join(EVENTS)}); exiting 0 so the prompt is not blocked\n"
+            f"(events: {', '.join(HOOK_EVENTS)}); exiting 0 so the prompt is not blocked\n"
         )
-        if positional[1] not in EVENTS:
+        if positional[1] not in HOOK_EVENTS:
             return 0
     return main(positional[1], home=home, workspace=workspace, fmt=fmt)

@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 
 from ..cli import CliContext, Registry
-from ..hooks import EVENTS, FORMATS
+from ..hooks import EVENTS, FORMATS, GUARD_EVENT
 
 __all__ = ["register"]
 
@@ -26,10 +26,12 @@ def _run(event: str) -> Callable[[argparse.Namespace, CliContext], int]:
     return handler
 
 
-def _help(parser: argparse.ArgumentParser, code: int) -> Callable[[argparse.Namespace, CliContext], int]:
+def _usage_error(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace, CliContext], int]:
+    """A bare ``hook``: the help goes to stderr (a client that runs it passes stdout to the
+    model) and the exit code is 1 (not 2, which Claude Code and Cursor read as "block")."""
     def show(args: argparse.Namespace, ctx: CliContext) -> int:
-        parser.print_help(ctx.stdout)
-        return code
+        parser.print_help(ctx.stderr)
+        return 1
 
     return show
 
@@ -38,21 +40,22 @@ def register(reg: Registry) -> None:
     """Add ``hook user-prompt-submit`` and ``hook session-start``."""
     parser = reg.add_top(
         "hook",
-        help="(for Claude Code / Codex hooks) recall or pinned guidance as additional context; always exits 0",
-        description="Read a hook payload (JSON) on stdin and print additional context for the agent. "
-        "Fails open: exit 0 always, errors go to <root>/reasonix-tui/hooks.log.",
+        help="(for Claude Code / Codex / Cursor hooks) recall, pinned guidance, the shell guard; exits 0",
+        description="Read a hook payload (JSON) on stdin and print additional context for the agent (or, for "
+        "pre-tool-use, a deny decision). Fails open: an event exits 0 always, errors go to "
+        "<root>/reasonix-tui/hooks.log. A bare `hook` prints this help on stderr and exits 1.",
     )
     sub = parser.add_subparsers(dest="hook_event", metavar="EVENT", parser_class=type(parser))
-    # Exit 0 even here: a hook command that exits 2 blocks the agent's prompt.
-    parser.set_defaults(func=_help(parser, 0))
+    parser.set_defaults(func=_usage_error(parser))
     helps = {
         "user-prompt-submit": "UserPromptSubmit: automatic recall for the prompt (+ retraction notes)",
         "session-start": "SessionStart: the memory protocol and pinned guidance (+ retraction notes)",
+        GUARD_EVENT: "PreToolUse (Bash) / Cursor beforeShellExecution: deny the person-only subcommands",
     }
-    for event in EVENTS:
+    for event in (*EVENTS, GUARD_EVENT):
         ev = sub.add_parser(event, help=helps[event])
         ev.add_argument("--format", choices=FORMATS, default="claude",
-                        help="output shape: claude (Claude Code and Codex, the default) or cursor")
+                        help="client: claude (Claude Code, the default), codex (same output shape) or cursor")
         ev.set_defaults(func=_run(event))
     p = sub.add_parser("serve")  # internal: no help= keeps it out of the EVENT list
     p.add_argument("--warm", default="", help=argparse.SUPPRESS)
