@@ -14,6 +14,12 @@ def main(argv: list[str] | None = None) -> int:
         handled = fast_main(args)
         if handled is not None:
             return handled
+    if "mcp" in args:  # so does the MCP server: the client's handshake must not wait for imports
+        from .integrations.mcp_front import fast_main as mcp_main
+
+        handled = mcp_main(args)
+        if handled is not None:
+            return handled
     from .integrations.cli import main as cli_main
 
     return cli_main(argv)

@@ -60,3 +60,10 @@ def test_approval_bench_runs_one_real_round_trip(tmp_path: Path, capsys: pytest.
     out = capsys.readouterr().out
     assert "proposal written → modal on screen" in out and "key y → agent process exited" in out
     assert (tmp_path / "s20" / "home" / "memory" / "global" / "bench-pref-0.md").exists()
+
+
+def test_mcp_start_bench_times_a_real_handshake(capsys: pytest.CaptureFixture[str]) -> None:
+    mb = load("mcp_start_bench")
+    assert mb.main(["--runs", "1", "--sdk-runs", "1", "--facts", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "tools/list reply" in out and "bare interpreter echo" in out and "SDK server alone" in out

@@ -13,7 +13,7 @@ DEFAULT_MAX_WAIT = 45.0
 
 
 def _mcp(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..mcp_server import run
+    from ..mcp_front import run
 
     return run(args.mcp_workspace or args.workspace, args.home, max_wait=args.max_wait)
 
