@@ -9,7 +9,12 @@ both behave the same:
   decision (see :mod:`.approvals`), up to ``wait`` seconds;
 * with no Context Center open it returns at once (the proposal stays queued);
 * in a headless or sub-agent run (``settings.headless``) nothing is proposed: a write
-  that needs a person fails at once (status ``refused``, exit code 3).
+  that needs a person fails at once (status ``refused``, exit code 3);
+* arguments are checked strictly first (:func:`check_agent_arguments`): an unknown type,
+  scope, activation or volatility, an expiry that does not parse or has passed, a
+  negative expected revision are refused (status ``invalid``, exit code 2; ``isError``
+  over MCP) and nothing is queued. Reasonix turns an unknown type into ``project``;
+  an agent's typo must not become a proposal the person has to read.
 
 Exit codes: 0 written, 2 invalid input, 3 denied or refused, 4 still pending, 1 conflict
 or any other failure.
@@ -30,10 +35,14 @@ from .policy import (
     parse_remember_arguments,
     remember_request,
 )
-from .store.model import Conflict, InvalidInput, NotFound, StoreError
+from .gostr import to_lower, trim_space
+from .gotime import Timestamp
+from .store.model import ACTIVATIONS, SCOPES, TYPES, VOLATILITIES, Conflict, InvalidInput, NotFound, StoreError
+from .store.requests import parse_expires_at
 from .store.store import Store
 
-__all__ = ["EXIT_CODES", "AgentWriteOutcome", "agent_remember", "agent_forget", "await_proposal"]
+__all__ = ["EXIT_CODES", "AgentWriteOutcome", "agent_remember", "agent_forget", "await_proposal",
+           "check_agent_arguments"]
 
 EXIT_CODES = {
     "saved": 0,
@@ -164,6 +173,24 @@ def _wait_seconds(wait: float | None, store: Store) -> float:
     return max(float(wait), 0.0)
 
 
+def check_agent_arguments(args: Mapping[str, Any], now: Timestamp | None = None) -> None:
+    """Refuse what an agent cannot have meant (:class:`InvalidInput`): values outside the
+    store's vocabularies (case and surrounding spaces aside), an expiry that is not a
+    date or has already passed, a negative expected revision."""
+    for key, allowed in (("type", TYPES), ("scope", SCOPES), ("activation", ACTIVATIONS),
+                         ("volatility", VOLATILITIES)):
+        value = trim_space(str(args.get(key) or ""))
+        if value and to_lower(value) not in allowed:
+            raise InvalidInput(f"{key} must be one of {', '.join(allowed)}")  # Reasonix's wording
+    expires, _ = parse_expires_at(str(args.get("expires_at") or ""))
+    if expires is not None and expires.ns <= (now or Timestamp.now()).ns:
+        raise InvalidInput(f"expires_at {trim_space(str(args.get('expires_at')))!r} is in the past: "
+                           "the fact would never be recalled (use forget for a fact that no longer holds)")
+    revision = args.get("expected_revision")
+    if isinstance(revision, int) and not isinstance(revision, bool) and revision < 0:
+        raise InvalidInput("expected_revision must not be negative")
+
+
 def agent_remember(
     arguments: Mapping[str, Any] | str | bytes,
     store: Store,
@@ -175,6 +202,7 @@ def agent_remember(
     """An agent's ``remember``: write now if low-risk, else propose and wait."""
     try:
         args = parse_remember_arguments(arguments)
+        check_agent_arguments(args)
         validated = remember_request(args)
     except InvalidInput as exc:
         return AgentWriteOutcome("invalid", str(exc))
