@@ -8,6 +8,12 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     """Entry point: dispatch to the CLI (which opens the Context Center without a subcommand)."""
     args = sys.argv[1:] if argv is None else argv
+    if "pre-tool-use" in args:  # the shell guard runs before every shell command: nothing else is imported
+        from .integrations.shell_guard import fast_main as guard_main
+
+        handled = guard_main(args)
+        if handled is not None:
+            return handled
     if "hook" in args:  # hooks skip the full parser (speed)
         from .integrations.hooks import fast_main
 

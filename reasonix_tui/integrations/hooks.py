@@ -133,10 +133,6 @@ class HookInput:
     """Keys we do not use (kept for the log, never interpreted)."""
     origin: str = ""
     """The client the payload's shape points to (``cursor``, ``codex``) or ``""``."""
-    command: str = ""
-    """The shell command of a ``PreToolUse`` (``tool_input.command``) or Cursor
-    ``beforeShellExecution`` (``command``) payload."""
-    tool_name: str = ""
 
 
 def _s(value: Any) -> str:
@@ -161,7 +157,7 @@ def parse_input(text: str | bytes) -> HookInput | None:
     if not isinstance(data, dict):
         return None
     known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode",
-             "conversation_id", "workspace_roots", "tool_name", "tool_input", "command"}
+             "conversation_id", "workspace_roots"}
     # Cursor names the session ``conversation_id`` and sends ``workspace_roots`` instead of ``cwd``.
     roots = data.get("workspace_roots")
     first_root = next((r for r in roots if isinstance(r, str) and r.strip()), "") if isinstance(roots, list) else ""
@@ -170,8 +166,6 @@ def parse_input(text: str | bytes) -> HookInput | None:
         origin = "cursor"
     elif "turn_id" in data or "/.codex/" in _s(data.get("transcript_path")).replace("\\", "/"):
         origin = "codex"
-    tool_input = data.get("tool_input")
-    command = _s(tool_input.get("command")) if isinstance(tool_input, dict) else _s(data.get("command"))
     return HookInput(
         event=_s(data.get("hook_event_name")),
         session_id=(_s(data.get("session_id")) or _s(data.get("conversation_id"))).strip(),
@@ -182,8 +176,6 @@ def parse_input(text: str | bytes) -> HookInput | None:
         permission_mode=_s(data.get("permission_mode")),
         extra_keys=tuple(sorted(k for k in data if isinstance(k, str) and k not in known)),
         origin=origin,
-        command=command,
-        tool_name=_s(data.get("tool_name")),
     )
 
 
@@ -781,27 +773,10 @@ def to_cursor(event: str, text: str) -> str:
 
 
 def guard(data: str, fmt: str = "claude") -> str:
-    """The shell guard's answer (:data:`GUARD_EVENT`): a deny decision when the payload's
-    shell command runs a person-only subcommand, nothing otherwise (the client's own
-    permission flow goes on)."""
-    from .shell_guard import denial_reason, person_only
+    """The shell guard's answer (:data:`GUARD_EVENT`, see :func:`.shell_guard.decide`)."""
+    from .shell_guard import decide
 
-    payload = parse_input(data)
-    if payload is None or not payload.command:
-        return ""
-    if payload.tool_name and payload.tool_name not in ("Bash", "Shell", "shell", "run_shell_command", "exec_command"):
-        return ""
-    hit = person_only(payload.command)
-    if not hit:
-        return ""
-    reason = denial_reason(hit)
-    if fmt == "cursor":  # beforeShellExecution
-        out: dict[str, Any] = {"permission": "deny", "user_message": f"reasonix-tui: blocked `{hit}` (person-only)",
-                               "agent_message": reason}
-    else:  # Claude Code's and Codex's PreToolUse
-        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                      "permissionDecisionReason": reason}}
-    return json.dumps(out, ensure_ascii=False) + "\n"
+    return decide(data, fmt)
 
 
 def main(event: str, *, home: str | None = None, workspace: str | None = None,

@@ -25,11 +25,15 @@ file) is not recognised. See docs/agents.md, "Threat model".
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["PERSON_ONLY", "person_only", "denial_reason"]
+__all__ = ["PERSON_ONLY", "person_only", "denial_reason", "decide", "fast_main"]
 
 PERSON_ONLY = (
     "memory save",
@@ -316,3 +320,71 @@ def denial_reason(subcommand: str) -> str:
         "To change memory, use `reasonix-tui remember` / `reasonix-tui forget` (or the MCP tools remember/forget): "
         "they go through the user's approval in the Context Center."
     )
+
+
+SHELL_TOOLS = ("Bash", "Shell", "shell", "run_shell_command", "exec_command")
+"""Tool names under which clients run shell commands (a payload without one is read as
+Cursor's ``beforeShellExecution``)."""
+
+
+def decide(stdin_text: str, fmt: str = "claude") -> str:
+    """The guard's answer to one hook payload: a deny decision in the client's format
+    (``claude``/``codex``: ``PreToolUse`` ``hookSpecificOutput``; ``cursor``:
+    ``beforeShellExecution``'s ``permission``) when its shell command runs a person-only
+    subcommand, else ``""`` (the client's own permission flow goes on)."""
+    try:
+        data: Any = json.loads(stdin_text.lstrip("\ufeff") or "null")
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    tool = data.get("tool_name")
+    tool_input = data.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else data.get("command")
+    if not isinstance(command, str) or (isinstance(tool, str) and tool and tool not in SHELL_TOOLS):
+        return ""
+    hit = person_only(command)
+    if not hit:
+        return ""
+    reason = denial_reason(hit)
+    if fmt == "cursor":
+        out: dict[str, Any] = {"permission": "deny", "user_message": f"reasonix-tui: blocked `{hit}` (person-only)",
+                               "agent_message": reason}
+    else:
+        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                      "permissionDecisionReason": reason}}
+    return json.dumps(out, ensure_ascii=False) + "\n"
+
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """``[--home H] [--workspace W] hook pre-tool-use [--format F]``, with nothing else
+    imported (it runs before every shell command); ``None`` for anything else. Always
+    exits 0: a crash must not read as "block" (exit 2)."""
+    args = list(argv)
+    fmt = "claude"
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--home", "--workspace", "--format") and i + 1 < len(args):
+            if a == "--format":
+                fmt = args[i + 1]
+            i += 2
+            continue
+        if a.startswith(("--home=", "--workspace=")):
+            i += 1
+            continue
+        if a.startswith("-"):
+            return None
+        words.append(a)
+        i += 1
+    if words != ["hook", "pre-tool-use"]:
+        return None
+    try:
+        out = decide(sys.stdin.buffer.read().decode("utf-8", "replace"), fmt)
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except Exception:  # fail open, like every hook
+        pass
+    return 0
