@@ -75,6 +75,11 @@ def test_removing_middle_and_last_entries_keeps_the_commas_right() -> None:
     assert update(arr, {"deny": ["x", "y"]}) == '{"deny": ["x", "y"]}'
 
 
+def test_windows_line_endings_are_kept() -> None:
+    crlf = '{\r\n  "a": 1\r\n}\r\n'
+    assert update(crlf, {"a": 1, "b": [2]}) == '{\r\n  "a": 1,\r\n  "b": [\r\n    2\r\n  ]\r\n}\r\n'
+
+
 def test_a_new_file() -> None:
     assert update(None, {"a": 1}) == '{\n  "a": 1\n}\n'
     assert update("  \n", {"a": 1}) == '{\n  "a": 1\n}\n'

@@ -128,6 +128,8 @@ class _Writer:
         self.pretty = pretty
         """The document spans several lines (new containers are written one entry a line)."""
         self.unit = _indent_unit(text) or ("  " if pretty else "")
+        self.nl = "\r\n" if "\r\n" in text else "\n"
+        """The file's line ending (new lines use it too)."""
 
     def line_indent(self, pos: int) -> str:
         start = self.s.rfind("\n", 0, pos) + 1
@@ -138,7 +140,7 @@ class _Writer:
         if not multiline:
             return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
         text = json.dumps(value, ensure_ascii=False, indent=self.unit)
-        return text.replace("\n", "\n" + indent)
+        return text.replace("\n", self.nl + indent)
 
     def render(self, node: _Node, new: Any) -> str:
         if _same(node.value, new):
@@ -160,11 +162,11 @@ class _Writer:
             sep = self.s[ends[0]:starts[1]] if len(starts) > 1 else ""
             multiline = "\n" in lead or "\n" in trail or "\n" in sep
             if not sep:
-                sep = ",\n" + lead.rsplit("\n", 1)[-1] if multiline else ", "
+                sep = "," + self.nl + lead.rsplit("\n", 1)[-1] if multiline else ", "
             return lead, sep, trail, multiline
         if "\n" in inner or self.pretty:
             child = own + self.unit
-            return "\n" + child, ",\n" + child, "\n" + own, True
+            return self.nl + child, "," + self.nl + child, self.nl + own, True
         return "", ", ", "", False
 
     def _assemble(self, node: _Node, pieces: list[tuple[str, int | None]], starts: list[int], ends: list[int],
