@@ -53,6 +53,8 @@ RESULTS: list[tuple[str, bool, str]] = []
 
 
 def check(name: str, ok: bool, detail: str = "") -> bool:
+    """Record and print one check."""
+    detail = " ".join(detail.split())
     RESULTS.append((name, ok, detail))
     print(f"  [{'ok' if ok else 'FAIL'}] {name}" + (f" - {detail}" if detail else ""))
     return ok
@@ -109,23 +111,41 @@ def tool_names(body: dict[str, Any]) -> list[str]:
     return [str(t.get("name") or t.get("type")) for t in body.get("tools", [])]
 
 
-def run_claude(base: Path, npm_bin: str) -> None:
-    print("Claude Code")
-    claude = shutil.which("claude", path=npm_bin or None) or shutil.which("claude")
-    if not claude:
-        check("claude is installed", False, "not found (npm install -g @anthropic-ai/claude-code)")
-        return
-    home, project, root = prepare(base / "claude")
+def start_client(name: str, client: str, npm_bin: str, base: Path,
+                 install: str) -> tuple[str, Path, Path, Path] | None:
+    """Find the client, make its throwaway home and project, run ``setup <name> --yes``."""
+    print({"claude-code": "Claude Code", "codex": "Codex"}[name])
+    program = shutil.which(client, path=npm_bin or None) or shutil.which(client)
+    if not program:
+        check(f"{client} is installed", False, f"not found (npm install -g {install})")
+        return None
+    home, project, root = prepare(base / client)
     env_setup = {**os.environ, "HOME": str(home), "REASONIX_TUI_HOOK_DAEMON": "1"}
-    proc = subprocess.run([our_exe(), "--home", str(root), "--workspace", str(project), "setup", "claude-code", "--yes",
+    proc = subprocess.run([our_exe(), "--home", str(root), "--workspace", str(project), "setup", name, "--yes",
                            "--command", our_exe()], capture_output=True, text=True, env=env_setup, check=False)
-    check("setup claude-code --yes", proc.returncode == 0, proc.stderr.strip()[:200])
+    check(f"setup {name} --yes", proc.returncode == 0, proc.stderr.strip()[:200])
+    version = subprocess.run([program, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    print(f"  ({version})")
+    return program, home, project, root
+
+
+def finish(model: FakeModel, home: Path, root: Path) -> None:
+    """Stop the model stand-in and the hook server; keep the request log beside the home."""
+    model.stop()
+    (home.parent / "requests.json").write_text(json.dumps(model.requests, indent=1))
+    subprocess.run([our_exe(), "--home", str(root), "hook", "stop"], capture_output=True, check=False,
+                   env={**os.environ, "HOME": str(home)})
+
+
+def run_claude(base: Path, npm_bin: str) -> None:
+    started = start_client("claude-code", "claude", npm_bin, base, "@anthropic-ai/claude-code")
+    if started is None:
+        return
+    claude, home, project, root = started
     # The person trusts the workspace and approves the project's MCP server once (what answering
     # Claude Code's two prompts records); until then it ignores the project's allow rules.
     (project / ".claude" / "settings.local.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
     (home / ".claude.json").write_text(json.dumps({"projects": {str(project): {"hasTrustDialogAccepted": True}}}))
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True, check=False).stdout.strip()
-    print(f"  ({version})")
     script = [
         {"tool": "Bash", "input": {"command": f"reasonix-tui --workspace {project} remember --description "
                                               "'deploy steps' --body 'run make setup before deploy' --wait 0",
@@ -175,25 +195,14 @@ def run_claude(base: Path, npm_bin: str) -> None:
         line = next((ln for ln in listing.stdout.splitlines() if "reasonix-tui" in ln), listing.stdout.strip()[:200])
         check("claude mcp list: connected", "Connected" in line or "✓" in line, line.strip())
     finally:
-        model.stop()
-        (home.parent / "requests.json").write_text(json.dumps(model.requests, indent=1))
-        subprocess.run([our_exe(), "--home", str(root), "hook", "stop"], capture_output=True, check=False,
-                       env={**os.environ, "HOME": str(home)})
+        finish(model, home, root)
 
 
 def run_codex(base: Path, npm_bin: str) -> None:
-    print("Codex")
-    codex = shutil.which("codex", path=npm_bin or None) or shutil.which("codex")
-    if not codex:
-        check("codex is installed", False, "not found (npm install -g @openai/codex)")
+    started = start_client("codex", "codex", npm_bin, base, "@openai/codex")
+    if started is None:
         return
-    home, project, root = prepare(base / "codex")
-    env_setup = {**os.environ, "HOME": str(home), "REASONIX_TUI_HOOK_DAEMON": "1"}
-    proc = subprocess.run([our_exe(), "--home", str(root), "--workspace", str(project), "setup", "codex", "--yes",
-                           "--command", our_exe()], capture_output=True, text=True, env=env_setup, check=False)
-    check("setup codex --yes", proc.returncode == 0, proc.stderr.strip()[:200])
-    version = subprocess.run([codex, "--version"], capture_output=True, text=True, check=False).stdout.strip()
-    print(f"  ({version})")
+    codex, home, project, root = started
     exe = our_exe()  # Codex's shell starts from a login PATH: the absolute path, as setup writes it
     script: list[dict[str, Any]] = [
         {"tool": "exec_command", "input": {"cmd": f"{exe} --workspace {project} remember --description "
@@ -242,10 +251,7 @@ def run_codex(base: Path, npm_bin: str) -> None:
         line = next((ln for ln in listing.stdout.splitlines() if "reasonix-tui" in ln), listing.stdout.strip()[:200])
         check("codex mcp list: enabled", "enabled" in line, line.strip())
     finally:
-        model.stop()
-        (home.parent / "requests.json").write_text(json.dumps(model.requests, indent=1))
-        subprocess.run([our_exe(), "--home", str(root), "hook", "stop"], capture_output=True, check=False,
-                       env={**os.environ, "HOME": str(home)})
+        finish(model, home, root)
 
 
 def main() -> int:

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reasonix_tui.core.agent_writes import agent_remember, check_agent_arguments
 from reasonix_tui.core.approvals import ApprovalQueue
+from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import InvalidInput
 from reasonix_tui.core.store.store import Store
@@ -35,12 +33,6 @@ BASE = {"name": "ci-runner", "description": "CI runs on buildkite linux-large ag
         "body": "The CI pipeline runs on buildkite agents labelled linux-large."}
 
 
-def exe() -> list[str]:
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
 def nothing_happened(layout: Layout) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from cli_exe import exe, exe_python
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.store.store import SaveRequest, Store
@@ -38,21 +38,8 @@ CODEX_TOP = {"continue", "decision", "hookSpecificOutput", "reason", "stopReason
 CODEX_SPECIFIC = {"hookEventName", "additionalContext"}
 
 
-def exe() -> list[str]:
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
-def exe_python() -> list[str]:
-    """The interpreter behind :func:`exe` (its console script's shebang)."""
-    first = exe()
-    if len(first) > 1:
-        return [first[0]]
-    line = Path(first[0]).read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]
-    return [line[2:].strip()] if line.startswith("#!") and " " not in line[2:].strip() else [sys.executable]
 
 
 def hook(layout: Layout, event: str, payload: Any, *, daemon: bool = False,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
 from reasonix_tui.core.recall import TraceStore
@@ -34,12 +34,6 @@ from reasonix_tui.integrations.hooks import (
 FORMATS = ("claude", "codex", "cursor")
 
 
-def exe() -> list[str]:
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
 def client_env(fmt: str, layout: Layout, daemon: bool = False) -> dict[str, str]:

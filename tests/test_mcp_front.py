@@ -7,26 +7,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.integrations.mcp_front import scrub
 
 
-def exe() -> list[str]:
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
 class Client:

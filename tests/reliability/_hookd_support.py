@@ -5,27 +5,19 @@ listener at its socket path, and wait for things without timed assertions."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from cli_exe import exe
 from reasonix_tui.integrations import hookd
 
 
-def exe() -> list[str]:
-    """The console script of the installed copy (as a client runs it)."""
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
 
 
 def wait_for(check: Callable[[], object], seconds: float = 60.0, step: float = 0.05) -> object:
