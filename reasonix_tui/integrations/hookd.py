@@ -273,14 +273,18 @@ def request(root: str, message: Mapping[str, Any], timeout: float = CLIENT_TIMEO
     return reply
 
 
-def status(root: str) -> dict[str, Any] | None:
+ADMIN_TIMEOUT = 3.0
+"""How long ``hook stop`` and status checks (a person's commands, not a hook) wait."""
+
+
+def status(root: str, timeout: float = ADMIN_TIMEOUT) -> dict[str, Any] | None:
     """``{"ok": true, "pid": …, "stamp": …}`` from a running server, else ``None``."""
-    return request(root, {"op": "ping"})
+    return request(root, {"op": "ping"}, timeout)
 
 
-def shutdown(root: str) -> bool:
+def shutdown(root: str, timeout: float = ADMIN_TIMEOUT) -> bool:
     """Ask the server for ``root`` to exit; True when one answered."""
-    reply = request(root, {"op": "shutdown"})
+    reply = request(root, {"op": "shutdown"}, timeout)
     return bool(reply and reply.get("ok"))
 
 
