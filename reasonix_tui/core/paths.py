@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .gostr import bound_filename_component
+from .store.safeio import register_root
 
 __all__ = [
     "resolve_state_root",
@@ -92,6 +93,11 @@ class Layout:
     """The Reasonix state root."""
     workspace: Path
     """The absolute, cleaned workspace directory (the agent's cwd)."""
+
+    def __post_init__(self) -> None:
+        # Every write below the root goes through folders opened without following
+        # symlinks (core/store/safeio.py): a planted symlink cannot send it elsewhere.
+        register_root(self.root)
 
     @classmethod
     def resolve(
