@@ -10,11 +10,17 @@ Actors: ``cli`` (a person on the command line), ``context-center`` (a person in 
 TUI), ``agent-auto`` (a low-risk agent write applied without asking),
 ``agent-approved`` (an agent write a person approved). Refusals carry ``ok: false``
 and the reason. Lines are written with one ``write`` on an ``O_APPEND`` descriptor,
-so concurrent writers never interleave within a line.
+so concurrent writers never interleave within a line. The file is private (0600, an
+existing one is tightened), opened without following a symlink and never blocks on a FIFO.
+
+A store mutation writes its line as part of the change (:mod:`.journal`): a change that
+landed but whose process died before logging gets its line from the next writer, with
+``detail.recovered`` set; ``detail.txn`` ties a line to its change.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections import deque
@@ -24,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..gotime import Timestamp
+from . import safeio
 
 __all__ = ["ACTORS", "AuditEntry", "AuditLog"]
 
@@ -87,28 +94,41 @@ class AuditLog:
         """Time source for new entries (the store passes its own, so tests and demos agree)."""
 
     def append(self, entry: AuditEntry) -> None:
-        """Append one entry (a failure to log never breaks the mutation itself)."""
-        line = (entry.to_json() + "\n").encode("utf-8")
+        """Append one entry (a failure to log a refusal never breaks anything)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+            self.append_strict(entry)
         except OSError:
             pass
 
+    def append_strict(self, entry: AuditEntry) -> None:
+        """Append one entry; ``OSError`` when it cannot be written (a change is then undone)."""
+        line = (entry.to_json() + "\n").encode("utf-8", "backslashreplace")  # a lone surrogate stays a JSON escape
+        safeio.append_bytes(self.path, line, 0o600)
+
+    def entry(self, op: str, ok: bool, actor: str, **fields: Any) -> AuditEntry:
+        """An entry stamped now (not written)."""
+        return AuditEntry(at=self.clock().rfc3339(), op=op, ok=ok, actor=actor, pid=os.getpid(), **fields)
+
+    def tail_mentions(self, token: str, window: int = 1 << 18) -> bool:
+        """True when ``token`` occurs in the last ``window`` bytes of the log."""
+        try:
+            with safeio.open_read(self.path) as fh:
+                size = os.fstat(fh.fileno()).st_size
+                fh.seek(max(size - window, 0))
+                return token.encode("utf-8") in fh.read()
+        except OSError:
+            return False
+
     def record(self, op: str, ok: bool, actor: str, **fields: Any) -> AuditEntry:
         """Build and append an entry stamped now."""
-        entry = AuditEntry(at=self.clock().rfc3339(), op=op, ok=ok, actor=actor, pid=os.getpid(), **fields)
+        entry = self.entry(op, ok, actor, **fields)
         self.append(entry)
         return entry
 
     def read(self, limit: int | None = None) -> list[AuditEntry]:
         """Entries newest first (malformed lines skipped)."""
         try:
-            fh = open(self.path, encoding="utf-8", errors="replace")
+            fh = io.TextIOWrapper(safeio.open_read(self.path), encoding="utf-8", errors="replace")
         except OSError:
             return []
         with fh:

@@ -60,6 +60,8 @@ __all__ = [
     "sweep_temps",
     "hold_lock",
     "kind_of",
+    "read_fd",
+    "read_confined",
     "TEMP_PREFIX",
 ]
 
@@ -190,7 +192,7 @@ def open_read(path: str | os.PathLike[str], *, follow: bool = True) -> BinaryIO:
     return os.fdopen(open_regular(path, follow=follow), "rb")
 
 
-def _read_fd(fd: int, limit: int | None = None) -> bytes:
+def read_fd(fd: int, limit: int | None = None) -> bytes:
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -211,7 +213,7 @@ def read_regular(path: str | os.PathLike[str], *, follow: bool = True, limit: in
     """The bytes of a regular file (see :func:`open_regular`); ``limit`` caps the size."""
     fd = open_regular(path, follow=follow)
     try:
-        return _read_fd(fd, limit)
+        return read_fd(fd, limit)
     finally:
         os.close(fd)
 
@@ -709,3 +711,30 @@ def _plain_temp(directory: str, payload: bytes, mode: int, durable: bool) -> str
         os.chmod(name, mode)
         return name
     raise OSError(errno.EEXIST, "could not create a temporary file", directory)
+
+
+def read_confined(path: str | os.PathLike[str], *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """Bytes and stat of the regular file at ``path``, read through the descriptor that was
+    checked: the folder is opened without following symlinks below its root and the file
+    with ``O_NOFOLLOW | O_NONBLOCK`` relative to it (no check-then-open race)."""
+    p = os.path.normpath(os.path.abspath(os.fspath(path)))
+    if not _DIRFD or root_of(p) is None:
+        fd = open_regular(p, follow=False)
+    else:
+        dfd = open_dir(os.path.dirname(p))
+        try:
+            try:
+                fd = os.open(os.path.basename(p), os.O_RDONLY | _O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dfd)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise NotRegularFile(p, "symlink") from None
+                raise
+        finally:
+            os.close(dfd)
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise NotRegularFile(p, kind_of(st.st_mode))
+        return read_fd(fd, limit), st
+    finally:
+        os.close(fd)

@@ -23,15 +23,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from ..gostr import go_quote, one_line, trim_space
 from ..gotime import Timestamp, format_archive_stamp, parse_archive_stamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
-from . import index_md
-from .atomic import atomic_create, atomic_write, ensure_dir
-from .audit import AuditLog
+from . import index_md, journal, safeio
+from .atomic import atomic_create, ensure_dir
+from .audit import AuditEntry, AuditLog
 from .cache import ParseCache, stat_key
 from .fileformat import parse_fact_bytes, render_fact, split_frontmatter, flatten_yaml
 from .model import (
@@ -137,6 +135,8 @@ class SaveResult:
     """Archive paths written on the way (single-active-copy rule)."""
     message: str = ""
     """A one-line human summary."""
+    changed: bool = True
+    """False when nothing was written (e.g. restoring the revision that is already active)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,26 +244,38 @@ def safe_join(base: str, name: str) -> str:
 
 
 class _RootLock:
-    """One per state root per process: a thread RLock plus the cross-process file lock."""
+    """One per state root per process: a thread RLock plus the cross-process file lock
+    (``flock`` on a descriptor opened without following a symlink; a FIFO or symlink
+    planted at ``store.lock`` is refused, never opened or truncated)."""
 
     def __init__(self, path: str) -> None:
         self.rlock = threading.RLock()
-        self.flock = FileLock(path, thread_local=False)
+        self.path = path
         self.depth = 0
+        self._fd: int | None = None
 
     @contextmanager
     def hold(self) -> Iterator[None]:
         with self.rlock:
             if self.depth == 0:
-                os.makedirs(os.path.dirname(self.flock.lock_file), exist_ok=True)
-                self.flock.acquire()
+                try:
+                    fd = safeio.open_lock_fd(self.path)
+                except OSError as exc:
+                    raise StoreError(f"cannot lock the store ({self.path}): {exc.strerror or exc}") from None
+                try:
+                    safeio.acquire_fd_lock(fd, self.path)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._fd = fd
             self.depth += 1
             try:
                 yield
             finally:
                 self.depth -= 1
-                if self.depth == 0:
-                    self.flock.release()
+                if self.depth == 0 and self._fd is not None:
+                    fd, self._fd = self._fd, None
+                    os.close(fd)  # releases the flock
 
 
 _ROOT_LOCKS: dict[str, _RootLock] = {}
@@ -342,10 +354,13 @@ def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
 
 def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> Fact:
     """Read and parse one fact file of a ``scope`` directory (``OSError`` when unreadable)."""
-    if st is None:
-        st = os.stat(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    fd = safeio.open_regular(path)  # never blocks: a FIFO named like a fact is refused
+    try:
+        if st is None:
+            st = os.fstat(fd)
+        data = safeio.read_fd(fd)
+    finally:
+        os.close(fd)
     return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
 
@@ -433,6 +448,10 @@ class Store:
                 # Within one locked mutation nobody else can write, so each directory is
                 # scanned once and reused until we write ourselves (see _changed).
                 self._memo = {}
+                # A change whose process died after journaling it is finished (and logged,
+                # marked recovered) before anything else is written.
+                if journal.replay(self.layout.root, self.audit):
+                    self._memo.clear()
             self._mutation_depth += 1
             try:
                 yield
@@ -560,6 +579,10 @@ class Store:
     def _audit(self, op: str, ok: bool, actor: str | None, **fields: Any) -> None:
         self.audit.record(op, ok, actor or self.actor, workspace=str(self.layout.workspace), **fields)
 
+    def _entry(self, op: str, ok: bool, actor: str | None, **fields: Any) -> AuditEntry:
+        """An audit line to be written as part of a change."""
+        return self.audit.entry(op, ok, actor or self.actor, workspace=str(self.layout.workspace), **fields)
+
     @contextmanager
     def _audited(self, op: str, actor: str | None, **fields: Any) -> Iterator[None]:
         """Log a refusal when the block raises a store error."""
@@ -632,17 +655,75 @@ class Store:
 
     # ------------------------------------------------------------------ revisions on disk
 
-    def _snapshot_revision(self, existing: Fact) -> str | None:
-        """Copy the active file's raw bytes to ``.revisions/<id>/<rev>.md``."""
+    def _snapshot_revision(self, existing: Fact, tx: journal.Change) -> str | None:
+        """Plan the copy of the active file's raw bytes to ``.revisions/<id>/<rev>.md``."""
         if not existing.id or existing.revision < 1 or not existing.path:
             return None
-        with open(existing.path, "rb") as fh:
-            raw = fh.read()
+        raw = self._read_checked(existing.path)
         target = os.path.join(
             os.path.dirname(existing.path), ".revisions", existing.id, f"{existing.revision:09d}.md"
         )
-        atomic_write(target, raw, 0o644)
+        tx.put(target, raw, 0o644)
         return target
+
+    def _read_checked(self, path: str) -> bytes:
+        """A store file's bytes read through the descriptor that was checked (regular file,
+        no symlink, no symlinked folder below the root); refusals become store errors."""
+        try:
+            return safeio.read_confined(path)[0]
+        except (safeio.NotRegularFile, safeio.EscapesRoot) as exc:
+            raise StoreError(f"refusing to read {path}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+    def _index_step(self, tx: journal.Change, directory: str, scope: str, changes: dict[str, Fact | None]) -> None:
+        """Plan ``MEMORY.md`` of ``directory`` with ``changes`` applied (stem → new fact, or
+        ``None`` when it leaves), brought in step with the folder's files.
+
+        As Reasonix's ``reindexIn``, every other line (hand-written ones, and managed lines
+        for other facts) is kept as it is. Beyond it, the index is repaired from the folder
+        on every write: a fact file without a line gets one, and a line for a fact that was
+        archived (its file gone, an archive copy present) is dropped.
+        """
+        try:
+            existing = index_md.read_index(directory)
+        except OSError as exc:
+            raise StoreError(
+                f"memory index {os.path.join(directory, index_md.INDEX_NAME)} is unreadable: {exc.strerror or exc}"
+            ) from exc
+        present: dict[str, Fact] = {}
+        for fact in self._scan_dir(scope, Path(directory))[0]:
+            if not fact.parse_error:
+                present[fact.stem] = fact
+        lines = index_md.index_lines_except(existing, "")
+        for stem, fact in changes.items():
+            if fact is None:
+                present.pop(stem, None)
+                lines.pop(stem, None)
+            else:
+                present[stem] = fact
+                lines[stem] = index_md.render_index_line(stem, fact)
+        for stem, fact in present.items():
+            if stem not in lines:
+                lines[stem] = index_md.render_index_line(stem, fact)
+        orphans = [stem for stem in lines if stem not in present and stem not in changes]
+        if orphans:
+            gone = _archived_stems(os.path.join(directory, ".archive"))
+            for stem in orphans:
+                if stem in gone:
+                    del lines[stem]
+        text = index_md.rewrite_index_text(existing, lines)
+        path = os.path.join(directory, index_md.INDEX_NAME)
+        exists = os.path.lexists(path)
+        if (text == existing and exists) or (not text and not exists):
+            return
+        tx.put(path, text, 0o644)
+
+    def _commit(self, tx: journal.Change) -> None:
+        """Commit a planned change (the directory scans are stale afterwards)."""
+        self._changed()
+        tx.commit()
+        self._changed()
 
     def _check_index_readable(self, directory: Path) -> None:
         try:
@@ -668,28 +749,31 @@ class Store:
         with self.mutation():
             ref_for_audit = req.name or req.id
             try:
-                result = self._save_locked(req, expected_revision, require_create, clear_expiry)
+                result, tx = self._save_locked(req, expected_revision, require_create, clear_expiry)
+                prev = result.previous
+                tx.log(self._entry(
+                    op or ("create" if result.created else "update"),
+                    True,
+                    actor,
+                    id=result.fact.id,
+                    ref=result.fact.ref,
+                    rev_before=prev.revision if prev else None,
+                    rev_after=result.fact.revision,
+                    path=result.fact.path,
+                    detail={"warnings": list(result.warnings)} if result.warnings else {},
+                ))
+                self._commit(tx)
             except StoreError as exc:
                 self._audit(op or "save", False, actor, id=req.id, ref=ref_for_audit, reason=str(exc))
                 exc.audited = True  # type: ignore[attr-defined]
                 raise
-            prev = result.previous
-            self._audit(
-                op or ("create" if result.created else "update"),
-                True,
-                actor,
-                id=result.fact.id,
-                ref=result.fact.ref,
-                rev_before=prev.revision if prev else None,
-                rev_after=result.fact.revision,
-                path=result.fact.path,
-                detail={"warnings": list(result.warnings)} if result.warnings else {},
-            )
-            return result
+            written = self._read_path(result.fact.path, result.fact.scope) or result.fact
+            return replace(result, fact=written)
 
     def _save_locked(
         self, req: SaveRequest, expected_revision: int | None, require_create: bool, clear_expiry: bool
-    ) -> SaveResult:
+    ) -> tuple[SaveResult, journal.Change]:
+        """Validate a save and plan its change (nothing is written until it is committed)."""
         now = self.clock()
         req_name = trim_space(req.name)
         req_scope = trim_space(req.scope)
@@ -809,22 +893,19 @@ class Store:
                 raise Conflict(f'memory file "{name}.md" already holds id "{holder.id}"')
         fact = replace(fact, path=path)
         warnings = self._superseded_value_warnings(existing, fact)
+        tx = journal.Change(self.layout.root, self.audit)
+        index: dict[str, tuple[str, dict[str, Fact | None]]] = {str(directory): (scope, {name: fact})}
         # 13. snapshot
         if existing is not None:
-            self._snapshot_revision(existing)
+            self._snapshot_revision(existing, tx)
         # 14. write
-        atomic_write(path, render_fact(fact), 0o644)
-        self._changed()
+        tx.put(path, render_fact(fact), 0o644)
         # 15. move or rename
         if existing is not None and existing.path and os.path.abspath(existing.path) != path:
             old_dir = os.path.dirname(existing.path)
-            try:
-                os.unlink(existing.path)
-            except FileNotFoundError:
-                pass
-            index_md.reindex(old_dir, existing.stem, None)
-        # 16. index
-        index_md.reindex(str(directory), name, fact)
+            if os.path.lexists(existing.path):
+                tx.remove(existing.path)
+            index.setdefault(old_dir, (existing.file_scope or existing.scope, {}))[1][existing.stem] = None
         # 17. single active copy
         archived: list[str] = []
         if not req.id and parsed is not None and not parsed.qualified:
@@ -833,25 +914,37 @@ class Store:
             if other_dir != directory:
                 for other in self.list_dir(other_scope):
                     if slug(other.name) == name and other.id != fact_id:
-                        archived_path = self._archive_in_dir(str(other_dir), other.stem)
+                        archived_path = self._archive_step(tx, str(other_dir), other.stem)
                         if archived_path:
                             archived.append(archived_path)
-                        index_md.reindex(str(other_dir), other.stem, None)
+                        index.setdefault(str(other_dir), (other_scope, {}))[1][other.stem] = None
                         break
-        written = self._read_path(path, scope) or fact
-        return SaveResult(
-            fact=written,
+        # 16. index (every folder written to, recomputed from its files)
+        for index_dir, (index_scope, changes) in index.items():
+            self._index_step(tx, index_dir, index_scope, changes)
+        result = SaveResult(
+            fact=fact,
             previous=existing,
             created=existing is None,
             warnings=tuple(warnings),
             archived=tuple(archived),
         )
+        return result, tx
 
     def _read_path(self, path: str, scope: str) -> Fact | None:
         try:
             return read_fact_file(path, scope)
         except OSError:
             return None
+
+    def _read_history_file(self, path: str, scope: str) -> Fact | None:
+        """A revision or archive file, read through its checked descriptor (a symlink or a
+        symlinked folder is skipped: its content never enters the store)."""
+        try:
+            raw, st = safeio.read_confined(path)
+        except OSError:
+            return None
+        return parse_fact_bytes(raw, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
     def _superseded_value_warnings(self, existing: Fact | None, new: Fact) -> list[str]:
         """Warn when a subject key gets back a value an earlier revision replaced."""
@@ -888,9 +981,7 @@ class Store:
                 if not name.endswith(".md"):
                     continue
                 path = os.path.join(rev_dir, name)
-                if not os.path.isfile(path):
-                    continue
-                fact = self._read_path(path, scope)
+                fact = self._read_history_file(path, scope)
                 if fact is None or fact.id != active.id or fact.revision in seen:
                     continue
                 seen[fact.revision] = fact
@@ -905,7 +996,10 @@ class Store:
         with self.mutation(), self._audited("restore", actor, ref=ref):
             active = self.get(ref)
             if revision == active.revision:
-                return SaveResult(fact=active, previous=active, message="already the active revision")
+                return SaveResult(
+                    fact=active, previous=active, changed=False,
+                    message=f"{active.name} is already at revision {revision}; nothing restored",
+                )
             old = next((r for r in self._revisions_for(active) if r.revision == revision), None)
             if old is None:
                 raise NotFound(f'memory "{active.id}" revision {revision} not found')
@@ -954,32 +1048,22 @@ class Store:
 
     # ------------------------------------------------------------------ archive (forget)
 
-    def _archive_in_dir(self, directory: str, name: str) -> str:
-        """Move ``<dir>/<name>.md`` to ``.archive/<stamp>-<name>.md``; ``""`` if absent."""
+    def _archive_step(self, tx: journal.Change, directory: str, name: str) -> str:
+        """Plan the move of ``<dir>/<name>.md`` to ``.archive/<stamp>-<name>.md`` (one
+        rename); ``""`` if absent."""
         src = safe_join(directory, name + ".md")
         if not os.path.lexists(src):
             return ""
         archive_dir = os.path.join(directory, ".archive")
         if os.path.islink(archive_dir):
             raise StoreError(f"refusing to archive into {archive_dir!r}: it is a symlink")
-        ensure_dir(archive_dir)
         stamp = format_archive_stamp(self.clock())
         dest = os.path.join(archive_dir, f"{stamp}-{name}.md")
         k = 0
-        while os.path.lexists(dest):
+        while os.path.lexists(dest) or any(st.path == dest for st in tx.steps):
             k += 1
             dest = os.path.join(archive_dir, f"{stamp}-{name}-{k}.md")
-        self._changed()
-        try:
-            os.link(src, dest)
-            os.unlink(src)
-        except PermissionError:
-            os.chmod(src, os.stat(src).st_mode | 0o600)
-            os.chmod(directory, os.stat(directory).st_mode | 0o700)
-            os.chmod(archive_dir, os.stat(archive_dir).st_mode | 0o700)
-            os.rename(src, dest)
-        except OSError:
-            os.rename(src, dest)
+        tx.move(src, dest)
         return dest
 
     def archive(self, ref: str, actor: str | None = None) -> ArchiveResult:
@@ -989,24 +1073,25 @@ class Store:
             if not parsed.name and not parsed.raw:
                 raise InvalidInput("memory needs a name")
             fact = self.find(ref)
-            targets: list[tuple[str, str]] = []
+            targets: list[tuple[str, str, str]] = []
             if fact is not None and fact.id == trim_space(ref):
-                targets = [(os.path.dirname(fact.path), fact.stem)]
+                targets = [(fact.file_scope or fact.scope, os.path.dirname(fact.path), fact.stem)]
             elif fact is not None and parsed.qualified:
-                targets = [(os.path.dirname(fact.path), fact.stem)]
+                targets = [(fact.file_scope or fact.scope, os.path.dirname(fact.path), fact.stem)]
             elif fact is not None:
-                targets = [(str(d), slug(fact.name)) for _, d in self._dirs()]
+                targets = [(sc, str(d), slug(fact.name)) for sc, d in self._dirs()]
             elif parsed.qualified:
-                targets = [(str(self.dir_for(parsed.scope)), parsed.name)]
+                targets = [(parsed.scope, str(self.dir_for(parsed.scope)), parsed.name)]
             else:
                 if not parsed.name:
                     raise InvalidInput("memory needs a name")
-                targets = [(str(d), parsed.name) for _, d in self._dirs()]
+                targets = [(sc, str(d), parsed.name) for sc, d in self._dirs()]
+            tx = journal.Change(self.layout.root, self.audit)
             paths: list[str] = []
-            for directory, name in targets:
+            for scope, directory, name in targets:
                 if not os.path.isdir(directory):
                     continue
-                archived = self._archive_in_dir(directory, name)
+                archived = self._archive_step(tx, directory, name)
                 if archived:
                     paths.append(archived)
                 try:
@@ -1014,7 +1099,7 @@ class Store:
                 except OSError:
                     had_line = False
                 if archived or had_line:
-                    index_md.reindex(directory, name, None)
+                    self._index_step(tx, directory, scope, {name: None})
             last = paths[-1] if paths else ""
             if fact is not None and last:
                 message = (
@@ -1023,17 +1108,19 @@ class Store:
                 )
             else:
                 message = f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions).'
-            self._audit(
-                "forget",
-                bool(paths) or fact is None,
-                actor,
+            fields: dict[str, Any] = dict(
                 id=fact.id if fact else "",
                 ref=fact.ref if fact else ref,
                 rev_before=fact.revision if fact else None,
                 path=last,
-                reason="" if paths else "nothing to archive",
+                reason="" if paths else ("not found" if fact is None else "nothing to archive"),
                 detail={"archived": paths},
             )
+            if tx:
+                tx.log(self._entry("forget", bool(paths), actor, **fields))
+                self._commit(tx)
+            else:
+                self._audit("forget", False, actor, **fields)
             return ArchiveResult(path=last, fact=fact, paths=tuple(paths), message=message)
 
     def list_archived(self) -> list[ArchivedFact]:
@@ -1049,9 +1136,7 @@ class Store:
                 if not name.endswith(".md"):
                     continue
                 path = os.path.join(archive_dir, name)
-                if not os.path.isfile(path) or os.path.islink(path):
-                    continue
-                fact = self._read_path(path, scope)
+                fact = self._read_history_file(path, scope)
                 if fact is None:
                     continue
                 when = parse_archive_stamp(name)
@@ -1076,12 +1161,7 @@ class Store:
                 except OSError:
                     continue
             for path in candidates:
-                try:
-                    if not stat_mod.S_ISREG(os.lstat(path).st_mode):
-                        continue
-                except OSError:
-                    continue
-                fact = self._read_path(path, scope)
+                fact = self._read_history_file(path, scope)
                 if fact is not None and fact.id == fact_id:
                     best = max(best, fact.revision)
         return best
@@ -1091,26 +1171,23 @@ class Store:
         with self.mutation(), self._audited("recover", actor, path=str(archive_path)):
             wanted = os.path.normpath(os.path.abspath(os.fspath(archive_path)))
             owner: tuple[str, Path] | None = None
+            raw = b""
             for scope, directory in self._dirs():
                 archive_dir = os.path.join(os.path.abspath(directory), ".archive")
                 if os.path.dirname(wanted) != archive_dir or not wanted.endswith(".md"):
                     continue
-                if os.path.islink(archive_dir) or not os.path.isdir(archive_dir):
-                    continue
                 try:
-                    st = os.lstat(wanted)
+                    # Read through the descriptor that was checked: the archive folder
+                    # without following a symlink, the file O_NOFOLLOW and regular.
+                    raw, st = safeio.read_confined(wanted)
                 except OSError:
-                    continue
-                if not stat_mod.S_ISREG(st.st_mode):
                     continue
                 owner = (scope, directory)
                 break
             if owner is None:
                 raise NotFound("archived memory not found")
             scope, directory = owner
-            archived = self._read_path(wanted, scope)
-            if archived is None:
-                raise NotFound("archived memory not found")
+            archived = parse_fact_bytes(raw, path=wanted, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
             name = slug(archived.name)
             if not name:
                 raise InvalidInput("memory name needs at least one letter or digit")
@@ -1134,31 +1211,30 @@ class Store:
             )
             self._validate(fact)
             self._check_index_readable(directory)
-            snap = os.path.join(directory, ".revisions", archived.id, f"{archived.revision:09d}.md")
-            with open(wanted, "rb") as fh:
-                raw = fh.read()
-            atomic_write(snap, raw, 0o644)
             target = safe_join(str(directory), name + ".md")
+            if os.path.lexists(target):
+                raise Conflict(f'memory name "{name}" is already active')
             fact = replace(fact, path=target)
-            try:
-                atomic_create(target, render_fact(fact), 0o644)
-            except FileExistsError:
-                raise Conflict(f'memory name "{name}" is already active') from None
-            self._changed()
-            index_md.reindex(str(directory), name, fact)
-            os.unlink(wanted)
-            written = self._read_path(target, scope) or fact
-            self._audit(
+            # Snapshot the archived bytes, rewrite the archive file as the new revision, then
+            # one rename makes it active: never active and archived at once.
+            tx = journal.Change(self.layout.root, self.audit)
+            tx.put(os.path.join(directory, ".revisions", archived.id, f"{archived.revision:09d}.md"), raw, 0o644)
+            tx.put(wanted, render_fact(fact), 0o644)
+            tx.move(wanted, target)
+            self._index_step(tx, str(directory), scope, {name: fact})
+            tx.log(self._entry(
                 "recover",
                 True,
                 actor,
-                id=written.id,
-                ref=written.ref,
+                id=fact.id,
+                ref=fact.ref,
                 rev_before=archived.revision,
-                rev_after=written.revision,
+                rev_after=fact.revision,
                 path=target,
                 detail={"archive_path": wanted},
-            )
+            ))
+            self._commit(tx)
+            written = self._read_path(target, scope) or fact
             return SaveResult(
                 fact=written,
                 previous=None,
@@ -1205,29 +1281,31 @@ class Store:
                     if entry.is_dir(follow_symlinks=False) or entry.is_symlink():
                         continue
                     path = os.path.join(directory, name)
-                    with open(path, "rb") as fh:
-                        raw = fh.read()
+                    try:
+                        raw, st = safeio.read_confined(path)
+                    except OSError:
+                        continue  # a FIFO, a device or unreadable: not a fact file to migrate
                     if _already_migrated(raw):
                         continue
                     backup = self._backup_original(str(directory), name, raw, version)
                     if backup:
                         backups.append(backup)
-                    st = os.stat(path)
                     fact = parse_fact_bytes(raw, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
                     fact = replace(fact, name=slug(fact.name) or fact.name, scope=fact.file_scope or scope)
-                    atomic_write(path, render_fact(fact), 0o644)
-                    self._changed()
-                    index_md.reindex(str(directory), os.path.splitext(name)[0], fact)
-                    migrated.append(path)
-                    self._audit(
+                    tx = journal.Change(self.layout.root, self.audit)
+                    tx.put(path, render_fact(fact), 0o644)
+                    self._index_step(tx, str(directory), scope, {os.path.splitext(name)[0]: fact})
+                    tx.log(self._entry(
                         "migrate", True, actor, id=fact.id, ref=fact.ref, rev_after=fact.revision, path=path,
                         detail={"backup": backup},
-                    )
+                    ))
+                    self._commit(tx)
+                    migrated.append(path)
         return MigrationResult(migrated=len(migrated), paths=tuple(migrated), backups=tuple(backups))
 
     def _backup_original(self, directory: str, name: str, raw: bytes, version: str) -> str:
         backup_dir = os.path.join(directory, ".migration-backup")
-        os.makedirs(backup_dir, mode=0o700, exist_ok=True)
+        ensure_dir(backup_dir)
         target = os.path.join(backup_dir, name)
         k = 0
         while True:
@@ -1235,9 +1313,8 @@ class Store:
                 atomic_create(target, raw, 0o600)
                 break
             except FileExistsError:
-                with open(target, "rb") as fh:
-                    if fh.read() == raw:
-                        break
+                if self._read_checked(target) == raw:
+                    break
                 k += 1
                 target = os.path.join(backup_dir, f"{name}.{k}")
         manifest = os.path.join(backup_dir, "manifest.json")
@@ -1252,6 +1329,26 @@ class Store:
         except FileExistsError:
             pass
         return target
+
+
+def _archived_stems(archive_dir: str) -> set[str]:
+    """Names of facts with an archive copy (``<stamp>-<name>[-<k>].md``)."""
+    out: set[str] = set()
+    try:
+        names = os.listdir(archive_dir)
+    except OSError:
+        return out
+    for name in names:
+        if not name.endswith(".md"):
+            continue
+        if parse_archive_stamp(name) is None:
+            continue
+        rest = name[20:-3]
+        out.add(rest)
+        base, dash, k = rest.rpartition("-")
+        if dash and k.isdigit():
+            out.add(base)
+    return out
 
 
 def _already_migrated(raw: bytes) -> bool:
