@@ -28,6 +28,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "REASONIX_TUI_SUBAGENT",
         "REASONIX_TUI_PINNED_BUDGET",
         "REASONIX_TUI_RECALL_MODE",
+        "REASONIX_TUI_RECORD_PROMPTS",
         "CLAUDE_PROJECT_DIR",
     ):
         monkeypatch.delenv(var, raising=False)

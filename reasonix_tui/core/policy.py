@@ -11,6 +11,9 @@ With ``strict=True`` (the default, what the agent surfaces use) a few extension 
 run after Reasonix's, each only making the policy stricter:
 
 * secrets in ``keywords`` (Reasonix does not look there) count as sensitive;
+* the broader detector (:func:`~.secrets.detect`: the detect-secrets plugins plus rules
+  for Google, Stripe, GitLab, npm, Azure, command-line and stated passwords...) runs over
+  every field, the subject key included;
 * private key blocks of any type count (Reasonix only matches two spellings);
 * an explicit ``activation: pinned`` needs confirmation (a pinned body rides every
   later session's prefix; Reasonix's U2 variant asks for this too);
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .gostr import to_lower, trim_space
-from .secrets import Finding, findings, reasonix_sensitive
+from .secrets import Finding, detect, findings, reasonix_sensitive
 from .store.model import (
     Fact,
     InvalidInput,
@@ -336,6 +339,15 @@ def _sensitive_findings(args: Mapping[str, Any], strict: bool) -> tuple[bool, li
     if strict:
         for f in findings(str(args["keywords"])):
             found.append(Finding(f.kind, f.span, f.preview, "keywords"))
+        # The broader detector (detect-secrets plugins + extra rules) over every field.
+        seen = {(f.field, f.span) for f in found}
+        for fname in ("name", "title", "description", "body", "keywords", "subject_key"):
+            for f in detect(str(args.get(fname) or "")):
+                if (fname, f.span) not in seen and not any(
+                    g.field == fname and g.span[0] <= f.span[0] and f.span[1] <= g.span[1] for g in found
+                ):
+                    found.append(Finding(f.kind, f.span, f.preview, fname))
+                    seen.add((fname, f.span))
     if go and not found:
         found.append(Finding("secret-assignment", (0, 0), "credential-shaped text", "body"))
     sensitive = go or (strict and bool(found))

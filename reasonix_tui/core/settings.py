@@ -17,6 +17,9 @@ Example ``settings.toml``::
 
     [approvals]
     wait_seconds = 60
+
+    [privacy]
+    record_prompts = true        # false: recall traces and search misses keep no prompt text
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class Settings:
     auto_confirm_project_remember: bool = False
     """Reasonix's switch (``[memory]`` in ``config.toml``): an agent's update of an existing,
     unpinned project fact lands without asking too (``AssessRememberSkip``), with undo."""
+    record_prompts: bool = True
+    """Keep the prompt (secrets redacted) in recall traces and the query in search misses;
+    ``[privacy] record_prompts = false`` (or ``REASONIX_TUI_RECORD_PROMPTS=0``) keeps none."""
     headless: bool = False
     """Caller is a sub-agent or headless run: writes that need approval fail at once."""
     no_memory: bool = False
@@ -67,14 +73,26 @@ class Settings:
         return replace(self, **changes)
 
 
-def _read_toml(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
+def _read_toml(path: Path, problems: list[str] | None = None, *, parse_problems: bool = True) -> dict[str, Any]:
+    """A TOML file as a table; ``{}`` (and a problem line) when it cannot be used.
+
+    Opened without blocking: a FIFO, socket or device at the settings path is reported
+    and ignored instead of hanging every command and the hook."""
+    from .store.safeio import NotRegularFile, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        data = read_regular(path, limit=1 << 20)
     except (FileNotFoundError, NotADirectoryError):
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
         if problems is not None:
+            why = f"it is a {exc.kind}, not a regular file" if isinstance(exc, NotRegularFile) else (exc.strerror or str(exc))
+            problems.append(f"{path}: cannot be read ({why}); the whole file is ignored (defaults apply)")
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if problems is not None and parse_problems:
             problems.append(f"{path}: {exc}; the whole file is ignored (defaults apply)")
         return {}
 
@@ -105,7 +123,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     sources: list[str] = []
     problems: list[str] = []
 
-    reasonix_mem = _read_toml(root / "config.toml").get("memory", {})
+    reasonix_mem = _read_toml(root / "config.toml", problems, parse_problems=False).get("memory", {})
     if isinstance(reasonix_mem, dict) and reasonix_mem:
         budget = _int(reasonix_mem.get("pinned_budget_chars"), 0)
         if budget > 0:
@@ -156,6 +174,13 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
                 s = replace(s, approval_wait_seconds=max(float(approvals["wait_seconds"]), 0.0))
             except (TypeError, ValueError):
                 _bad(problems, own_path, "approvals.wait_seconds", approvals["wait_seconds"], "a number of seconds")
+        privacy = own.get("privacy", {}) if isinstance(own.get("privacy"), dict) else {}
+        if "record_prompts" in privacy:
+            flag = privacy["record_prompts"]
+            if isinstance(flag, bool):
+                s = replace(s, record_prompts=flag)
+            else:
+                _bad(problems, own_path, "privacy.record_prompts", flag, "true or false")
         sources.append("settings.toml")
 
     if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
@@ -168,6 +193,11 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     mode = environ.get("REASONIX_TUI_RECALL_MODE", "").strip()
     if mode in RECALL_MODES:
         s = replace(s, recall_mode=mode)
+    record = environ.get("REASONIX_TUI_RECORD_PROMPTS", "").strip().lower()
+    if record in ("0", "false", "no", "off"):
+        s = replace(s, record_prompts=False)
+    elif record in ("1", "true", "yes", "on"):
+        s = replace(s, record_prompts=True)
     if _truthy(environ.get("REASONIX_TUI_HEADLESS")) or _truthy(environ.get("REASONIX_TUI_SUBAGENT")):
         s = replace(s, headless=True)
     if _truthy(environ.get("REASONIX_EXPERIMENT_NO_MEMORY")):

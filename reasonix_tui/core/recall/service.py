@@ -93,7 +93,7 @@ def run_recall(
                                     workspace=str(layout.workspace))
     if record:
         try:
-            TraceStore(layout).record(trace)
-        except OSError as exc:
+            TraceStore(layout).record(trace, keep_prompt=settings.record_prompts)
+        except (OSError, ValueError) as exc:  # full disk, read-only root, a planted FIFO...
             trace = replace(trace, notes=(*trace.notes, f"trace not recorded: {exc}"))
     return trace

@@ -8,6 +8,10 @@ Every automatic recall made for a turn (``reasonix-tui recall``, the
 * ``history.jsonl`` — one trace per line, appended; when it grows past
   ``rotate_bytes`` it is rewritten (atomically) with the newest ``keep`` traces.
 
+Both files are private (0600 in a 0700 folder, written without following symlinks) and
+hold the prompt with secrets redacted (:func:`~reasonix_tui.core.secrets.redact_detected`);
+with ``[privacy] record_prompts = false`` they hold no prompt text at all.
+
 :func:`render_recall_text` prints a trace as ``/memory recall`` does
 (instructions-history-suggestions §D.2).
 """
@@ -17,15 +21,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-from filelock import FileLock
 
 from ..gostr import one_line
 from ..gotime import Timestamp
 from ..paths import Layout
+from ..store import safeio
 from ..store.atomic import atomic_write, ensure_dir
 from .engine import Considered, RecallHit, RecallResult
 
@@ -211,6 +214,19 @@ class RecallTrace:
             pool_size=result.pool_size, notes=result.notes, workspace=workspace,
         )
 
+    def for_disk(self, keep_prompt: bool = True) -> RecallTrace:
+        """The trace as it may be stored: the prompt with secrets redacted and only the
+        query terms that survive the redaction, or (``keep_prompt=False``) neither."""
+        from ..secrets import redact_detected
+
+        if not keep_prompt:
+            return replace(self, query="", terms=(), extra={**self.extra, "prompt_recorded": False})
+        query = redact_detected(self.query)
+        if query == self.query:
+            return self
+        low = query.lower()
+        return replace(self, query=query, terms=tuple(t for t in self.terms if str(t).lower() in low))
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         data = {
@@ -283,19 +299,20 @@ class TraceStore:
         """``history.jsonl``."""
         return self.dir / "history.jsonl"
 
-    def _lock(self) -> FileLock:
-        return FileLock(str(self.dir / ".trace.lock"), timeout=10)
+    def _lock(self) -> Any:
+        return safeio.hold_lock(self.dir / ".trace.lock", timeout=10)
 
-    def record(self, trace: RecallTrace) -> None:
-        """Write ``last.json`` atomically and append to the history (rotating it when large)."""
+    def record(self, trace: RecallTrace, *, keep_prompt: bool = True) -> None:
+        """Write ``last.json`` atomically and append to the history (rotating it when large).
+
+        The prompt is stored redacted (or not at all with ``keep_prompt=False``); a lone
+        surrogate in it is stored as its JSON escape, never an encoding error."""
         ensure_dir(self.dir)
-        data = trace.to_json()
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        data = trace.for_disk(keep_prompt).to_json()
+        line = json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n"
         with self._lock():
-            atomic_write(self.last_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", durable=False)
-            with open(self.history_path, "a", encoding="utf-8") as fh:
-                fh.write(line)
-                size = fh.tell()
+            atomic_write(self.last_path, json.dumps(data, ensure_ascii=True, indent=2) + "\n", 0o600, durable=False)
+            size = safeio.append_bytes(self.history_path, line.encode("ascii"), 0o600)
             if size > self.rotate_bytes:
                 self._rotate()
 
@@ -309,11 +326,11 @@ class TraceStore:
             kept.append(ln)
             total += len(ln)
         kept.reverse()
-        atomic_write(self.history_path, "".join(x + "\n" for x in kept), durable=False)
+        atomic_write(self.history_path, "".join(x + "\n" for x in kept), 0o600, durable=False)
 
     def _lines(self) -> list[str]:
         try:
-            text = self.history_path.read_text(encoding="utf-8", errors="replace")
+            text = safeio.read_text(self.history_path, errors="replace")
         except OSError:
             return []
         return [ln for ln in text.splitlines() if ln.strip()]
@@ -321,7 +338,7 @@ class TraceStore:
     def last(self) -> RecallTrace | None:
         """The newest trace, or ``None`` (missing or unreadable)."""
         try:
-            return RecallTrace.from_json(json.loads(self.last_path.read_text(encoding="utf-8")))
+            return RecallTrace.from_json(json.loads(safeio.read_text(self.last_path)))
         except (OSError, ValueError, TypeError):
             return None
 
@@ -341,10 +358,7 @@ class TraceStore:
         """Remove both files."""
         with self._lock():
             for p in (self.last_path, self.history_path):
-                try:
-                    p.unlink()
-                except FileNotFoundError:
-                    pass
+                safeio.remove(p)
 
 
 def render_recall_text(trace: RecallTrace | None) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..gotime import Timestamp
+from . import safeio
 from .atomic import atomic_write
 from .model import Fact, FactId
 from .sealed import seal, unseal
@@ -123,8 +124,7 @@ class ParseCache:
     def _load(self) -> None:
         self._loaded = True
         try:
-            with open(self.file, "rb") as fh:
-                blob = fh.read()
+            blob = safeio.read_regular(self.file)
         except OSError:
             return
         self._raw = decode_cache(blob, self.directory)

@@ -11,6 +11,7 @@ import re
 
 from ..encoding import decode_bytes
 from ..gostr import one_line
+from . import safeio
 from .atomic import atomic_write
 from .model import Fact, display_title, normalize_fact_scope, normalize_type
 
@@ -43,8 +44,7 @@ def read_index(directory: str) -> str:
     """The decoded ``MEMORY.md`` text; ``""`` when missing. Any other error raises ``OSError``."""
     path = os.path.join(directory, INDEX_NAME)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = safeio.read_regular(path)  # a FIFO here is an error, never a hang
     except FileNotFoundError:
         return ""
     return decode_bytes(data).text

@@ -14,6 +14,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from . import safeio
 from .atomic import atomic_write
 
 __all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp"]
@@ -44,8 +45,7 @@ def unseal(magic: bytes, blob: bytes) -> Any | None:
 def read_sealed(path: str | os.PathLike[str], magic: bytes) -> Any | None:
     """:func:`unseal` of a file; ``None`` when it cannot be read either."""
     try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
+        blob = safeio.read_regular(path)
     except OSError:
         return None
     return unseal(magic, blob)
@@ -53,7 +53,6 @@ def read_sealed(path: str | os.PathLike[str], magic: bytes) -> Any | None:
 
 def write_sealed(path: str | os.PathLike[str], magic: bytes, value: Any) -> None:
     """Write ``value`` sealed, atomically, mode 0600 (the folder is made 0700 if missing)."""
-    os.makedirs(os.path.dirname(os.fspath(path)), mode=0o700, exist_ok=True)
     atomic_write(path, seal(magic, value), 0o600, durable=False)
 
 
