@@ -38,12 +38,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock
 
 from .gotime import Timestamp, parse_rfc3339
 from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .secrets import redact
+from .store import safeio
 from .store.atomic import atomic_write, ensure_dir
 from .store.model import Fact, InvalidInput, StoreError, normalize_type, resolve_activation
 
@@ -441,8 +441,8 @@ def _write_json(path: Path, data: Mapping[str, Any]) -> None:
 
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        # Never blocks: a FIFO planted at a proposal, result or presence path is skipped.
+        data = json.loads(safeio.read_regular(path, limit=64 << 20))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -575,9 +575,9 @@ class ApprovalQueue:
             raise InvalidInput(f"not a proposal id: {proposal_id!r}")
         return proposal_id
 
-    def _lock(self) -> FileLock:
+    def _lock(self) -> Any:
         ensure_dir(self.root, 0o700)
-        return FileLock(str(self.root / ".lock"), timeout=30)
+        return safeio.hold_lock(self.root / ".lock", timeout=30)
 
     # ------------------------------------------------------------------ presence
 

@@ -72,6 +72,8 @@ def decode_bytes(data: bytes) -> Decoded:
 
 
 def read_text(path: str | Path) -> Decoded:
-    """Read a file and decode it (raises ``OSError`` like ``open``)."""
-    with open(path, "rb") as fh:
-        return decode_bytes(fh.read())
+    """Read a regular file and decode it (raises ``OSError`` like ``open``; a FIFO or a
+    device raises at once instead of blocking)."""
+    from .store.safeio import read_regular
+
+    return decode_bytes(read_regular(path))

@@ -57,6 +57,7 @@ from .sessions import (
 )
 from .retrieval import go_json_quote, make_snippet
 from .store.model import InvalidInput
+from .store.safeio import open_read
 from .store.sealed import read_sealed, source_stamp, write_sealed
 from .tokenize import query_terms, tokens
 
@@ -805,7 +806,7 @@ class HistoryIndex:
             pass
         if entry.consumed > old:
             try:
-                with open(entry.path, "rb") as fh:
+                with open_read(entry.path) as fh:
                     fh.seek(old)
                     remaining = entry.consumed - old
                     while remaining > 0:
@@ -1294,7 +1295,7 @@ def _clone_parser(parser: Any) -> Any:
 def _prefix_digest(path: str, length: int) -> bytes | None:
     h = hashlib.blake2b(digest_size=16)
     try:
-        with open(path, "rb") as fh:
+        with open_read(path) as fh:
             remaining = length
             while remaining > 0:
                 chunk = fh.read(min(remaining, 1 << 20))
@@ -1429,20 +1430,23 @@ def misses_path(layout: Layout) -> str:
 def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None, tool_name: str, via: str) -> None:
     """Record a zero-result search (the "memory wanted" signal). Never raises."""
     try:
+        from .secrets import redact_detected
+        from .settings import load_settings
+        from .store.safeio import append_bytes
+
+        # Kept like a prompt: secrets redacted, or no text at all with record_prompts off.
+        query = redact_detected(query) if load_settings(layout.root).record_prompts else ""
         record = {
             "at": Timestamp.now().rfc3339(),
             "query": query,
-            "terms": query_terms(query),
+            "terms": query_terms(query) if query else [],
             "scope": scope,
             "kinds": sorted(kinds) if kinds else [],
             "tool_name": tool_name,
             "workspace": str(layout.workspace),
             "via": via,
         }
-        path = misses_path(layout)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        append_bytes(misses_path(layout), (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii"), 0o600)
     except Exception:  # noqa: BLE001 - logging must never break a search
         pass
 

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from .encoding import decode_bytes
+from .store.safeio import read_regular
 from .gostr import go_quote, html_escape, one_line, trim_space
 
 __all__ = [
@@ -405,8 +406,7 @@ def _read_confined(path: str, boundary: str) -> tuple[str | None, str]:
     if not _within(real, real_boundary):
         return None, _ESCAPED
     try:
-        with open(real, "rb") as fh:
-            data = fh.read()
+        data = read_regular(real)  # a FIFO named like an instruction file never blocks
     except (OSError, ValueError):
         return None, ""
     body = trim_space(decode_bytes(data).text)

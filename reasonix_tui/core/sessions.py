@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .encoding import read_text
+from .store.safeio import open_read
 from .gostr import one_line, trim_space, truncate_runes
 from .gotime import Timestamp, parse_rfc3339
 
@@ -237,7 +238,7 @@ def iter_json_lines(path: str | os.PathLike[str], start: int = 0, max_line: int 
     Memory is bounded by the longest line (at most ``max_line``); longer lines are
     skipped in chunks and reported with ``oversized=True``. A leading UTF-8 BOM is ignored.
     """
-    with open(path, "rb") as fh:
+    with open_read(path) as fh:  # never blocks on a FIFO
         if start:
             fh.seek(start)
         offset = start

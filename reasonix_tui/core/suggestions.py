@@ -33,6 +33,7 @@ The TUI pane calls :func:`list_suggestions`, :func:`accept_suggestion`,
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -63,6 +64,7 @@ from .sessions import (
 )
 from .settings import load_settings
 from .store.atomic import atomic_create, atomic_write
+from .store.safeio import open_read, read_regular
 from .store.fileformat import split_frontmatter
 from .store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type, slug
 from .store.yamlv3 import scalar as yaml_scalar
@@ -795,7 +797,7 @@ def suggest_skills(layout: Layout, sessions: Sequence[SuggestionSession], existi
 def _read_misses(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with io.TextIOWrapper(open_read(path), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 try:
                     rec = json.loads(line)
@@ -1084,7 +1086,7 @@ def state_path(layout: Layout) -> Path:
 
 def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(state_path(layout).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(state_path(layout)))
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
@@ -1096,8 +1098,7 @@ def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
 
 
 def _save_state(layout: Layout, data: dict[str, Any]) -> None:
-    os.makedirs(layout.tui_dir, exist_ok=True)
-    atomic_write(state_path(layout), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    atomic_write(state_path(layout), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", 0o600)
 
 
 # --------------------------------------------------------------------------------------

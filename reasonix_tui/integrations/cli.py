@@ -153,10 +153,10 @@ def _log_internal_error(layout: Layout | None) -> str:
     text = traceback.format_exc()
     if layout is not None:
         try:
+            from ..core.store.safeio import append_bytes
+
             log = layout.tui_dir / "errors.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            with open(log, "a", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+            append_bytes(log, (text + "\n").encode("utf-8", "backslashreplace"), 0o600)
             return str(log)
         except OSError:
             pass

@@ -276,8 +276,10 @@ class SessionState:
     @classmethod
     def load(cls, path: Path, session_id: str) -> SessionState:
         """Read the state (a missing or unreadable file gives a fresh one)."""
+        from ..core.store.safeio import read_regular
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_regular(path, limit=16 << 20))
         except (OSError, ValueError):
             return cls(session_id=session_id)
         if not isinstance(data, dict):
@@ -324,8 +326,7 @@ class SessionState:
         from ..core.store.atomic import atomic_write
 
         self.updated_at = _now()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n", mode=0o600, durable=False)
+        atomic_write(path, json.dumps(self.to_json(), ensure_ascii=True, indent=1) + "\n", mode=0o600, durable=False)
 
     def remember_shown(self, fact_id: str, revision: int, ref: str, title: str, via: str, scope: str = "",
                        workspace: str = "", digest: str = "") -> None:
@@ -595,12 +596,12 @@ def _log(layout: Layout | None, message: str) -> None:
     if layout is None:
         return
     try:
+        from ..core.store import safeio
+
         log = layout.tui_dir / "hooks.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        if log.exists() and log.stat().st_size > 1_000_000:
-            os.replace(log, log.with_name("hooks.log.1"))
-        with open(log, "a", encoding="utf-8") as fh:
-            fh.write(f"{_now()} {message.rstrip()}\n")
+        line = f"{_now()} {message.rstrip()}\n".encode("utf-8", "backslashreplace")
+        if safeio.append_bytes(log, line, 0o600) > 1_000_000:
+            safeio.rename(log, log.with_name("hooks.log.1"))
     except OSError:
         pass
 

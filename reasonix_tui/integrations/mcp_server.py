@@ -130,10 +130,10 @@ class _Context:
 
     def log_error(self, where: str) -> None:
         try:
-            path = self.layout.tui_dir / "mcp.log"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(f"{where}\n{traceback.format_exc()}\n")
+            from ..core.store.safeio import append_bytes
+
+            text = f"{where}\n{traceback.format_exc()}\n"
+            append_bytes(self.layout.tui_dir / "mcp.log", text.encode("utf-8", "backslashreplace"), 0o600)
         except OSError:
             pass
 
