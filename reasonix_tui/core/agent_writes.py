@@ -37,7 +37,17 @@ from .policy import (
 )
 from .gostr import to_lower, trim_space
 from .gotime import Timestamp
-from .store.model import ACTIVATIONS, SCOPES, TYPES, VOLATILITIES, Conflict, InvalidInput, NotFound, StoreError
+from .store.model import (
+    ACTIVATIONS,
+    SCOPES,
+    TYPES,
+    VOLATILITIES,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    StoreError,
+    normalisation_note,
+)
 from .store.requests import parse_expires_at
 from .store.store import Store
 
@@ -234,8 +244,12 @@ def agent_remember(
             extra["auto_write"] = queue.record_auto_write(fact, requester, store.layout, previous_revision=previous).id
         except OSError as exc:  # the fact is written; only the undo notice is missing
             note = f"could not record the undo notice: {exc}"
+        message = remember_reply(fact)
+        renamed = normalisation_note(str(args.get("name") or ""), fact.ref)
+        if renamed:
+            message += f" Note: {renamed}."
         return AgentWriteOutcome(
-            "saved", remember_reply(fact), fact_id=fact.id, ref=fact.ref, revision=fact.revision,
+            "saved", message, fact_id=fact.id, ref=fact.ref, revision=fact.revision,
             reason=assessment.reason, note=note, extra=extra,
         )
     reasons = assessment.reasons or (assessment.reason,)

@@ -98,6 +98,9 @@ class Reason:
     SKIP_ALLOWED = "a bounded, non-sensitive project fact"
     # reasonix-tui extensions (strict mode) and forget
     SUPERSEDES = "superseding another memory requires confirmation"
+    NORMALISED_TARGET = (
+        "the requested name is normalised to the name of an existing fact: saving it would update that fact"
+    )
     FORGET = "forgetting a memory requires confirmation"
 
 
@@ -444,6 +447,8 @@ def assess_remember(
         reasons.append(Reason.DUPLICATE)
     # reasonix-tui extensions
     if strict:
+        if _normalised_hit(store if available else None, a, name):
+            reasons.append(Reason.NORMALISED_TARGET)
         if normalize_activation(a["activation"]) == "pinned":
             reasons.append(Reason.PINNED_REQUEST)
         if a["supersedes"]:
@@ -533,9 +538,23 @@ def assess_remember_skip(
         reasons.append(Reason.DUPLICATE_OTHER)
     if strict and a["supersedes"]:
         reasons.append(Reason.SUPERSEDES)
+    if strict and _normalised_hit(facts_store, a, ref.name):
+        reasons.append(Reason.NORMALISED_TARGET)
     if reasons:
         return Assessment(False, reasons[0], tuple(reasons), name, type_, scope, tuple(found), tuple(dups), target)
     return Assessment(True, Reason.SKIP_ALLOWED, (), name, type_, scope, tuple(found), (), target)
+
+
+def _normalised_hit(store: FactSource | None, a: Mapping[str, Any], name: str) -> bool:
+    """A requested name that is stored under another spelling lands on an existing fact
+    (``a\\b`` → the fact ``a-b``): never a silent update."""
+    from .store.model import name_was_normalised
+
+    requested = trim_space(str(a.get("name") or ""))
+    if store is None or not name or not requested or not name_was_normalised(requested):
+        return False
+    fact_id = trim_space(str(a.get("id") or ""))
+    return any(slug(f.name) == name and f.id != fact_id for f in store.list_all())
 
 
 class _Empty:

@@ -17,6 +17,7 @@ Conventions for every handler:
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -29,7 +30,9 @@ from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from ..core.paths import Layout, StateRootUnavailable
 from ..core.settings import Settings, load_settings
+from ..core.store.journal import describe_os_error
 from ..core.store.model import StoreError
+from ..core.store.safeio import EscapesRoot, NotRegularFile
 
 if TYPE_CHECKING:
     from ..core.store.store import Store
@@ -195,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             from .open_app import open_context_center
 
             return open_context_center(args)
+        check_arguments_utf8(args)
         ctx = make_context(args)
         layout = ctx.layout
         func = getattr(args, "func", None)
@@ -203,25 +207,83 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return int(func(args, ctx) or 0)
     except StoreError as exc:
-        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        sys.stderr.write(f"reasonix-tui: {one_line_error(str(exc))}\n")
         return exc.exit_code
     except CliError as exc:
-        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        sys.stderr.write(f"reasonix-tui: {one_line_error(str(exc))}\n")
         return exc.exit_code
     except StateRootUnavailable as exc:
-        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        sys.stderr.write(f"reasonix-tui: {one_line_error(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # never show a traceback to a person or an agent
-        if os.environ.get("REASONIX_TUI_DEBUG"):
-            raise
-        where = _log_internal_error(layout)
-        hint = f" (details in {where})" if where else ""
-        sys.stderr.write(f"reasonix-tui: internal error: {type(exc).__name__}: {exc}{hint}\n")
+    except OSError as exc:
+        if exc.errno not in _STORAGE_ERRNOS and not isinstance(exc, (NotRegularFile, EscapesRoot)):
+            return _internal_error(exc, layout)
+        # A full disk, a read-only root, a planted FIFO or symlink: one line, exit 1.
+        sys.stderr.write(f"reasonix-tui: {one_line_error(describe_os_error(exc))}\n")
         return 1
+    except Exception as exc:  # never show a traceback to a person or an agent
+        return _internal_error(exc, layout)
+
+
+_STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _internal_error(exc: BaseException, layout: Layout | None) -> int:
+    if os.environ.get("REASONIX_TUI_DEBUG"):
+        raise exc
+    where = _log_internal_error(layout)
+    hint = f" (details in {where})" if where else ""
+    sys.stderr.write(f"reasonix-tui: internal error: {type(exc).__name__}: {one_line_error(str(exc))}{hint}\n")
+    return 1
+
+
+def one_line_error(text: str) -> str:
+    """An error message on one line: line breaks (a ref with a newline) shown escaped."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def read_input_text(value: str, option: str = "--body-file") -> str:
+    """The text of ``--body-file VALUE`` (``-`` is stdin), strictly UTF-8.
+
+    Invalid UTF-8 or an unreadable file is an input error (exit 2) naming the source."""
+    from ..core.store.model import InvalidInput
+
+    source = "stdin" if value == "-" else f"{option} {value}"
+    try:
+        if value == "-":
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        else:
+            with open(value, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {source}: {exc.strerror or exc}") from None
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{source} is not valid UTF-8 (invalid byte at offset {exc.start})") from None
+
+
+def check_arguments_utf8(args: argparse.Namespace) -> None:
+    """Refuse (exit 2) a command-line argument that is not valid UTF-8 (Python keeps its
+    bytes as lone surrogates), naming the option."""
+    for key, value in vars(args).items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for item in values:
+            for text in item if isinstance(item, (list, tuple)) else [item]:
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError as exc:
+                        name = key if key in ("ref", "path", "revision", "proposal_id", "id") else "--" + key.replace("_", "-")
+                        raise CliError(
+                            f"argument {name} is not valid UTF-8 (invalid byte at offset {exc.start})", exit_code=2
+                        ) from None
 
 
 def path_arg(value: str) -> Path:

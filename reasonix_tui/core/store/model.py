@@ -211,6 +211,26 @@ def parse_reference(ref: str) -> Reference:
     return Reference(raw=raw, name=slug(_strip_md(raw)), scope="")
 
 
+def name_was_normalised(requested: str) -> bool:
+    """True when a requested name or ref is stored under another spelling (slug rules:
+    ``a\\b`` → ``a-b``, ``NUL`` → ``nul``, ``../seed-0`` → ``seed-0``)."""
+    raw = trim_space(requested)
+    if not raw:
+        return False
+    ref = parse_reference(raw)
+    plain = {ref.name, ref.name + ".md"}
+    if ref.scope:
+        plain |= {f"{ref.scope}/{ref.name}", f"{ref.scope}/{ref.name}.md"}
+    return raw not in plain
+
+
+def normalisation_note(requested: str, stored_ref: str) -> str:
+    """``"saved as project/a-b.md (from `a\\b`)"`` when the name was normalised, else ``""``."""
+    if not name_was_normalised(requested):
+        return ""
+    return f"saved as {stored_ref} (from `{trim_space(requested)}`)"
+
+
 def display_title(title: str, name: str) -> str:
     """The one-lined title, or the name with ``-`` turned into spaces."""
     t = one_line(title)

@@ -7,17 +7,16 @@ Everything here is the person's own action (actor ``cli``): no approval is asked
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from ...core.freshness import explain_freshness, freshness_for
 from ...core.gostr import one_line
 from ...core.gotime import Timestamp
-from ...core.store.model import Fact, InvalidInput, StoreError
+from ...core.store.model import Fact, InvalidInput, StoreError, name_was_normalised, normalisation_note
 from ...core.store.requests import build_save_request
 from ...core.store.store import ArchivedFact
-from ..cli import CliContext, Registry
+from ..cli import CliContext, Registry, read_input_text
 
 __all__ = ["register", "fact_json", "USAGE"]
 
@@ -244,7 +243,11 @@ def _restore(args: argparse.Namespace, ctx: CliContext) -> int:
     result = _prefixed("memory restore", lambda: ctx.store.restore(args.ref, args.revision))
     f = result.fact
     if args.json:
-        ctx.print_json({"fact": fact_json(f, ctx.store.clock()), "warnings": list(result.warnings)})
+        ctx.print_json({"fact": fact_json(f, ctx.store.clock()), "warnings": list(result.warnings),
+                        "changed": result.changed})
+        return 0
+    if not result.changed:
+        ctx.print(result.message)
         return 0
     ctx.print(f"restored {f.name} as revision={f.revision} id={f.id} scope={f.scope}")
     for w in result.warnings:
@@ -338,13 +341,17 @@ def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     result = ctx.store.archive(args.ref)
     if not result.paths and result.fact is None:
         raise StoreError(f'memory "{args.ref}" not found')
+    read_as = ""
+    if result.fact is not None and result.fact.id != args.ref.strip() and name_was_normalised(args.ref):
+        read_as = f"`{args.ref.strip()}` was read as {result.fact.ref}"
     if args.json:
         ctx.print_json(
             {"message": result.message, "archived": list(result.paths),
-             "fact": fact_json(result.fact, ctx.store.clock()) if result.fact else None}
+             "fact": fact_json(result.fact, ctx.store.clock()) if result.fact else None,
+             "normalised": read_as or None}
         )
     else:
-        ctx.print(result.message)
+        ctx.print(result.message + (f" ({read_as})" if read_as else ""))
     return 0
 
 
@@ -363,13 +370,7 @@ def _migrate(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _read_body(args: argparse.Namespace) -> str | None:
     if args.body_file:
-        if args.body_file == "-":
-            return sys.stdin.read()
-        try:
-            with open(args.body_file, encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise InvalidInput(f"cannot read --body-file {args.body_file}: {exc.strerror or exc}") from None
+        return read_input_text(args.body_file)
     return args.body
 
 
@@ -410,7 +411,8 @@ def _save(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     else:
         verb = "created" if result.created else "updated"
-        ctx.print(f"{verb} {f.ref} id={f.id} revision={f.revision}")
+        renamed = normalisation_note(args.name or "", f.ref) if not args.id else ""
+        ctx.print(f"{verb} {f.ref} id={f.id} revision={f.revision}" + (f"; {renamed}" if renamed else ""))
         for w in result.warnings:
             ctx.stderr.write(f"reasonix-tui: warning: {w}\n")
         for a in result.archived:

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from ...core.store.model import InvalidInput
@@ -113,13 +112,9 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
 def _body(args: argparse.Namespace) -> str | None:
     if args.body_file is None:
         return args.body
-    try:
-        if args.body_file == "-":
-            return sys.stdin.read()
-        with open(args.body_file, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read --body-file {args.body_file}: {exc.strerror or exc}") from None
+    from ..cli import read_input_text
+
+    return read_input_text(args.body_file)
 
 
 def cmd_accept(args: argparse.Namespace, ctx: CliContext) -> int:
