@@ -886,8 +886,9 @@ class Store:
                 raise Conflict(f'memory name "{name}" is already used by id "{other.id}"')
         path = safe_join(str(directory), name + ".md")
         if os.path.lexists(path) and (existing is None or os.path.abspath(existing.path) != path):
-            if os.path.islink(path) or os.path.isdir(path):
-                raise StoreError(f"refusing to replace {path!r}: it is not a regular fact file")
+            mode = os.lstat(path).st_mode
+            if not stat_mod.S_ISREG(mode):
+                raise StoreError(f"refusing to replace {path}: it is a {safeio.kind_of(mode)}, not a regular fact file")
             holder = self._read_path(path, scope)
             if holder is not None and holder.id != fact_id:
                 raise Conflict(f'memory file "{name}.md" already holds id "{holder.id}"')
