@@ -8,22 +8,23 @@ A store mutation (a save, a forget, a recover, a migration) is a list of file st
 
 :meth:`Change.commit` runs them in three phases:
 
-1. **Prepare** — every byte is written to a temporary file in the target's folder (the
+1. **Journal** — the intent (the steps with the names of their temporary files, and the
+   audit lines) goes to ``<root>/reasonix-tui/journal/<id>.json``, phase ``prepare``.
+2. **Prepare** — every byte is written to a temporary file in the target's folder (the
    only phase that needs free space); the file each ``put`` replaces keeps a hard link.
    Any failure here (a full disk, a read-only root, a planted symlink) removes the
-   temporaries: nothing changed.
-2. **Journal** — the intent (the steps with their temporary names, and the audit lines)
-   goes to ``<root>/reasonix-tui/journal/<id>.json``.
+   temporaries: nothing changed. The journal then moves to phase ``commit``.
 3. **Commit** — renames only, in order, then the audit lines (``detail.txn`` names the
    change). A failure here undoes the renames already made, from the kept links, so the
    change either landed with its audit line or did not land at all.
 
-A process killed after step 2 leaves its journal behind; the next writer (under the store
-lock, before its own change) :func:`replay`\\ s it: the remaining renames are made (every
-temporary still exists), a step whose target was changed by someone else since is left
-alone, and the audit lines are appended once, marked ``detail.recovered``. A process
-killed before step 2 leaves only temporary files, which :func:`~.safeio.sweep_temps`
-removes.
+A killed process leaves its journal behind, and the next writer (under the store lock,
+before its own change) :func:`replay`\\ s it. In phase ``prepare`` nothing landed: the
+temporary files are removed. In phase ``commit`` the remaining renames are made (every
+temporary exists), a step whose target was changed by someone else since is left alone,
+and the audit lines are appended once, marked ``detail.recovered``. Temporary files of a
+process that died before its journal was written are removed by
+:func:`~.safeio.sweep_temps`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import hashlib
 import json
 import os
 import secrets
+import stat as stat_mod
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,8 @@ class _Dirs:
         if fd is None:
             fd = safeio.open_dir(directory, create=create, tighten=create)
             self.fds[directory] = fd
+            if create:  # the first writer into a folder removes dead processes' temp files
+                safeio.sweep_temps(directory)
         return fd
 
     def close(self) -> None:
@@ -160,13 +164,20 @@ class Change:
         dirs = _Dirs()
         journal: Path | None = None
         failed_at = ""
+        for step in self.steps:  # named first, so a crash while preparing can be cleaned up
+            if step.kind in ("put", "remove"):
+                step.tmp = safeio.temp_name()
+            if step.kind == "put":
+                step.bak = safeio.temp_name()
         try:
             try:
+                failed_at = str(_journal_dir(self.root))
+                journal = self._write_journal("prepare")
                 for step in self.steps:
                     failed_at = step.path
                     self._prepare(step, dirs)
                 failed_at = str(_journal_dir(self.root))
-                journal = self._write_journal()
+                self._write_journal("commit")
                 for step in self.steps:
                     failed_at = step.path
                     self._apply(step, dirs)
@@ -194,12 +205,13 @@ class Change:
         directory, name = _split(step.path)
         dfd = dirs.get(directory)
         if step.kind == "put":
-            step.tmp = safeio.prepare_temp(dfd, step.data, step.mode)
+            wanted, step.tmp = step.tmp, ""
+            step.tmp = safeio.prepare_temp(dfd, step.data, step.mode, name=wanted)
             st = _lstat_in(dfd, name)
-            if st is not None and not os.path.isdir(step.path) and hasattr(os, "link"):
-                bak = safeio.temp_name()
-                os.link(name, bak, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
-                step.bak = bak
+            if st is not None and not stat_mod.S_ISDIR(st.st_mode):
+                os.link(name, step.bak, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            else:
+                step.bak = ""
         elif step.kind == "move":
             sdir, sname = _split(step.src)
             sfd = dirs.get(sdir, create=False)
@@ -207,14 +219,13 @@ class Change:
                 raise FileNotFoundError(errno.ENOENT, "no such file", step.src)
             if _lstat_in(dfd, name) is not None:
                 raise FileExistsError(errno.EEXIST, "file exists", step.path)
-        elif step.kind == "remove":
-            step.tmp = safeio.temp_name()
 
-    def _write_journal(self) -> Path:
+    def _write_journal(self, phase: str) -> Path:
         path = _journal_dir(self.root) / f"{self.id}.json"
         data = {
             "version": JOURNAL_VERSION,
             "txn": self.id,
+            "phase": phase,
             "pid": os.getpid(),
             "steps": [s.to_json() for s in self.steps],
             "audit": [json.loads(_with_txn(e, self.id).to_json()) for e in self.entries],
@@ -243,7 +254,9 @@ class Change:
         for step in reversed(self.steps):
             try:
                 directory, name = _split(step.path)
-                dfd = dirs.get(directory, create=False)
+                dfd = dirs.fds.get(directory)
+                if dfd is None:
+                    continue  # never opened: nothing was prepared there
                 if step.done:
                     if step.kind == "put":
                         if step.bak:
@@ -321,8 +334,22 @@ def replay(root: Path, audit: AuditLog) -> list[str]:
     return out
 
 
+def _drop_prepared(data: dict[str, Any]) -> None:
+    """Remove the temporary files of a change that stopped before committing."""
+    for raw in data.get("steps") or []:
+        if not isinstance(raw, dict):
+            continue
+        directory, _ = _split(str(raw.get("path")))
+        for leftover in (str(raw.get("tmp") or ""), str(raw.get("bak") or "")):
+            if leftover.startswith(safeio.TEMP_PREFIX):
+                safeio.remove(os.path.join(directory, leftover))
+
+
 def _replay_one(data: dict[str, Any], audit: AuditLog) -> str:
     txn = str(data.get("txn", ""))
+    if data.get("phase") == "prepare":
+        _drop_prepared(data)
+        return f"dropped interrupted change {txn} (nothing of it had landed)"
     dirs = _Dirs()
     abandoned: list[str] = []
     try:

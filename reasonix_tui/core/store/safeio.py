@@ -402,7 +402,10 @@ def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> li
     return removed
 
 
-def _new_temp(dfd: int) -> tuple[int, str]:
+def _new_temp(dfd: int, wanted: str = "") -> tuple[int, str]:
+    if wanted:
+        return os.open(wanted, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600,
+                       dir_fd=dfd), wanted
     for _ in range(100):
         name = temp_name()
         try:
@@ -423,9 +426,10 @@ def _fill(fd: int, data: bytes, mode: int, durable: bool) -> None:
     os.fchmod(fd, mode)
 
 
-def prepare_temp(dfd: int, data: bytes, mode: int, durable: bool = True) -> str:
-    """Write ``data`` to a new temporary file in the folder ``dfd``; its name."""
-    fd, name = _new_temp(dfd)
+def prepare_temp(dfd: int, data: bytes, mode: int, durable: bool = True, name: str = "") -> str:
+    """Write ``data`` to a new temporary file in the folder ``dfd`` (named ``name`` when
+    given, which must not exist); its name."""
+    fd, name = _new_temp(dfd, name)
     try:
         _fill(fd, data, mode, durable)
     except BaseException:
