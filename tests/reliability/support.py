@@ -71,3 +71,16 @@ def outside_tree(tmp_path: Path) -> Path:
 def tree_snapshot(path: Path) -> dict[str, bytes]:
     """Every regular file under ``path`` with its bytes."""
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def run_main(layout: Layout, *argv: str) -> tuple[int, str, str]:
+    """``reasonix-tui ARGV`` in this process: ``(exit code, stdout, stderr)``."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from reasonix_tui.integrations import cli as cli_module
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_module.main(["--home", str(layout.root), "--workspace", str(layout.workspace), *argv])
+    return code, out.getvalue(), err.getvalue()

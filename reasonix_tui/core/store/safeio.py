@@ -19,7 +19,7 @@ and this module is the one place that prevents both:
   rename never follows it) or refused (appends open with ``O_NOFOLLOW``).
 
 Privacy: folders created under a root are 0700 and every folder walked on the way to a
-write is tightened to 0700 when it is ours and more open (once per process). Appends
+write is tightened to 0700 when it is ours and more open. Appends
 tighten an existing file to the mode asked for.
 
 Temporary files are ``.atomic-<pid>-<hex>.tmp``; the first write of a process into a
@@ -225,21 +225,16 @@ def read_text(path: str | os.PathLike[str], *, encoding: str = "utf-8", errors: 
 
 # --------------------------------------------------------------------------- folders
 
-_TIGHTENED: set[tuple[int, int]] = set()
 _SWEPT: set[str] = set()
 _SWEEP_GUARD = threading.Lock()
 
 
 def _tighten(fd: int, st: os.stat_result) -> None:
-    key = (st.st_dev, st.st_ino)
-    if key in _TIGHTENED:
-        return
     if st.st_mode & 0o077 and st.st_uid == os.geteuid():
         try:
             os.fchmod(fd, stat_mod.S_IMODE(st.st_mode) & 0o700)
         except OSError:
             pass
-    _TIGHTENED.add(key)
 
 
 def _open_child_dir(parent: int, name: str, shown: str, create: bool, mode: int) -> int:
