@@ -17,7 +17,6 @@ import pytest
 from reasonix_tui.core.approvals import ApprovalQueue
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import load_settings
-from reasonix_tui.core.store import safeio
 from reasonix_tui.core.store.store import Store
 
 from .support import cli, hook, req, seeded
@@ -94,6 +93,8 @@ def test_fifos_in_the_approval_queue_are_skipped(layout: Layout) -> None:
 
 
 def test_open_regular_refuses_fifo_socket_and_device(tmp_path: Path) -> None:
+    from reasonix_tui.core.store import safeio
+
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
     with pytest.raises(safeio.NotRegularFile, match="FIFO"):
