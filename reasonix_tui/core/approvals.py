@@ -44,6 +44,7 @@ from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .secrets import redact
 from .store import safeio
+from .store.safeio import pid_alive as _pid_alive
 from .store.atomic import atomic_write, ensure_dir
 from .store.model import Fact, InvalidInput, StoreError, normalize_type, resolve_activation
 
@@ -446,20 +447,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 def _same_root(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:

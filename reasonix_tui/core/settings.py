@@ -101,6 +101,17 @@ def _bad(problems: list[str], path: Path, key: str, value: Any, want: str) -> No
     problems.append(f"{path}: {key} = {value!r} is not {want}; ignored")
 
 
+def _flag(table: dict[str, Any], section: str, key: str, path: Path, problems: list[str]) -> bool | None:
+    """A ``true``/``false`` setting; ``None`` when absent or (reported) not a boolean."""
+    if key not in table:
+        return None
+    value = table[key]
+    if isinstance(value, bool):
+        return value
+    _bad(problems, path, f"{section}.{key}", value, "true or false")
+    return None
+
+
 def _int(value: Any, default: int) -> int:
     if isinstance(value, bool):
         return default
@@ -155,12 +166,9 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
                     s = replace(s, recall_limit=value) if key == "recall_limit" else replace(s, recall_max_chars=value)
                 elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
                     _bad(problems, own_path, f"memory.{key}", mem[key], "a whole number ≥ 0")
-        if "auto_confirm_project_remember" in mem:
-            flag = mem["auto_confirm_project_remember"]
-            if isinstance(flag, bool):
-                s = replace(s, auto_confirm_project_remember=flag)
-            else:
-                _bad(problems, own_path, "memory.auto_confirm_project_remember", flag, "true or false")
+        flag = _flag(mem, "memory", "auto_confirm_project_remember", own_path, problems)
+        if flag is not None:
+            s = replace(s, auto_confirm_project_remember=flag)
         recall = own.get("recall", {}) if isinstance(own.get("recall"), dict) else {}
         if "mode" in recall:
             mode = str(recall["mode"]).strip()
@@ -175,12 +183,9 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
             except (TypeError, ValueError):
                 _bad(problems, own_path, "approvals.wait_seconds", approvals["wait_seconds"], "a number of seconds")
         privacy = own.get("privacy", {}) if isinstance(own.get("privacy"), dict) else {}
-        if "record_prompts" in privacy:
-            flag = privacy["record_prompts"]
-            if isinstance(flag, bool):
-                s = replace(s, record_prompts=flag)
-            else:
-                _bad(problems, own_path, "privacy.record_prompts", flag, "true or false")
+        flag = _flag(privacy, "privacy", "record_prompts", own_path, problems)
+        if flag is not None:
+            s = replace(s, record_prompts=flag)
         sources.append("settings.toml")
 
     if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():

@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
+from test_hooks import exe  # the console script (tests/ is on sys.path: tests/reliability is a package)
 
-
-def exe() -> list[str]:
-    """The console script (or ``python -m reasonix_tui``)."""
-    script = Path(sys.executable).parent / "reasonix-tui"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("reasonix-tui")
-    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
+__all__ = ["exe", "cli", "hook", "req", "seeded", "outside_tree", "tree_snapshot", "run_main"]
 
 
 def cli(layout: Layout, *argv: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None,

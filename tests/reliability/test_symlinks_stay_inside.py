@@ -50,14 +50,16 @@ def test_symlinked_revisions_id_folder(layout: Layout, outside: Path) -> None:
     assert tree_snapshot(outside) == before
 
 
-def test_symlinked_audit_log_is_never_appended_to(layout: Layout, outside: Path) -> None:
+@pytest.mark.parametrize(("which", "error"), [("audit", "symlink"), ("lock", "store")])
+def test_symlinked_audit_log_or_lock_is_never_written(layout: Layout, outside: Path, which: str, error: str) -> None:
     store = seeded(layout, "billing")
-    layout.audit_log.unlink()
-    layout.audit_log.symlink_to(outside / "victim.txt")
-    with pytest.raises(StorageError, match="symlink"):
+    planted = layout.audit_log if which == "audit" else layout.lock_file
+    planted.unlink()
+    planted.symlink_to(outside / "victim.txt")
+    with pytest.raises(Exception, match=error):
         store.save(req("second"))
-    assert (outside / "victim.txt").read_text() == "untouched\n"
-    assert store.find("second") is None  # undone: no change without its audit line
+    assert (outside / "victim.txt").read_text() == "untouched\n"  # never appended to or truncated
+    assert Store(layout).find("second") is None  # undone: no change without its audit line
 
 
 def test_symlinked_memory_md_is_replaced_not_followed(layout: Layout, outside: Path) -> None:
@@ -101,15 +103,6 @@ def test_symlinked_archive_folder(layout: Layout, outside: Path) -> None:
         store.archive("billing")
     assert tree_snapshot(outside) == before
     assert store.find("billing") is not None
-
-
-def test_symlinked_store_lock_is_not_truncated(layout: Layout, outside: Path) -> None:
-    store = seeded(layout, "billing")
-    layout.lock_file.unlink()
-    layout.lock_file.symlink_to(outside / "victim.txt")
-    with pytest.raises(Exception, match="store"):
-        store.save(req("second"))
-    assert (outside / "victim.txt").read_text() == "untouched\n"
 
 
 def test_recover_never_reads_an_outside_file(layout: Layout, outside: Path) -> None:

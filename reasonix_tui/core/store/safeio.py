@@ -62,6 +62,8 @@ __all__ = [
     "kind_of",
     "read_fd",
     "read_confined",
+    "regular_stat",
+    "pid_alive",
     "TEMP_PREFIX",
 ]
 
@@ -146,21 +148,15 @@ def root_of(path: str | os.PathLike[str]) -> str | None:
 # --------------------------------------------------------------------------- reading
 
 
+_KINDS = (
+    (stat_mod.S_ISFIFO, "FIFO"), (stat_mod.S_ISSOCK, "socket"), (stat_mod.S_ISCHR, "character device"),
+    (stat_mod.S_ISBLK, "block device"), (stat_mod.S_ISDIR, "folder"), (stat_mod.S_ISLNK, "symlink"),
+)
+
+
 def kind_of(mode: int) -> str:
     """A person's word for a file type."""
-    if stat_mod.S_ISFIFO(mode):
-        return "FIFO"
-    if stat_mod.S_ISSOCK(mode):
-        return "socket"
-    if stat_mod.S_ISCHR(mode):
-        return "character device"
-    if stat_mod.S_ISBLK(mode):
-        return "block device"
-    if stat_mod.S_ISDIR(mode):
-        return "folder"
-    if stat_mod.S_ISLNK(mode):
-        return "symlink"
-    return "special file"
+    return next((word for test, word in _KINDS if test(mode)), "special file")
 
 
 def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> int:
@@ -177,14 +173,21 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> int:
         return os.open(p, os.O_RDONLY | _O_BINARY)
     flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | (0 if follow else _O_NOFOLLOW)
     fd = os.open(p, flags)
+    regular_stat(fd, p)
+    return fd
+
+
+def regular_stat(fd: int, path: str) -> os.stat_result:
+    """``fstat`` of an open descriptor; closes it and raises :class:`NotRegularFile`
+    unless it is a regular file."""
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
-            raise NotRegularFile(p, kind_of(st.st_mode))
+            raise NotRegularFile(path, kind_of(st.st_mode))
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return st
 
 
 def open_read(path: str | os.PathLike[str], *, follow: bool = True) -> BinaryIO:
@@ -324,15 +327,18 @@ def _parent(path: str | os.PathLike[str], create: bool = True, mode: int = 0o700
 # --------------------------------------------------------------------------- temp files
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True when a process with this id exists on this host (one of another user counts)."""
     if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
+    except PermissionError:
         return True
+    except OSError:
+        return False
     return True
 
 
@@ -358,7 +364,7 @@ def is_stale_temp(name: str, st: os.stat_result, now: float | None = None) -> bo
         return age > STALE_FOREIGN_TEMP_SECONDS
     if owner == os.getpid():
         return False
-    return not _pid_alive(owner) or age > STALE_TEMP_SECONDS
+    return not pid_alive(owner) or age > STALE_TEMP_SECONDS
 
 
 def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> list[str]:
@@ -598,13 +604,7 @@ def open_lock_fd(path: str | os.PathLike[str]) -> int:
     else:
         os.makedirs(os.path.dirname(os.path.abspath(p)), mode=0o700, exist_ok=True)
         fd = _open_append(p, flags, 0o600, p, None)
-    try:
-        st = os.fstat(fd)
-        if not stat_mod.S_ISREG(st.st_mode):
-            raise NotRegularFile(p, kind_of(st.st_mode))
-    except BaseException:
-        os.close(fd)
-        raise
+    regular_stat(fd, p)
     return fd
 
 
@@ -730,10 +730,8 @@ def read_confined(path: str | os.PathLike[str], *, limit: int | None = None) -> 
                 raise
         finally:
             os.close(dfd)
+    st = regular_stat(fd, p)
     try:
-        st = os.fstat(fd)
-        if not stat_mod.S_ISREG(st.st_mode):
-            raise NotRegularFile(p, kind_of(st.st_mode))
         return read_fd(fd, limit), st
     finally:
         os.close(fd)
