@@ -507,7 +507,7 @@ class PresenceMarker:
             self._thread.join(timeout=2)
             self._thread = None
         try:
-            self.path.unlink()
+            safeio.remove(self.path)
         except OSError:
             pass
 
@@ -586,7 +586,7 @@ class ApprovalQueue:
             beat = parse_rfc3339(_str(data.get("heartbeat_at")))
             if marker_host == host and not _pid_alive(pid):
                 try:
-                    path.unlink()
+                    safeio.remove(path)
                 except OSError:
                     pass
                 continue
@@ -830,10 +830,7 @@ class ApprovalQueue:
         kept = proposal.to_dict()
         kept["arguments"] = {k: redact(v) if isinstance(v, str) else v for k, v in proposal.arguments.items()}
         _write_json(self.decided_dir / f"{proposal.id}.json", kept)
-        try:
-            src.unlink()
-        except FileNotFoundError:
-            pass
+        safeio.remove(src)
 
     def _recorded_decision(self, store: Store, proposal_id: str) -> ApprovalResult | None:
         entry = _approval_entry(store, proposal_id)
@@ -1030,7 +1027,7 @@ class ApprovalQueue:
         seen = self.auto_dir / "seen"
         ensure_dir(seen, 0o700)
         try:
-            os.replace(self.auto_dir / f"{rid}.json", seen / f"{rid}.json")
+            safeio.rename(self.auto_dir / f"{rid}.json", seen / f"{rid}.json")
         except FileNotFoundError:
             pass
 

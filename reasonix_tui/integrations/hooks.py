@@ -362,7 +362,9 @@ def _prune_sessions(directory: Path, keep: Path) -> None:
             continue
         try:
             if entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
+                from ..core.store.safeio import remove
+
+                remove(entry.path)
         except OSError:
             pass
 
