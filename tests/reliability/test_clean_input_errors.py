@@ -98,6 +98,10 @@ def _mcp(layout: Layout, *requests: dict | str) -> list[dict]:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
     return [replies.get(i, {}) for i in range(1, want)]
 
 
