@@ -24,11 +24,8 @@ clients' tool-call timeouts (Codex's default is 60 s).
 from __future__ import annotations
 
 import dataclasses
-import io
 import logging
 import os
-import re
-import sys
 import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
@@ -81,34 +78,13 @@ def _session_id(env: Mapping[str, str]) -> str:
     return ""
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_QUERY_CHARS = 4096
 """Longest search query taken (a longer one is refused, never echoed back)."""
 
 
-def _clean(value: Any) -> Any:
-    """A lone UTF-16 surrogate (valid JSON ``\\ud800``, not encodable as UTF-8) replaced by
-    U+FFFD, in strings nested anywhere: a reply that cannot be encoded is never sent."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
-
-
-def _surrogate_argument(arguments: Mapping[str, Any]) -> str:
-    """The name of the first argument holding a lone surrogate, or ``""``."""
-    for key, value in arguments.items():
-        if _clean(value) != value:
-            return key
-    return ""
-
-
 def _text(message: str, *, error: bool = False, structured: dict[str, Any] | None = None) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=_clean(message))], is_error=error,
-                          structured_content=_clean(structured) if structured is not None else None)
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=error,
+                          structured_content=structured)
 
 
 def _for_mcp(outcome: AgentWriteOutcome) -> AgentWriteOutcome:
@@ -224,7 +200,6 @@ def build_server(
         if query is not None and len(query) > MAX_QUERY_CHARS:
             return _text(f"query is {len(query)} characters long; a memory search takes at most {MAX_QUERY_CHARS} "
                          "(use 1-3 distinctive terms)", error=True)
-        args = _clean(args)  # a read: a lone surrogate is searched as U+FFFD
         return _guard(ctx, "memory", lambda: _text(memory_tool_call(ctx.store, {k: v for k, v in args.items()
                                                                                if v is not None})))
 
@@ -258,10 +233,6 @@ def build_server(
             arguments["verified"] = True
         if supersedes:
             arguments["supersedes"] = list(supersedes)
-        bad = _surrogate_argument(arguments)
-        if bad:
-            return _text(f"argument {bad} contains a lone UTF-16 surrogate (not valid Unicode text); nothing was saved",
-                         error=True)
         return _guard(ctx, "remember", lambda: _outcome(
             agent_remember(arguments, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))))
 
@@ -271,9 +242,6 @@ def build_server(
         ref: Annotated[str, Field(description=mcp_tools.arg("forget", "ref"))],
         wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("forget", "wait_seconds"))] = None,
     ) -> CallToolResult:
-        if _surrogate_argument({"ref": ref}):
-            return _text("argument ref contains a lone UTF-16 surrogate (not valid Unicode text); nothing was changed",
-                         error=True)
         return _guard(ctx, "forget", lambda: _outcome(
             agent_forget(ref, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))))
 
@@ -311,7 +279,6 @@ def build_server(
             if query is not None and len(query) > MAX_QUERY_CHARS:
                 return _text(f"query is {len(query)} characters long; a history search takes at most "
                              f"{MAX_QUERY_CHARS}", error=True)
-            args = _clean(args)
             return _guard(ctx, "history", lambda: _text(call(ctx.layout, {k: v for k, v in args.items()
                                                                         if v is not None})))
 
@@ -345,50 +312,10 @@ def _history_tool() -> Callable[[Layout, Any], str] | None:
     return getattr(history, "history_tool_call", None)
 
 
-_LONE_SURROGATE_ESCAPE = re.compile(
-    r"(\\\\)|(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
-)
-
-
-def repair_json_line(line: str) -> str:
-    """A JSON-RPC line with every lone UTF-16 surrogate escape (``\\ud800``: valid JSON, but
-    the SDK's parser rejects it and the request would get no answer at all) replaced by
-    ``\\ufffd``; escaped backslashes and proper surrogate pairs are left alone."""
-    if "\\u" not in line:
-        return line
-    return _LONE_SURROGATE_ESCAPE.sub(lambda m: m.group(0) if m.group(1) or m.group(2) else "\\ufffd", line)
-
-
-class _RepairedLines(io.TextIOBase):
-    """stdin as UTF-8 text lines passed through :func:`repair_json_line`."""
-
-    def __init__(self, raw: io.TextIOBase) -> None:
-        self._raw = raw
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        return repair_json_line(self._raw.readline())
-
-
 def run(workspace: str | None = None, home: str | None = None, *, max_wait: float = DEFAULT_MAX_WAIT) -> int:
-    """Serve on stdio until the client disconnects (every request answered, a lone
-    surrogate included: it arrives as U+FFFD)."""
+    """Serve on stdio until the client disconnects."""
     server = build_server(workspace, home, max_wait=max_wait, prewarm=True)
-    lowlevel = getattr(server, "_lowlevel_server", None)
-    if lowlevel is None:  # pragma: no cover - another SDK layout
-        server.run("stdio")
-        return 0
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    async def serve() -> None:
-        text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        async with stdio_server(stdin=anyio.wrap_file(_RepairedLines(text))) as (read_stream, write_stream):
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-    anyio.run(serve)
+    server.run("stdio")
     return 0
 
 

@@ -15,7 +15,6 @@ import pytest
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.trace import TraceStore
 from reasonix_tui.integrations import hooks
-from reasonix_tui.integrations.mcp_server import repair_json_line
 
 from .support import cli, exe, run_main, seeded
 
@@ -61,13 +60,6 @@ def test_lone_surrogate_in_a_hook_prompt_keeps_the_recall(layout: Layout) -> Non
     assert "billing" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     last = TraceStore(layout).last()
     assert last is not None and last.query.startswith("billing deploy")  # the trace was written too
-
-
-def test_repair_json_line_keeps_pairs_and_escaped_backslashes() -> None:
-    assert json.loads(repair_json_line(r'"a\ud800b"')) == "a\ufffdb"
-    assert json.loads(repair_json_line(r'"\ud83d\ude00"')) == "\U0001f600"
-    assert json.loads(repair_json_line(r'"\\ud800"')) == "\\ud800"
-    assert json.loads(repair_json_line(r'"\udc00\ud800"')) == "\ufffd\ufffd"
 
 
 def _mcp(layout: Layout, *requests: dict | str) -> list[dict]:
