@@ -10,7 +10,7 @@ from typing import Any
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
-from test_hooks import exe  # the console script (tests/ is on sys.path: tests/reliability is a package)
+from cli_exe import exe  # tests/ is on sys.path (tests/reliability is a package)
 
 __all__ = ["exe", "cli", "hook", "req", "seeded", "outside_tree", "tree_snapshot", "run_main"]
 

@@ -10,7 +10,6 @@ import os
 import random
 import signal
 import time
-from pathlib import Path
 
 import pytest
 

@@ -10,7 +10,6 @@ import io
 import json
 import os
 from contextlib import redirect_stderr
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +18,7 @@ from reasonix_tui.core.store import index_md, journal, safeio
 from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import cli, hooks
 
-from .support import req, seeded
+from .support import seeded
 
 
 def _fail_writes_to(monkeypatch: pytest.MonkeyPatch, code: int, match: str = "") -> None:
