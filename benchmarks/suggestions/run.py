@@ -28,7 +28,7 @@ planted kind and language, precision per candidate kind, and the wrong candidate
 
 Usage::
 
-    python benchmarks/suggestions/run.py [-v] [--json] [--history NAME] [--export DIR]
+    python benchmarks/suggestions/run.py [-v] [--json] [--history NAME] [--export DIR] [--heldout]
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ if str(HERE) not in sys.path:
 from render import render_history  # noqa: E402
 
 HISTORY_DIR = HERE / "histories"
+HELDOUT_DIR = HERE / "heldout"
 MEMORY_KINDS = ("fact", "rule", "correction", "preference")
 
 
@@ -212,11 +213,14 @@ def judge(name: str, history: dict[str, Any], view: Any, labels: dict[tuple[str,
             if not _matches(item.get("match", []), _text(c)):
                 reason = reason or f"fragment of {iid}"
                 continue
+            updates = str(getattr(c, "updates", "") or "")
             if item["group"] == "update":
-                updates = str(getattr(c, "updates", "") or "")
                 if item.get("fact") and item["fact"] not in updates:
                     reason = reason or f"{iid} not shown as an update of {item['fact']}"
                     continue
+            elif updates:
+                reason = reason or f"{iid} wrongly shown as an update of {updates}"
+                continue
             if res.found[iid]:
                 reason = reason or f"duplicate of {iid}"
                 continue
@@ -314,11 +318,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="machine-readable figures")
     ap.add_argument("--history", help="run only histories whose name contains this")
     ap.add_argument("--export", type=Path, help="copy each rendered home (transcripts as written) here")
+    ap.add_argument("--build", type=Path, metavar="DIR",
+                    help="only render each history into DIR/<name>/ (home/.reasonix, home/.claude, work/<project>) "
+                    "to try the CLI or the Context Center on it; prints the commands")
+    ap.add_argument("--heldout", action="store_true",
+                    help="run the held-out histories (written after the miner's first version) instead")
     args = ap.parse_args(argv)
-    paths = sorted(p for p in HISTORY_DIR.glob("*.yaml") if not args.history or args.history in p.stem)
+    folder = HELDOUT_DIR if args.heldout else HISTORY_DIR
+    paths = sorted(p for p in folder.glob("*.yaml") if not args.history or args.history in p.stem)
     if not paths:
         print("no history matches", file=sys.stderr)
         return 2
+    if args.build is not None:
+        for p in paths:
+            base = (args.build / p.stem).resolve()
+            if base.exists():
+                shutil.rmtree(base)
+            with isolated_env(base / "home"):
+                build(load_history(p), base)
+            print(f"HOME={base / 'home'} CLAUDE_CONFIG_DIR={base / 'home' / '.claude'} reasonix-tui "
+                  f"--home {base / 'home' / '.reasonix'} --workspace {base / 'work' / load_history(p)['project']} suggest")
+        return 0
     results = [run_history(p, args.export) for p in paths]
     s = summarize(results)
     if args.json:
