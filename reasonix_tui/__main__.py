@@ -26,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
         handled = mcp_main(args)
         if handled is not None:
             return handled
+    if "suggest" in args:  # listing skips the full parser too
+        from .integrations.commands.suggest import fast_main as suggest_main
+
+        handled = suggest_main(args)
+        if handled is not None:
+            return handled
     from .integrations.cli import main as cli_main
 
     return cli_main(argv)

@@ -1,12 +1,15 @@
-"""Suggestions: Reasonix's memory and skill candidates (exact), memory wanted, imports
-from Claude Code auto-memory and other agents' notes, dismissal, and accepting through
-the store."""
+"""Suggestions: durable statements scored by signals (not marker words), corrections with
+their context, ranking then capping, merging across phrasing and language and against
+existing facts, skills from repeated procedures, readable names, the window, the miner's
+cache, dismissal, accepting through the store, imports, and the CLI."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,287 +17,461 @@ from reasonix_tui.core import suggestions as S
 from reasonix_tui.core.history import history_tool_call
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.sessions import claude_project_slugs
+from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.model import InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.suggestions import signals as sig
+from reasonix_tui.core.suggestions.mining import cache_path, mine_sessions
+from reasonix_tui.core.suggestions.procedures import command_keys, find_procedures
 from reasonix_tui.integrations.cli import main
 
-# Golden vectors: the expected values were produced by running Reasonix's own Go functions
-# (extractMemoryStatement, stableSuggestionName, inferMemoryType, truncateRunes) on these inputs.
-GOLDEN = [
-    ("以后请始终用中文回复，除非我明确要求英文。", "以后请始终用中文回复，除非我明确要求英文。", "future-facing preference", "memory-candidate-e2cf7f06", "feedback", "以后请始终用中文回复，除非我明确要求英文。"),
-    ("Remember: always run pnpm install before tests", "Remember: always run pnpm install before tests", "explicit remember request", "remember-always-run-pnpm-install-before-tests", "feedback", "Remember: always run pnpm install before tests"),
-    ("Please remember-use tabs in the Makefile", "use tabs in the Makefile", "explicit remember request", "use-tabs-in-the-makefile", "user", "use tabs in the Makefile"),
-    ("We prefer squash merges on every PR to main", "prefer squash merges on every PR to main", "user preference", "prefer-squash-merges-on-every-pr-to-main", "project", "prefer squash merges on every PR to main"),
-    ("Nevertheless the build passed", "Nevertheless the build passed", "negative working preference", "nevertheless-the-build-passed", "feedback", "Nevertheless the build passed"),
-    ("By default deploy to staging, see https://example.com/runbook", "By default deploy to staging, see https://example.com/runbook", "default behavior preference", "by-default-deploy-to-staging-see-httpsexample-comrunbook-6ce69fec", "reference", "By default deploy to staging, see https://example.com/runbook"),
-    ("记住：提交前先运行 make lint", "提交前先运行 make lint", "explicit remember request", "make-lint", "user", "提交前先运行 make lint"),
-    ("I never want you to push directly to the main branch of github.com/acme/repo without asking", "never want you to push directly to the main branch of github.com/acme/repo without asking", "negative working preference", "never-want-you-to-push-directly-to-the-main-branch-of-gi-3a4c72e0", "reference", "never want you to push directly to the main branch of github.co..."),
-    ("   ALWAYS   keep\tthe changelog\nupdated   ", "ALWAYS keep the changelog updated", "persistent working rule", "always-keep-the-changelog-updated", "feedback", "ALWAYS keep the changelog updated"),
-    ("İstanbul team always reviews on Fridays", "always reviews on Fridays", "persistent working rule", "always-reviews-on-fridays", "feedback", "always reviews on Fridays"),
-    ("The preference here is Ruff over Black for formatting the whole codebase and every other Python project we maintain in this organization", "preference here is Ruff over Black for formatting the whole codebase and every other Python project we maintain in this organization", "user preference", "preference-here-is-ruff-over-black-for-formatting-the-wh-f70eb74c", "project", "preference here is Ruff over Black for formatting the whole cod..."),
-    ("约定：分支命名用 feat/xxx", "分支命名用 feat/xxx", "project convention", "featxxx", "project", "分支命名用 feat/xxx"),
-    ("不要在周五部署生产环境", "不要在周五部署生产环境", "negative working preference", "memory-candidate-a9af4347", "feedback", "不要在周五部署生产环境"),
-    ("remember—the staging DB is read-only", "the staging DB is read-only", "explicit remember request", "the-staging-db-is-read-only", "user", "the staging DB is read-only"),
-    ("ALWAYS: Use the ΣIGMA helper", "ALWAYS: Use the ΣIGMA helper", "persistent working rule", "always-use-the-igma-helper", "feedback", "ALWAYS: Use the ΣIGMA helper"),
-]
-
-
-@pytest.mark.parametrize(("text", "statement", "reason", "name", "type_", "title"), GOLDEN)
-def test_reasonix_golden_vectors(text: str, statement: str, reason: str, name: str, type_: str, title: str) -> None:
-    assert S.extract_memory_statement(text) == (statement, reason)
-    assert S.stable_suggestion_name(statement) == name
-    assert S.infer_memory_type(statement) == type_
-    assert S._title(statement, "Memory candidate") == title
-
-
-def test_statement_length_bounds() -> None:
-    assert S.extract_memory_statement("always") == ("", "")  # 6 runes
-    assert S.extract_memory_statement("x" * 425 + " always") == ("", "")
-    assert S.extract_memory_statement("no marker in this sentence at all") == ("", "")
-
-
-def test_candidate_body_and_evidence_formats() -> None:
-    body = S.memory_candidate_body("以后请始终用中文回复，除非我明确要求英文。", "future-facing preference", "sess-1")
-    assert body == (
-        "以后请始终用中文回复，除非我明确要求英文。\n\n"
-        "**Why:** Suggested from recent local history (future-facing preference).\n"
-        "**How to apply:** Treat this as durable guidance only after the user confirms it still applies.\n"
-        "\nEvidence: [sess-1] 以后请始终用中文回复，除非我明确要求英文。"
-    )
-    assert S.memory_candidate_body("x", "", "") == (
-        "x\n\n**Why:** Suggested from recent local history.\n"
-        "**How to apply:** Treat this as durable guidance only after the user confirms it still applies.\n"
-    )
-    assert S.session_evidence("s1", "/p/s1.jsonl", "a " * 200) == "s1: " + ("a " * 80)[:159] + "..."
-    assert S.session_evidence("", "/p/x.jsonl", "hi") == "x.jsonl: hi"
-
-
-def test_name_rules() -> None:
-    assert S.ascii_slug("  Hello, World -- __x.y  ") == "hello-world-x-y"
-    assert S.ascii_slug("中文") == ""
-    assert S.is_well_formed_slug("a-b-c1") and not S.is_well_formed_slug("a--b") and not S.is_well_formed_slug("-a")
-    assert not S.is_well_formed_slug("A") and not S.is_well_formed_slug("a" * 129)
-    long = "x" * 56 + "-deadbeef"
-    assert S.accepted_suggestion_name(long, "desc") == long  # the hash suffix survives
-    assert S.accepted_suggestion_name("Bad Name", "Use pnpm for installs") == "use-pnpm-for-installs"
-    assert S.accepted_suggestion_name("", "中文描述") == "memory-candidate"
-
-
-def test_existing_covers() -> None:
-    assert S.existing_covers(["always use pnpm for installs"], "use pnpm")
-    assert S.existing_covers(["pnpm"], "always use pnpm")  # the key contains the existing text
-    assert not S.existing_covers(["", "yarn"], "always use pnpm")
-    assert S.existing_covers([], "")
-
-
-def test_skill_body_format() -> None:
-    cat = S.WORKFLOW_CATEGORIES[0]
-    body = S.skill_candidate_body(cat, ["a: one", "b: two"])
-    assert body.startswith("# Pr Followup\n\nUse this skill when the user asks for this repeated Reasonix workflow.\n\n## Evidence\n\n- a: one\n- b: two\n\n## Workflow\n\n1. Fetch the live PR state")
-    assert body.endswith("\n## Stop Condition\n\nFinish only after the requested change is implemented, verified, and any requested PR or UI update is delivered.\n")
-    assert S.skill_candidate_body(S.WORKFLOW_CATEGORIES[2], []).startswith("# Desktop Ui Iteration\n")
-    assert S.skill_candidate_body(S.WORKFLOW_CATEGORIES[1], []).startswith("# Memory Ui\n")
+DAY_MS = 86_400_000
+T0 = 1_784_000_000_000  # 2026-07-14, unix ms
 
 
 # --------------------------------------------------------------------------------------
-# End to end on a home with real session files
+# Writing real session files
 
 
-def session(path: Path, msgs: list[dict[str, object]], mtime: int | None = None) -> Path:
+def reasonix_session(path: Path, msgs: list[dict[str, Any]], mtime_ms: int | None = None) -> Path:
+    """A Reasonix session: header, then provider messages."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(['{"schema_version":1}'] + [json.dumps(m, ensure_ascii=False) for m in msgs]) + "\n", encoding="utf-8")
-    if mtime is not None:
-        os.utime(path, ns=(mtime * 1_000_000_000, mtime * 1_000_000_000))
+    path.write_text("\n".join(['{"schema_version":1}'] + [json.dumps(m, ensure_ascii=False) for m in msgs]) + "\n",
+                    encoding="utf-8")
+    if mtime_ms is not None:
+        os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
     return path
 
 
-def user(text: str, **kw: object) -> dict[str, object]:
-    return {"role": "user", "content": text, **kw}
+def user(text: str, at: int = T0, **kw: Any) -> dict[str, Any]:
+    return {"role": "user", "origin": "user", "content": text, "createdAt": at, **kw}
+
+
+def assistant(text: str = "", at: int = T0, call: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": text, "createdAt": at}
+    if call:
+        msg["tool_calls"] = [{"id": f"c{abs(hash(json.dumps(call[1]))) % 10**6}", "name": call[0],
+                              "arguments": json.dumps(call[1])}]
+    return msg
+
+
+def bash(command: str, at: int = T0) -> dict[str, Any]:
+    return assistant(at=at, call=("bash", {"command": command}))
+
+
+def claude_transcript(layout: Layout, claude_dir: Path, sid: str, records: list[dict[str, Any]]) -> Path:
+    cdir = claude_dir / "projects" / claude_project_slugs(layout.workspace)[0]
+    cdir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, r in enumerate(records):
+        base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": str(layout.workspace),
+                "sessionId": sid, "version": "2.0.37", "gitBranch": "main", "uuid": f"{sid}-{i}",
+                "timestamp": f"2026-07-14T09:{i:02d}:00.000Z"}
+        lines.append(json.dumps({**base, **r}, ensure_ascii=False))
+    path = cdir / f"{sid}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def c_user(text: str, **kw: Any) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": text}, **kw}
+
+
+def c_bash(command: str, tool_id: str) -> dict[str, Any]:
+    return {"type": "assistant", "message": {"id": "msg_" + tool_id, "type": "message", "role": "assistant",
+                                             "model": "claude-sonnet-4-5", "content": [
+                                                 {"type": "tool_use", "id": tool_id, "name": "Bash",
+                                                  "input": {"command": command}}]}}
+
+
+def c_result(tool_id: str, text: str) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": [
+        {"tool_use_id": tool_id, "type": "tool_result", "content": text}]}}
+
+
+def memories(view: S.SuggestionsView) -> list[S.MemorySuggestion]:
+    return [m for m in view.memories if m.origin == "history"]
 
 
 @pytest.fixture
-def home(layout: Layout) -> Layout:
+def claude_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(d))
+    return d
+
+
+# --------------------------------------------------------------------------------------
+# Signals: what reads as durable, in either language
+
+
+DURABLE = [
+    "From now on keep answers short, no summaries at the end.",
+    "We use pnpm here, never npm.",
+    "PR to develop like always",
+    "deploys go through ArgoCD now",
+    "the staging DB is stg-db-2",
+    "Don't touch anything under vendor/, it's generated.",
+    "Heads-up: the payments service is owned by @lina-ops.",
+    "money is always an integer number of cents, never a float",
+    "we validate all request bodies with zod",
+    "以后回答都用中文。",
+    "数据库迁移一律用 alembic，不要手写 SQL。",
+    "提交信息统一用 Conventional Commits 格式",
+    "生产日志都在 Loki 里，入口是 grafana.internal",
+]
+NOT_DURABLE = [
+    ("I never understood why this test is flaky?", "question"),
+    ("Why does the badge never update when I remove an item", "question"),
+    ("为什么这个任务每次都跑两遍？", "question"),
+    ("For this PR only, skip the snapshot tests", "one-off scoping"),
+    ("这次先不用写测试", "one-off scoping"),
+    ("The vendor docs say \"always retry on 409\" here", "quoted"),
+    ("不要紧，先这样吧", ""),
+    ("never mind, I fixed it myself", ""),
+    ("Add a 10% discount for orders over 50 euros", ""),
+    ("帮我把按钮改成蓝色", ""),
+    ("the users always complain about checkout speed", ""),
+    ("这个函数以后可能会删掉", ""),
+    ("it's broken like always", ""),
+]
+
+
+@pytest.mark.parametrize("text", DURABLE)
+def test_durable_statements_score_above_the_threshold(text: str) -> None:
+    sc = sig.score_sentence(text)
+    assert not sc.excluded and sc.score >= sig.THRESHOLD, (sc.score, sc.reasons)
+
+
+@pytest.mark.parametrize(("text", "excluded"), NOT_DURABLE)
+def test_noise_stays_below_the_threshold(text: str, excluded: str) -> None:
+    sc = sig.score_sentence(text)
+    assert sc.score < sig.THRESHOLD or sc.excluded, (sc.score, sc.reasons)
+    if excluded:
+        assert sc.excluded == excluded
+
+
+def test_pasted_code_and_quotes_are_not_the_persons_words() -> None:
+    text = "keep the semantics:\n```ts\n// always round down\nreturn Math.floor(v)\n```\n> never use floats\nok?"
+    prose, removed = sig.prepare_text(text)
+    assert "always" not in prose and "never" not in prose and set(removed) == {"code", "quote"}
+    log = "getting this:\nTraceback (most recent call last):\n  File \"x.py\", line 3, in f\nAssertionError: should never be negative"
+    prose, removed = sig.prepare_text(log)
+    assert "never" not in prose and "paste" in removed
+
+
+def test_entities_and_clean_statement() -> None:
+    kinds = {(e.kind, e.value) for e in sig.entities(
+        "Staging is pg-stg-02.internal:5433, logs at https://grafana.example.com, see `make test-fast` in app/reconcile/ "
+        "(owner @lina, env DATABASE_URL, Python 3.12, deploys via ArgoCD)")}
+    assert {("host", "pg-stg-02.internal:5433"), ("url", "https://grafana.example.com"), ("code", "make test-fast"),
+            ("path", "app/reconcile/"), ("handle", "@lina"), ("env", "database_url"), ("version", "3.12"),
+            ("name", "argocd")} <= kinds
+    assert sig.clean_statement("commit message 不对，我们统一用 Conventional Commits 格式，记住这个") == "我们统一用 Conventional Commits 格式"
+    assert sig.clean_statement("ok also, PR to develop like always") == "PR to develop"
+    assert sig.clean_statement("no no, use `yarn test:unit`") == "Use `yarn test:unit`"
+    assert sig.clean_statement("now the export endpoint") == "Now the export endpoint"  # "no" is not cut from "now"
+
+
+# --------------------------------------------------------------------------------------
+# Statements in sessions: whole statement, right message, correction context
+
+
+def test_statement_keeps_the_whole_message_and_points_at_it(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    session(sd / "old.jsonl", [user("We prefer squash merges on every PR to main"), {"role": "assistant", "content": "ok"}], 1_700_000_000)
-    session(sd / "new.jsonl", [
-        user("以后请始终用中文回复，除非我明确要求英文。", createdAt=1_750_000_000_000),
-        user("Host progress check: 3 steps left"),  # legacy host text, not the person
-        user("<memory-update>x</memory-update>\nalways be brief", origin="host"),
-        user("wrapped", raw_content="Remember: the staging DB is read-only", origin="user"),
+    reasonix_session(sd / "a.jsonl", [
+        {"role": "system", "content": "You are Reasonix."},
+        user("Add the bundle discount to the cart."),
+        bash("npm install date-fns"),
+        {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "added 1 package"},
+        user("Stop, this repo is on yarn (berry), not npm. npm just created a package-lock.json. Delete it."),
         user("Please review the pull request and update the PR description"),
-    ], 1_750_000_000)
-    return layout
+    ], T0)
+    [m] = memories(S.list_suggestions(layout))
+    assert m.description == "This repo is on yarn (berry), not npm."  # a clean rule, not a cut sentence
+    [src] = m.sources
+    assert src.line == 4 and src.label == "a" and src.path.endswith("a.jsonl")
+    assert src.text.startswith("Stop, this repo is on yarn") and src.text.endswith("Delete it.")  # the whole statement
+    assert src.context == "bash: npm install date-fns"
+    assert any(r.startswith("correction of the previous step (bash: npm install date-fns)") for r in m.reasons)
+    assert m.score >= sig.THRESHOLD and "correcting `npm install date-fns`" in m.body
+    assert "confirm" not in m.body.lower()
 
 
-def test_memory_candidates_from_sessions(home: Layout) -> None:
-    view = S.list_suggestions(home)
-    assert view.available and view.sessions == 2
-    hist = [m for m in view.memories if m.origin == "history"]
-    assert [m.description for m in hist] == [
-        "以后请始终用中文回复，除非我明确要求英文。",  # newest session first, oldest message first
-        "Remember: the staging DB is read-only",  # raw_content wins
-        "prefer squash merges on every PR to main",
-    ]
-    zh = hist[0]
-    assert zh.id == "memory-memory-candidate-e2cf7f06" and zh.type == "feedback" and zh.scope == "project"
-    assert zh.evidence == ("new: 以后请始终用中文回复，除非我明确要求英文。",)
-    ev = zh.sources[0]
-    assert ev.label == "new" and ev.line == 0 and ev.at is not None and ev.at.rfc3339() == "2025-06-15T15:06:40Z"
-    assert ev.path.endswith("new.jsonl")
-    payload = view.to_json()
-    assert list(payload)[:5] == ["memories", "skills", "generatedAt", "available", "source"]
-    assert payload["source"] == "local-history" and payload["generatedAt"].endswith("Z") and "." not in payload["generatedAt"]
+def test_a_plain_correction_without_marker_words_is_found(layout: Layout) -> None:
+    reasonix_session(layout.project_sessions_dir / "t.jsonl", [
+        user("run the tests"),
+        bash("make test"),
+        {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "error: docker: command not found"},
+        user("no, use `make test-fast`, the full suite needs docker"),
+    ], T0)
+    [m] = memories(S.list_suggestions(layout))
+    assert "make test-fast" in m.title and m.sources[0].context == "bash: make test"
 
 
-def test_dedup_against_facts_and_instructions(home: Layout) -> None:
-    store = Store(home)
-    store.save(SaveRequest(name="merges", description="Merge policy", body="We PREFER squash merges on every PR to main, always."))
-    (home.workspace / "AGENTS.md").write_text("# Rules\n\nRemember: the staging DB is read-only\n", encoding="utf-8")
-    descs = [m.description for m in S.list_suggestions(home, store).memories if m.origin == "history"]
-    assert descs == ["以后请始终用中文回复，除非我明确要求英文。"]
+def test_host_meta_compaction_and_wrappers_are_never_candidates(layout: Layout, claude_dir: Path) -> None:
+    claude_transcript(layout, claude_dir, "c1", [
+        {"type": "summary", "summary": "always use pnpm", "leafUuid": "x"},
+        c_user("Caveat: The messages below were generated by the user while running local commands.", isMeta=True),
+        c_user("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"),
+        c_user("<local-command-stdout>always never from now on</local-command-stdout>"),
+        c_user("This session is being continued from a previous conversation. The user said: from now on always use pnpm.",
+               isCompactSummary=True),
+        c_user("<bash-input>never run this</bash-input>"),
+        c_user("from now on always run the linter before committing", isSidechain=True),
+        c_bash("cat README", "t1"),
+        c_result("t1", "Always run `make lint` before committing. Never push to main."),
+        c_user("ok thanks"),
+    ])
+    reasonix_session(layout.project_sessions_dir / "r.jsonl", [
+        user("hi"),
+        {"role": "user", "origin": "host", "content": "Summary of earlier conversation (compacted up to here):\nfrom now on always use pnpm"},
+        {"role": "user", "content": "Host progress check: always use pnpm from now on"},  # legacy host text, no origin
+        user("<memory-update>from now on always use pnpm</memory-update>\nthanks"),
+    ], T0)
+    view = S.list_suggestions(layout)
+    assert memories(view) == [] and view.sessions == 2
 
 
-def test_session_limit_and_candidate_limit(layout: Layout) -> None:
+# --------------------------------------------------------------------------------------
+# Ranking, capping, window
+
+
+def _many(layout: Layout, n: int) -> None:
+    for i in range(n):
+        reasonix_session(layout.project_sessions_dir / f"s{i:02d}.jsonl", [
+            user(f"From now on always deploy service-{i} through the blue pipeline-{i}.", at=T0 + i * 60_000),
+        ], T0 + i * 60_000)
+
+
+def test_rank_then_cap_and_dismissing_brings_the_next_in(layout: Layout) -> None:
+    _many(layout, 14)
+    settings = Settings(suggestions_limit=5)
+    view = S.list_suggestions(layout, settings=settings)
+    assert view.sessions == 14 and len(view.memories) == 5 and view.more == 9  # not the 12 newest files
+    first = view.memories[0]
+    S.dismiss_suggestion(layout, first.id)
+    after = S.list_suggestions(layout, settings=settings)
+    assert len(after.memories) == 5 and first.id not in {m.id for m in after.memories}
+    assert [m.id for m in after.memories][:4] == [m.id for m in view.memories][1:5]  # the next one came in
+    assert after.hidden == 1 and after.more == 8
+    everything = S.list_suggestions(layout, settings=settings, include_hidden=True)
+    assert len(everything.memories) == 14 and everything.state_of(first.id) == "dismissed"
+    assert sum(everything.state_of(m.id) == "below" for m in everything.memories) == 8
+
+
+def test_ranking_uses_repetition_then_recency(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    for i in range(14):
-        session(sd / f"s{i:02d}.jsonl", [user(f"always use tool number {i} for task {i}"), user(f"never skip step {i} of the checklist")], 1_700_000_000 + i)
-    sessions = S.load_suggestion_sessions(layout)
-    assert len(sessions) == 12 and sessions[0].id == "s13" and sessions[-1].id == "s02"
-    hist = [m for m in S.list_suggestions(layout).memories if m.origin == "history"]
-    assert len(hist) == 6
-    assert [m.sources[0].label for m in hist] == ["s13", "s13", "s12", "s12", "s11", "s11"]
+    reasonix_session(sd / "a.jsonl", [user("From now on run `make lint` before every commit.", at=T0)], T0)
+    reasonix_session(sd / "b.jsonl", [user("Remember: run `make lint` before every commit, CI rejects lint errors.", at=T0 + 1000)], T0 + 1000)
+    reasonix_session(sd / "c.jsonl", [user("From now on the staging API lives at api.stg.example.com.", at=T0 + 2000)], T0 + 2000)
+    ms = memories(S.list_suggestions(layout))
+    assert "make lint" in ms[0].title and len(ms[0].sources) == 2 and "said in 2 sessions" in ms[0].reasons
 
 
-def test_skill_candidates(layout: Layout) -> None:
+def test_the_window_is_a_time_span_setting(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    session(sd / "a.jsonl", [user("hello there"), user("please fix the layout of the settings 页面")], 1_700_000_003)
-    session(sd / "b.jsonl", [user("the desktop button is misaligned")], 1_700_000_002)
-    session(sd / "c.jsonl", [user("nothing relevant here")], 1_700_000_001)
-    skills = {s.name: s for s in S.list_suggestions(layout).skills}
-    ui = skills["desktop-ui-iteration"]
-    assert ui.id == "skill-desktop-ui-iteration" and ui.scope == "project"
-    assert ui.evidence == ("a: please fix the layout of the settings 页面", "b: the desktop button is misaligned")
-    assert ui.body.startswith("# Desktop Ui Iteration\n")
-    # An existing skill with that name suppresses the candidate.
-    (layout.workspace / ".claude" / "skills" / "desktop-ui-iteration").mkdir(parents=True)
-    (layout.workspace / ".claude" / "skills" / "desktop-ui-iteration" / "SKILL.md").write_text("---\nname: x\n---\n")
-    assert "desktop-ui-iteration" not in {s.name for s in S.list_suggestions(layout).skills}
+    reasonix_session(sd / "old.jsonl", [user("From now on deploys go through ArgoCD.", at=T0 - 60 * DAY_MS)], T0 - 60 * DAY_MS)
+    reasonix_session(sd / "new.jsonl", [user("From now on the staging DB is stg-db-2.", at=T0)], T0)
+    assert [m.sources[0].label for m in memories(S.list_suggestions(layout))] == ["new"]
+    wide = S.list_suggestions(layout, settings=Settings(suggestions_window_days=0))
+    assert {m.sources[0].label for m in memories(wide)} == {"old", "new"} and wide.window_days == 0
 
 
-def test_claude_sessions_and_cli_sessions_of_this_workspace(layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    cdir = tmp_path / "claude" / "projects" / claude_project_slugs(layout.workspace)[0]
-    cdir.mkdir(parents=True)
-    (cdir / "c1.jsonl").write_text("\n".join(json.dumps(x) for x in [
-        {"type": "user", "sessionId": "c1", "timestamp": "2025-07-01T00:00:00Z", "message": {"role": "user", "content": "Always run pytest with -q in this repo"}},
-        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "always meta noise text"}},
-        {"type": "user", "isSidechain": True, "message": {"role": "user", "content": "always sidechain prompt text"}},
-    ]) + "\n")
-    mine = session(layout.global_sessions_dir / "cli-mine.jsonl", [user("never commit generated files in this project")])
-    (layout.global_sessions_dir / "cli-mine.jsonl.meta").write_text(json.dumps({"id": "cli-mine", "workspace_root": str(layout.workspace), "updated_at": "2025-01-01T00:00:00Z"}))
-    session(layout.global_sessions_dir / "cli-other.jsonl", [user("never touch the other project")])
-    (layout.global_sessions_dir / "cli-other.jsonl.meta").write_text(json.dumps({"workspace_root": "/elsewhere"}))
-    hist = [m for m in S.list_suggestions(layout).memories if m.origin == "history"]
-    assert {m.description for m in hist} == {"Always run pytest with -q in this repo", "never commit generated files in this project"}
-    claude = next(m for m in hist if m.sources[0].source == "claude-session")
-    assert claude.sources[0].label == "c1" and claude.sources[0].at.rfc3339() == "2025-07-01T00:00:00Z"
-    assert mine.exists()
+def test_settings_for_window_and_limit(state_root: Path) -> None:
+    path = state_root / "reasonix-tui" / "settings.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text("[suggestions]\nwindow_days = 7\nlimit = 4\n")
+    s = load_settings(state_root, env={})
+    assert (s.suggestions_window_days, s.suggestions_limit) == (7, 4) and s.problems == ()
+    path.write_text("[suggestions]\nwindow_days = -1\nlimit = 0\n")
+    s = load_settings(state_root, env={})
+    assert (s.suggestions_window_days, s.suggestions_limit) == (30, 12) and len(s.problems) == 2
 
 
-def test_dismissed_stays_dismissed_and_restore(home: Layout) -> None:
-    first = S.list_suggestions(home).memories[0]
-    S.dismiss_suggestion(home, first.id)
-    assert first.id not in {m.id for m in S.list_suggestions(home).memories}
-    # New sessions with the same sentence produce the same id: still dismissed.
-    session(home.project_sessions_dir / "newer.jsonl", [user("以后请始终用中文回复，除非我明确要求英文。")], 1_800_000_000)
-    view = S.list_suggestions(home)
-    assert first.id not in {m.id for m in view.memories} and view.hidden == 1
-    assert first.id in {m.id for m in S.list_suggestions(home, include_hidden=True).memories}
-    assert S.dismiss_suggestion(home, first.id) is None  # idempotent
-    assert json.loads(S.state_path(home).read_text())["dismissed"][first.id]["title"] == first.title
-    assert S.restore_suggestion(home, first.id)
-    assert first.id in {m.id for m in S.list_suggestions(home).memories}
+# --------------------------------------------------------------------------------------
+# Merging, and against what is already known
+
+
+def test_the_same_rule_in_two_languages_and_in_auto_memory_is_one_candidate(layout: Layout, claude_dir: Path) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
+        bash("npm install zod", at=T0), user("Stop, we use yarn here, not npm.", at=T0 + 1),
+    ], T0)
+    reasonix_session(layout.project_sessions_dir / "b.jsonl", [
+        user("对了，装依赖记得用 yarn，不要用 npm。", at=T0 + DAY_MS),
+    ], T0 + DAY_MS)
+    mdir = claude_dir / "projects" / claude_project_slugs(layout.workspace)[0] / "memory"
+    mdir.mkdir(parents=True)
+    (mdir / "MEMORY.md").write_text("# Memory\n\n- Package manager is yarn (berry); never npm\n")
+    view = S.list_suggestions(layout)
+    [m] = view.memories
+    assert {s.source for s in m.sources} == {"session", "claude-memory"} and len(m.sources) == 3
+    assert "said in 2 sessions" in m.reasons and "also in Claude Code auto-memory" in m.reasons
+
+
+def test_covered_by_a_fact_or_an_instruction_is_not_shown(layout: Layout) -> None:
+    store = Store(layout)
+    store.save(SaveRequest(name="lint", description="Run ruff check and ruff format before every commit",
+                           body="Run `ruff check --fix` and `ruff format` before every commit."))
+    (layout.workspace / "AGENTS.md").write_text("# Rules\n\n- Never commit credentials; secrets go in `.env.local`.\n")
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
+        bash("ruff --version"),
+        user("记得提交前跑 ruff。"),
+        user("记住，别把凭证提交进仓库，放 .env.local 里。"),
+        user("From now on the staging DB is stg-db-2."),
+    ], T0)
+    view = S.list_suggestions(layout, store)
+    assert [m.title for m in memories(view)] == ["From now on the staging DB is stg-db-2"] and view.covered == 2
+
+
+def test_a_contradicting_statement_is_an_update_of_the_fact(layout: Layout) -> None:
+    store = Store(layout)
+    store.save(SaveRequest(name="python-version", title="Python version", description="The service runs on Python 3.11",
+                           body="Targets Python 3.11 (`requires-python = \">=3.11,<3.12\"`)."))
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
+        user("Yes, we moved to Python 3.12 last sprint, the 3.11 images are gone."),
+        user("生产日志都在 Loki 里，入口是 grafana.ledger.internal，别去服务器上翻文件了。"),
+    ], T0)
+    view = S.list_suggestions(layout, store)
+    update = next(m for m in view.memories if "3.12" in m.title)
+    other = next(m for m in view.memories if "Loki" in m.title)
+    assert update.updates == "project/python-version.md" and update.name == "python-version"
+    assert update.reasons[0].startswith("updates project/python-version.md") and other.updates == ""
+    res = S.accept_suggestion(layout, update.id, store=store)
+    assert res.fact.revision == 2 and not res.created and "3.12" in res.fact.description
+
+
+# --------------------------------------------------------------------------------------
+# Dismissal, accept, listing writes nothing
+
+
+def test_a_dismissal_never_comes_back(layout: Layout) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    [m] = memories(S.list_suggestions(layout))
+    S.dismiss_suggestion(layout, m.id)
+    # Said again later in other words: it merges with the dismissed one and stays hidden.
+    reasonix_session(layout.project_sessions_dir / "b.jsonl", [user("Remember that deploys go through ArgoCD now.", at=T0 + DAY_MS)], T0 + DAY_MS)
+    view = S.list_suggestions(layout)
+    assert memories(view) == [] and view.hidden == 1
+    assert S.dismiss_suggestion(layout, m.id) is None  # idempotent
+    assert json.loads(S.state_path(layout).read_text())["dismissed"][m.id]["title"] == m.title
+    assert S.restore_suggestion(layout, m.id) and len(memories(S.list_suggestions(layout))) == 1
     with pytest.raises(NotFound, match='suggestion "nope" not found'):
-        S.dismiss_suggestion(home, "nope")
+        S.dismiss_suggestion(layout, "nope")
 
 
-def test_accept_writes_through_the_store(home: Layout) -> None:
-    store = Store(home, actor="context-center")
-    sug = next(m for m in S.list_suggestions(home, store).memories if m.description.startswith("Remember"))
-    res = S.accept_suggestion(home, sug.id, store=store)
+def test_accept_writes_a_proper_fact_through_the_store(layout: Layout) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("以后回答都用中文，代码注释用英文。")], T0)
+    store = Store(layout, actor="context-center")
+    [m] = memories(S.list_suggestions(layout, store))
+    assert m.name and not re.search(r"[0-9a-f]{8}$", m.name)  # readable, never a hash
+    res = S.accept_suggestion(layout, m.id, store=store)
     fact = res.fact
-    assert res.kind == "memory" and res.created and fact.revision == 1
-    assert fact.name == sug.name and fact.description == sug.description and fact.type == sug.type
-    assert fact.body == sug.body.strip() and Path(res.path).is_file()
-    audit = [json.loads(x) for x in home.audit_log.read_text().splitlines()]
+    assert res.kind == "memory" and res.created and fact.revision == 1 and Path(res.path).is_file()
+    assert fact.name == m.name and fact.description == m.description and fact.body == m.body.strip()
+    assert "confirm" not in fact.body and "以后回答都用中文" in fact.body
+    audit = [json.loads(x) for x in layout.audit_log.read_text().splitlines()]
     assert audit[-1]["actor"] == "context-center" and audit[-1]["op"] == "create"
-    assert sug.id not in {m.id for m in S.list_suggestions(home, store).memories}
-    # Accepting an edited draft with the same name gives revision 2 of that fact.
-    other = S.MemorySuggestion(
-        id="memory-x", name=sug.name, title="T", description="  edited\n description ", type="nonsense",
-        scope="global", body="  new body  ", reason="", evidence=())
-    res2 = S.accept_suggestion(home, other, S.SuggestionEdits(title="Edited title"), store=store)
-    assert res2.fact.revision == 2 and not res2.created and res2.fact.description == "edited description"
-    assert res2.fact.title == "Edited title" and res2.fact.body == "new body"
-
-
-def test_accept_validation(home: Layout) -> None:
-    sug = S.list_suggestions(home).memories[0]
+    assert memories(S.list_suggestions(layout, store)) == []  # accepted, and now covered by the fact
     with pytest.raises(InvalidInput, match="^memory suggestion requires description and body$"):
-        S.accept_suggestion(home, sug.id, S.SuggestionEdits(body="   "))
-    with pytest.raises(InvalidInput, match="requires description and body"):
-        S.accept_suggestion(home, sug.id, S.SuggestionEdits(description=""))
+        S.accept_suggestion(layout, m, S.SuggestionEdits(body="   "))
     with pytest.raises(NotFound):
-        S.accept_suggestion(home, "memory-does-not-exist")
-    assert not list(Store(home).list_all())
+        S.accept_suggestion(layout, "memory-does-not-exist")
 
 
-def test_accept_skill_never_overwrites(layout: Layout) -> None:
-    sug = S.SkillSuggestion(id="skill-demo", name="demo-flow", description='Do: the "demo" flow', scope="project",
-                            body="# Demo\n\nsteps\n", reason="r", evidence=())
-    res = S.accept_suggestion(layout, sug)
-    path = layout.workspace / ".reasonix" / "skills" / "demo-flow" / "SKILL.md"
-    assert res.path == str(path)
-    assert path.read_text() == "---\nname: demo-flow\ndescription: 'Do: the \"demo\" flow'\n---\n\n# Demo\n\nsteps\n"
-    with pytest.raises(InvalidInput, match="already exists"):
-        S.accept_suggestion(layout, sug)
-    g = S.accept_suggestion(layout, sug, S.SuggestionEdits(scope="global", name="demo-global"))
-    assert g.path == str(layout.root / "skills" / "demo-global" / "SKILL.md")
-    with pytest.raises(InvalidInput, match="^skill suggestion requires name, description, and body$"):
-        S.accept_suggestion(layout, sug, S.SuggestionEdits(name=""))
+def test_listing_writes_nothing(layout: Layout) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    before = sorted(p for p in layout.root.rglob("*"))
+    S.list_suggestions(layout, use_cache=False)
+    assert sorted(p for p in layout.root.rglob("*")) == before
+    S.list_suggestions(layout)  # with its cache: only the cache file appears
+    assert sorted(set(layout.root.rglob("*")) - set(before)) == [layout.tui_dir, layout.cache_dir, Path(cache_path(layout))]
+    assert oct(Path(cache_path(layout)).stat().st_mode & 0o777) == "0o600"
 
 
-def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
-    for _ in range(2):
-        history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress timeout"})
-    history_tool_call(layout, {"operation": "search", "query": "only once"})
-    wanted = [m for m in S.list_suggestions(layout).memories if m.origin == "memory-wanted"]
-    assert [m.description for m in wanted] == ["Answer for: kubernetes ingress timeout"]
-    w = wanted[0]
-    assert w.needs_edit and w.reason == "searched 2 times without a result" and len(w.sources) == 2
-    assert all(e.source == "history-miss" for e in w.sources)
-    with pytest.raises(InvalidInput, match="not an answer"):
-        S.accept_suggestion(layout, w.id)
-    res = S.accept_suggestion(layout, w.id, S.SuggestionEdits(body="Ingress timeout is 60s; raise it in values.yaml", description="Ingress timeout"))
-    assert res.fact.body == "Ingress timeout is 60s; raise it in values.yaml"
-    # The answer now exists: the query is covered.
-    assert not [m for m in S.list_suggestions(layout, include_hidden=True).memories if m.origin == "memory-wanted"]
+def test_the_miner_reads_only_changed_transcripts(layout: Layout) -> None:
+    sd = layout.project_sessions_dir
+    reasonix_session(sd / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    reasonix_session(sd / "b.jsonl", [user("the staging DB is stg-db-2")], T0 + 1000)
+    assert mine_sessions(layout).read == 2
+    again = mine_sessions(layout)
+    assert again.read == 0 and len(again.sessions) == 2
+    reasonix_session(sd / "b.jsonl", [user("the staging DB is stg-db-3")], T0 + 2000)
+    third = mine_sessions(layout)
+    assert third.read == 1 and any("stg-db-3" in s.text for r in third.sessions for s in r.statements)
+    Path(cache_path(layout)).write_bytes(b"garbage")
+    assert mine_sessions(layout).read == 2  # a broken cache is ignored
 
 
-def test_import_claude_auto_memory(layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    mdir = tmp_path / "claude" / "projects" / claude_project_slugs(layout.workspace)[0] / "memory"
+# --------------------------------------------------------------------------------------
+# Skills from repeated procedures
+
+
+def _release(layout: Layout, name: str, version: str, at: int) -> None:
+    reasonix_session(layout.project_sessions_dir / f"{name}.jsonl", [
+        user(f"cut the {version} release", at=at),
+        bash("git checkout main && git pull --ff-only", at=at),
+        bash("pnpm test", at=at),
+        assistant(at=at, call=("edit_file", {"path": "CHANGELOG.md", "old_string": "x", "new_string": "y"})),
+        bash(f"pnpm version {version}", at=at),
+        bash(f'git commit -am "chore(release): {version}" && git tag v{version}', at=at),
+        bash("git push --follow-tags | tee push.log", at=at),
+        bash(f"gh release create v{version} --generate-notes", at=at),
+    ], at)
+
+
+def test_a_procedure_repeated_in_sessions_becomes_a_skill(layout: Layout) -> None:
+    _release(layout, "r1", "1.2.0", T0)
+    _release(layout, "r2", "1.3.0", T0 + DAY_MS)
+    reasonix_session(layout.project_sessions_dir / "other.jsonl", [user("fix the price rounding in the suite"),
+                                                                   bash("pnpm test")], T0 + 2 * DAY_MS)
+    view = S.list_suggestions(layout)
+    [skill] = view.skills
+    assert skill.name == "release" and skill.id == "skill-release"
+    assert "`pnpm version 1.3.0`" in " ".join(skill.steps) or "`pnpm version 1.2.0`" in " ".join(skill.steps)
+    assert "Edit `CHANGELOG.md`" in skill.steps and any("git tag" in s for s in skill.steps)
+    assert [e.label for e in skill.sources] == ["r1", "r2"] and skill.sources[0].text.startswith("cut the 1.2.0 release")
+    assert "## Steps" in skill.body and "## Evidence" in skill.body and "Reasonix" not in skill.body
+    res = S.accept_suggestion(layout, skill)
+    assert Path(res.path) == layout.workspace / ".reasonix" / "skills" / "release" / "SKILL.md"
+    assert S.list_suggestions(layout).skills == ()  # an existing skill of that name suppresses it
+
+
+def test_no_skill_from_substrings_or_routine(layout: Layout) -> None:
+    sd = layout.project_sessions_dir
+    for i, text in enumerate(["fix the price display, I prefer two decimals", "the suite rebuilds the ui every time",
+                              "update the pricing page", "review the pull request on github"]):
+        reasonix_session(sd / f"s{i}.jsonl", [user(text), bash("pnpm test"), bash("git commit -am wip && git push")],
+                         T0 + i)
+    assert S.list_suggestions(layout).skills == ()
+
+
+def test_command_keys() -> None:
+    assert command_keys("git checkout main && git pull --ff-only; yarn test:unit src | tee x") == [
+        ("git checkout", "git checkout main"), ("git pull", "git pull --ff-only"), ("yarn test:unit", "yarn test:unit src")]
+    assert command_keys("FOO=1 sudo ./bin/etl backfill -table x") == [("etl backfill", "FOO=1 sudo ./bin/etl backfill -table x")]
+    assert command_keys("pnpm -r --filter web build") == [("pnpm build", "pnpm -r --filter web build")]
+    assert command_keys("ls -la && git status && cat x") == []
+    assert command_keys('python -m pytest -q && git commit -m "a; b"') == [
+        ("python -m pytest", "python -m pytest -q"), ("git commit", "git commit -m 'a; b'")]
+    assert find_procedures([[], []]) == []
+
+
+# --------------------------------------------------------------------------------------
+# Imports
+
+
+def test_import_claude_auto_memory(layout: Layout, claude_dir: Path) -> None:
+    mdir = claude_dir / "projects" / claude_project_slugs(layout.workspace)[0] / "memory"
     mdir.mkdir(parents=True)
     (mdir / "testing.md").write_text("---\nname: testing-setup\ndescription: How tests run here\ntype: project\n---\n\nRun `make test`; the DB fixture needs Docker.\n")
     (mdir / "MEMORY.md").write_text("# Memory\n\n- [Testing](testing.md) — how tests run\n- The user prefers short answers without emojis\n- tiny\n")
     imported = [m for m in S.list_suggestions(layout).memories if m.origin == "claude-memory"]
-    by_name = {m.name: m for m in imported}
-    topic = by_name["testing-setup"]
+    topic = next(m for m in imported if m.name == "testing-setup")
     assert topic.id == "claude-testing-setup" and topic.type == "project" and topic.description == "How tests run here"
     assert topic.body == "Run `make test`; the DB fixture needs Docker."
     assert topic.sources[0].path == str(mdir / "testing.md") and topic.evidence[0].endswith("testing.md: How tests run here")
     bullet = next(m for m in imported if m.description == "The user prefers short answers without emojis")
-    assert bullet.sources[0].line == 4 and bullet.type == "project"  # Reasonix's "pr" matches inside "prefers"
+    assert bullet.sources[0].line == 4 and bullet.score >= sig.THRESHOLD
     assert len(imported) == 2  # the link-only bullet and the too-short one are not candidates
     S.accept_suggestion(layout, topic.id)
     assert Store(layout).find("testing-setup") is not None
@@ -316,79 +493,137 @@ def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
     assert uv.evidence == ("GEMINI.md:3: Use uv for every Python dependency change",)
     style = next(m for m in notes if "dataclasses" in m.description)
     assert style.sources[0].line == 4 and style.evidence[0].startswith(os.path.join(".cursor", "rules", "style.mdc") + ":4: ")
-    codex = next(m for m in notes if m.scope == "global")
-    assert codex.evidence[0].startswith("~/.codex/AGENTS.md:1: ")
 
 
-def test_memory_disabled(home: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
+    for _ in range(2):
+        history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress timeout"})
+    history_tool_call(layout, {"operation": "search", "query": "only once"})
+    view = S.list_suggestions(layout, include_hidden=True)
+    wanted = [m for m in view.memories if m.origin == "memory-wanted"]
+    assert [m.description for m in wanted] == ["Answer for: kubernetes ingress timeout"]
+    w = wanted[0]
+    assert w.needs_edit and w.reason == "searched 2 times without a result" and len(w.sources) == 2
+    with pytest.raises(InvalidInput, match="not an answer"):
+        S.accept_suggestion(layout, w.id)
+    res = S.accept_suggestion(layout, w.id, S.SuggestionEdits(body="Ingress timeout is 60s; raise it in values.yaml",
+                                                              description="Ingress timeout"))
+    assert res.fact.body == "Ingress timeout is 60s; raise it in values.yaml"
+
+
+def test_memory_disabled(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
     monkeypatch.setenv("REASONIX_EXPERIMENT_NO_MEMORY", "1")
-    view = S.list_suggestions(home)
-    assert not view.available and view.memories == () and view.skills == ()
-    assert view.to_json()["memories"] == [] and view.to_json()["skills"] == []
+    view = S.list_suggestions(layout)
+    assert not view.available and view.memories == () and view.to_json()["skills"] == []
+
+
+def test_claude_sessions_and_cli_sessions_of_this_workspace(layout: Layout, claude_dir: Path) -> None:
+    claude_transcript(layout, claude_dir, "c1", [
+        c_bash("npm test", "t1"), c_result("t1", "error"),
+        c_user("no, always run `npm run test:unit` here, the full suite needs docker"),
+    ])
+    mine = reasonix_session(layout.global_sessions_dir / "cli-mine.jsonl", [user("never commit generated files under gen/ in this project")], T0)
+    (layout.global_sessions_dir / "cli-mine.jsonl.meta").write_text(json.dumps(
+        {"id": "cli-mine", "workspace_root": str(layout.workspace), "updated_at": "2026-07-14T00:00:00Z"}))
+    reasonix_session(layout.global_sessions_dir / "cli-other.jsonl", [user("never touch the other project under other/")], T0)
+    (layout.global_sessions_dir / "cli-other.jsonl.meta").write_text(json.dumps({"workspace_root": "/elsewhere"}))
+    hist = memories(S.list_suggestions(layout))
+    assert {m.sources[0].label for m in hist} == {"c1", "cli-mine"} and mine.exists()
+    claude = next(m for m in hist if m.sources[0].source == "claude-session")
+    assert claude.sources[0].line == 2 and claude.sources[0].at.rfc3339() == "2026-07-14T09:02:00Z"
+    assert claude.sources[0].context == "bash: npm test"
+
+
+def test_hidden_and_empty_sessions_are_not_scanned(layout: Layout) -> None:
+    sd = layout.project_sessions_dir
+    reasonix_session(sd / "hidden.jsonl", [user("From now on deploy on Tuesdays only.")], T0 + 2000)
+    (sd / "hidden.cleanup-pending.json").write_text("{}")
+    reasonix_session(sd / "empty.jsonl", [{"role": "assistant", "content": "From now on always talk alone"}], T0 + 1000)
+    reasonix_session(sd / "real.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    view = S.list_suggestions(layout)
+    assert view.sessions == 1 and [m.sources[0].label for m in view.memories] == ["real"]
 
 
 # --------------------------------------------------------------------------------------
 # CLI
 
 
-def test_cli_suggest_accept_dismiss(home: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    base = ["--home", str(home.root), "--workspace", str(home.workspace)]
+def test_cli_lists_scores_reasons_and_evidence(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
+        bash("npm install zod"), user("Stop, we use yarn here, not npm."),
+        user("From now on deploys go through ArgoCD."),
+    ], T0)
+    base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
     assert main(base + ["suggest"]) == 0
     out = capsys.readouterr().out
-    assert "memory-memory-candidate-e2cf7f06  [memory · history]" in out
-    assert "evidence: [new · 2025-06-15T15:06:40Z] 以后请始终用中文回复，除非我明确要求英文。" in out
+    assert re.search(r"\[memory · history · score [\d.]+\]", out) and "  why: " in out
+    assert "evidence: [a #1 · " in out and "after: bash: npm install zod" in out
+    assert "2 suggestion(s) from 1 session(s) in the last 30 days of history" in out
     assert main(base + ["suggest", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     ids = [m["id"] for m in data["memories"]]
-    assert "memory-prefer-squash-merges-on-every-pr-to-main" in ids
-    assert main(base + ["suggest", "dismiss", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 0
-    assert capsys.readouterr().out == "dismissed memory-prefer-squash-merges-on-every-pr-to-main\n"
-    assert main(base + ["suggest", "accept", "memory-memory-candidate-e2cf7f06", "--name", "reply-in-chinese", "--json"]) == 0
-    acc = json.loads(capsys.readouterr().out)
-    assert acc["ref"] == "project/reply-in-chinese.md" and acc["revision"] == 1
-    assert main(base + ["suggest", "--json"]) == 0
-    left = [m["id"] for m in json.loads(capsys.readouterr().out)["memories"]]
-    assert "memory-memory-candidate-e2cf7f06" not in left and "memory-prefer-squash-merges-on-every-pr-to-main" not in left
-    assert main(base + ["suggest", "accept", "missing-id"]) == 1
-    assert 'suggestion "missing-id" not found' in capsys.readouterr().err
-    assert main(base + ["suggest", "accept", "memory-remember-the-staging-db-is-read-only", "--body", " "]) == 2
-    # --all shows what was dismissed or accepted, and says which
-    capsys.readouterr()
+    assert all("score" in m and m["reasons"] for m in data["memories"]) and data["windowDays"] == 30
+    assert main(base + ["suggest", "dismiss", ids[0]]) == 0
+    assert capsys.readouterr().out == f"dismissed {ids[0]}\n"
     assert main(base + ["suggest", "--all"]) == 0
     out = capsys.readouterr().out
-    assert "memory-prefer-squash-merges-on-every-pr-to-main  [memory · history · dismissed]" in out
+    assert f"{ids[0]}  [memory · history · score" in out and "· dismissed]" in out
     assert "undo a dismissal with `reasonix-tui suggest restore ID`" in out
-    assert main(base + ["suggest", "--all", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["dismissed"] == ["memory-prefer-squash-merges-on-every-pr-to-main"]
-    assert main(base + ["suggest"]) == 0
-    out = capsys.readouterr().out
-    assert "[memory · history · dismissed]" not in out and "`reasonix-tui suggest --all` shows them" in out
-    assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 0
-    assert main(base + ["suggest", "restore", "memory-prefer-squash-merges-on-every-pr-to-main"]) == 2
-
-
-def test_cli_says_when_every_candidate_is_hidden(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    session(layout.project_sessions_dir / "one.jsonl", [user("never deploy on Fridays please")], 1_700_000_000)
-    base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
-    [cand] = S.list_suggestions(layout).memories
-    assert main(base + ["suggest", "dismiss", cand.id]) == 0
-    capsys.readouterr()
+    assert main(base + ["suggest", "accept", ids[1], "--name", "deploy-route", "--json"]) == 0
+    acc = json.loads(capsys.readouterr().out)
+    assert acc["ref"] == "project/deploy-route.md" and acc["revision"] == 1
     assert main(base + ["suggest"]) == 0
     assert capsys.readouterr().out == (
-        "suggestions: none (scanned 1 sessions; 1 dismissed or accepted hidden, "
-        "`reasonix-tui suggest --all` shows them)\n"
-    )
-    view = S.list_suggestions(layout, include_hidden=True)
-    assert view.state_of(cand.id) == "dismissed" and view.hidden == 0
+        "suggestions: none (scanned 1 sessions in the last 30 days of history; 1 dismissed or accepted hidden, "
+        "`reasonix-tui suggest --all` shows them; 1 already said by a fact or an instruction)\n")  # the accepted one is a fact now
+    assert main(base + ["suggest", "accept", "missing-id"]) == 1
+    assert 'suggestion "missing-id" not found' in capsys.readouterr().err
+    assert main(base + ["suggest", "restore", ids[0]]) == 0
+    assert main(base + ["suggest", "restore", ids[0]]) == 2
 
 
-def test_hidden_and_empty_sessions_are_not_scanned(layout: Layout) -> None:
-    sd = layout.project_sessions_dir
-    session(sd / "hidden.jsonl", [user("always deploy on Tuesdays only")], 1_900_000_000)
-    (sd / "hidden.cleanup-pending.json").write_text("{}")
-    session(sd / "empty.jsonl", [{"role": "assistant", "content": "always talking alone"}], 1_800_000_000)
-    session(sd / "real.jsonl", [user("never deploy on Fridays please")], 1_700_000_000)
-    sessions = S.load_suggestion_sessions(layout)
-    assert [s.id for s in sessions] == ["real"]
-    assert [m.description for m in S.list_suggestions(layout).memories] == ["never deploy on Fridays please"]
+def test_the_fast_path_prints_what_the_full_cli_prints(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    from reasonix_tui.__main__ import main as entry
+    from reasonix_tui.integrations.commands.suggest import fast_main
+
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
+    for extra in ([], ["--json"], ["--all"]):
+        assert main(base + ["suggest", *extra]) == 0
+        full = capsys.readouterr().out
+        assert entry(base + ["suggest", *extra]) == 0
+        fast = capsys.readouterr().out
+        if extra == ["--json"]:
+            full, fast = (re.sub(r'"generatedAt": "[^"]+"', "", x) for x in (full, fast))
+        assert fast == full
+    assert fast_main(base + ["suggest", "dismiss", "x"]) is None and fast_main(["suggest", "--help"]) is None
+    assert fast_main(["memory", "list"]) is None
+
+
+# --------------------------------------------------------------------------------------
+# The suite itself
+
+
+def test_the_suite_renders_real_formats_and_meets_its_targets() -> None:
+    import importlib.util
+    import sys
+
+    here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions"
+    sys.path.insert(0, str(here))
+    try:
+        spec = importlib.util.spec_from_file_location("suggestion_suite", here / "run.py")
+        assert spec is not None and spec.loader is not None
+        suite = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = suite  # dataclasses look their module up
+        spec.loader.exec_module(suite)
+        results = [suite.run_history(p) for p in sorted((here / "histories").glob("*.yaml"))]
+    finally:
+        sys.path.remove(str(here))
+        sys.modules.pop("suggestion_suite", None)
+    s = suite.summarize(results)
+    assert sum(r.sessions for r in results) >= 12 and s["recall_memories"][1] >= 15 and s["recall_skills"][1] >= 2
+    found, planted = s["recall"]
+    right, shown = s["precision"]
+    assert found / planted >= 0.8 and right / shown >= 0.8, s
+    assert s["recall_skills"][0] == s["recall_skills"][1]  # every repeated procedure found as a skill

@@ -20,6 +20,10 @@ Example ``settings.toml``::
 
     [privacy]
     record_prompts = true        # false: recall traces and search misses keep no prompt text
+
+    [suggestions]
+    window_days = 30             # history looked at: days back from the newest session (0: all)
+    limit = 12                   # memory candidates shown at once (dismissing one brings the next)
 """
 
 from __future__ import annotations
@@ -53,6 +57,10 @@ class Settings:
     """``enhanced`` (our improvements) or ``reasonix-exact`` (the spec's algorithm alone)."""
     approval_wait_seconds: float = 60.0
     """How long an agent-side write waits for a person's decision."""
+    suggestions_window_days: int = 30
+    """Suggestions look at sessions active within this many days of the newest one (0: all)."""
+    suggestions_limit: int = 12
+    """Memory candidates shown at once, after dismissed, accepted and covered ones are removed."""
     auto_confirm_project_remember: bool = False
     """Reasonix's switch (``[memory]`` in ``config.toml``): an agent's update of an existing,
     unpinned project fact lands without asking too (``AssessRememberSkip``), with undo."""
@@ -186,6 +194,14 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
         flag = _flag(privacy, "privacy", "record_prompts", own_path, problems)
         if flag is not None:
             s = replace(s, record_prompts=flag)
+        sugg = own.get("suggestions", {}) if isinstance(own.get("suggestions"), dict) else {}
+        for key, attr, minimum in (("window_days", "suggestions_window_days", 0), ("limit", "suggestions_limit", 1)):
+            if key in sugg:
+                value = _int(sugg[key], -1)
+                if value >= minimum and not isinstance(sugg[key], bool):
+                    s = replace(s, **{attr: value})
+                else:
+                    _bad(problems, own_path, f"suggestions.{key}", sugg[key], f"a whole number ≥ {minimum}")
         sources.append("settings.toml")
 
     if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():

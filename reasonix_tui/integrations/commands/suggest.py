@@ -1,7 +1,10 @@
 """``suggest``: memory and skill candidates from recent history, reviewed by a person.
 
-* ``reasonix-tui suggest [--all] [--json]`` lists the candidates (id, title, where they
-  come from, why, and the evidence sentences). Nothing is written.
+* ``reasonix-tui suggest [--all] [--json]`` lists the candidates best first (id, title,
+  score, the reasons, and the evidence: every message it was said in, with the step it
+  corrected). ``--all`` lists everything found, each marked: dismissed, accepted, or
+  below (under the score threshold or past the cap). Nothing is written but the miner's
+  cache.
 * ``reasonix-tui suggest accept ID [--name N] [--title T] [--description D] [--type T]
   [--scope S] [--body B | --body-file F] [--json]`` writes one, optionally edited, as the
   person's own action: a fact through the store, or a ``SKILL.md`` (never overwriting).
@@ -14,6 +17,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...core.store.model import InvalidInput
@@ -29,7 +34,7 @@ from ...core.suggestions import (
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry
 
-__all__ = ["register", "cmd_list", "cmd_accept", "cmd_dismiss", "cmd_restore"]
+__all__ = ["register", "cmd_list", "cmd_accept", "cmd_dismiss", "cmd_restore", "fast_main"]
 
 
 def register(reg: Registry) -> None:
@@ -40,7 +45,8 @@ def register(reg: Registry) -> None:
         description="List memory and skill candidates found in recent sessions, Claude Code auto-memory, "
         "other agents' notes and repeated history searches that found nothing.",
     )
-    top.add_argument("--all", action="store_true", help="include dismissed and accepted candidates")
+    top.add_argument("--all", action="store_true",
+                     help="everything found, with score and reasons: dismissed, accepted, under the threshold, past the cap")
     top.add_argument("--json", action="store_true", help="machine-readable output")
     top.set_defaults(func=cmd_list)
     sub = top.add_subparsers(dest="suggest_command", metavar="SUBCOMMAND", parser_class=type(top))
@@ -68,9 +74,14 @@ def register(reg: Registry) -> None:
     r.set_defaults(func=cmd_restore)
 
 
+def _when(src: object) -> str:
+    at = getattr(src, "at", None)
+    return at.rfc3339() if at else "unknown time"
+
+
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """``suggest``."""
-    view = list_suggestions(ctx.layout, ctx.store, include_hidden=args.all)
+    view = list_suggestions(ctx.layout, ctx.store, include_hidden=args.all, settings=ctx.settings)
     if args.json:
         ctx.print_json(view.to_json())
         return 0
@@ -78,31 +89,46 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print("suggestions: unavailable (memory is disabled)")
         return 0
     items = view.all()
-    hidden_note = f"{view.hidden} dismissed or accepted hidden, `reasonix-tui suggest --all` shows them"
+    window = f"in the last {view.window_days} days of history" if view.window_days else "in all history"
+    notes = []
+    if view.hidden:
+        notes.append(f"{view.hidden} dismissed or accepted hidden, `reasonix-tui suggest --all` shows them")
+    if view.more and not args.all:
+        notes.append(f"{view.more} more past the cap (dismissing one brings the next in)")
+    if view.covered:
+        notes.append(f"{view.covered} already said by a fact or an instruction")
     if not items:
-        ctx.print(f"suggestions: none (scanned {view.sessions} sessions" + (f"; {hidden_note})" if view.hidden else ")"))
+        ctx.print(f"suggestions: none (scanned {view.sessions} sessions {window}" + ("; " + "; ".join(notes) if notes else "") + ")")
     for s in items:
         kind = "memory" if isinstance(s, MemorySuggestion) else "skill"
         state = view.state_of(s.id)
-        ctx.print(f"{s.id}  [{kind} · {s.origin}" + (f" · {state}]" if state else "]"))
+        ctx.print(f"{s.id}  [{kind} · {s.origin} · score {s.score:g}" + (f" · {state}]" if state else "]"))
         ctx.print(f"  {s.title}")
         if isinstance(s, MemorySuggestion):
             ctx.print(f"  type={s.type} scope={s.scope} name={s.name}" + ("  (needs your answer)" if s.needs_edit else ""))
+            if s.updates:
+                ctx.print(f"  updates {s.updates}: accepting writes its next revision")
+            if s.description != s.title:
+                ctx.print(f"  {s.description}")
         else:
             ctx.print(f"  scope={s.scope} description={s.description}")
-        ctx.print(f"  why: {s.reason}")
+            for i, step in enumerate(s.steps, 1):
+                ctx.print(f"    {i}. {step}")
+        ctx.print("  why: " + ("; ".join(s.reasons) if s.reasons else s.reason))
         if s.sources:
             for src in s.sources:
-                when = src.at.rfc3339() if src.at else "unknown time"
-                where = f"{src.label}:{src.line}" if src.line and src.source in ("claude-memory", "agent-notes") else src.label
-                ctx.print(f"  evidence: [{where} · {when}] {src.text}")
+                where = f"{src.label}:{src.line}" if src.line and src.source in ("claude-memory", "agent-notes") else (
+                    f"{src.label} #{src.line}" if src.source in ("session", "claude-session") else src.label)
+                ctx.print(f"  evidence: [{where} · {_when(src)}] {src.text}")
+                if src.context:
+                    ctx.print(f"            after: {src.context}")
         else:
             for ev in s.evidence:
                 ctx.print(f"  evidence: {ev}")
         ctx.print()
     if items:
-        ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s)"
-                  + (f"; {hidden_note}" if view.hidden else ""))
+        ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s) {window}"
+                  + ("; " + "; ".join(notes) if notes else ""))
         ctx.print("accept with `reasonix-tui suggest accept ID [--body ...]`, or `reasonix-tui suggest dismiss ID`")
         if view.dismissed:
             ctx.print("undo a dismissal with `reasonix-tui suggest restore ID`")
@@ -152,3 +178,62 @@ def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(f"restored {args.id}")
         return 0
     raise InvalidInput(f'suggestion "{args.id}" is not dismissed')
+
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """``[--home H] [--workspace W] suggest [--all] [--json]`` without building the full
+    CLI (it imports every command module); ``None`` for anything else."""
+    args = list(argv)
+    home: str | None = None
+    workspace: str | None = None
+    flags: set[str] = set()
+    seen_command = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if not seen_command and a in ("--home", "--workspace") and i + 1 < len(args):
+            if a == "--home":
+                home = args[i + 1]
+            else:
+                workspace = args[i + 1]
+            i += 2
+            continue
+        if not seen_command and a.startswith(("--home=", "--workspace=")):
+            key, value = a.split("=", 1)
+            home, workspace = (value, workspace) if key == "--home" else (home, value)
+        elif not seen_command and a == "suggest":
+            seen_command = True
+        elif seen_command and a in ("--all", "--json"):
+            flags.add(a)
+        else:
+            return None
+        i += 1
+    if not seen_command:
+        return None
+    from ...core.paths import StateRootUnavailable
+    from ...core.store.model import StoreError
+    from ..cli import CliError, _log_internal_error, make_context
+
+    ns = argparse.Namespace(home=home, workspace=workspace, demo=False, all="--all" in flags, json="--json" in flags)
+    layout = None
+    try:
+        ctx = make_context(ns)
+        layout = ctx.layout
+        return cmd_list(ns, ctx)
+    except (StoreError, CliError) as exc:
+        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        return exc.exit_code
+    except StateRootUnavailable as exc:
+        sys.stderr.write(f"reasonix-tui: {exc}\n")
+        return 1
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for a person or an agent
+        import os
+
+        if os.environ.get("REASONIX_TUI_DEBUG"):
+            raise
+        where = _log_internal_error(layout)
+        sys.stderr.write(f"reasonix-tui: internal error: {type(exc).__name__}: {exc}"
+                         + (f" (details in {where})" if where else "") + "\n")
+        return 1

@@ -1,0 +1,430 @@
+"""Listing, dismissing, restoring and accepting suggestions."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..encoding import read_text
+from ..gostr import one_line, trim_space
+from ..gotime import Timestamp
+from ..paths import Layout
+from ..settings import load_settings
+from ..store.atomic import atomic_create, atomic_write
+from ..store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
+from ..store.yamlv3 import scalar as yaml_scalar
+from .candidates import Item, SessionRef, build_memories, build_skills, known_entries
+from .imports import agent_note_items, claude_memory_items, wanted_items
+from .mining import mine_sessions
+from .model import (
+    AcceptResult,
+    Evidence,
+    MemorySuggestion,
+    SkillSuggestion,
+    Suggestion,
+    SuggestionEdits,
+    SuggestionsView,
+)
+from .procedures import find_procedures
+from .signals import THRESHOLD
+
+__all__ = [
+    "SKILL_LIMIT",
+    "list_suggestions",
+    "find_suggestion",
+    "accept_suggestion",
+    "dismiss_suggestion",
+    "restore_suggestion",
+    "state_path",
+    "render_skill_file",
+    "ascii_slug",
+    "is_well_formed_slug",
+    "accepted_suggestion_name",
+]
+
+SKILL_LIMIT = 4
+"""Skill candidates shown at once."""
+
+
+# --------------------------------------------------------------------------------------
+# Names (Reasonix §C.4)
+
+
+def ascii_slug(s: str) -> str:
+    """Reasonix ``asciiSlug``: ``a-z0-9`` kept, ``-_.`` and spaces → one ``-``, 56 bytes."""
+    out: list[str] = []
+    last_dash = False
+    for ch in trim_space(s).lower():
+        if "a" <= ch <= "z" or "0" <= ch <= "9":
+            out.append(ch)
+            last_dash = False
+        elif ch in "-_." or ch.isspace():
+            if out and not last_dash:
+                out.append("-")
+                last_dash = True
+        if len(out) >= 56:
+            break
+    return "".join(out).strip("-")
+
+
+def is_well_formed_slug(s: str) -> bool:
+    """``a-z0-9`` and single ``-``, no leading/trailing ``-``, at most 128 bytes."""
+    return bool(s) and len(s.encode("utf-8")) <= 128 and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", s) is not None
+
+
+def accepted_suggestion_name(given: str, description: str) -> str:
+    """§C.4: keep a well-formed given name, else derive one from the description."""
+    if is_well_formed_slug(given):
+        return given
+    return ascii_slug(description) or "memory-candidate"
+
+
+# --------------------------------------------------------------------------------------
+# State (dismissed / accepted)
+
+
+def state_path(layout: Layout) -> Path:
+    """``<root>/reasonix-tui/suggestions.json``."""
+    return layout.tui_dir / "suggestions.json"
+
+
+def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(state_path(layout).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    for key in ("dismissed", "accepted"):
+        if not isinstance(data.get(key), dict):
+            data[key] = {}
+    return data
+
+
+def _save_state(layout: Layout, data: dict[str, Any]) -> None:
+    os.makedirs(layout.tui_dir, exist_ok=True)
+    atomic_write(state_path(layout), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def _state_keys(entries: dict[str, Any]) -> set[str]:
+    keys: set[str] = set()
+    for v in entries.values():
+        if isinstance(v, dict) and isinstance(v.get("keys"), list):
+            keys.update(k for k in v["keys"] if isinstance(k, str) and k)
+    return keys
+
+
+def _matches(s: Suggestion, ids: set[str], keys: set[str]) -> bool:
+    """The same candidate: its id, or one of its occurrences (memories) / its steps (skills)."""
+    if s.id in ids:
+        return True
+    if isinstance(s, SkillSuggestion):
+        mine = {"steps:" + k for k in s.keys}
+        return len(mine) >= 3 and len(mine & keys) >= 0.7 * len(mine)
+    return any(k in keys for k in s.keys)
+
+
+def _state_record(s: Suggestion) -> list[str]:
+    if isinstance(s, SkillSuggestion):
+        return ["steps:" + k for k in s.keys]
+    return list(s.keys)
+
+
+# --------------------------------------------------------------------------------------
+# Listing
+
+
+def _instruction_docs(layout: Layout) -> list[tuple[str, str]]:
+    try:
+        from ..instructions import nearest_git_root, resolve
+    except ImportError:  # pragma: no cover - the module ships with the package
+        return []
+    ws = str(layout.workspace)
+    try:
+        res = resolve(ws, str(layout.root), workspace_root=nearest_git_root(ws) or ws)
+    except Exception:  # noqa: BLE001 - suggestions must survive a broken instruction tree
+        out = []
+        for d in (layout.root, layout.workspace):
+            for name in ("REASONIX.md", "AGENTS.md", "CLAUDE.md"):
+                try:
+                    out.append((name, read_text(Path(d) / name).text))
+                except OSError:
+                    continue
+        return out
+    return [(os.path.basename(d.path), d.body) for d in res.docs]
+
+
+def _facts(layout: Layout, store: Any) -> list[Any]:
+    if store is None:
+        from ..store.store import Store
+
+        store = Store(layout)
+    try:
+        return list(store.list_all())
+    except StoreError:
+        return []
+
+
+def _existing_skill_names(layout: Layout) -> set[str]:
+    home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+    roots = [layout.workspace / d / "skills" for d in (".reasonix", ".agents", ".agent", ".claude")]
+    roots += [layout.root / "skills"] + [home / d / "skills" for d in (".agents", ".agent", ".claude")]
+    names: set[str] = set()
+    for root in roots:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_dir() and os.path.isfile(os.path.join(e.path, "SKILL.md")):
+                names.add(e.name)
+            elif e.name.endswith(".md") and e.is_file():
+                names.add(e.name[:-3])
+    return names
+
+
+def _items(mined: Any) -> list[Item]:
+    out: list[Item] = []
+    for rec in mined.sessions:
+        for st in rec.statements:
+            at = st.at_ns or rec.last_ns
+            out.append(Item(
+                origin="history", score=st.score, reasons=list(st.reasons), text=st.text, core=st.core, at_ns=at,
+                sources=[Evidence(st.source, st.session_id, st.message, Timestamp(at) if at else None, st.path,
+                                  st.index, st.context)],
+                group=st.session_id, policy=st.policy, context=st.context,
+            ))
+    return out
+
+
+def _tools(mined: Any) -> frozenset[str]:
+    heads: set[str] = set()
+    for rec in mined.sessions:
+        for s in rec.steps:
+            head = s.key.split(" ")[0]
+            if head != "edit" and len(head) >= 2:
+                heads.add(head.lower())
+    return frozenset(heads)
+
+
+def list_suggestions(
+    layout: Layout,
+    store: Any = None,
+    *,
+    include_hidden: bool = False,
+    include_claude: bool = True,
+    now: Timestamp | None = None,
+    settings: Any = None,
+    use_cache: bool = True,
+) -> SuggestionsView:
+    """Candidates for the workspace, best first.
+
+    Memories are ranked by score (repetition included; the latest evidence breaks ties);
+    dismissed, accepted and already-known ones are removed, then the list is capped at
+    ``[suggestions] limit``. With ``include_hidden`` everything found is listed — dismissed,
+    accepted, under the threshold, past the cap — each marked in the view. Nothing is
+    written except the miner's cache.
+    """
+    generated = now or Timestamp.now()
+    settings = settings if settings is not None else load_settings(layout.root)
+    if settings.no_memory:
+        return SuggestionsView(generated_at=generated, available=False)
+    window = max(0, int(getattr(settings, "suggestions_window_days", 30)))
+    limit = max(1, int(getattr(settings, "suggestions_limit", 12)))
+    mined = mine_sessions(layout, window, include_claude=include_claude, use_cache=use_cache)
+    tools = _tools(mined)
+    items = _items(mined)
+    if include_claude:
+        items += claude_memory_items(layout)
+    items += agent_note_items(layout)
+    items += wanted_items(layout)
+    known = known_entries(_facts(layout, store), _instruction_docs(layout), tools)
+    memories, covered = build_memories(items, known, tools)
+    refs = [SessionRef(r.session_id, r.path, r.source, r.last_ns, r.triggers) for r in mined.sessions]
+    scope = "project" if trim_space(str(layout.workspace)) else "global"
+    skills = build_skills(find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout))
+    skills.sort(key=lambda s: (-s.score, s.id))
+
+    state = _load_state(layout)
+    dismissed_ids, accepted_ids = set(state["dismissed"]), set(state["accepted"])
+    dismissed_keys, accepted_keys = _state_keys(state["dismissed"]), _state_keys(state["accepted"])
+    dismissed: set[str] = set()
+    accepted: set[str] = set()
+    below: set[str] = set()
+
+    def split(cands: Sequence[Suggestion], cap: int) -> tuple[list[Suggestion], list[Suggestion], int, int]:
+        shown: list[Suggestion] = []
+        rest: list[Suggestion] = []
+        hidden = more = 0
+        for c in cands:
+            if _matches(c, dismissed_ids, dismissed_keys):
+                dismissed.add(c.id)
+                hidden += 1
+                rest.append(c)
+            elif _matches(c, accepted_ids, accepted_keys):
+                accepted.add(c.id)
+                hidden += 1
+                rest.append(c)
+            elif c.score < THRESHOLD:
+                below.add(c.id)
+                rest.append(c)
+            elif len(shown) >= cap:
+                below.add(c.id)
+                more += 1
+                rest.append(c)
+            else:
+                shown.append(c)
+        return shown, rest, hidden, more
+
+    mem_shown, mem_rest, mem_hidden, mem_more = split(memories, limit)
+    sk_shown, sk_rest, sk_hidden, sk_more = split(skills, SKILL_LIMIT)
+    if include_hidden:
+        mem_out = sorted([*mem_shown, *mem_rest], key=lambda m: (-m.score, m.id))
+        sk_out = sorted([*sk_shown, *sk_rest], key=lambda s: (-s.score, s.id))
+        return SuggestionsView(
+            memories=tuple(mem_out), skills=tuple(sk_out), generated_at=generated, available=True,
+            sessions=len(mined.sessions), hidden=0, dismissed=frozenset(dismissed),
+            accepted=frozenset(accepted - dismissed), below=frozenset(below - dismissed - accepted),
+            covered=covered, more=mem_more + sk_more, window_days=window,
+        )
+    return SuggestionsView(
+        memories=tuple(mem_shown), skills=tuple(sk_shown), generated_at=generated, available=True,
+        sessions=len(mined.sessions), hidden=mem_hidden + sk_hidden, covered=covered, more=mem_more + sk_more,
+        window_days=window,
+    )
+
+
+def find_suggestion(layout: Layout, suggestion_id: str, store: Any = None, include_hidden: bool = True) -> Suggestion:
+    """The current candidate with this id (``NotFound`` otherwise)."""
+    sid = trim_space(suggestion_id)
+    view = list_suggestions(layout, store, include_hidden=include_hidden)
+    for s in view.all():
+        if s.id == sid:
+            return s
+    raise NotFound(f'suggestion "{sid}" not found')
+
+
+# --------------------------------------------------------------------------------------
+# Accepting, dismissing
+
+
+_VALID_SKILL_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$")
+
+
+def render_skill_file(name: str, description: str, body: str) -> str:
+    """``SKILL.md``: frontmatter ``name`` and ``description`` (YAML-escaped), then the body."""
+    return (
+        "---\n"
+        f"name: {yaml_scalar(name)}\n"
+        f"description: {yaml_scalar(description)}\n"
+        "---\n\n"
+        + body.rstrip(" \t\r\n")
+        + "\n"
+    )
+
+
+def _pick(value: str | None, default: str) -> str:
+    return default if value is None else value
+
+
+def accept_suggestion(
+    layout: Layout,
+    suggestion: str | Suggestion,
+    edits: SuggestionEdits | None = None,
+    *,
+    store: Any = None,
+    actor: str = "context-center",
+) -> AcceptResult:
+    """Write a candidate (optionally edited) as the person's own action.
+
+    Memories go through ``Store.save`` (a new fact at revision 1, or revision+1 of a fact
+    with that name — an update candidate carries the fact's name); skills become
+    ``SKILL.md`` files created without overwriting.
+    """
+    sug = find_suggestion(layout, suggestion, store) if isinstance(suggestion, str) else suggestion
+    e = edits or SuggestionEdits()
+    if isinstance(sug, SkillSuggestion):
+        result = _accept_skill(layout, sug, e)
+    else:
+        result = _accept_memory(layout, sug, e, store, actor)
+    state = _load_state(layout)
+    state["accepted"][sug.id] = {"at": Timestamp.now().rfc3339(), "path": result.path, "kind": result.kind,
+                                 "keys": _state_record(sug)}
+    state["dismissed"].pop(sug.id, None)
+    _save_state(layout, state)
+    return result
+
+
+def _accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, store: Any, actor: str) -> AcceptResult:
+    from ..store.store import SaveRequest, Store
+
+    if sug.needs_edit and (e.body is None or trim_space(e.body) == trim_space(sug.body)):
+        raise InvalidInput(
+            f'suggestion "{sug.id}" is a question the agent kept asking, not an answer: give the answer as the body'
+        )
+    desc = one_line(_pick(e.description, sug.description))
+    body = trim_space(_pick(e.body, sug.body))
+    if not desc or not body:
+        raise InvalidInput("memory suggestion requires description and body")
+    name = accepted_suggestion_name(_pick(e.name, sug.name), desc)
+    st = store if store is not None else Store(layout, actor=actor)
+    res = st.save(
+        SaveRequest(
+            name=name,
+            title=one_line(_pick(e.title, sug.title)),
+            description=desc,
+            type=normalize_type(_pick(e.type, sug.type)),
+            scope=normalize_fact_scope(_pick(e.scope, sug.scope)),
+            body=body,
+        ),
+        actor=actor,
+    )
+    return AcceptResult(id=sug.id, kind="memory", path=res.fact.path, fact=res.fact, created=res.created)
+
+
+def _accept_skill(layout: Layout, sug: SkillSuggestion, e: SuggestionEdits) -> AcceptResult:
+    name = trim_space(_pick(e.name, sug.name))
+    desc = one_line(_pick(e.description, sug.description))
+    body = trim_space(_pick(e.body, sug.body))
+    if not name or not desc or not body:
+        raise InvalidInput("skill suggestion requires name, description, and body")
+    if not _VALID_SKILL_NAME.match(name):
+        raise InvalidInput(f"invalid skill name {json.dumps(name)}: use letters, digits, '.', '_' and '-' (at most 64)")
+    scope = "global" if trim_space(_pick(e.scope, sug.scope)) == "global" else "project"
+    base = layout.root / "skills" if scope == "global" else layout.workspace / ".reasonix" / "skills"
+    target = base / name / "SKILL.md"
+    os.makedirs(target.parent, exist_ok=True)
+    try:
+        atomic_create(target, render_skill_file(name, desc, body))
+    except FileExistsError:
+        raise InvalidInput(f'skill "{name}" already exists at {target}') from None
+    return AcceptResult(id=sug.id, kind="skill", path=str(target))
+
+
+def dismiss_suggestion(layout: Layout, suggestion_id: str, store: Any = None, note: str = "") -> Suggestion | None:
+    """Hide a candidate for good (its id and every occurrence it was found in). Dismissing
+    an already dismissed id is a no-op."""
+    sid = trim_space(suggestion_id)
+    state = _load_state(layout)
+    if sid in state["dismissed"]:
+        return None
+    sug = find_suggestion(layout, sid, store)
+    state["dismissed"][sid] = {"at": Timestamp.now().rfc3339(), "title": sug.title, "note": note,
+                               "keys": _state_record(sug)}
+    _save_state(layout, state)
+    return sug
+
+
+def restore_suggestion(layout: Layout, suggestion_id: str) -> bool:
+    """Undo a dismissal; False when the id was not dismissed."""
+    sid = trim_space(suggestion_id)
+    state = _load_state(layout)
+    if sid not in state["dismissed"]:
+        return False
+    del state["dismissed"][sid]
+    _save_state(layout, state)
+    return True

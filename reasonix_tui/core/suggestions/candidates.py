@@ -1,0 +1,565 @@
+"""From statements, imports and procedures to the candidates a person reviews.
+
+* **Merging.** Statements (and imported notes) that say the same thing — the same
+  concrete things (tools, hosts, paths, inline code, versions) and words, across
+  phrasing and language — become one candidate whose evidence lists every occurrence.
+* **Against what is already known.** A candidate that an active fact or an instruction
+  line already says (its concrete things are all there, or its words are) is not shown;
+  one that names a different value of the same kind on a fact's subject (Python 3.12
+  where the fact says 3.11), or that says the subject changed, is shown as an update of
+  that fact: accepting writes the fact's next revision.
+* **Ranking.** Durability score, plus one per further session that said it (at most
+  two), plus half when Claude Code's auto-memory also has it; the latest occurrence
+  breaks ties.
+* **Text.** The description is the whole statement as a clean rule; the title its
+  strongest sentence, cut at a clause boundary; the name readable words of the title
+  (concrete things for a Chinese rule, never a hash); the body the rule and where it was
+  said — no "confirm first" boilerplate.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..gostr import fields, one_line, to_lower, truncate_runes
+from ..gotime import Timestamp
+from . import language as lang
+from .model import Evidence, MemorySuggestion, SkillSuggestion
+from .procedures import Procedure, step_words
+from .signals import THRESHOLD, entities, has_cjk
+
+__all__ = [
+    "Item",
+    "Known",
+    "build_memories",
+    "build_skills",
+    "normalize_key",
+    "readable_name",
+    "short_title",
+    "infer_type",
+    "MERGE_SIMILARITY",
+]
+
+MERGE_SIMILARITY = 0.5
+"""Weighted overlap at which two statements are the same candidate."""
+COVER_CONTAINMENT = 0.6
+"""Share of a candidate's weighted terms found in a fact for the fact to cover it."""
+IMPORT_SCORES = {"claude-memory": 3.5, "agent-notes": 3.0}
+_VALUE_WEIGHT = {"version": 2.0, "port": 2.0}
+
+
+def normalize_key(s: str) -> str:
+    """Lower-cased, whitespace collapsed (Reasonix's dedup key)."""
+    return to_lower(" ".join(fields(s)))
+
+
+@dataclass
+class Item:
+    """One statement or imported note, before merging."""
+
+    origin: str
+    """``history`` | ``claude-memory`` | ``agent-notes`` | ``memory-wanted``."""
+    score: float
+    reasons: list[str]
+    text: str
+    """The statement (description)."""
+    core: str
+    """Its strongest sentence (title)."""
+    at_ns: int
+    sources: list[Evidence]
+    group: str
+    """Where it was said: a session id or a file label (repetition counts distinct groups)."""
+    policy: bool = False
+    context: str = ""
+    name: str = ""
+    title: str = ""
+    type: str = ""
+    body: str = ""
+    scope: str = "project"
+    needs_edit: bool = False
+    id_prefix: str = "memory-"
+    terms: dict[str, float] = field(default_factory=dict)
+    values: set[str] = field(default_factory=set)
+    core_terms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return normalize_key(self.text)
+
+
+@dataclass
+class Known:
+    """An active fact or an instruction line, as merge terms."""
+
+    ref: str
+    """``project/name.md`` for a fact, ``AGENTS.md`` for an instruction line."""
+    is_fact: bool
+    terms: dict[str, float]
+    values: set[str]
+    head_values: set[str]
+    """Values named in the fact's title and description (its subject's current value)."""
+    fact: Any = None
+
+
+# --------------------------------------------------------------------------------------
+# Terms
+
+
+def _terms(text: str, tools: frozenset[str]) -> tuple[dict[str, float], set[str]]:
+    terms: dict[str, float] = {}
+    values: set[str] = set()
+    for e in entities(text):
+        t = lang.entity_term(e)
+        terms[t] = max(terms.get(t, 0.0), _VALUE_WEIGHT.get(e.kind, 3.0))
+        values.add(t)
+        if e.kind == "code":
+            for w in re.findall(r"[a-z][\w.-]*", e.value)[:1]:
+                if w in tools:
+                    terms["tool:" + w] = 2.0
+                    values.add("tool:" + w)
+    lower = text.lower()
+    for w in set(re.findall(r"(?<![\w.-])[a-z][\w-]*(?![\w-])", lower)):
+        if w in tools:
+            terms["tool:" + w] = 2.0
+            values.add("tool:" + w)
+    for w in lang.content_words(text):
+        if "tool:" + w not in terms:
+            terms.setdefault("w:" + w, 1.0)
+    for g in lang.gloss_words(text):
+        terms.setdefault("w:" + lang.stem(g), 0.8)
+    for z in lang.cjk_terms(text):
+        terms.setdefault("z:" + z, 0.5)
+    return terms, values
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(min(w, b[t]) for t, w in a.items() if t in b)
+
+
+def _anchor(a: dict[str, float], b: dict[str, float]) -> bool:
+    shared = a.keys() & b.keys()
+    if any(not t.startswith(("w:", "z:")) for t in shared):
+        return True
+    return sum(1 for t in shared if t.startswith("w:")) >= 2 or sum(1 for t in shared if t.startswith("z:")) >= 3
+
+
+def similarity(a: dict[str, float], b: dict[str, float]) -> float:
+    """Weighted overlap over the smaller side (0..1)."""
+    wa, wb = sum(a.values()), sum(b.values())
+    if not wa or not wb:
+        return 0.0
+    return _overlap(a, b) / min(wa, wb)
+
+
+def containment(a: dict[str, float], b: dict[str, float]) -> float:
+    """Share of ``a``'s weight found in ``b``."""
+    wa = sum(a.values())
+    return _overlap(a, b) / wa if wa else 0.0
+
+
+# --------------------------------------------------------------------------------------
+# Text
+
+
+_CLAUSE = re.compile(r"(?:[,;:](?=\s)|\s[—–-]\s|[，；：、]|\(|（)")
+
+
+def short_title(text: str, limit: int = 64) -> str:
+    """A title from a sentence: whole when short, else cut at a clause boundary (never
+    mid-word), with ``…`` only when no boundary fits."""
+    t = one_line(text).rstrip("。.!！ ")
+    if len(t) <= limit:
+        return t
+    cut = -1
+    for m in _CLAUSE.finditer(t):
+        if m.start() > limit:
+            break
+        if m.start() >= max(12, limit // 3):
+            cut = m.start()
+    if cut > 0:
+        return t[:cut].rstrip(" ,;:，；：、(（")
+    head = t[: limit - 1]
+    if not has_cjk(head):
+        sp = head.rfind(" ")
+        if sp > limit // 2:
+            head = head[:sp]
+    return head.rstrip(" ,;:，；：") + "…"
+
+
+_NAME_DROP = lang.STOPWORDS | {"this", "that", "our", "repo", "we", "us", "dev", "anything", "everything"}
+
+
+def readable_name(title: str, text: str, fallback: str) -> str:
+    """A readable slug: content words of the title (English), the dictionary gloss of a
+    Chinese rule when a dictionary is available, else the concrete things it names;
+    ``fallback`` when nothing readable is left. Never a hash."""
+    words: list[str] = []
+
+    def add(ws: Iterable[str]) -> None:
+        for w in ws:
+            w = re.sub(r"[^a-z0-9]+", "-", w.lower()).strip("-")
+            if w and w not in _NAME_DROP and w not in words and len(w) <= 24:
+                words.append(w)
+
+    english = re.sub(r"`([^`]*)`", r"\1", title).replace("'", "").replace("’", "")
+    add(re.findall(r"[A-Za-z][A-Za-z0-9._:-]*[A-Za-z0-9]|[A-Za-z]", english) if not has_cjk(title) else [])
+    if has_cjk(title):
+        add(lang.gloss_words(title)[:4])
+        add(e.value for e in entities(text) if e.kind in ("code", "host", "path", "file", "ident", "env", "handle"))
+        add(re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]", title))
+    out = ""
+    for w in words:
+        nxt = f"{out}-{w}" if out else w
+        if len(nxt) > 48:
+            break
+        out = nxt
+    return out or fallback
+
+
+_USER_SELF = re.compile(r"^(?:i am|i'm|i work|my |i prefer|我是|我的|我习惯|我喜欢)", re.I)
+
+
+def infer_type(item: Item) -> str:
+    """``feedback`` (how to work: rules, corrections, answer style), ``project`` (facts
+    about the environment), ``user`` (about the person), ``reference`` (where to look)."""
+    text = item.text
+    if _USER_SELF.match(text):
+        return "user"
+    if any(e.kind == "url" for e in entities(text)) and not item.policy:
+        return "reference"
+    if item.policy or any(r.startswith(("answer-style", "correction", "project rule")) for r in item.reasons):
+        return "feedback"
+    return "project"
+
+
+def _date(ns: int) -> str:
+    return Timestamp(ns).rfc3339()[:10] if ns > 0 else "unknown date"
+
+
+def _evidence_line(ev: Evidence) -> str:
+    where = ev.label + (f":{ev.line}" if ev.source in ("claude-memory", "agent-notes") and ev.line else "")
+    return where + ": " + truncate_runes(one_line(ev.text), 160, 159, "...")
+
+
+def _history_body(rep: Item, members: Sequence[Item]) -> str:
+    lines = [rep.text.strip()]
+    said = [m for m in members if m.origin == "history"]
+    if said:
+        first = min(said, key=lambda m: m.at_ns)
+        where = f"Said in session {first.group} on {_date(first.at_ns)}"
+        if first.context:
+            where += f", correcting `{first.context.split(': ', 1)[-1]}`"
+        others = len({m.group for m in said}) - 1
+        if others > 0:
+            where += f"; repeated in {others} more session{'s' if others > 1 else ''}"
+        lines += ["", where + "."]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Memories
+
+
+def _prepare(items: Sequence[Item], tools: frozenset[str]) -> None:
+    for it in items:
+        it.terms, it.values = _terms(it.text + " " + it.title, tools)
+        it.core_terms, _ = _terms(it.core or it.text, tools)
+
+
+def _cluster(items: Sequence[Item]) -> list[list[Item]]:
+    order = sorted(range(len(items)), key=lambda i: (-items[i].score, -items[i].at_ns, i))
+    clusters: list[list[Item]] = []
+    index: dict[str, set[int]] = defaultdict(set)
+    for i in order:
+        it = items[i]
+        candidates: Counter[int] = Counter()
+        for t in it.terms:
+            for c in index.get(t, ()):
+                candidates[c] += 1
+        best, best_sim = -1, 0.0
+        for c, _n in candidates.most_common(40):
+            for other in clusters[c]:
+                sim = similarity(it.terms, other.terms)
+                if sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms):
+                    best, best_sim = c, sim
+        if best < 0:
+            clusters.append([it])
+            best = len(clusters) - 1
+        else:
+            clusters[best].append(it)
+        for t in it.terms:
+            index[t].add(best)
+    return clusters
+
+
+def _covered(it: Item, known: Known) -> bool:
+    if it.values and it.values <= known.values and not any(r.startswith("change of state") for r in it.reasons):
+        return True
+    for terms in (it.core_terms, it.terms):
+        if terms and containment(terms, known.terms) >= COVER_CONTAINMENT and (it.values - known.values) == set():
+            return True
+    return False
+
+
+def _conflicts(it: Item, known: Known) -> bool:
+    if not known.is_fact:
+        return False
+    new = {v for v in it.values if v not in known.head_values}
+    if not new:
+        return False
+    shared = it.terms.keys() & known.terms.keys()
+    shared_values = {t for t in shared if t in it.values and t in known.head_values}
+    shared_words = {t for t in shared if t.startswith("w:")}
+    if not shared_values and len(shared_words) < 2 and containment(it.terms, known.terms) < 0.3:
+        return False
+    head_kinds = {v.split(":", 1)[0] for v in known.head_values}
+    changed = any(r.startswith("change of state") for r in it.reasons)
+    return any(v.split(":", 1)[0] in head_kinds for v in new) or (changed and bool(head_kinds))
+
+
+def _against_known(members: Sequence[Item], known: Sequence[Known], index: dict[str, set[int]]) -> tuple[str, Known | None]:
+    """``("covered", k)``, ``("update", k)`` or ``("", None)``."""
+    cands: Counter[int] = Counter()
+    for it in members:
+        for t in it.terms:
+            for k in index.get(t, ()):
+                cands[k] += 1
+    update: Known | None = None
+    for k, _n in cands.most_common(30):
+        kn = known[k]
+        for it in members:
+            if _covered(it, kn):
+                return "covered", kn
+            if update is None and _conflicts(it, kn):
+                update = kn
+    return ("update", update) if update is not None else ("", None)
+
+
+def known_entries(facts: Sequence[Any], instruction_docs: Sequence[tuple[str, str]], tools: frozenset[str]) -> list[Known]:
+    """Active facts (both scopes) and instruction lines, as merge terms."""
+    out: list[Known] = []
+    for f in facts:
+        head = " ".join((f.name.replace("-", " "), f.title, f.description))
+        terms, values = _terms(head + " " + f.body, tools)
+        _ht, head_values = _terms(head, tools)
+        if not head_values:
+            head_values = values
+        out.append(Known(f.ref, True, terms, values, head_values, f))
+    for label, body in instruction_docs:
+        for line in re.split(r"\n+", body):
+            line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).strip()
+            if len(line) < 8 or line.startswith(("#", "<!--", "```")):
+                continue
+            terms, values = _terms(line, tools)
+            out.append(Known(label, False, terms, values, values))
+    return out
+
+
+def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozenset[str],
+                   taken: set[str] | None = None) -> tuple[list[MemorySuggestion], int]:
+    """Merged, scored candidates (every one, ranked) and how many existing facts or
+    instructions already cover."""
+    _prepare(items, tools)
+    kindex: dict[str, set[int]] = defaultdict(set)
+    for i, k in enumerate(known):
+        for t in k.terms:
+            kindex[t].add(i)
+    covered = 0
+    out: list[MemorySuggestion] = []
+    names = taken if taken is not None else set()
+    updated: set[str] = set()
+    clusters = _cluster(items)
+    clusters.sort(key=lambda ms: -max(m.score for m in ms))
+    for members in clusters:
+        verdict, kn = _against_known(members, known, kindex)
+        if verdict == "covered":
+            covered += 1
+            continue
+        if verdict == "update" and kn is not None and kn.ref in updated:
+            kn = None
+        if verdict == "update" and kn is not None:
+            updated.add(kn.ref)
+        out.append(_memory(members, kn if verdict == "update" else None, names))
+    out.sort(key=lambda m: (-m.score, -max((s.at.ns for s in m.sources if s.at), default=0), m.id))
+    return out, covered
+
+
+def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> MemorySuggestion:
+    imports = [m for m in members if m.origin in ("claude-memory", "agent-notes")]
+    said = [m for m in members if m.origin == "history"]
+    rep = max(imports, key=lambda m: (m.origin == "claude-memory", m.score)) if imports else max(
+        members, key=lambda m: (m.score, m.policy, m.at_ns))
+    groups = {m.group for m in said}
+    score = max(m.score for m in members)
+    reasons = list(rep.reasons)
+    for m in members:
+        for r in m.reasons:
+            if r not in reasons:
+                reasons.append(r)
+    if len(groups) > 1:
+        score += min(2.0, 1.0 * (len(groups) - 1))
+        reasons.append(f"said in {len(groups)} sessions")
+    if imports and said:
+        score += 0.5
+        reasons.append("also in " + ("Claude Code auto-memory" if any(m.origin == "claude-memory" for m in imports)
+                                     else os.path.basename(imports[0].group)))
+    title = rep.title or short_title(rep.core or rep.text)
+    description = one_line(rep.core if rep.origin == "claude-memory" and rep.body else rep.text)
+    ttype = rep.type or infer_type(rep)
+    if update is not None:
+        fact = update.fact
+        name, scope = fact.name, fact.scope
+        reasons.insert(0, f"updates {fact.ref} (it says: {truncate_runes(one_line(fact.description), 80, 79, '…')})")
+        ttype = rep.type or fact.type or ttype
+        prefix = "update-"
+    else:
+        fallback = {"feedback": "working-rule", "project": "project-fact", "user": "about-me",
+                    "reference": "reference"}.get(ttype, "note")
+        name = rep.name or readable_name(title, rep.text, fallback)
+        scope = rep.scope
+        prefix = rep.id_prefix
+    base = name
+    n = 2
+    while prefix + name in names:
+        name = f"{base}-{n}"
+        n += 1
+    names.add(prefix + name)
+    body = rep.body if rep.body else _history_body(rep, members)
+    sources: list[Evidence] = []
+    for m in sorted(members, key=lambda m: (m.origin != "history", m.at_ns)):
+        sources.extend(m.sources)
+    keys = tuple(dict.fromkeys(normalize_key(m.text) for m in members))
+    return MemorySuggestion(
+        id=prefix + name,
+        name=name,
+        title=title,
+        description=description,
+        type=ttype,
+        scope=scope,
+        body=body,
+        reason="; ".join(reasons[:3]),
+        evidence=tuple(_evidence_line(e) for e in sources),
+        origin=rep.origin,
+        sources=tuple(sources),
+        needs_edit=rep.needs_edit,
+        score=round(score, 2),
+        reasons=tuple(reasons),
+        updates=update.ref if update is not None else "",
+        keys=keys,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Skills
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """What a skill needs to know about a session."""
+
+    id: str
+    path: str
+    source: str
+    at_ns: int
+    triggers: dict[int, str]
+    """Message index → the person's request text."""
+
+
+_GENERIC_STEP_WORDS = frozenset("edit run git make go npm yarn pnpm uv pip python node bash sh test tests build install "
+                                "add commit push pull checkout main md py ts go".split())
+
+
+def _skill_name(proc: Procedure, sessions: Sequence[SessionRef]) -> tuple[str, str]:
+    """``(name, head word)``: a step word the person used when asking, else the distinctive
+    steps' tool and subcommands."""
+    triggers = " ".join(sessions[o.session].triggers.get(o.steps[0].trigger, "") for o in proc.occurrences if o.steps)
+    said = {lang.stem(w) for w in lang.content_words(triggers)}
+    heads_all = {k.split(" ")[0] for k in proc.keys}
+    for key in proc.keys:
+        for w in step_words(key):
+            if w not in _GENERIC_STEP_WORDS and w not in heads_all and lang.stem(w) in said:
+                return w, w
+    ran = Counter(lang.stem(w) for o in proc.occurrences for st in o.steps
+                  for w in set(lang.content_words(st.display)) if lang.stem(w) in said)
+    for w, n in ran.most_common():
+        if n >= 2 and w not in _GENERIC_STEP_WORDS and len(w) >= 4:
+            return w, w
+    heads = Counter(k.split(" ")[0] for k in proc.distinctive if not k.startswith("edit "))
+    words: list[str] = []
+    if heads:
+        head, n = heads.most_common(1)[0]
+        if n >= 2 and head not in _GENERIC_STEP_WORDS:
+            words.append(head)
+        for k in proc.distinctive:
+            if k.startswith(head + " "):
+                words += [w for w in step_words(k)[1:] if w not in words]
+    if len(words) < 2:
+        for k in proc.distinctive:
+            words += [w for w in step_words(k) if w not in words and w not in _GENERIC_STEP_WORDS]
+    name = "-".join(words[:3]) or "repeated-procedure"
+    return name, words[0] if words else "procedure"
+
+
+def _step_line(proc: Procedure, key: str) -> str:
+    displays = proc.displays(key)
+    common = Counter(displays).most_common()
+    shown = common[0][0] if common else key
+    if key.startswith("edit "):
+        text = "Edit `" + key[5:] + "`"
+    else:
+        text = "`" + shown + "`"
+    variants = [d for d, _ in common[1:4] if d != shown]
+    if variants and not key.startswith("edit "):
+        text += " (also: " + ", ".join("`" + v + "`" for v in variants) + ")"
+    return text
+
+
+def build_skills(procedures: Sequence[Procedure], sessions: Sequence[SessionRef], scope: str,
+                 existing: set[str]) -> list[SkillSuggestion]:
+    """One skill candidate per repeated procedure (not for names an existing skill has)."""
+    out: list[SkillSuggestion] = []
+    used: set[str] = set()
+    for proc in procedures:
+        proc = replace(proc, occurrences=tuple(sorted(proc.occurrences, key=lambda o: sessions[o.session].at_ns)))
+        name, head = _skill_name(proc, sessions)
+        if name in existing or name in used:
+            continue
+        used.add(name)
+        n = len(proc.occurrences)
+        steps = tuple(_step_line(proc, k) for k in proc.keys)
+        sources: list[Evidence] = []
+        evidence: list[str] = []
+        for o in proc.occurrences:
+            s = sessions[o.session]
+            first = o.steps[0]
+            trigger = s.triggers.get(first.trigger, "")
+            ran = ", ".join(d for i, d in enumerate(st.display for st in o.steps[:8])
+                            if i == 0 or d != o.steps[i - 1].display)
+            text = (trigger + " → " if trigger else "") + ran
+            line = first.trigger if first.trigger >= 0 and trigger else first.index
+            sources.append(Evidence("claude-session" if s.source == "claude-session" else "session", s.id,
+                                    one_line(text), Timestamp(s.at_ns) if s.at_ns else None, s.path, line))
+            evidence.append(s.id + ": " + truncate_runes(one_line(text), 160, 159, "..."))
+        title = head.replace("-", " ").capitalize() if head != name else name.replace("-", " ").capitalize()
+        plain = [re.sub(r"`", "", st) for st in steps]
+        description = f"{title} as done in {n} sessions: " + ", ".join(plain)
+        description = truncate_runes(description, 240, 239, "…")
+        body = f"# {title}\n\nThe steps repeated in {n} sessions ({', '.join(sessions[o.session].id for o in proc.occurrences)}).\n\n"
+        body += "## Steps\n\n" + "".join(f"{i}. {st}\n" for i, st in enumerate(steps, 1))
+        body += "\n## Evidence\n\n" + "".join(f"- {e}\n" for e in evidence)
+        score = THRESHOLD + 0.5 * (n - 2) + 0.25 * len(proc.distinctive)
+        reasons = (f"the same {len(proc.keys)} steps in {n} sessions",
+                   "distinctive steps: " + ", ".join(proc.distinctive[:5]))
+        out.append(SkillSuggestion(
+            id="skill-" + name, name=name, description=description, scope=scope, body=body,
+            reason=reasons[0], evidence=tuple(evidence), sources=tuple(sources), score=round(score, 2),
+            reasons=reasons, steps=steps, keys=tuple(proc.keys),
+        ))
+    return out

@@ -1,0 +1,249 @@
+"""What the Suggestions pane and ``reasonix-tui suggest`` show: candidates with evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..gotime import Timestamp
+
+__all__ = [
+    "Evidence",
+    "MemorySuggestion",
+    "SkillSuggestion",
+    "Suggestion",
+    "SuggestionsView",
+    "SuggestionEdits",
+    "AcceptResult",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a candidate came from: a person can open it and check."""
+
+    source: str
+    """``session`` | ``claude-session`` | ``history-miss`` | ``claude-memory`` | ``agent-notes``."""
+    label: str
+    """Session id, or a file label (``~/.claude/CLAUDE.md``)."""
+    text: str
+    """The whole statement as said (one line), or the file line."""
+    at: Timestamp | None = None
+    """When it was said / searched / last modified."""
+    path: str = ""
+    """The transcript or file."""
+    line: int = 0
+    """Message index (sessions) or 1-based line (files); 0 when not applicable."""
+    context: str = ""
+    """What the statement answered: the assistant's step it corrected (``bash: npm install x``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form."""
+        out: dict[str, Any] = {
+            "source": self.source,
+            "label": self.label,
+            "text": self.text,
+            "at": self.at.rfc3339() if self.at else None,
+            "path": self.path,
+            "line": self.line,
+        }
+        if self.context:
+            out["context"] = self.context
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySuggestion:
+    """A draft fact (Reasonix ``MemorySuggestion`` plus score, reasons and provenance)."""
+
+    id: str
+    name: str
+    title: str
+    description: str
+    type: str
+    scope: str
+    body: str
+    reason: str
+    """One line: why this looks durable (Reasonix's field)."""
+    evidence: tuple[str, ...]
+    """Reasonix's evidence strings (``<session>: <statement>``)."""
+    origin: str = "history"
+    """``history`` | ``memory-wanted`` | ``claude-memory`` | ``agent-notes``."""
+    sources: tuple[Evidence, ...] = ()
+    """Structured evidence, one per occurrence (merged candidates have several)."""
+    needs_edit: bool = False
+    """True for memory-wanted: accepting requires a body written by the person."""
+    score: float = 0.0
+    """Durability score (signals plus repetition); the list is ranked by it."""
+    reasons: tuple[str, ...] = ()
+    """Each signal that contributed, readable (``correction of the previous step``…)."""
+    updates: str = ""
+    """The ref of an existing fact this candidate contradicts (accepting updates it)."""
+    keys: tuple[str, ...] = ()
+    """Normalised statements of every occurrence: a dismissal matches any of them."""
+
+    kind = "memory"
+
+    def to_json(self) -> dict[str, Any]:
+        """Reasonix's JSON fields, then ours."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "type": self.type,
+            "scope": self.scope,
+            "body": self.body,
+            "reason": self.reason,
+            "evidence": list(self.evidence),
+            "origin": self.origin,
+            "needsEdit": self.needs_edit,
+            "score": round(self.score, 2),
+            "reasons": list(self.reasons),
+            "sources": [e.to_json() for e in self.sources],
+        }
+        if self.updates:
+            out["updates"] = self.updates
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSuggestion:
+    """A draft skill from a procedure repeated across sessions."""
+
+    id: str
+    name: str
+    description: str
+    scope: str
+    body: str
+    reason: str
+    evidence: tuple[str, ...]
+    sources: tuple[Evidence, ...] = ()
+    score: float = 0.0
+    reasons: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    """The procedure's steps, in order (commands as run, or ``edit <file>``)."""
+    keys: tuple[str, ...] = ()
+    """The steps' normalised keys: a dismissal matches the same procedure again."""
+
+    kind = "skill"
+    origin = "skills"
+    updates = ""
+
+    @property
+    def title(self) -> str:
+        """Display title (the name)."""
+        return self.name
+
+    def to_json(self) -> dict[str, Any]:
+        """Reasonix's JSON fields, then ours."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "scope": self.scope,
+            "body": self.body,
+            "reason": self.reason,
+            "evidence": list(self.evidence),
+            "origin": self.origin,
+            "score": round(self.score, 2),
+            "reasons": list(self.reasons),
+            "steps": list(self.steps),
+            "sources": [e.to_json() for e in self.sources],
+        }
+
+
+Suggestion = MemorySuggestion | SkillSuggestion
+
+
+def _rfc3339_seconds(ts: Timestamp) -> str:
+    """Go ``time.RFC3339`` in UTC (whole seconds)."""
+    return Timestamp(ts.ns - ts.ns % 1_000_000_000).rfc3339()
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionsView:
+    """The Suggestions pane's payload (Reasonix ``MemorySuggestionsView`` plus counts)."""
+
+    memories: tuple[MemorySuggestion, ...] = ()
+    skills: tuple[SkillSuggestion, ...] = ()
+    generated_at: Timestamp | None = None
+    available: bool = False
+    """False when memory is disabled (``REASONIX_EXPERIMENT_NO_MEMORY``)."""
+    source: str = "local-history"
+    sessions: int = 0
+    """Sessions scanned (those inside the window)."""
+    hidden: int = 0
+    """Candidates not shown because they were dismissed or accepted."""
+    dismissed: frozenset[str] = frozenset()
+    """Ids of listed candidates that were dismissed (only with ``include_hidden``)."""
+    accepted: frozenset[str] = frozenset()
+    """Ids of listed candidates that were accepted (only with ``include_hidden``)."""
+    below: frozenset[str] = frozenset()
+    """Ids listed only because everything was asked for: under the score threshold or past the cap."""
+    covered: int = 0
+    """Candidates left out because an existing fact or instruction already says it."""
+    more: int = 0
+    """Candidates above the threshold left out by the cap (dismissing one brings the next in)."""
+    window_days: int = 0
+    """The history window in days (0: everything indexed)."""
+
+    def all(self) -> tuple[Suggestion, ...]:
+        """Memories then skills."""
+        return (*self.memories, *self.skills)
+
+    def state_of(self, suggestion_id: str) -> str:
+        """``dismissed``, ``accepted``, ``below`` or ``""`` (open)."""
+        if suggestion_id in self.dismissed:
+            return "dismissed"
+        if suggestion_id in self.accepted:
+            return "accepted"
+        if suggestion_id in self.below:
+            return "below"
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Reasonix's payload shape (arrays never null), then ours."""
+        return {
+            "memories": [m.to_json() for m in self.memories],
+            "skills": [s.to_json() for s in self.skills],
+            "generatedAt": _rfc3339_seconds(self.generated_at or Timestamp.now()),
+            "available": self.available,
+            "source": self.source,
+            "sessions": self.sessions,
+            "windowDays": self.window_days,
+            "hidden": self.hidden,
+            "covered": self.covered,
+            "more": self.more,
+            "dismissed": sorted(self.dismissed),
+            "accepted": sorted(self.accepted),
+            "below": sorted(self.below),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionEdits:
+    """What the person changed before accepting (``None`` keeps the draft's value)."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    type: str | None = None
+    scope: str | None = None
+    body: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptResult:
+    """What accepting wrote."""
+
+    id: str
+    """The suggestion id."""
+    kind: str
+    """``memory`` or ``skill``."""
+    path: str
+    """The written file."""
+    fact: Any = None
+    """The saved :class:`~reasonix_tui.core.store.model.Fact` (memories)."""
+    created: bool = True
+    """False when an existing fact of that name got a new revision."""
