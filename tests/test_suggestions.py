@@ -383,9 +383,30 @@ def test_listing_writes_nothing(layout: Layout) -> None:
     before = sorted(p for p in layout.root.rglob("*"))
     S.list_suggestions(layout, use_cache=False)
     assert sorted(p for p in layout.root.rglob("*")) == before
-    S.list_suggestions(layout)  # with its cache: only the cache file appears
-    assert sorted(set(layout.root.rglob("*")) - set(before)) == [layout.tui_dir, layout.cache_dir, Path(cache_path(layout))]
-    assert oct(Path(cache_path(layout)).stat().st_mode & 0o777) == "0o600"
+    S.list_suggestions(layout)  # with its caches: only they appear
+    result = Path(cache_path(layout).replace(".marshal", ".result.marshal"))
+    assert sorted(set(layout.root.rglob("*")) - set(before)) == [layout.tui_dir, layout.cache_dir,
+                                                                  Path(cache_path(layout)), result]
+    assert {oct(p.stat().st_mode & 0o777) for p in (Path(cache_path(layout)), result)} == {"0o600"}
+
+
+def test_an_unchanged_history_is_listed_from_the_result_cache(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reasonix_tui.core.suggestions import api
+
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
+    first = S.list_suggestions(layout)
+    calls = []
+    real = api._compute
+    monkeypatch.setattr(api, "_compute", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert calls == [] and S.list_suggestions(layout).memories == first.memories
+    for change in (lambda: Store(layout).save(SaveRequest(name="x", description="d", body="b")),
+                   lambda: (layout.workspace / "AGENTS.md").write_text("- Deploys go through ArgoCD.\n"),
+                   lambda: reasonix_session(layout.project_sessions_dir / "b.jsonl", [user("the staging DB is stg-db-2")], T0 + 1)):
+        change()
+        before = len(calls)
+        S.list_suggestions(layout)
+        assert len(calls) == before + 1  # each change is seen
+    assert [m.title for m in S.list_suggestions(layout).memories] == ["The staging DB is stg-db-2"]  # covered by AGENTS.md now
 
 
 def test_the_miner_reads_only_changed_transcripts(layout: Layout) -> None:
@@ -397,7 +418,7 @@ def test_the_miner_reads_only_changed_transcripts(layout: Layout) -> None:
     assert again.read == 0 and len(again.sessions) == 2
     reasonix_session(sd / "b.jsonl", [user("the staging DB is stg-db-3")], T0 + 2000)
     third = mine_sessions(layout)
-    assert third.read == 1 and any("stg-db-3" in s.text for r in third.sessions for s in r.statements)
+    assert third.read == 1 and any("stg-db-3" in s[6] for r in third.sessions for s in r.statements)
     Path(cache_path(layout)).write_bytes(b"garbage")
     assert mine_sessions(layout).read == 2  # a broken cache is ignored
 

@@ -17,9 +17,7 @@ from ..settings import load_settings
 from ..store.atomic import atomic_create, atomic_write
 from ..store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
 from ..store.yamlv3 import scalar as yaml_scalar
-from .candidates import Item, SessionRef, build_memories, build_skills, known_entries
-from .imports import agent_note_items, claude_memory_items, wanted_items
-from .mining import mine_sessions
+from .mining import cache_path, list_transcripts, mine_sessions, miner_stamp
 from .model import (
     AcceptResult,
     Evidence,
@@ -29,8 +27,9 @@ from .model import (
     SuggestionEdits,
     SuggestionsView,
 )
-from .procedures import find_procedures
-from .signals import THRESHOLD
+
+THRESHOLD = 3.0
+"""A candidate needs this score to be shown (:data:`.signals.THRESHOLD`)."""
 
 __all__ = [
     "SKILL_LIMIT",
@@ -118,14 +117,14 @@ def _state_keys(entries: dict[str, Any]) -> set[str]:
     return keys
 
 
-def _matches(s: Suggestion, ids: set[str], keys: set[str]) -> bool:
-    """The same candidate: its id, or one of its occurrences (memories) / its steps (skills)."""
-    if s.id in ids:
+def _matches_raw(sid: str, skeys: Sequence[str], skill: bool, ids: set[str], keys: set[str]) -> bool:
+    """The same candidate: its id, or one of its occurrences (memories) / most of its steps (skills)."""
+    if sid in ids:
         return True
-    if isinstance(s, SkillSuggestion):
-        mine = {"steps:" + k for k in s.keys}
+    if skill:
+        mine = {"steps:" + k for k in skeys}
         return len(mine) >= 3 and len(mine & keys) >= 0.7 * len(mine)
-    return any(k in keys for k in s.keys)
+    return any(k in keys for k in skeys)
 
 
 def _state_record(s: Suggestion) -> list[str]:
@@ -187,16 +186,19 @@ def _existing_skill_names(layout: Layout) -> set[str]:
     return names
 
 
-def _items(mined: Any) -> list[Item]:
+def _items(mined: Any) -> list[Any]:
+    from .candidates import Item
+
     out: list[Item] = []
     for rec in mined.sessions:
-        for st in rec.statements:
-            at = st.at_ns or rec.last_ns
+        for (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, _ents, terms,
+             core_terms, values, words) in rec.statements:
+            at = at_ns or rec.last_ns
             out.append(Item(
-                origin="history", score=st.score, reasons=list(st.reasons), text=st.text, core=st.core, at_ns=at,
-                sources=[Evidence(st.source, st.session_id, st.message, Timestamp(at) if at else None, st.path,
-                                  st.index, st.context)],
-                group=st.session_id, policy=st.policy, context=st.context,
+                origin="history", score=score, reasons=list(reasons), text=text, core=core, at_ns=at,
+                sources=[Evidence(source, sid, message, Timestamp(at) if at else None, path, index, context)],
+                group=sid, policy=policy, context=context,
+                terms=dict(terms), values=set(values), core_terms=dict(core_terms), words=words,
             ))
     return out
 
@@ -204,11 +206,122 @@ def _items(mined: Any) -> list[Item]:
 def _tools(mined: Any) -> frozenset[str]:
     heads: set[str] = set()
     for rec in mined.sessions:
-        for s in rec.steps:
-            head = s.key.split(" ")[0]
-            if head != "edit" and len(head) >= 2:
-                heads.add(head.lower())
-    return frozenset(heads)
+        heads |= rec.tools
+    return frozenset(h for h in heads if len(h) >= 2)
+
+
+_RESULT_MAGIC = b"RXTSUGR1"
+
+
+def _result_path(layout: Layout) -> str:
+    return cache_path(layout)[: -len(".marshal")] + ".result.marshal"
+
+
+def _stat_sig(path: str | os.PathLike[str]) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _dir_sig(directory: str | os.PathLike[str], suffixes: tuple[str, ...] = ("",)) -> list[str]:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(f"{e.name}:{_stat_sig(e.path)}" for e in it if e.name.endswith(suffixes) and e.is_file())
+    except OSError:
+        return []
+
+
+def _result_key(layout: Layout, listing: Sequence[tuple[str, str, os.stat_result, bool]], window: int,
+                include_claude: bool) -> str:
+    """What the candidates depend on: every transcript's version (and branch meta), the
+    facts, the instruction documents, the imported files, the misses log, existing skill
+    names, the window and the code that computes them."""
+    import hashlib
+
+    h = hashlib.sha256()
+
+    def put(*parts: object) -> None:
+        h.update("\0".join(str(p) for p in parts).encode("utf-8", "surrogatepass") + b"\n")
+
+    put("v1", miner_stamp(), _code_stamp(), window, include_claude, abs_ws(layout))
+    for path, fmt, st, filtered in sorted(listing, key=lambda x: x[0]):
+        put(path, fmt, st.st_size, st.st_mtime_ns, _stat_sig(path + ".meta") if fmt == "reasonix" else "")
+    for d in (layout.project_dir, layout.global_dir):
+        put("facts", d, *_dir_sig(d, (".md",)))
+    for label, body in _instruction_docs(layout):
+        put("instructions", label, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest())
+    if include_claude:
+        from ..sessions import claude_project_dir
+
+        cdir = claude_project_dir(layout.workspace)
+        put("claude-memory", *(_dir_sig(cdir / "memory", (".md",)) if cdir is not None else []))
+    from .imports import agent_note_files
+
+    for path, scope in agent_note_files(layout):
+        put("notes", path, scope, _stat_sig(path))
+    put("misses", _stat_sig(layout.tui_dir / "history-misses.jsonl"))  # history.misses_path
+    put("skills", *sorted(_existing_skill_names(layout)))
+    return h.hexdigest()
+
+
+def abs_ws(layout: Layout) -> str:
+    """The workspace, absolute."""
+    return os.path.abspath(str(layout.workspace))
+
+
+def _code_stamp() -> str:
+    from ..store.sealed import source_stamp
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return source_stamp(*(os.path.join(here, n) for n in ("api.py", "candidates.py", "imports.py", "language.py",
+                                                          "procedures.py", "model.py")))
+
+
+def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int] | None:
+    """The cached candidates as raw tuples (objects are built only for what is shown)."""
+    from ..store.sealed import read_sealed
+
+    data = read_sealed(_result_path(layout), _RESULT_MAGIC)
+    if type(data) is not tuple or len(data) != 5 or data[0] != key:
+        return None
+    if not isinstance(data[1], tuple) or not isinstance(data[2], tuple):
+        return None
+    return data[1], data[2], int(data[3]), int(data[4])
+
+
+def _save_result(layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...],
+                 covered: int, sessions: int) -> None:
+    from ..store.sealed import write_sealed
+
+    try:
+        write_sealed(_result_path(layout), _RESULT_MAGIC, (key, memories, skills, covered, sessions))
+    except (OSError, ValueError):
+        pass
+
+
+def _compute(layout: Layout, store: Any, listing: Any, window: int, include_claude: bool,
+             use_cache: bool) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
+    """Every candidate, ranked (before dismissals and the cap), as raw tuples."""
+    from .candidates import SessionRef, build_memories, build_skills, known_entries
+    from .imports import agent_note_items, claude_memory_items, wanted_items
+    from .procedures import find_procedures
+
+    mined = mine_sessions(layout, window, include_claude=include_claude, use_cache=use_cache, listing=listing)
+    tools = _tools(mined)
+    items = _items(mined)
+    if include_claude:
+        items += claude_memory_items(layout)
+    items += agent_note_items(layout)
+    items += wanted_items(layout)
+    known = known_entries(_facts(layout, store), _instruction_docs(layout), tools)
+    memories, covered = build_memories(items, known, tools)
+    refs = [SessionRef(r.session_id, r.path, r.source, r.last_ns, r.triggers) for r in mined.sessions]
+    scope = "project" if trim_space(str(layout.workspace)) else "global"
+    skills = build_skills(find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout))
+    skills.sort(key=lambda s: (-s.score, s.id))
+    return tuple(m.to_tuple() for m in memories), tuple(s.to_tuple() for s in skills), covered, len(mined.sessions)
 
 
 def list_suggestions(
@@ -227,7 +340,9 @@ def list_suggestions(
     dismissed, accepted and already-known ones are removed, then the list is capped at
     ``[suggestions] limit``. With ``include_hidden`` everything found is listed — dismissed,
     accepted, under the threshold, past the cap — each marked in the view. Nothing is
-    written except the miner's cache.
+    written except the miner's caches (``use_cache=False``: nothing at all); when no
+    transcript, fact, instruction or imported file changed since the last listing, the
+    candidates come from the result cache without mining or merging anything.
     """
     generated = now or Timestamp.now()
     settings = settings if settings is not None else load_settings(layout.root)
@@ -235,19 +350,14 @@ def list_suggestions(
         return SuggestionsView(generated_at=generated, available=False)
     window = max(0, int(getattr(settings, "suggestions_window_days", 30)))
     limit = max(1, int(getattr(settings, "suggestions_limit", 12)))
-    mined = mine_sessions(layout, window, include_claude=include_claude, use_cache=use_cache)
-    tools = _tools(mined)
-    items = _items(mined)
-    if include_claude:
-        items += claude_memory_items(layout)
-    items += agent_note_items(layout)
-    items += wanted_items(layout)
-    known = known_entries(_facts(layout, store), _instruction_docs(layout), tools)
-    memories, covered = build_memories(items, known, tools)
-    refs = [SessionRef(r.session_id, r.path, r.source, r.last_ns, r.triggers) for r in mined.sessions]
-    scope = "project" if trim_space(str(layout.workspace)) else "global"
-    skills = build_skills(find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout))
-    skills.sort(key=lambda s: (-s.score, s.id))
+    listing = list_transcripts(layout, include_claude)
+    key = _result_key(layout, listing, window, include_claude) if use_cache else ""
+    result = _load_result(layout, key) if use_cache else None
+    if result is None:
+        result = _compute(layout, store, listing, window, include_claude, use_cache)
+        if use_cache:
+            _save_result(layout, key, *result)
+    memories, skills, covered, sessions = result
 
     state = _load_state(layout)
     dismissed_ids, accepted_ids = set(state["dismissed"]), set(state["accepted"])
@@ -256,44 +366,48 @@ def list_suggestions(
     accepted: set[str] = set()
     below: set[str] = set()
 
-    def split(cands: Sequence[Suggestion], cap: int) -> tuple[list[Suggestion], list[Suggestion], int, int]:
-        shown: list[Suggestion] = []
-        rest: list[Suggestion] = []
+    def split(cands: Sequence[tuple[Any, ...]], cap: int, skill: bool) -> tuple[list[Any], list[Any], int, int]:
+        """Shown and the rest (raw tuples), in rank order; counts hidden and past the cap."""
+        shown: list[Any] = []
+        rest: list[Any] = []
         hidden = more = 0
+        score_at, keys_at = (8, 11) if skill else (12, 15)
         for c in cands:
-            if _matches(c, dismissed_ids, dismissed_keys):
-                dismissed.add(c.id)
+            cid, score, keys = c[0], c[score_at], c[keys_at]
+            if _matches_raw(cid, keys, skill, dismissed_ids, dismissed_keys):
+                dismissed.add(cid)
                 hidden += 1
                 rest.append(c)
-            elif _matches(c, accepted_ids, accepted_keys):
-                accepted.add(c.id)
+            elif _matches_raw(cid, keys, skill, accepted_ids, accepted_keys):
+                accepted.add(cid)
                 hidden += 1
                 rest.append(c)
-            elif c.score < THRESHOLD:
-                below.add(c.id)
+            elif score < THRESHOLD:
+                below.add(cid)
                 rest.append(c)
             elif len(shown) >= cap:
-                below.add(c.id)
+                below.add(cid)
                 more += 1
                 rest.append(c)
             else:
                 shown.append(c)
         return shown, rest, hidden, more
 
-    mem_shown, mem_rest, mem_hidden, mem_more = split(memories, limit)
-    sk_shown, sk_rest, sk_hidden, sk_more = split(skills, SKILL_LIMIT)
+    mem_shown, mem_rest, mem_hidden, mem_more = split(memories, limit, False)
+    sk_shown, sk_rest, sk_hidden, sk_more = split(skills, SKILL_LIMIT, True)
     if include_hidden:
-        mem_out = sorted([*mem_shown, *mem_rest], key=lambda m: (-m.score, m.id))
-        sk_out = sorted([*sk_shown, *sk_rest], key=lambda s: (-s.score, s.id))
+        mem_out = sorted((MemorySuggestion.from_tuple(t) for t in (*mem_shown, *mem_rest)), key=lambda m: (-m.score, m.id))
+        sk_out = sorted((SkillSuggestion.from_tuple(t) for t in (*sk_shown, *sk_rest)), key=lambda s: (-s.score, s.id))
         return SuggestionsView(
             memories=tuple(mem_out), skills=tuple(sk_out), generated_at=generated, available=True,
-            sessions=len(mined.sessions), hidden=0, dismissed=frozenset(dismissed),
+            sessions=sessions, hidden=0, dismissed=frozenset(dismissed),
             accepted=frozenset(accepted - dismissed), below=frozenset(below - dismissed - accepted),
             covered=covered, more=mem_more + sk_more, window_days=window,
         )
     return SuggestionsView(
-        memories=tuple(mem_shown), skills=tuple(sk_shown), generated_at=generated, available=True,
-        sessions=len(mined.sessions), hidden=mem_hidden + sk_hidden, covered=covered, more=mem_more + sk_more,
+        memories=tuple(MemorySuggestion.from_tuple(t) for t in mem_shown),
+        skills=tuple(SkillSuggestion.from_tuple(t) for t in sk_shown), generated_at=generated, available=True,
+        sessions=sessions, hidden=mem_hidden + sk_hidden, covered=covered, more=mem_more + sk_more,
         window_days=window,
     )
 

@@ -50,7 +50,6 @@ MERGE_SIMILARITY = 0.5
 COVER_CONTAINMENT = 0.6
 """Share of a candidate's weighted terms found in a fact for the fact to cover it."""
 IMPORT_SCORES = {"claude-memory": 3.5, "agent-notes": 3.0}
-_VALUE_WEIGHT = {"version": 2.0, "port": 2.0}
 
 
 def normalize_key(s: str) -> str:
@@ -58,7 +57,7 @@ def normalize_key(s: str) -> str:
     return to_lower(" ".join(fields(s)))
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One statement or imported note, before merging."""
 
@@ -86,6 +85,9 @@ class Item:
     terms: dict[str, float] = field(default_factory=dict)
     values: set[str] = field(default_factory=set)
     core_terms: dict[str, float] = field(default_factory=dict)
+    words: tuple[str, ...] = ()
+    weight: float = 0.0
+    """Total weight of :attr:`terms` (set when prepared)."""
 
     @property
     def key(self) -> str:
@@ -111,30 +113,23 @@ class Known:
 
 
 def _terms(text: str, tools: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    terms: dict[str, float] = {}
-    values: set[str] = set()
-    for e in entities(text):
-        t = lang.entity_term(e)
-        terms[t] = max(terms.get(t, 0.0), _VALUE_WEIGHT.get(e.kind, 3.0))
-        values.add(t)
-        if e.kind == "code":
-            for w in re.findall(r"[a-z][\w.-]*", e.value)[:1]:
-                if w in tools:
-                    terms["tool:" + w] = 2.0
-                    values.add("tool:" + w)
-    lower = text.lower()
-    for w in set(re.findall(r"(?<![\w.-])[a-z][\w-]*(?![\w-])", lower)):
+    terms, values, words = lang.merge_terms(text)
+    _add_tools(terms, values, words, tools)
+    return terms, values
+
+
+def _add_tools(terms: dict[str, float], values: set[str], words: Iterable[str], tools: frozenset[str]) -> None:
+    """Words that name a command the history ran (``yarn``, ``alembic``) are tools: concrete."""
+    for w in words:
         if w in tools:
+            terms.pop("w:" + lang.stem(w), None)
             terms["tool:" + w] = 2.0
             values.add("tool:" + w)
-    for w in lang.content_words(text):
-        if "tool:" + w not in terms:
-            terms.setdefault("w:" + w, 1.0)
-    for g in lang.gloss_words(text):
-        terms.setdefault("w:" + lang.stem(g), 0.8)
-    for z in lang.cjk_terms(text):
-        terms.setdefault("z:" + z, 0.5)
-    return terms, values
+    for t in [t for t in values if t.startswith("code:")]:
+        head = t[5:].split(" ", 1)[0]
+        if head in tools:
+            terms["tool:" + head] = 2.0
+            values.add("tool:" + head)
 
 
 def _overlap(a: dict[str, float], b: dict[str, float]) -> float:
@@ -196,6 +191,11 @@ def short_title(text: str, limit: int = 64) -> str:
 _NAME_DROP = lang.STOPWORDS | {"this", "that", "our", "repo", "we", "us", "dev", "anything", "everything"}
 
 
+_SLUG_SEP = re.compile(r"[^a-z0-9]+")
+_EN_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9._:-]*[A-Za-z0-9]|[A-Za-z]")
+_ASCII_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]")
+
+
 def readable_name(title: str, text: str, fallback: str) -> str:
     """A readable slug: content words of the title (English), the dictionary gloss of a
     Chinese rule when a dictionary is available, else the concrete things it names;
@@ -204,16 +204,18 @@ def readable_name(title: str, text: str, fallback: str) -> str:
 
     def add(ws: Iterable[str]) -> None:
         for w in ws:
-            w = re.sub(r"[^a-z0-9]+", "-", w.lower()).strip("-")
+            w = _SLUG_SEP.sub("-", w.lower()).strip("-")
             if w and w not in _NAME_DROP and w not in words and len(w) <= 24:
                 words.append(w)
+            if len(words) >= 8:
+                return
 
-    english = re.sub(r"`([^`]*)`", r"\1", title).replace("'", "").replace("’", "")
-    add(re.findall(r"[A-Za-z][A-Za-z0-9._:-]*[A-Za-z0-9]|[A-Za-z]", english) if not has_cjk(title) else [])
     if has_cjk(title):
         add(lang.gloss_words(title)[:4])
         add(e.value for e in entities(text) if e.kind in ("code", "host", "path", "file", "ident", "env", "handle"))
-        add(re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]", title))
+        add(_ASCII_IN_CJK.findall(title))
+    else:
+        add(_EN_NAME_WORD.findall(title.replace("`", "").replace("'", "").replace("’", "")))
     out = ""
     for w in words:
         nxt = f"{out}-{w}" if out else w
@@ -232,7 +234,7 @@ def infer_type(item: Item) -> str:
     text = item.text
     if _USER_SELF.match(text):
         return "user"
-    if any(e.kind == "url" for e in entities(text)) and not item.policy:
+    if any(v.startswith("url:") for v in item.values) and not item.policy:
         return "reference"
     if item.policy or any(r.startswith(("answer-style", "correction", "project rule")) for r in item.reasons):
         return "feedback"
@@ -240,7 +242,9 @@ def infer_type(item: Item) -> str:
 
 
 def _date(ns: int) -> str:
-    return Timestamp(ns).rfc3339()[:10] if ns > 0 else "unknown date"
+    import time
+
+    return time.strftime("%Y-%m-%d", time.gmtime(ns / 1e9)) if ns > 0 else "unknown date"
 
 
 def _evidence_line(ev: Evidence) -> str:
@@ -269,33 +273,55 @@ def _history_body(rep: Item, members: Sequence[Item]) -> str:
 
 def _prepare(items: Sequence[Item], tools: frozenset[str]) -> None:
     for it in items:
-        it.terms, it.values = _terms(it.text + " " + it.title, tools)
-        it.core_terms, _ = _terms(it.core or it.text, tools)
+        if it.terms:  # computed when the transcript was mined
+            _add_tools(it.terms, it.values, it.words, tools)
+            _add_tools(it.core_terms, set(), it.words, tools)
+        else:
+            it.terms, it.values = _terms(it.text + " " + it.title, tools)
+            it.core_terms, _ = _terms(it.core or it.text, tools)
+        it.weight = sum(it.terms.values())
 
 
 def _cluster(items: Sequence[Item]) -> list[list[Item]]:
+    """Greedy clusters, strongest item first: an item joins the cluster whose first members
+    (the strongest) it matches best, found through the terms they share — a concrete thing
+    counts twice, a term most items have not at all. Statements under the threshold stay
+    alone."""
     order = sorted(range(len(items)), key=lambda i: (-items[i].score, -items[i].at_ns, i))
+    df: Counter[str] = Counter(t for it in items for t in it.terms)
+    common = max(20, len(items) // 20)
     clusters: list[list[Item]] = []
-    index: dict[str, set[int]] = defaultdict(set)
+    index: dict[str, list[int]] = defaultdict(list)
     for i in order:
         it = items[i]
-        candidates: Counter[int] = Counter()
-        for t in it.terms:
-            for c in index.get(t, ()):
-                candidates[c] += 1
+        hits: Counter[int] = Counter()
+        if it.score >= THRESHOLD:  # a weak statement never joins (nor props up) a candidate
+            for t in it.terms:
+                if df[t] > common:
+                    continue
+                for c in index.get(t, ()):
+                    hits[c] += 2 if t in it.values else 1
         best, best_sim = -1, 0.0
-        for c, _n in candidates.most_common(40):
-            for other in clusters[c]:
-                sim = similarity(it.terms, other.terms)
+        for c, h in hits.most_common(4):
+            if h < 2:
+                break
+            for other in clusters[c][:3]:
+                low = min(it.weight, other.weight)
+                sim = _overlap(it.terms, other.terms) / low if low else 0.0
                 if sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms):
                     best, best_sim = c, sim
-        if best < 0:
-            clusters.append([it])
-            best = len(clusters) - 1
-        else:
+        if best >= 0:
             clusters[best].append(it)
+            for t in it.terms:
+                if df[t] <= common and best not in index[t][-1:]:
+                    index[t].append(best)
+            continue
+        clusters.append([it])
+        if it.score < THRESHOLD:
+            continue
         for t in it.terms:
-            index[t].add(best)
+            if df[t] <= common:
+                index[t].append(len(clusters) - 1)
     return clusters
 
 
@@ -327,12 +353,13 @@ def _conflicts(it: Item, known: Known) -> bool:
 def _against_known(members: Sequence[Item], known: Sequence[Known], index: dict[str, set[int]]) -> tuple[str, Known | None]:
     """``("covered", k)``, ``("update", k)`` or ``("", None)``."""
     cands: Counter[int] = Counter()
+    members = members[:6]
     for it in members:
         for t in it.terms:
             for k in index.get(t, ()):
                 cands[k] += 1
     update: Known | None = None
-    for k, _n in cands.most_common(30):
+    for k, _n in cands.most_common(20):
         kn = known[k]
         for it in members:
             if _covered(it, kn):

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -30,9 +30,10 @@ from ..paths import Layout, abs_clean
 from ..sessions import claude_home, claude_project_dir
 from ..store.fileformat import split_frontmatter
 from ..store.model import normalize_type, slug
-from .candidates import IMPORT_SCORES, Item, normalize_key, readable_name
 from .model import Evidence
-from .signals import score_sentence
+
+if TYPE_CHECKING:
+    from .candidates import Item
 
 __all__ = ["claude_memory_items", "agent_note_items", "wanted_items", "agent_note_files", "home_label",
            "IMPORT_LIMIT_PER_SOURCE", "WANTED_MIN_MISSES"]
@@ -63,6 +64,9 @@ def _file_ns(path: Path) -> int:
 
 
 def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scope: str) -> Item | None:
+    from .candidates import IMPORT_SCORES, Item
+    from .signals import score_sentence
+
     statement = one_line(text)
     if len(statement) < 8 or len(statement) > 420:
         return None
@@ -85,6 +89,9 @@ def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scop
 
 def claude_memory_items(layout: Layout) -> list[Item]:
     """The workspace's Claude Code auto-memory files."""
+    from .candidates import IMPORT_SCORES, Item, readable_name
+    from .signals import score_sentence
+
     cdir = claude_project_dir(layout.workspace)
     if cdir is None:
         return []
@@ -239,6 +246,7 @@ def wanted_items(layout: Layout) -> list[Item]:
     """Queries searched at least twice in this workspace without a result."""
     from ..history import misses_path
     from ..tokenize import query_terms
+    from .candidates import Item, readable_name
 
     ws = abs_clean(str(layout.workspace))
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -289,4 +297,3 @@ def wanted_items(layout: Layout) -> list[Item]:
     return out
 
 
-__all__ += ["normalize_key"]

@@ -13,7 +13,7 @@ from functools import lru_cache
 from ..tokenize import tokens
 from .signals import Entity, has_cjk
 
-__all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words"]
+__all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT"]
 
 STOPWORDS = frozenset(
     "a an the and or but if then so to of in on at by for with from into onto up out as is are was were be been "
@@ -78,3 +78,30 @@ def gloss_words(text: str) -> list[str]:
 def entity_term(e: Entity) -> str:
     """The merge term of an entity."""
     return f"{e.kind}:{e.value}"
+
+
+VALUE_WEIGHT = {"version": 2.0, "port": 2.0, "name": 2.0}
+"""Entity kinds that weigh less than the default 3 (a version or a port alone is weak evidence)."""
+_WORDS = re.compile(r"(?<![\w.-])[a-z][\w-]*(?![\w-])")
+
+
+def merge_terms(text: str) -> tuple[dict[str, float], set[str], tuple[str, ...]]:
+    """``(terms, values, words)`` of a statement: weighted merge terms, the concrete things
+    among them, and its lower-cased words (tool names are recognised later, against the
+    commands the history ran)."""
+    from .signals import entities
+
+    terms: dict[str, float] = {}
+    values: set[str] = set()
+    for e in entities(text):
+        t = entity_term(e)
+        terms[t] = max(terms.get(t, 0.0), VALUE_WEIGHT.get(e.kind, 3.0))
+        values.add(t)
+    for w in content_words(text):
+        terms.setdefault("w:" + w, 1.0)
+    for g in gloss_words(text):
+        terms.setdefault("w:" + stem(g), 0.8)
+    for z in cjk_terms(text):
+        terms.setdefault("z:" + z, 0.5)
+    words = tuple(sorted(set(_WORDS.findall(text.lower()))))
+    return terms, values, words

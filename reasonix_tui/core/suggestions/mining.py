@@ -31,7 +31,6 @@ from ..sessions import (
     FORMAT_CLAUDE,
     FORMAT_REASONIX,
     claude_project_dir,
-    is_cleanup_pending,
     is_session_transcript_name,
     is_user_authored_turn_message,
     read_transcript,
@@ -39,10 +38,8 @@ from ..sessions import (
     user_message_text,
 )
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from .procedures import Step, extract_steps
-from .statements import Statement, extract_statements
 
-__all__ = ["SessionRecord", "MinedHistory", "mine_sessions", "cache_path"]
+__all__ = ["SessionRecord", "MinedHistory", "mine_sessions", "cache_path", "list_transcripts", "miner_stamp"]
 
 _MAGIC = b"RXTSUGG1"
 _VERSION = 1
@@ -62,10 +59,14 @@ class SessionRecord:
     """Last activity: branch meta ``updated_at``, else the newest message time, else the file's mtime."""
     turns: int
     """User-authored turns."""
-    statements: tuple[Statement, ...]
-    steps: tuple[Step, ...]
+    statements: tuple[Any, ...]
+    """Statements as :meth:`~.statements.Statement.to_tuple` tuples (built into objects on demand)."""
+    steps: tuple[Any, ...]
+    """:class:`~.procedures.Step` values."""
     triggers: dict[int, str]
     """Message index → the request text that started steps."""
+    tools: frozenset[str] = frozenset()
+    """Programs its commands ran (``yarn``, ``alembic``): words that name a tool."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +81,15 @@ class MinedHistory:
     """Transcripts listed before the window."""
 
 
-def _source_stamp() -> str:
-    from .. import sessions as sessions_mod
-    from . import procedures, signals, statements
+def miner_stamp() -> str:
+    """A digest of the miner's source (a changed miner makes cached results stale)."""
+    return _source_stamp()
 
-    return source_stamp(signals.__file__, statements.__file__, procedures.__file__, sessions_mod.__file__)
+
+def _source_stamp() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = ("signals.py", "statements.py", "procedures.py", "language.py")
+    return source_stamp(*(os.path.join(here, n) for n in names), os.path.join(os.path.dirname(here), "sessions.py"))
 
 
 def cache_path(layout: Layout) -> str:
@@ -124,8 +129,9 @@ def _meta(path: str) -> tuple[int, str, int]:
     return (st.st_mtime_ns, ws, updated.ns if updated is not None and updated.ns > 0 else 0)
 
 
-def _listing(layout: Layout, include_claude: bool) -> list[tuple[str, str, os.stat_result, bool]]:
-    """``(path, format, stat, needs the meta's workspace)`` of every candidate transcript."""
+def list_transcripts(layout: Layout, include_claude: bool = True) -> list[tuple[str, str, os.stat_result, bool]]:
+    """``(path, format, stat, needs the meta's workspace)`` of every candidate transcript
+    (Reasonix sessions pending cleanup left out)."""
     out: list[tuple[str, str, os.stat_result, bool]] = []
     seen: set[str] = set()
 
@@ -135,8 +141,9 @@ def _listing(layout: Layout, include_claude: bool) -> list[tuple[str, str, os.st
                 entries = list(it)
         except OSError:
             return
+        names = {e.name for e in entries}
         for e in entries:
-            if not is_session_transcript_name(e.name) or e.path in seen:
+            if not e.name.endswith(".jsonl") or not is_session_transcript_name(e.name) or e.path in seen:
                 continue
             try:
                 if e.is_dir():
@@ -144,7 +151,7 @@ def _listing(layout: Layout, include_claude: bool) -> list[tuple[str, str, os.st
                 st = e.stat()
             except OSError:
                 continue
-            if fmt == FORMAT_REASONIX and is_cleanup_pending(e.path):
+            if fmt == FORMAT_REASONIX and e.name[: -len(".jsonl")] + ".cleanup-pending.json" in names:
                 continue
             seen.add(e.path)
             out.append((e.path, fmt, st, filtered))
@@ -161,6 +168,9 @@ def _listing(layout: Layout, include_claude: bool) -> list[tuple[str, str, os.st
 
 
 def _mine(path: str, fmt: str) -> tuple[Any, ...] | None:
+    from .procedures import extract_steps
+    from .statements import extract_statements
+
     t = read_transcript(path, fmt)
     if not t.ok:
         return None
@@ -180,15 +190,18 @@ def _mine(path: str, fmt: str) -> tuple[Any, ...] | None:
 
 
 def mine_sessions(layout: Layout, window_days: int = 30, include_claude: bool = True,
-                  use_cache: bool = True) -> MinedHistory:
+                  use_cache: bool = True, listing: list[tuple[str, str, os.stat_result, bool]] | None = None) -> MinedHistory:
     """The workspace's sessions inside the window, mined (from the cache where unchanged)."""
+    from .procedures import Step
+
     path = cache_path(layout)
     cache = _load_cache(path) if use_cache else {}
     fresh: dict[str, tuple[Any, ...]] = {}
     read = 0
     ws = abs_clean(str(layout.workspace))
     records: list[SessionRecord] = []
-    listing = _listing(layout, include_claude)
+    if listing is None:
+        listing = list_transcripts(layout, include_claude)
     for p, fmt, st, filtered in listing:
         meta = _meta(p) if fmt == FORMAT_REASONIX else (0, "", 0)
         cached = cache.get(p)
@@ -206,10 +219,11 @@ def mine_sessions(layout: Layout, window_days: int = 30, include_claude: bool = 
         if turns == 0:
             continue
         last = meta[2] or last_msg or st.st_mtime_ns
+        step_objs = tuple(Step(*s) for s in steps)
         records.append(SessionRecord(
             path=p, fmt=fmt, session_id=sid, source=source, last_ns=last, turns=turns,
-            statements=tuple(Statement.from_tuple(s) for s in statements),
-            steps=tuple(Step(*s) for s in steps), triggers=dict(triggers),
+            statements=tuple(statements), steps=step_objs, triggers=dict(triggers),
+            tools=frozenset(k[0].split(" ", 1)[0].lower() for k in steps if not k[0].startswith("edit ")),
         ))
     records.sort(key=lambda r: (-r.last_ns, r.path))
     if window_days > 0 and records:

@@ -37,6 +37,16 @@ class Evidence:
     context: str = ""
     """What the statement answered: the assistant's step it corrected (``bash: npm install x``)."""
 
+    def to_tuple(self) -> tuple[Any, ...]:
+        """Marshal-friendly form."""
+        return (self.source, self.label, self.text, self.at.ns if self.at else None, self.path, self.line, self.context)
+
+    @classmethod
+    def from_tuple(cls, t: tuple[Any, ...]) -> Evidence:
+        """Inverse of :meth:`to_tuple`."""
+        source, label, text, at, path, line, context = t
+        return cls(source, label, text, Timestamp(at) if at is not None else None, path, line, context)
+
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
         out: dict[str, Any] = {
@@ -84,6 +94,21 @@ class MemorySuggestion:
 
     kind = "memory"
 
+    def to_tuple(self) -> tuple[Any, ...]:
+        """Marshal-friendly form (the result cache)."""
+        return (self.id, self.name, self.title, self.description, self.type, self.scope, self.body, self.reason,
+                self.evidence, self.origin, tuple(e.to_tuple() for e in self.sources), self.needs_edit, self.score,
+                self.reasons, self.updates, self.keys)
+
+    @classmethod
+    def from_tuple(cls, t: tuple[Any, ...]) -> MemorySuggestion:
+        """Inverse of :meth:`to_tuple`."""
+        (id_, name, title, description, type_, scope, body, reason, evidence, origin, sources, needs_edit, score,
+         reasons, updates, keys) = t
+        return cls(id_, name, title, description, type_, scope, body, reason, tuple(evidence), origin,
+                   tuple(Evidence.from_tuple(e) for e in sources), needs_edit, score, tuple(reasons), updates,
+                   tuple(keys))
+
     def to_json(self) -> dict[str, Any]:
         """Reasonix's JSON fields, then ours."""
         out: dict[str, Any] = {
@@ -129,6 +154,18 @@ class SkillSuggestion:
     kind = "skill"
     origin = "skills"
     updates = ""
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        """Marshal-friendly form (the result cache)."""
+        return (self.id, self.name, self.description, self.scope, self.body, self.reason, self.evidence,
+                tuple(e.to_tuple() for e in self.sources), self.score, self.reasons, self.steps, self.keys)
+
+    @classmethod
+    def from_tuple(cls, t: tuple[Any, ...]) -> SkillSuggestion:
+        """Inverse of :meth:`to_tuple`."""
+        id_, name, description, scope, body, reason, evidence, sources, score, reasons, steps, keys = t
+        return cls(id_, name, description, scope, body, reason, tuple(evidence),
+                   tuple(Evidence.from_tuple(e) for e in sources), score, tuple(reasons), tuple(steps), tuple(keys))
 
     @property
     def title(self) -> str:

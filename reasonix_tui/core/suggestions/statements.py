@@ -20,6 +20,7 @@ from typing import Any
 
 from ..gostr import one_line, truncate_runes
 from ..sessions import Message, is_user_authored_turn_message, user_message_text
+from .language import merge_terms
 from .signals import (
     EXTEND_THRESHOLD,
     THRESHOLD,
@@ -67,18 +68,25 @@ class Statement:
     """Phrased as a rule."""
     entities: tuple[tuple[str, str], ...]
     """``(kind, value)`` of concrete things it names."""
+    terms: tuple[tuple[str, float], ...] = ()
+    """Weighted merge terms of the statement (:func:`.language.merge_terms`)."""
+    core_terms: tuple[tuple[str, float], ...] = ()
+    """Merge terms of its strongest sentence."""
+    values: tuple[str, ...] = ()
+    """The concrete things among the terms."""
+    words: tuple[str, ...] = ()
+    """Its lower-cased words (tool names are recognised against the history's commands)."""
 
     def to_tuple(self) -> tuple[Any, ...]:
         """Marshal-friendly form."""
         return (self.session_id, self.path, self.source, self.index, self.at_ns, self.message, self.text, self.core,
-                self.score, self.reasons, self.context, self.policy, self.entities)
+                self.score, self.reasons, self.context, self.policy, self.entities, self.terms, self.core_terms,
+                self.values, self.words)
 
     @classmethod
     def from_tuple(cls, t: Sequence[Any]) -> Statement:
         """Inverse of :meth:`to_tuple`."""
-        (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, ents) = t
-        return cls(sid, path, source, index, at_ns, message, text, core, score, tuple(reasons), context, policy,
-                   tuple(tuple(e) for e in ents))
+        return cls(*t)
 
 
 def _args(arguments: str) -> dict[str, Any]:
@@ -189,11 +197,14 @@ def _message_statements(said: str, session_id: str, path: str, source: str, inde
         for k in group:
             for e in scores[k].entities:
                 ents[(e.kind, e.value)] = None
+        terms, values, words = merge_terms(text)
+        core_terms, _cv, _cw = merge_terms(core)
         out.append(Statement(
             session_id=session_id, path=path, source=source, index=index, at_ns=at, message=message,
             text=text, core=core, score=round(max(scores[k].score for k in group), 2), reasons=tuple(reasons),
             context=prev_desc if weight >= 1.5 else "", policy=any(scores[k].policy for k in group),
-            entities=tuple(ents),
+            entities=tuple(ents), terms=tuple(terms.items()), core_terms=tuple(core_terms.items()),
+            values=tuple(sorted(values)), words=words,
         ))
     return [s for s in out if s.score >= FLOOR]
 

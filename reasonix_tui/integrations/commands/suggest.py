@@ -81,7 +81,8 @@ def _when(src: object) -> str:
 
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     """``suggest``."""
-    view = list_suggestions(ctx.layout, ctx.store, include_hidden=args.all, settings=ctx.settings)
+    # No store here: the facts are read only when the candidates must be computed again.
+    view = list_suggestions(ctx.layout, None, include_hidden=args.all, settings=ctx.settings)
     if args.json:
         ctx.print_json(view.to_json())
         return 0
