@@ -517,6 +517,10 @@ def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
 
 
 def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
+    from reasonix_tui.core.history import misses_path
+    from reasonix_tui.core.suggestions.imports import misses_path as our_path
+
+    assert our_path(layout) == misses_path(layout)
     for _ in range(2):
         history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress timeout"})
     history_tool_call(layout, {"operation": "search", "query": "only once"})

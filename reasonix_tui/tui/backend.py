@@ -87,10 +87,10 @@ def try_query(layout: Layout, settings: Settings, query: str, now: Timestamp | N
 # ----------------------------------------------------------------- suggestions
 
 
-def scan_suggestions(layout: Layout, settings: Settings, now: Timestamp | None = None) -> list[suggestions.Suggestion]:
-    """Current suggestion candidates, memories then skills."""
-    view = suggestions.list_suggestions(layout, _store(layout, settings), now=now)
-    return list(view.all())
+def scan_suggestions(layout: Layout, settings: Settings, now: Timestamp | None = None) -> suggestions.SuggestionsView:
+    """Current suggestion candidates (memories then skills, each ranked) and the counts the
+    heading shows: sessions scanned, the window, how many more wait past the cap."""
+    return suggestions.list_suggestions(layout, _store(layout, settings), now=now, settings=settings)
 
 
 def accept_suggestion(

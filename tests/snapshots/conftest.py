@@ -16,7 +16,7 @@ from filelock import FileLock
 from reasonix_tui.core.gotime import parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import RecallTrace
-from reasonix_tui.core.suggestions import Evidence, MemorySuggestion
+from reasonix_tui.core.suggestions import Evidence, MemorySuggestion, SuggestionsView
 
 from ui.helpers import build_demo
 
@@ -102,19 +102,28 @@ FIXED_TRACES = [
 
 FIXED_SUGGESTIONS = [
     MemorySuggestion(
-        id="s-1", name="run-migrations-with-alembic", title="Run migrations with alembic",
-        description="Database migrations always go through alembic", type="project", scope="project",
-        body="Run database migrations with **alembic**, never by hand.", reason="persistent working rule", evidence=(),
+        id="memory-migrations-alembic", name="migrations-alembic", title="Database migrations always go through alembic",
+        description="Database migrations always go through alembic, never hand-written SQL.", type="feedback",
+        scope="project", body="Database migrations always go through alembic, never hand-written SQL.\n\n"
+        "Said in session 20260720-091500.000000000-deepseek-chat on 2026-07-20; repeated in 1 more session.",
+        reason="general wording (always); project rule (prohibition); correction of the previous step", evidence=(),
         sources=(Evidence("session", "20260720-091500.000000000-deepseek-chat",
-                          "Remember that we always run database migrations with alembic, never by hand.",
-                          parse_rfc3339("2026-07-20T09:15:00Z")),),
+                          "No, don't write the ALTER TABLE by hand. Database migrations always go through alembic, "
+                          "never hand-written SQL.", parse_rfc3339("2026-07-20T09:15:00Z"), "", 6,
+                          "write: migrations/manual/add_memo.sql"),
+                 Evidence("session", "20260722-140200.000000000-deepseek-chat", "数据库结构改动一律走 alembic 迁移。",
+                          parse_rfc3339("2026-07-22T14:02:00Z"), "", 3)),
+        score=8.0, reasons=("general wording (always)", "project rule (prohibition)",
+                            "correction of the previous step (write: migrations/manual/add_memo.sql)",
+                            "said in 2 sessions"),
     ),
     MemorySuggestion(
-        id="s-2", name="commit-bodies-in-chinese", title="以后请用中文写提交说明的正文部分",
-        description="Commit message bodies in Chinese", type="user", scope="project",
-        body="以后请用中文写提交说明的正文部分。", reason="future-facing preference", evidence=(),
+        id="memory-commit-bodies-chinese", name="commit-bodies-chinese", title="以后请用中文写提交说明的正文部分",
+        description="以后请用中文写提交说明的正文部分。", type="feedback", scope="project",
+        body="以后请用中文写提交说明的正文部分。", reason="future-facing wording (以后)", evidence=(),
         sources=(Evidence("session", "20260722-140200.000000000-deepseek-chat", "以后请用中文写提交说明的正文部分。",
-                          parse_rfc3339("2026-07-22T14:02:00Z")),),
+                          parse_rfc3339("2026-07-22T14:02:00Z"), "", 1),),
+        score=4.0, reasons=("future-facing wording (以后)", "answer-style preference"),
     ),
 ]
 """Candidates shown by the Suggestions snapshot."""
@@ -138,4 +147,5 @@ def fixed_sidecars(monkeypatch: pytest.MonkeyPatch, snap_demo: Layout) -> None:
     traces = [_with_demo_ids(t, ids) for t in FIXED_TRACES]
     monkeypatch.setattr("reasonix_tui.tui.backend.last_trace", lambda layout: traces[0])
     monkeypatch.setattr("reasonix_tui.tui.backend.trace_history", lambda layout, limit=200: list(traces))
-    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: list(FIXED_SUGGESTIONS))
+    view = SuggestionsView(memories=tuple(FIXED_SUGGESTIONS), available=True, sessions=2, window_days=30, more=3)
+    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: view)

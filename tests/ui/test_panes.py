@@ -209,6 +209,31 @@ async def test_suggestions_accept_and_dismiss(demo: Layout) -> None:
         assert any(f.description == "Edited by the test before accepting" for f in store(demo).list_all())
 
 
+async def test_suggestions_dismissing_brings_the_next_one_in(demo: Layout) -> None:
+    from reasonix_tui.core.settings import Settings
+
+    app = make(demo, settings=Settings(pinned_budget_chars=1500, suggestions_limit=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "6")
+        pane = app.screen.query_one("SuggestionsPane")
+        options = app.screen.query_one("#suggestions-list", OptionList)
+        heading = plain(app.screen.query_one("#suggestions-heading", Label))
+        assert options.option_count == 2 and "2 more waiting" in heading, heading
+        first = [item.id for item in pane.items]
+        view = plain(app.screen.query_one("#suggestions-view", Static))
+        assert f"score {pane.items[0].score:g}" in view and "why:" in view
+        evidence = plain(app.screen.query_one("#suggestions-evidence", Static))
+        src = pane.items[0].sources[0]
+        assert "Evidence (1)" in evidence and f"Reasonix session · {src.label} #{src.line}" in evidence and src.text in evidence
+        await pilot.press("d")
+        await settle(pilot)
+        after = [item.id for item in pane.items]
+        assert options.option_count == 2 and first[0] not in after and after[0] == first[1]
+        assert len(set(after) - set(first)) == 1  # the next one came in
+        assert "1 more waiting" in plain(app.screen.query_one("#suggestions-heading", Label))
+
+
 async def test_activity_shows_the_audit_log_newest_first(demo: Layout) -> None:
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:

@@ -261,7 +261,9 @@ def _result_key(layout: Layout, listing: Sequence[tuple[str, str, os.stat_result
 
     for path, scope in agent_note_files(layout):
         put("notes", path, scope, _stat_sig(path))
-    put("misses", _stat_sig(layout.tui_dir / "history-misses.jsonl"))  # history.misses_path
+    from .imports import misses_path
+
+    put("misses", _stat_sig(misses_path(layout)))
     put("skills", *sorted(_existing_skill_names(layout)))
     return h.hexdigest()
 

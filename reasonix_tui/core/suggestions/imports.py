@@ -226,6 +226,12 @@ def agent_note_items(layout: Layout) -> list[Item]:
     return out
 
 
+def misses_path(layout: Layout) -> str:
+    """The history tool's zero-result log (``history.misses_path``; not imported from there:
+    that module loads numpy, which a listing does not need)."""
+    return str(layout.tui_dir / "history-misses.jsonl")
+
+
 def _read_misses(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     try:
@@ -244,7 +250,6 @@ def _read_misses(path: Path) -> list[dict[str, Any]]:
 
 def wanted_items(layout: Layout) -> list[Item]:
     """Queries searched at least twice in this workspace without a result."""
-    from ..history import misses_path
     from ..tokenize import query_terms
     from .candidates import Item, readable_name
 

@@ -1,5 +1,7 @@
-"""Suggestions pane: memory candidates from recent sessions, with evidence; accept (edit
-first) or dismiss. Scanned every time the pane opens; nothing is written by itself."""
+"""Suggestions pane: memory and skill candidates from the history window, best first, each
+with its score, the reasons it looks durable and the merged evidence (every message it was
+said in, and the step it corrected); accept (edit first) or dismiss — dismissing brings
+the next candidate in. Scanned every time the pane opens; nothing is written by itself."""
 
 from __future__ import annotations
 
@@ -15,12 +17,15 @@ from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.store.model import StoreError
-from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionEdits
+from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionEdits, SuggestionsView
 from ..actions import FactFormValues
 from ..messages import WriteFinished
 from .base import Pane
 
 __all__ = ["SuggestionsPane", "suggestion_fields"]
+
+_SOURCE_LABEL = {"session": "Reasonix session", "claude-session": "Claude Code session",
+                 "claude-memory": "Claude Code auto-memory", "agent-notes": "agent notes", "history-miss": "history search"}
 
 
 def suggestion_fields(item: Suggestion) -> FactFormValues:
@@ -75,26 +80,35 @@ class SuggestionsPane(Pane):
         from ..backend import scan_suggestions
 
         try:
-            items, error = scan_suggestions(self.app.layout, self.app.settings, self.app.clock()), ""
+            view, error = scan_suggestions(self.app.layout, self.app.settings, self.app.clock()), ""
         except Exception as exc:  # a broken session file never breaks the pane
-            items, error = [], f"Scan failed: {type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._show, items, error)
+            view, error = SuggestionsView(), f"Scan failed: {type(exc).__name__}: {exc}"
+        self.app.call_from_thread(self._show, view, error)
 
-    def _show(self, items: list[Suggestion], error: str) -> None:
+    def _show(self, view: SuggestionsView, error: str) -> None:
         option_list = self.query_one("#suggestions-list", OptionList)
         keep = option_list.highlighted
+        items = list(view.all())
         self.items = items
         option_list.clear_options()
         for item in items:
             title = item.title or item.description or "(untitled)"
-            option_list.add_option(Option(f"{'⚙' if item.kind == 'skill' else '✦'} {title[:60]}"))
+            mark = "⚙" if item.kind == "skill" else ("↻" if getattr(item, "updates", "") else "✦")
+            label = Text.assemble((f"{mark} {item.score:>4.1f} ", "dim"), title)
+            option_list.add_option(Option(label))
         heading = self.query_one("#suggestions-heading", Label)
+        window = f"the last {view.window_days} days" if view.window_days else "all history"
+        waiting = f" · {view.more} more waiting" if view.more else ""
         if error:
             heading.update(Text(error, style="yellow"))
         elif items:
-            heading.update(f"{len(items)} suggestion{'s' if len(items) != 1 else ''} from recent sessions · a accepts (you edit first) · d dismisses for good")
+            heading.update(f"{len(items)} suggestion{'s' if len(items) != 1 else ''} from {view.sessions} sessions "
+                           f"({window}){waiting} · a accepts (you edit first) · d dismisses for good")
+        elif not view.available:
+            heading.update("Suggestions are off: memory is disabled (REASONIX_EXPERIMENT_NO_MEMORY).")
         else:
-            heading.update("No suggestions: nothing in recent sessions looks like a lasting preference, constraint or convention.")
+            heading.update(f"No suggestions from {view.sessions} sessions ({window}): nothing looks like a lasting "
+                           "rule, preference, fact or repeated procedure" + (f" · {view.hidden} dismissed or accepted" if view.hidden else "") + ".")
         if items:
             index = min(keep or 0, len(items) - 1)
             option_list.highlighted = index
@@ -116,22 +130,38 @@ class SuggestionsPane(Pane):
         values = suggestion_fields(item)
         text = Text()
         text.append((values.title or values.description) + "\n", style="bold")
-        text.append(f"{item.kind} candidate · type {values.type} · scope {values.scope}\n", style="dim")
-        if values.description:
+        text.append(f"{item.kind} candidate · score {item.score:g} · type {values.type} · scope {values.scope}\n",
+                    style="dim")
+        updates = getattr(item, "updates", "")
+        if updates:
+            text.append(f"updates {updates}: accepting writes its next revision\n", style="yellow")
+        if values.description and values.description != values.title:
             text.append(values.description + "\n")
-        if item.reason:
-            text.append(f"why: {item.reason}\n", style="italic")
+        steps = getattr(item, "steps", ())
+        for i, step in enumerate(steps, 1):
+            text.append(f"  {i}. {step}\n")
+        reasons = item.reasons or ((item.reason,) if item.reason else ())
+        if reasons:
+            text.append("why:\n", style="italic")
+            for reason in reasons:
+                text.append(f"  · {reason}\n", style="italic")
         view.update(text)
         self.run_worker(body.update(values.body), group="suggestions-body", exclusive=True, exit_on_error=False)
         text = Text()
         count = len(item.sources) or len(item.evidence)
         if count:
-            text.append(f"Evidence ({count})\n", style="bold")
+            sessions = len({ev.label for ev in item.sources if ev.source in ("session", "claude-session")})
+            said = f", said in {sessions} sessions" if sessions > 1 else ""
+            text.append(f"Evidence ({count}{said})\n", style="bold")
         for ev in item.sources:
-            where = " · ".join(v for v in (ev.source, ev.label, ev.at.rfc3339() if ev.at else "") if v)
-            if where:
-                text.append(f"• {where}\n", style="dim")
-            text.append(f"  “{ev.text}”\n" if where else f"• {ev.text}\n")
+            where = ev.label + (f" #{ev.line}" if ev.source in ("session", "claude-session") else
+                                (f":{ev.line}" if ev.line else ""))
+            head = " · ".join(v for v in (_SOURCE_LABEL.get(ev.source, ev.source), where,
+                                          ev.at.rfc3339() if ev.at else "") if v)
+            text.append(f"• {head}\n", style="dim")
+            text.append(f"  “{ev.text}”\n")
+            if ev.context:
+                text.append(f"  after {ev.context}\n", style="dim italic")
         if not item.sources:
             for line in item.evidence:  # Reasonix's plain evidence strings
                 text.append(f"• {line}\n")
