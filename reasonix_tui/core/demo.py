@@ -123,8 +123,8 @@ def _write_instructions(root: Path, workspace: Path) -> None:
 def _write_sessions(layout: Layout, now: Timestamp) -> int:
     sessions = layout.project_sessions_dir
     sessions.mkdir(parents=True, exist_ok=True)
-    # Each preference carries one of the scanner's markers (remember, always, never, 以后),
-    # so every one of them becomes a suggestion with its sentence as evidence.
+    # Each turn states a lasting rule or preference (a project rule, a prohibition, a
+    # future-facing preference), so each becomes a suggestion with its message as evidence.
     turns = [
         ("20260720-091500.000000000-deepseek-chat.jsonl", [
             ("user", "Remember that we always run database migrations with alembic, never by hand."),
