@@ -273,7 +273,7 @@ _GENERIC: tuple[tuple[re.Pattern[str], float, str], ...] = (
     (re.compile(_words("next time", "from then on", "any time", "anytime"), re.I), 1.5, "future-facing wording"),
     (re.compile(_words(r"every (?:push|commit|release|deploy|pr|merge|build|night|day|morning|change|migration|run)",
                        "everywhere", "across the (?:codebase|repo|project)", "(?:for )?the whole (?:codebase|repo|project)",
-                       "in (?:this|our|the) (?:repo|repository|project|codebase|team)", "all (?:our |the )?(?:\\w+ ){0,2}\\w+s",
+                       "in (?:this|our|the) (?:repo|repository|project|codebase|team)", "all (?:our |the )?(?!good\\b|set\\b|done\\b|right\\b|fine\\b|of\\b|in\\b|at\\b|the\\b|that\\b|this\\b|it\\b)(?:\\w+ ){0,2}\\w+",
                        "any \\w+ (?:that|which|we|you)", "anything (?:under|in|inside)"), re.I),
      1.0, "general scope"),
     (re.compile(r"以后|今后|往后|从现在开始|从今以后|从今往后|之后都|以后都"), 2.0, "future-facing wording"),
@@ -287,6 +287,20 @@ _GENERIC: tuple[tuple[re.Pattern[str], float, str], ...] = (
                        r"after (?:every|each|any) \w+", r"when(?:ever)? (?:you|we) (?:commit|push|merge|release|deploy|add|change|touch)")
                 , re.I), 1.0, "general condition"),
     (re.compile(r"(?:提交|推送|发布|上线|合并|部署|发版|打包)(?:之?前|之?后)|每(?:次|个).{0,8}(?:前|后)"), 1.0, "general condition"),
+)
+_CONDITION_LEAD = re.compile(
+    r"^(?:when(?:ever)?|each time|every time|before|after|if)\s+(?:you|we|i)\s+(?:\w+\s+){0,1}"
+    r"(?:write|commit|push|merge|release|deploy|add|change|touch|create|open|review|name|test|update|edit|reply|"
+    r"answer|respond|install|upgrade|bump|tag|ship|migrate|refactor|log|call|rename|delete|remove)\w*\b[^,，]{0,60}[,，]\s*"
+    r"|^(?:每次|凡是|只要|以后)?(?:写|提交|发布|部署|合并|新增|修改|改|加|删|升级|回答|回复)[^，,]{0,20}(?:时|的时候|前|后)[，,]\s*",
+    re.I,
+)
+_LABEL_LEAD = re.compile(r"^(?:[A-Z][\w/-]*(?:\s[\w/-]+){0,2}|[\u4e00-\u9fff]{2,8})\s*[:：]\s+(?=\S)")
+_PRODUCT_CHANGE = re.compile(
+    r"\b(?:button|page|modal|screen|dialog|header|footer|banner|icon|colou?r|font|layout|label|logo|tooltip|menu|"
+    r"placeholder|spinner|card|badge|link|title|image|background)s?\b[^.;]{0,40}\b(?:should|must|will|needs? to)\s+(?:be|look|show|say|have)\b"
+    r"|(?:按钮|页面|弹窗|颜色|字体|图标|标题|背景)[^，。]{0,10}(?:改成|换成|应该是|要是)",
+    re.I,
 )
 _LEAD_MARKER = re.compile(
     r"^(?:(?:from now on|going forward|in (?:the )?future|from here on|next time|by default|as usual|like always|"
@@ -424,7 +438,7 @@ _TEAM_PRACTICE = re.compile(
     r"(?!need\b|needed\b|should\b|could\b|can\b|might\b|may\b|will\b|would\b|had\b|did\b|were\b|was\b|got\b|"
     r"tried\b|want\b|wanted\b|just\b|still\b|already\b|are going\b|have to\b)"
     r"[a-z]{2,}(?<!ed)\b|^(?:we'?re|we are|this is|it'?s) an? [\w-]+ (?:monorepo|repo|project|shop|team|service|app|codebase)\b"
-    r"|我们(?:一般|都|一直|平时|只)?(?:用|使用|走|按|是|在|不用|不要)",
+    r"|我们(?:的[^，。,.]{1,16}?)?(?:一般|都|一直|平时|只|统一|一律)?(?:用|使用|走|按|是|在|不用|不要)",
     re.I,
 )
 _INSTRUMENT = re.compile(r"\b(?:with|using|via|through|in)\s+(?!the\b|a\b|an\b|this\b|that\b|it\b|them\b|my\b|our\b|your\b|mind\b)"
@@ -481,6 +495,8 @@ def is_question(s: str) -> bool:
     core = _FILLER_LEAD.sub("", t)
     if has_cjk(core):
         return _ZH_QUESTION.search(core) is not None and not re.search(r"(?:不管|无论)", core)
+    if _CONDITION_LEAD.match(core):  # "When you write commit messages, use …" is a rule
+        return False
     return _QUESTION_LEAD.match(core) is not None
 
 
@@ -540,14 +556,24 @@ def score_sentence(sentence: str) -> SentenceScore:
     if m:
         sc.add(2.0, f"convention ({m.group(0).strip()})")
         sc.policy = True
-    # Imperative rules, prohibitions (after a leading "from now on", 以后…).
+    # Imperative rules, prohibitions (after a leading "from now on", 以后…, a condition
+    # "when you write commit messages," or a label "Tests:").
     imp = _LEAD_MARKER.sub("", core)
+    cond = _CONDITION_LEAD.match(imp)
+    if cond:
+        imp = imp[cond.end():]
+        sc.add(1.5, f"general condition ({cond.group(0).strip(' ,，')})")
+    label = _LABEL_LEAD.match(imp)
+    if label and not cond:
+        imp = imp[label.end():]
     if _PROHIBIT_LEAD.match(imp) or _ZH_PROHIBIT.search(imp):
         sc.add(1.5, "project rule (prohibition)")
         sc.policy = True
     elif _POLICY_LEAD.match(imp) or (cjk and _ZH_POLICY.search(imp)):
         sc.add(1.0, "project rule (imperative)")
         sc.policy = True
+    if sc.policy and (cond or label):
+        sc.add(1.0, "stated as a rule (" + ("condition" if cond else "label") + ", then what to do)")
     if _GENERIC_SUBJECT.search(core):
         sc.add(1.0, "general statement")
     elif _TEAM_PRACTICE.search(core):
@@ -566,6 +592,8 @@ def score_sentence(sentence: str) -> SentenceScore:
         sc.add(0.5, "names a tool")
     if _PROBLEM.search(core) and not sc.policy:
         sc.add(-1.0, "")
+    if _PRODUCT_CHANGE.search(core):
+        sc.add(-1.5, "")
     if _OWNER.search(core):
         sc.add(1.5, "ownership")
     m = _CHANGE.search(text_nq)
@@ -574,7 +602,7 @@ def score_sentence(sentence: str) -> SentenceScore:
     elif _NOW_STATE.search(text_nq):
         sc.add(1.0, "change of state (now)")
     if _CONTRAST.search(text_nq):
-        sc.add(1.0, "names the alternative")
+        sc.add(1.5 if sc.policy else 1.0, "names the alternative")
     if _STYLE.search(core) and (sc.policy or _ASSISTANT_REF.search(core)):
         sc.add(2.0, "answer-style preference")
         sc.policy = True

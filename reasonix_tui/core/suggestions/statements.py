@@ -201,7 +201,8 @@ def _message_statements(said: str, session_id: str, path: str, source: str, inde
         core_terms, _cv, _cw = merge_terms(core)
         out.append(Statement(
             session_id=session_id, path=path, source=source, index=index, at_ns=at, message=message,
-            text=text, core=core, score=round(max(scores[k].score for k in group), 2), reasons=tuple(reasons),
+            text=text, core=core, score=round(max(scores[k].score for k in group) + (0.5 if len(group) > 1 else 0.0), 2),
+            reasons=tuple(reasons + (["sentences that support each other"] if len(group) > 1 else [])),
             context=prev_desc if weight >= 1.5 else "", policy=any(scores[k].policy for k in group),
             entities=tuple(ents), terms=tuple(terms.items()), core_terms=tuple(core_terms.items()),
             values=tuple(sorted(values)), words=words,
