@@ -61,64 +61,49 @@ _RULES = [
 def session(i: int, day: int, dense: bool = False) -> dict:
     """One synthetic but realistic working session (varied per ``i``)."""
     t = _TOPICS[i % len(_TOPICS)]
-    svc = f"{t}-svc-{i % 97}"
     host = f"{t}-db-{i % 13}.internal"
-    if not dense:
-        turns = [
-            {"user": f"The {t} page is slow when the list has more than {100 + i % 400} rows, can you look at it?"},
-            {"tool": "read", "input": {"path": f"src/{t}/List.tsx"},
-             "output": "\n".join(f"{n:6}→  const row{n} = useRow({n}); // always memoised" for n in range(1, 40))},
-            {"assistant": f"The list re-renders every row on each keystroke; I'll memoise the rows in `src/{t}/List.tsx`."},
-            {"tool": "edit", "input": {"path": f"src/{t}/List.tsx", "old_string": "useRow(", "new_string": "useMemoRow("},
-             "output": "The file has been updated."},
-            {"tool": "bash", "input": {"command": f"pnpm test:unit {t}"},
-             "output": "\n".join(f"  ✓ {t} case {n} (3 ms)" for n in range(30))},
-            {"user": f"why does {t} never show the empty state?"},
-            {"assistant": "Because the empty branch checks `rows === undefined`, not an empty array."},
-            {"user": "here's the old helper, keep it as is:\n```ts\n// never throws\nexport const safe = (f) => { try { return f() } catch { return null } }\n```"},
-            {"user": f"for this PR only, skip the {t} snapshot tests"},
-            {"user": f"nice. now add a loading skeleton to the {t} list"},
-            {"tool": "bash", "input": {"command": f"git commit -am 'perf({t}): memoise rows' && git push"},
-             "output": f"[feat/{t}-{i} 1a2b3c] perf({t}): memoise rows"},
-            {"user": "不要紧，先这样吧"},
-        ]
-        if i % 3 == 0:
-            turns.insert(5, {"user": _RULES[(i // 3) % len(_RULES)]})
-        if i % 7 == 0:
-            turns.insert(6, {"user": f"FYI the {t} service talks to {host} on port {5400 + i % 90} now, the old host is gone."})
-        if i % 40 == 0:
-            turns += [{"user": f"cut the 3.{i}.0 release"},
-                      {"tool": "bash", "input": {"command": "pnpm changeset version"}, "output": "ok"},
-                      {"tool": "bash", "input": {"command": f"git tag v3.{i}.0 && git push --tags"}, "output": "ok"},
-                      {"tool": "bash", "input": {"command": "pnpm -r publish"}, "output": "ok"}]
-        hour = 8 + i % 10
-        return {"key": f"S{i}", "start": f"2026-07-{1 + day:02d}T{hour:02d}:{i % 60:02d}:00Z", "turns": turns,
-                "format": "claude" if i % 5 < 3 else "reasonix"}
-    turns = [
+    opening = [
         {"user": f"The {t} page is slow when the list has more than {100 + i % 400} rows, can you look at it?"},
         {"tool": "read", "input": {"path": f"src/{t}/List.tsx"},
          "output": "\n".join(f"{n:6}→  const row{n} = useRow({n}); // always memoised" for n in range(1, 40))},
         {"assistant": f"The list re-renders every row on each keystroke; I'll memoise the rows in `src/{t}/List.tsx`."},
         {"tool": "edit", "input": {"path": f"src/{t}/List.tsx", "old_string": "useRow(", "new_string": "useMemoRow("},
          "output": "The file has been updated."},
-        {"tool": "bash", "input": {"command": f"npm test -- {t}"}, "error": True,
-         "output": "Exit code 1\n" + "\n".join(f"  ✕ {t} case {n} (12 ms)" for n in range(8))},
-        {"user": f"no, use `pnpm test:unit {t}` here, the npm script needs the {svc} container"},
-        {"tool": "bash", "input": {"command": f"pnpm test:unit {t}"},
-         "output": "\n".join(f"  ✓ {t} case {n} (3 ms)" for n in range(30))},
+    ]
+    tests = {"tool": "bash", "input": {"command": f"pnpm test:unit {t}"},
+             "output": "\n".join(f"  ✓ {t} case {n} (3 ms)" for n in range(30))}
+    noise = [
         {"user": f"why does {t} never show the empty state?"},
         {"assistant": "Because the empty branch checks `rows === undefined`, not an empty array."},
-        {"user": f"From now on the {t} service talks to {host} on port {5400 + i % 90}, the old host is gone."},
         {"user": "here's the old helper, keep it as is:\n```ts\n// never throws\nexport const safe = (f) => { try { return f() } catch { return null } }\n```"},
         {"user": f"for this PR only, skip the {t} snapshot tests"},
-        {"tool": "bash", "input": {"command": f"git commit -am 'perf({t}): memoise rows' && git push"},
-         "output": f"[feat/{t}-{i} 1a2b3c] perf({t}): memoise rows"},
-        {"user": f"以后 {t} 相关的改动都先跑 pnpm lint:{t}，不要直接提交。"},
-        {"assistant": "好的。"},
     ]
-    if i % 25 == 0:
-        turns += [{"tool": "bash", "input": {"command": "pnpm changeset version"}, "output": "ok"},
-                  {"tool": "bash", "input": {"command": f"git tag v1.{i}.0 && git push --tags"}, "output": "ok"},
+    commit = {"tool": "bash", "input": {"command": f"git commit -am 'perf({t}): memoise rows' && git push"},
+              "output": f"[feat/{t}-{i} 1a2b3c] perf({t}): memoise rows"}
+    if dense:  # three distinct durable statements in every session
+        turns = opening + [
+            {"tool": "bash", "input": {"command": f"npm test -- {t}"}, "error": True,
+             "output": "Exit code 1\n" + "\n".join(f"  ✕ {t} case {n} (12 ms)" for n in range(8))},
+            {"user": f"no, use `pnpm test:unit {t}` here, the npm script needs the {t}-svc-{i % 97} container"},
+            tests, *noise[:2],
+            {"user": f"From now on the {t} service talks to {host} on port {5400 + i % 90}, the old host is gone."},
+            *noise[2:], commit,
+            {"user": f"以后 {t} 相关的改动都先跑 pnpm lint:{t}，不要直接提交。"},
+            {"assistant": "好的。"},
+        ]
+        every = 25
+    else:
+        turns = opening + [tests, *noise, {"user": f"nice. now add a loading skeleton to the {t} list"}, commit,
+                           {"user": "不要紧，先这样吧"}]
+        if i % 3 == 0:
+            turns.insert(5, {"user": _RULES[(i // 3) % len(_RULES)]})
+        if i % 7 == 0:
+            turns.insert(6, {"user": f"FYI the {t} service talks to {host} on port {5400 + i % 90} now, the old host is gone."})
+        every = 40
+    if i % every == 0:
+        turns += [{"user": f"cut the 3.{i}.0 release"},
+                  {"tool": "bash", "input": {"command": "pnpm changeset version"}, "output": "ok"},
+                  {"tool": "bash", "input": {"command": f"git tag v3.{i}.0 && git push --tags"}, "output": "ok"},
                   {"tool": "bash", "input": {"command": "pnpm -r publish"}, "output": "ok"}]
     hour = 8 + i % 10
     return {"key": f"S{i}", "start": f"2026-07-{1 + day:02d}T{hour:02d}:{i % 60:02d}:00Z", "turns": turns,

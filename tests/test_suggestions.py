@@ -308,6 +308,20 @@ def test_the_same_rule_in_two_languages_and_in_auto_memory_is_one_candidate(layo
     assert "said in 2 sessions" in m.reasons and "also in Claude Code auto-memory" in m.reasons
 
 
+def test_a_newer_value_of_the_same_fact_replaces_the_older(layout: Layout) -> None:
+    sd = layout.project_sessions_dir
+    reasonix_session(sd / "a.jsonl", [user("FYI the staging database is stg-db-1.internal on port 5432 now.", at=T0)], T0)
+    reasonix_session(sd / "b.jsonl", [user("FYI the staging database is stg-db-2.internal on port 5433 now, db-1 is gone.",
+                                           at=T0 + DAY_MS)], T0 + DAY_MS)
+    reasonix_session(sd / "c.jsonl", [user("From now on deploy service-a through pipeline-a.", at=T0),
+                                      user("From now on deploy service-b through pipeline-b.", at=T0 + 1)], T0 + 2)
+    ms = memories(S.list_suggestions(layout))
+    staging = [m for m in ms if "staging" in m.title]
+    assert len(staging) == 1 and "stg-db-2" in staging[0].title and len(staging[0].sources) == 2
+    assert any(r.startswith("replaces what was said before (") for r in staging[0].reasons)
+    assert len([m for m in ms if "deploy service" in m.title]) == 2  # two subjects, not one replacing the other
+
+
 def test_covered_by_a_fact_or_an_instruction_is_not_shown(layout: Layout) -> None:
     store = Store(layout)
     store.save(SaveRequest(name="lint", description="Run ruff check and ruff format before every commit",

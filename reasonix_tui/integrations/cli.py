@@ -37,7 +37,7 @@ from ..core.store.safeio import EscapesRoot, NotRegularFile
 if TYPE_CHECKING:
     from ..core.store.store import Store
 
-__all__ = ["main", "build_parser", "CliContext", "CliError", "Registry", "COMMAND_MODULES"]
+__all__ = ["main", "run", "build_parser", "CliContext", "CliError", "Registry", "COMMAND_MODULES"]
 
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
@@ -192,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "memory_json", False):  # `memory --json [SUBCOMMAND]`
         args.json = True
+    return run(args, parser)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run parsed arguments (``args.func``), turning expected errors into one line and an
+    exit code; a fast path that parsed its own arguments calls this too."""
     layout: Layout | None = None
     try:
         if args.command is None:
@@ -203,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         layout = ctx.layout
         func = getattr(args, "func", None)
         if func is None:
-            parser.print_help()
+            if parser is not None:
+                parser.print_help()
             return 2
         return int(func(args, ctx) or 0)
     except StoreError as exc:

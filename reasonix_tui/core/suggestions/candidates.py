@@ -88,6 +88,8 @@ class Item:
     words: tuple[str, ...] = ()
     weight: float = 0.0
     """Total weight of :attr:`terms` (set when prepared)."""
+    superseded: bool = False
+    """A newer statement on the same subject gives another value: kept as evidence only."""
 
     @property
     def key(self) -> str:
@@ -283,24 +285,33 @@ def _prepare(items: Sequence[Item], tools: frozenset[str]) -> None:
 
 
 def _cluster(items: Sequence[Item]) -> list[list[Item]]:
-    """Greedy clusters, strongest item first: an item joins the cluster whose first members
-    (the strongest) it matches best, found through the terms they share — a concrete thing
-    counts twice, a term most items have not at all. Statements under the threshold stay
-    alone."""
+    """Greedy clusters, strongest item first: the same statement joins at once; otherwise
+    an item joins the cluster whose first members (the strongest) it matches best, found
+    through the terms they share — a concrete thing counts twice; a term most clusters
+    have is not looked up, except an item's rarest terms. Statements under the threshold
+    stay alone."""
     order = sorted(range(len(items)), key=lambda i: (-items[i].score, -items[i].at_ns, i))
     df: Counter[str] = Counter(t for it in items for t in it.terms)
-    common = max(20, len(items) // 20)
     clusters: list[list[Item]] = []
-    index: dict[str, list[int]] = defaultdict(list)
+    index: dict[str, set[int]] = defaultdict(set)
+    by_key: dict[str, int] = {}
     for i in order:
         it = items[i]
+        if it.score < THRESHOLD:  # a weak statement never joins (nor props up) a candidate
+            clusters.append([it])
+            continue
+        key = it.key
+        if key in by_key:
+            clusters[by_key[key]].append(it)
+            continue
+        rare = sorted(it.terms, key=lambda t: (df[t], t))
         hits: Counter[int] = Counter()
-        if it.score >= THRESHOLD:  # a weak statement never joins (nor props up) a candidate
-            for t in it.terms:
-                if df[t] > common:
-                    continue
-                for c in index.get(t, ()):
-                    hits[c] += 2 if t in it.values else 1
+        for n, t in enumerate(rare):
+            posting = index.get(t)
+            if not posting or (n >= 3 and len(posting) > 50) or len(posting) > 400:
+                continue
+            for c in posting:
+                hits[c] += 2 if t in it.values else 1
         best, best_sim = -1, 0.0
         for c, h in hits.most_common(4):
             if h < 2:
@@ -308,21 +319,103 @@ def _cluster(items: Sequence[Item]) -> list[list[Item]]:
             for other in clusters[c][:3]:
                 low = min(it.weight, other.weight)
                 sim = _overlap(it.terms, other.terms) / low if low else 0.0
-                if sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms):
+                if (sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms)
+                        and not _clash(it, other)):
                     best, best_sim = c, sim
-        if best >= 0:
+        if best < 0:
+            clusters.append([it])
+            best = len(clusters) - 1
+        else:
             clusters[best].append(it)
-            for t in it.terms:
-                if df[t] <= common and best not in index[t][-1:]:
-                    index[t].append(best)
-            continue
-        clusters.append([it])
-        if it.score < THRESHOLD:
-            continue
+        by_key.setdefault(key, best)
         for t in it.terms:
-            if df[t] <= common:
-                index[t].append(len(clusters) - 1)
+            index[t].add(best)
     return clusters
+
+
+_CLASH_KINDS = frozenset({"host", "ip", "port", "url", "version", "ident", "path", "file", "env", "handle"})
+
+
+def _clash(a: Item, b: Item) -> bool:
+    """Both name a concrete thing of one kind and none in common (two hosts, two ports):
+    not the same statement (one may supersede the other, which is decided later)."""
+    ka: dict[str, set[str]] = defaultdict(set)
+    for v in a.values:
+        ka[v.split(":", 1)[0]].add(v)
+    for kind in ka.keys() & _CLASH_KINDS:
+        theirs = {v for v in b.values if v.startswith(kind + ":")}
+        if theirs and not (theirs & ka[kind]):
+            return True
+    return False
+
+
+def _subject_terms(it: Item) -> dict[str, float]:
+    return {t: w for t, w in it.terms.items() if t not in it.values}
+
+
+def _supersedes(new: Item, old: Item) -> bool:
+    """``new`` gives another value of the same kind on ``old``'s subject (a host, a port,
+    a version where the older statement named a different one) and says it changed (or
+    corrects the assistant) — two statements that merely differ may be about two subjects."""
+    if not any(r.startswith(("change of state", "correction")) for r in new.reasons):
+        return False
+    kinds_new: dict[str, set[str]] = defaultdict(set)
+    kinds_old: dict[str, set[str]] = defaultdict(set)
+    for v in new.values:
+        kinds_new[v.split(":", 1)[0]].add(v)
+    for v in old.values:
+        kinds_old[v.split(":", 1)[0]].add(v)
+    differs = any(kinds_new[k] - kinds_old[k] and kinds_old[k] - kinds_new[k]
+                  for k in kinds_new.keys() & kinds_old.keys() if k not in ("tool", "name"))
+    if not differs:
+        return False
+    a, b = _subject_terms(new), _subject_terms(old)
+    shared = sum(1 for t in a.keys() & b.keys() if t.startswith(("w:", "z:")))
+    # The older statement's subject must be in the newer one: "the orders service talks
+    # to …" is not superseded by "the invoices service talks to …".
+    return shared >= 2 and containment(b, a) >= 0.9
+
+
+def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
+    """An older cluster whose statement a newer one supersedes joins the newer cluster
+    (its items marked superseded: evidence of what was said before, never the title)."""
+    latest = [max(m.at_ns for m in c) for c in clusters]
+    order = sorted(range(len(clusters)), key=lambda i: -latest[i])
+    df: Counter[str] = Counter(t for c in clusters for t in _subject_terms(c[0]))
+    index: dict[str, list[int]] = defaultdict(list)
+    into: dict[int, int] = {}
+    for i in order:
+        head = clusters[i][0]
+        if head.origin != "history" or not head.values or head.score < THRESHOLD:
+            continue
+        subject = sorted(_subject_terms(head), key=lambda t: (df[t], t))
+        hits: Counter[int] = Counter()
+        for n, t in enumerate(subject):
+            posting = index.get(t, ())
+            if (n >= 3 and len(posting) > 50) or len(posting) > 400:
+                continue
+            for j in posting:
+                hits[j] += 1
+        target = next((j for j, h in hits.most_common(6) if h >= 2 and _supersedes(clusters[j][0], head)), -1)
+        if target >= 0:
+            while target in into:
+                target = into[target]
+            into[i] = target
+            for m in clusters[i]:
+                m.superseded = True
+            continue
+        for t in subject:
+            index[t].append(i)
+    for i, target in into.items():
+        clusters[target].extend(clusters[i])
+    out = [c for i, c in enumerate(clusters) if i not in into]
+    for c in out:  # inside a cluster too: an older member a newer one supersedes
+        said = sorted((m for m in c if m.origin == "history" and m.values), key=lambda m: -m.at_ns)
+        for k, older in enumerate(said):
+            if not older.superseded and any(n.at_ns > older.at_ns and not n.superseded and _supersedes(n, older)
+                                            for n in said[:k]):
+                older.superseded = True
+    return out
 
 
 def _covered(it: Item, known: Known) -> bool:
@@ -402,7 +495,7 @@ def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozens
     out: list[MemorySuggestion] = []
     names = taken if taken is not None else set()
     updated: set[str] = set()
-    clusters = _cluster(items)
+    clusters = _fold_superseded(_cluster(items))
     clusters.sort(key=lambda ms: -max(m.score for m in ms))
     for members in clusters:
         verdict, kn = _against_known(members, known, kindex)
@@ -421,10 +514,11 @@ def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozens
 def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> MemorySuggestion:
     imports = [m for m in members if m.origin in ("claude-memory", "agent-notes")]
     said = [m for m in members if m.origin == "history"]
+    current = [m for m in members if not m.superseded] or list(members)
     rep = max(imports, key=lambda m: (m.origin == "claude-memory", m.score)) if imports else max(
-        members, key=lambda m: (m.score, m.policy, m.at_ns))
-    groups = {m.group for m in said}
-    score = max(m.score for m in members)
+        current, key=lambda m: (m.score, m.policy, m.at_ns))
+    groups = {m.group for m in said if not m.superseded}
+    score = max(m.score for m in current)
     reasons = list(rep.reasons)
     for m in members:
         for r in m.reasons:
@@ -433,6 +527,10 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
     if len(groups) > 1:
         score += min(2.0, 1.0 * (len(groups) - 1))
         reasons.append(f"said in {len(groups)} sessions")
+    old = [m for m in members if m.superseded]
+    if old:
+        reasons.append("replaces what was said before (" + "; ".join(
+            truncate_runes(one_line(m.core or m.text), 60, 59, "…") for m in old[:2]) + ")")
     if imports and said:
         score += 0.5
         reasons.append("also in " + ("Claude Code auto-memory" if any(m.origin == "claude-memory" for m in imports)
@@ -581,7 +679,7 @@ def build_skills(procedures: Sequence[Procedure], sessions: Sequence[SessionRef]
         body = f"# {title}\n\nThe steps repeated in {n} sessions ({', '.join(sessions[o.session].id for o in proc.occurrences)}).\n\n"
         body += "## Steps\n\n" + "".join(f"{i}. {st}\n" for i, st in enumerate(steps, 1))
         body += "\n## Evidence\n\n" + "".join(f"- {e}\n" for e in evidence)
-        score = THRESHOLD + 0.5 * (n - 2) + 0.25 * len(proc.distinctive)
+        score = THRESHOLD + 0.5 * min(n - 2, 4) + 0.25 * min(len(proc.distinctive), 4)
         reasons = (f"the same {len(proc.keys)} steps in {n} sessions",
                    "distinctive steps: " + ", ".join(proc.distinctive[:5]))
         out.append(SkillSuggestion(

@@ -211,30 +211,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
         i += 1
     if not seen_command:
         return None
-    from ...core.paths import StateRootUnavailable
-    from ...core.store.model import StoreError
-    from ..cli import CliError, _log_internal_error, make_context
+    from ..cli import run
 
-    ns = argparse.Namespace(home=home, workspace=workspace, demo=False, all="--all" in flags, json="--json" in flags)
-    layout = None
-    try:
-        ctx = make_context(ns)
-        layout = ctx.layout
-        return cmd_list(ns, ctx)
-    except (StoreError, CliError) as exc:
-        sys.stderr.write(f"reasonix-tui: {exc}\n")
-        return exc.exit_code
-    except StateRootUnavailable as exc:
-        sys.stderr.write(f"reasonix-tui: {exc}\n")
-        return 1
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # never a traceback for a person or an agent
-        import os
-
-        if os.environ.get("REASONIX_TUI_DEBUG"):
-            raise
-        where = _log_internal_error(layout)
-        sys.stderr.write(f"reasonix-tui: internal error: {type(exc).__name__}: {exc}"
-                         + (f" (details in {where})" if where else "") + "\n")
-        return 1
+    return run(argparse.Namespace(command="suggest", home=home, workspace=workspace, demo=False, all="--all" in flags,
+                                  json="--json" in flags, func=cmd_list))
