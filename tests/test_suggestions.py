@@ -322,6 +322,36 @@ def test_a_newer_value_of_the_same_fact_replaces_the_older(layout: Layout) -> No
     assert len([m for m in ms if "deploy service" in m.title]) == 2  # two subjects, not one replacing the other
 
 
+def test_merging_across_languages_and_objects(layout: Layout) -> None:
+    pytest.importorskip("reasonix_tui.core.lang")  # the shared language resources (dictionary, segmentation)
+    sd = layout.project_sessions_dir
+    reasonix_session(sd / "a.jsonl", [user("以后跟我聊天用中文回答。", at=T0)], T0)
+    reasonix_session(sd / "b.jsonl", [user("From now on answer in Chinese please.", at=T0 + 1),
+                                      user("From now on always run lint before committing.", at=T0 + 2),
+                                      user("From now on always run the tests before committing.", at=T0 + 3)], T0 + 3)
+    ms = memories(S.list_suggestions(layout))
+    chinese = [m for m in ms if "Chinese" in m.description or "中文" in m.description]
+    assert len(chinese) == 1 and {s.label for s in chinese[0].sources} == {"a", "b"}  # one rule, two languages
+    assert len([m for m in ms if "before committing" in m.description]) == 2  # lint and tests: two rules
+    reasonix_session(sd / "c.jsonl", [user("以后回答简短一点，不用解释。", at=T0 + 4)], T0 + 4)
+    zh = next(m for m in S.list_suggestions(layout).memories if m.title.startswith("以后回答简短"))
+    assert zh.name == "reply-brief-explanation" and zh.id == "memory-reply-brief-explanation"  # from the dictionary's glosses, never a hash
+
+
+def test_names_without_the_language_resources_are_readable(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reasonix_tui.core.suggestions import language
+
+    monkeypatch.setattr(language, "_lang", lambda: None)
+    language.stem.cache_clear()
+    try:
+        reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("以后回答都用中文，不要用英文。"),
+                                                                   user("数据库迁移一律用 alembic，不要手写 SQL。")], T0)
+        names = {m.name for m in S.list_suggestions(layout, use_cache=False).memories}
+        assert "alembic-sql" in names and all(n and not re.search(r"[0-9a-f]{8}", n) for n in names), names
+    finally:
+        language.stem.cache_clear()
+
+
 def test_covered_by_a_fact_or_an_instruction_is_not_shown(layout: Layout) -> None:
     store = Store(layout)
     store.save(SaveRequest(name="lint", description="Run ruff check and ruff format before every commit",

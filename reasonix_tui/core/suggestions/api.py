@@ -192,12 +192,12 @@ def _items(mined: Any) -> list[Any]:
     out: list[Item] = []
     for rec in mined.sessions:
         for (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, _ents, terms,
-             core_terms, values, words) in rec.statements:
+             core_terms, values, words, name) in rec.statements:
             at = at_ns or rec.last_ns
             out.append(Item(
                 origin="history", score=score, reasons=list(reasons), text=text, core=core, at_ns=at,
                 sources=[Evidence(source, sid, message, Timestamp(at) if at else None, path, index, context)],
-                group=sid, policy=policy, context=context,
+                group=sid, policy=policy, context=context, name=name,
                 terms=dict(terms), values=set(values), core_terms=dict(core_terms), words=words,
             ))
     return out
@@ -286,19 +286,33 @@ def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, 
     from ..store.sealed import read_sealed
 
     data = read_sealed(_result_path(layout), _RESULT_MAGIC)
-    if type(data) is not tuple or len(data) != 5 or data[0] != key:
+    if type(data) is not tuple or len(data) != 6 or data[0] != key:
         return None
     if not isinstance(data[1], tuple) or not isinstance(data[2], tuple):
         return None
     return data[1], data[2], int(data[3]), int(data[4])
 
 
+def _load_terms_memo(layout: Layout) -> None:
+    """Terms of texts the last computation analysed (valid whatever its key)."""
+    from ..store.sealed import read_sealed
+    from .candidates import TERMS_MEMO
+
+    data = read_sealed(_result_path(layout), _RESULT_MAGIC)
+    if type(data) is tuple and len(data) == 6 and isinstance(data[5], dict) and data[5].get("stamp") == _code_stamp():
+        memo = data[5].get("terms")
+        if isinstance(memo, dict):
+            TERMS_MEMO.update(memo)
+
+
 def _save_result(layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...],
                  covered: int, sessions: int) -> None:
     from ..store.sealed import write_sealed
+    from .candidates import TERMS_MEMO
 
     try:
-        write_sealed(_result_path(layout), _RESULT_MAGIC, (key, memories, skills, covered, sessions))
+        memo = {"stamp": _code_stamp(), "terms": dict(TERMS_MEMO)}
+        write_sealed(_result_path(layout), _RESULT_MAGIC, (key, memories, skills, covered, sessions, memo))
     except (OSError, ValueError):
         pass
 
@@ -308,7 +322,12 @@ def _compute(layout: Layout, store: Any, listing: Any, window: int, include_clau
     """Every candidate, ranked (before dismissals and the cap), as raw tuples."""
     from .candidates import SessionRef, build_memories, build_skills, known_entries
     from .imports import agent_note_items, claude_memory_items, wanted_items
+    from .language import configure
     from .procedures import find_procedures
+
+    configure(layout.cache_dir)
+    if use_cache:
+        _load_terms_memo(layout)
 
     mined = mine_sessions(layout, window, include_claude=include_claude, use_cache=use_cache, listing=listing)
     tools = _tools(mined)

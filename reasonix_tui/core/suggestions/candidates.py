@@ -93,6 +93,7 @@ class Item:
 
     @property
     def key(self) -> str:
+        """Normalised text (dismissals and exact repeats)."""
         return normalize_key(self.text)
 
 
@@ -114,8 +115,22 @@ class Known:
 # Terms
 
 
+TERMS_MEMO: dict[str, tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[str, ...]]] = {}
+"""Merge terms of fact, instruction and imported texts by text (kept with the result cache,
+so a recompute does not load the language resources for texts it has seen)."""
+
+
+def _base_terms(text: str) -> tuple[dict[str, float], set[str], tuple[str, ...]]:
+    hit = TERMS_MEMO.get(text)
+    if hit is None:
+        terms, values, words = lang.merge_terms(text)
+        TERMS_MEMO[text] = (tuple(terms.items()), tuple(sorted(values)), words)
+        return terms, values, words
+    return dict(hit[0]), set(hit[1]), hit[2]
+
+
 def _terms(text: str, tools: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    terms, values, words = lang.merge_terms(text)
+    terms, values, words = _base_terms(text)
     _add_tools(terms, values, words, tools)
     return terms, values
 
@@ -212,10 +227,12 @@ def readable_name(title: str, text: str, fallback: str) -> str:
             if len(words) >= 8:
                 return
 
-    if has_cjk(title):
-        add(lang.gloss_words(title)[:4])
-        add(e.value for e in entities(text) if e.kind in ("code", "host", "path", "file", "ident", "env", "handle"))
+    if has_cjk(title):  # the concrete things it names first, then the dictionary's words for the rest
+        add(e.value for e in entities(title) if e.kind in ("code", "host", "path", "file", "ident", "env", "handle"))
         add(_ASCII_IN_CJK.findall(title))
+        add(lang.name_words(title, 3 if len(words) < 2 else 1))
+        if not words:
+            add(e.value for e in entities(text) if e.kind in ("code", "host", "path", "file", "ident", "env", "handle"))
     else:
         add(_EN_NAME_WORD.findall(title.replace("`", "").replace("'", "").replace("’", "")))
     out = ""
@@ -317,10 +334,9 @@ def _cluster(items: Sequence[Item]) -> list[list[Item]]:
             if h < 2:
                 break
             for other in clusters[c][:3]:
-                low = min(it.weight, other.weight)
-                sim = _overlap(it.terms, other.terms) / low if low else 0.0
+                sim = _similar(it, other)
                 if (sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms)
-                        and not _clash(it, other)):
+                        and not _clash(it, other) and not _other_objects(it, other)):
                     best, best_sim = c, sim
         if best < 0:
             clusters.append([it])
@@ -334,6 +350,42 @@ def _cluster(items: Sequence[Item]) -> list[list[Item]]:
 
 
 _CLASH_KINDS = frozenset({"host", "ip", "port", "url", "version", "ident", "path", "file", "env", "handle"})
+
+
+def _word_space(terms: dict[str, float]) -> dict[str, float]:
+    return {t: w for t, w in terms.items() if t.startswith("w:")}
+
+
+def _similar(a: Item, b: Item) -> float:
+    """Weighted overlap over the smaller side; across languages (one side Chinese) in the
+    shared English word space, where the Chinese side's dictionary glosses meet the other
+    side's words."""
+    za = any(t.startswith("z:") for t in a.terms)
+    zb = any(t.startswith("z:") for t in b.terms)
+    if za != zb:
+        wa, wb = _word_space(a.terms), _word_space(b.terms)
+        low = min(sum(wa.values()), sum(wb.values()))
+        lexical = _overlap(wa, wb) / low if low else 0.0
+        low_all = min(a.weight, b.weight)
+        return max(lexical, _overlap(a.terms, b.terms) / low_all if low_all else 0.0)
+    low = min(a.weight, b.weight)
+    return _overlap(a.terms, b.terms) / low if low else 0.0
+
+
+def _other_objects(a: Item, b: Item) -> bool:
+    """Sharing no concrete thing and fewer than three words, each names something the other
+    does not ("run lint before committing" / "run the tests before committing")."""
+    if a.values & b.values:
+        return False
+    wa = {t for t in a.terms if t.startswith(("w:", "z:"))}
+    wb = {t for t in b.terms if t.startswith(("w:", "z:"))}
+    shared = wa & wb
+    za = any(t.startswith("z:") for t in wa)
+    zb = any(t.startswith("z:") for t in wb)
+    if za != zb:  # across languages only the English side's words must all be there
+        english = wa if not za else wb
+        return bool(english - shared) and len(shared) < 3
+    return len(shared) < 3 and bool(wa - shared) and bool(wb - shared)
 
 
 def _clash(a: Item, b: Item) -> bool:
@@ -605,16 +657,23 @@ def _skill_name(proc: Procedure, sessions: Sequence[SessionRef]) -> tuple[str, s
     """``(name, head word)``: a step word the person used when asking, else the distinctive
     steps' tool and subcommands."""
     triggers = " ".join(sessions[o.session].triggers.get(o.steps[0].trigger, "") for o in proc.occurrences if o.steps)
-    said = {lang.stem(w) for w in lang.content_words(triggers)}
+    said = set(lang.content_words(triggers))  # already stem keys
     heads_all = {k.split(" ")[0] for k in proc.keys}
     for key in proc.keys:
         for w in step_words(key):
             if w not in _GENERIC_STEP_WORDS and w not in heads_all and lang.stem(w) in said:
                 return w, w
-    ran = Counter(lang.stem(w) for o in proc.occurrences for st in o.steps
-                  for w in set(lang.content_words(st.display)) if lang.stem(w) in said)
-    for w, n in ran.most_common():
-        if n >= 2 and w not in _GENERIC_STEP_WORDS and len(w) >= 4:
+    ran: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    for o in proc.occurrences:
+        for w in {w.lower() for st in o.steps for w in re.findall(r"[A-Za-z][\w.-]*", st.display) if w.isalpha()}:
+            k = lang.stem(w)
+            if k in said:
+                ran[k] += 1
+                surface.setdefault(k, w)
+    for k, n in ran.most_common():
+        w = surface[k]
+        if n >= 2 and w not in _GENERIC_STEP_WORDS and w not in heads_all and len(w) >= 4:
             return w, w
     heads = Counter(k.split(" ")[0] for k in proc.distinctive if not k.startswith("edit "))
     words: list[str] = []

@@ -1,19 +1,34 @@
 """Words of a statement, for merging candidates and naming them.
 
-Terms are weighted: concrete things (inline code, hosts, paths, files, identifiers,
-versions) weigh most, tool names next, content words least; function words never count.
-English words are reduced to a stem so "deploys" meets "deploy".
+The language resources are the project's shared ones (:mod:`reasonix_tui.core.lang`:
+Snowball stems, jieba segmentation, CC-CEDICT glosses, static embeddings); nothing here
+has its own word lists beyond the function words below. Terms are weighted: concrete
+things (inline code, hosts, paths, files, identifiers, versions) weigh most, tool names
+next, content words least; function words never count.
+
+* English words count by their stem key (``deploys`` meets ``deploy``).
+* Chinese counts by jieba's words, and each word's CC-CEDICT glosses count as English
+  keys at 0.8 (a translated match weighs less than a real one), so 回答简短 meets
+  "keep answers short".
+* A Chinese rule is named from the glosses of its words (``reply-brief``), never a hash.
+
+When the shared language package is not installed, English words count by a light stem,
+Chinese by character bigrams, and a Chinese rule is named from the concrete things it
+names.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
+from types import ModuleType
 
 from ..tokenize import tokens
 from .signals import Entity, has_cjk
 
-__all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT"]
+__all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT",
+           "configure", "available", "name_words", "entity_term"]
 
 STOPWORDS = frozenset(
     "a an the and or but if then so to of in on at by for with from into onto up out as is are was were be been "
@@ -29,12 +44,40 @@ STOPWORDS = frozenset(
 """Function words (and the generic rule words every statement shares): never evidence."""
 
 _ZH_STOP = frozenset("的了是在和与及或也都就还要把被给让用对从到向以后以前我们你们他们这个那个这些那些一下一点什么怎么".replace("", " ").split())
+_RULE_GLOSSES = frozenset({"afterwards", "later", "after", "future", "always", "never", "must", "please", "bit", "little",
+                           "one", "dot", "point", "need", "every", "each", "all", "time", "times", "use", "using",
+                           "want", "hope", "again", "still", "also", "just", "only", "do", "make", "get", "give"})
+"""Glosses that say how a rule is phrased, not what it is about (以后 → later): not name words."""
+
+
+@lru_cache(maxsize=1)
+def _lang() -> ModuleType | None:
+    try:
+        from .. import lang
+    except ImportError:
+        return None
+    return lang
+
+
+def available() -> bool:
+    """True when the shared language package is installed."""
+    return _lang() is not None
+
+
+def configure(cache_dir: str | os.PathLike[str]) -> None:
+    """Let the segmenter keep its dictionary cache in ``cache_dir`` (a folder we own)."""
+    lang = _lang()
+    if lang is not None:
+        lang.configure(cache_dir)
 
 
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """A light English stem (plural, -ing, -ed)."""
+    """The matching key of an English word (Snowball stem; a light stem without it)."""
+    lang = _lang()
     w = word.lower()
+    if lang is not None:
+        return str(lang.en_key(w))
     if len(w) <= 3 or not w.isalpha():
         return w
     for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
@@ -59,10 +102,23 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+def _zh_words(text: str) -> list[str]:
+    lang = _lang()
+    out: list[str] = []
+    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]+", text):
+        for w in lang.segment(run):
+            if not lang.is_chinese_function_word(w):
+                out.append(w)
+    return out
+
+
 def cjk_terms(text: str) -> list[str]:
-    """Chinese terms: overlapping character bigrams without function characters."""
+    """Chinese terms: jieba's words (without the package: overlapping character bigrams),
+    function words left out."""
     if not has_cjk(text):
         return []
+    if _lang() is not None:
+        return [w for w in _zh_words(text) if not (set(w) <= _ZH_STOP)]
     out = []
     for t in tokens(text):
         if has_cjk(t) and not (set(t) <= _ZH_STOP) and not (len(t) == 2 and (t[0] in _ZH_STOP and t[1] in _ZH_STOP)):
@@ -71,18 +127,49 @@ def cjk_terms(text: str) -> list[str]:
 
 
 def gloss_words(text: str) -> list[str]:
-    """English words for the Chinese in ``text`` (none without a dictionary)."""
-    return []
+    """English words for the Chinese in ``text`` (CC-CEDICT; none without the package)."""
+    lang = _lang()
+    if lang is None or not has_cjk(text):
+        return []
+    out: list[str] = []
+    for w in _zh_words(text):
+        out.extend(lang.glosses(w)[:4])
+    return out
 
 
-def entity_term(e: Entity) -> str:
-    """The merge term of an entity."""
-    return f"{e.kind}:{e.value}"
+def name_words(text: str, limit: int = 3) -> list[str]:
+    """English words that name a Chinese statement: in order, the first usable gloss of
+    each content word of two or more characters that says something on its own (jieba's
+    idf prior; 所有 "all", 时间 "time" are too common), phrasing words such as 以后
+    "later" left out. Empty without the package."""
+    lang = _lang()
+    if lang is None or not has_cjk(text):
+        return []
+    try:
+        from ..lang.prior import word_prior
+    except ImportError:  # an older package without priors
+        word_prior = None
+    out: list[str] = []
+    for w in _zh_words(text):
+        if len(w) < 2 or (word_prior is not None and word_prior(w) < 0.45):
+            continue
+        for g in lang.glosses(w):
+            if g not in _RULE_GLOSSES and g not in STOPWORDS and g not in out:
+                out.append(g)
+                break
+        if len(out) >= limit:
+            break
+    return out
 
 
 VALUE_WEIGHT = {"version": 2.0, "port": 2.0, "name": 2.0}
 """Entity kinds that weigh less than the default 3 (a version or a port alone is weak evidence)."""
 _WORDS = re.compile(r"(?<![\w.-])[a-z][\w-]*(?![\w-])")
+
+
+def entity_term(e: Entity) -> str:
+    """The merge term of an entity."""
+    return f"{e.kind}:{e.value}"
 
 
 def merge_terms(text: str) -> tuple[dict[str, float], set[str], tuple[str, ...]]:
@@ -97,11 +184,16 @@ def merge_terms(text: str) -> tuple[dict[str, float], set[str], tuple[str, ...]]
         t = entity_term(e)
         terms[t] = max(terms.get(t, 0.0), VALUE_WEIGHT.get(e.kind, 3.0))
         values.add(t)
-    for w in content_words(text):
+    for w in content_words(text):  # a proper name (Chinese, ArgoCD) counts as its word too
         terms.setdefault("w:" + w, 1.0)
-    for g in gloss_words(text):
-        terms.setdefault("w:" + stem(g), 0.8)
-    for z in cjk_terms(text):
-        terms.setdefault("z:" + z, 0.5)
+    if _lang() is not None:
+        for z in cjk_terms(text):
+            terms.setdefault("z:" + z, 1.0)
+        for g in gloss_words(text):
+            if g not in STOPWORDS:
+                terms.setdefault("w:" + stem(g), 0.8)
+    else:
+        for z in cjk_terms(text):
+            terms.setdefault("z:" + z, 0.5)
     words = tuple(sorted(set(_WORDS.findall(text.lower()))))
     return terms, values, words

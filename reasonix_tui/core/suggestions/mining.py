@@ -87,9 +87,16 @@ def miner_stamp() -> str:
 
 
 def _source_stamp() -> str:
+    """The miner's code, the transcript readers, and the language package when installed."""
     here = os.path.dirname(os.path.abspath(__file__))
-    names = ("signals.py", "statements.py", "procedures.py", "language.py")
-    return source_stamp(*(os.path.join(here, n) for n in names), os.path.join(os.path.dirname(here), "sessions.py"))
+    core = os.path.dirname(here)
+    files = [os.path.join(here, n) for n in ("signals.py", "statements.py", "procedures.py", "language.py",
+                                             "candidates.py")]
+    files.append(os.path.join(core, "sessions.py"))
+    lang_dir = os.path.join(core, "lang")
+    if os.path.isdir(lang_dir):
+        files += sorted(os.path.join(lang_dir, n) for n in os.listdir(lang_dir) if n.endswith(".py"))
+    return source_stamp(*files)
 
 
 def cache_path(layout: Layout) -> str:
@@ -192,8 +199,10 @@ def _mine(path: str, fmt: str) -> tuple[Any, ...] | None:
 def mine_sessions(layout: Layout, window_days: int = 30, include_claude: bool = True,
                   use_cache: bool = True, listing: list[tuple[str, str, os.stat_result, bool]] | None = None) -> MinedHistory:
     """The workspace's sessions inside the window, mined (from the cache where unchanged)."""
+    from .language import configure
     from .procedures import Step
 
+    configure(layout.cache_dir)
     path = cache_path(layout)
     cache = _load_cache(path) if use_cache else {}
     fresh: dict[str, tuple[Any, ...]] = {}

@@ -76,12 +76,14 @@ class Statement:
     """The concrete things among the terms."""
     words: tuple[str, ...] = ()
     """Its lower-cased words (tool names are recognised against the history's commands)."""
+    name: str = ""
+    """A readable name from its strongest sentence (``""``: derive one later from its kind)."""
 
     def to_tuple(self) -> tuple[Any, ...]:
         """Marshal-friendly form."""
         return (self.session_id, self.path, self.source, self.index, self.at_ns, self.message, self.text, self.core,
                 self.score, self.reasons, self.context, self.policy, self.entities, self.terms, self.core_terms,
-                self.values, self.words)
+                self.values, self.words, self.name)
 
     @classmethod
     def from_tuple(cls, t: Sequence[Any]) -> Statement:
@@ -199,13 +201,16 @@ def _message_statements(said: str, session_id: str, path: str, source: str, inde
                 ents[(e.kind, e.value)] = None
         terms, values, words = merge_terms(text)
         core_terms, _cv, _cw = merge_terms(core)
+        from .candidates import readable_name, short_title
+
+        name = readable_name(short_title(core), text, "")
         out.append(Statement(
             session_id=session_id, path=path, source=source, index=index, at_ns=at, message=message,
             text=text, core=core, score=round(max(scores[k].score for k in group) + (0.5 if len(group) > 1 else 0.0), 2),
             reasons=tuple(reasons + (["sentences that support each other"] if len(group) > 1 else [])),
             context=prev_desc if weight >= 1.5 else "", policy=any(scores[k].policy for k in group),
             entities=tuple(ents), terms=tuple(terms.items()), core_terms=tuple(core_terms.items()),
-            values=tuple(sorted(values)), words=words,
+            values=tuple(sorted(values)), words=words, name=name,
         ))
     return [s for s in out if s.score >= FLOOR]
 
