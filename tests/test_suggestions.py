@@ -382,6 +382,10 @@ def test_a_contradicting_statement_is_an_update_of_the_fact(layout: Layout) -> N
     assert update.reasons[0].startswith("updates project/python-version.md") and other.updates == ""
     res = S.accept_suggestion(layout, update.id, store=store)
     assert res.fact.revision == 2 and not res.created and "3.12" in res.fact.description
+    # A statement that merely names Python is not covered by the Python-version fact.
+    reasonix_session(layout.project_sessions_dir / "b.jsonl", [
+        user("Keep answers short from now on, I don't need explanations of basic Python.", at=T0 + 5)], T0 + 5)
+    assert any("Keep answers short" in m.title for m in S.list_suggestions(layout, store).memories)
 
 
 # --------------------------------------------------------------------------------------

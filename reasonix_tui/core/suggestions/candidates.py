@@ -470,9 +470,19 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
     return out
 
 
+_GENERIC_VALUE_KINDS = ("tool:", "name:", "version:")
+
+
 def _covered(it: Item, known: Known) -> bool:
+    """A fact or an instruction line already says it: every concrete thing the candidate
+    names is there (a tool or product name alone also needs a shared word: "basic Python"
+    is not covered by a fact about the Python version), or its words are."""
     if it.values and it.values <= known.values and not any(r.startswith("change of state") for r in it.reasons):
-        return True
+        specific = any(not v.startswith(_GENERIC_VALUE_KINDS) for v in it.values)
+        named = {"w:" + lang.stem(v.split(":", 1)[1]) for v in it.values if v.startswith(("tool:", "name:"))}
+        words = ({t for t in it.terms if t.startswith("w:")} - named) & known.terms.keys()
+        if specific or words:
+            return True
     for terms in (it.core_terms, it.terms):
         if terms and containment(terms, known.terms) >= COVER_CONTAINMENT and (it.values - known.values) == set():
             return True
@@ -514,12 +524,17 @@ def _against_known(members: Sequence[Item], known: Sequence[Known], index: dict[
     return ("update", update) if update is not None else ("", None)
 
 
+_PROVENANCE = re.compile(r"^Said in session .*$", re.M)
+"""The line an accepted candidate's body ends with: where it was said, not what it says."""
+
+
 def known_entries(facts: Sequence[Any], instruction_docs: Sequence[tuple[str, str]], tools: frozenset[str]) -> list[Known]:
     """Active facts (both scopes) and instruction lines, as merge terms."""
     out: list[Known] = []
     for f in facts:
         head = " ".join((f.name.replace("-", " "), f.title, f.description))
-        terms, values = _terms(head + " " + f.body, tools)
+        body = _PROVENANCE.sub("", f.body)
+        terms, values = _terms(head + " " + body, tools)
         _ht, head_values = _terms(head, tools)
         if not head_values:
             head_values = values
