@@ -21,15 +21,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from ..encoding import read_text
 from ..gostr import one_line, trim_space
 from ..gotime import Timestamp, parse_rfc3339
 from ..paths import Layout, abs_clean
 from ..sessions import claude_home, claude_project_dir
-from ..store.fileformat import split_frontmatter
-from ..store.model import normalize_type, slug
 from .model import Evidence
 
 if TYPE_CHECKING:
@@ -89,6 +85,10 @@ def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scop
 
 def claude_memory_items(layout: Layout) -> list[Item]:
     """The workspace's Claude Code auto-memory files."""
+    import yaml
+
+    from ..store.fileformat import split_frontmatter
+    from ..store.model import normalize_type, slug
     from .candidates import IMPORT_SCORES, Item, readable_name
     from .signals import score_sentence
 
@@ -190,6 +190,8 @@ def agent_note_files(layout: Layout) -> list[tuple[Path, str]]:
 
 def agent_note_items(layout: Layout) -> list[Item]:
     """Bullet notes (or, without bullets, plain lines) of other agents' instruction files."""
+    from ..store.fileformat import split_frontmatter
+
     out: list[Item] = []
     for path, scope in agent_note_files(layout):
         try:
