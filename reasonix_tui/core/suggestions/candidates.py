@@ -463,11 +463,20 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
     out = [c for i, c in enumerate(clusters) if i not in into]
     for c in out:  # inside a cluster too: an older member a newer one supersedes
         said = sorted((m for m in c if m.origin == "history" and m.values), key=lambda m: -m.at_ns)
-        for k, older in enumerate(said):
-            if not older.superseded and any(n.at_ns > older.at_ns and not n.superseded and _supersedes(n, older)
-                                            for n in said[:k]):
+        changers: list[Item] = []  # newer members that say something changed, one per set of values
+        seen_values: set[frozenset[str]] = set()
+        for older in said:
+            if not older.superseded and any(n.at_ns > older.at_ns and n.values != older.values and _supersedes(n, older)
+                                            for n in changers):
                 older.superseded = True
+            elif _CHANGED(older) and frozenset(older.values) not in seen_values:
+                seen_values.add(frozenset(older.values))
+                changers.append(older)
     return out
+
+
+def _CHANGED(it: Item) -> bool:  # noqa: N802 - reads as a predicate
+    return any(r.startswith(("change of state", "correction")) for r in it.reasons)
 
 
 _GENERIC_VALUE_KINDS = ("tool:", "name:", "version:")

@@ -50,25 +50,36 @@ _RULE_GLOSSES = frozenset({"afterwards", "later", "after", "future", "always", "
 """Glosses that say how a rule is phrased, not what it is about (以后 → later): not name words."""
 
 
+_CACHE_DIR: list[str] = []
+
+
 @lru_cache(maxsize=1)
 def _lang() -> ModuleType | None:
+    """The shared package, imported on first use (it loads numpy; a listing from the result
+    cache never needs it)."""
     try:
         from .. import lang
     except ImportError:
         return None
+    if _CACHE_DIR:
+        lang.configure(_CACHE_DIR[-1])
     return lang
 
 
-def available() -> bool:
+def available() -> bool:  # noqa: D401 - a question
     """True when the shared language package is installed."""
     return _lang() is not None
 
 
 def configure(cache_dir: str | os.PathLike[str]) -> None:
-    """Let the segmenter keep its dictionary cache in ``cache_dir`` (a folder we own)."""
-    lang = _lang()
-    if lang is not None:
-        lang.configure(cache_dir)
+    """Let the segmenter keep its dictionary cache in ``cache_dir`` (a folder we own), from
+    when the package is first used."""
+    _CACHE_DIR.append(os.fspath(cache_dir))
+    info = getattr(_lang, "cache_info", None)
+    if info is not None and info().currsize:  # already imported: tell it now
+        lang = _lang()
+        if lang is not None:
+            lang.configure(cache_dir)
 
 
 @lru_cache(maxsize=8192)
