@@ -489,8 +489,8 @@ def _covered(it: Item, known: Known) -> bool:
     if it.values and it.values <= known.values and not any(r.startswith("change of state") for r in it.reasons):
         specific = any(not v.startswith(_GENERIC_VALUE_KINDS) for v in it.values)
         named = {"w:" + lang.stem(v.split(":", 1)[1]) for v in it.values if v.startswith(("tool:", "name:"))}
-        words = ({t for t in it.terms if t.startswith("w:")} - named) & known.terms.keys()
-        if specific or words:
+        own = {t for t in it.terms if t.startswith("w:")} - named
+        if specific or own & known.terms.keys() or not own:  # no words of its own to compare (记得提交前跑 ruff)
             return True
     for terms in (it.core_terms, it.terms):
         if terms and containment(terms, known.terms) >= COVER_CONTAINMENT and (it.values - known.values) == set():
