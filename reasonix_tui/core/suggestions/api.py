@@ -92,8 +92,10 @@ def state_path(layout: Layout) -> Path:
 
 
 def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
+    from ..store.safeio import read_regular
+
     try:
-        data = json.loads(state_path(layout).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(state_path(layout)))  # never blocks on a FIFO
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
@@ -105,8 +107,7 @@ def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
 
 
 def _save_state(layout: Layout, data: dict[str, Any]) -> None:
-    os.makedirs(layout.tui_dir, exist_ok=True)
-    atomic_write(state_path(layout), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    atomic_write(state_path(layout), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", 0o600)
 
 
 def _state_keys(entries: dict[str, Any]) -> set[str]:

@@ -235,9 +235,13 @@ def misses_path(layout: Layout) -> str:
 
 
 def _read_misses(path: Path) -> list[dict[str, Any]]:
+    import io
+
+    from ..store.safeio import open_read
+
     out: list[dict[str, Any]] = []
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with io.TextIOWrapper(open_read(path), encoding="utf-8", errors="replace") as fh:  # never blocks on a FIFO
             for line in fh:
                 try:
                     rec = json.loads(line)
