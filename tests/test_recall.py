@@ -580,6 +580,19 @@ def test_retrieval_tasks_are_valid_and_cover_every_class() -> None:
     assert any(t.noise >= 100 for t in tasks if t.cls == "distractor")
 
 
+def test_realistic_part_is_valid_and_big_enough() -> None:
+    """At least 60 tasks over three or more stores of 20-40 facts, every class present,
+    and every task valid."""
+    run = _suite()
+    tasks = run.load_store_tasks()
+    assert len(tasks) >= 60
+    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
+    stores = {t.store: len(t.facts) for t in tasks}
+    assert len(stores) >= 3 and all(20 <= n <= 40 for n in stores.values()), stores
+    per_class = {c: sum(t.cls == c for t in tasks) for c in run.REALISTIC_CLASSES}
+    assert all(n >= 3 for n in per_class.values()), per_class
+
+
 def test_validation_refuses_a_forbidden_pattern_inside_the_required_one() -> None:
     run = _suite()
     task = run.Task(id="mb-contradiction", cls="contradiction", query="q", facts=[{"id": "mem-1", "name": "x"}],

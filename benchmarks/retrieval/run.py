@@ -1,7 +1,17 @@
 """Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
 
-Each task (``tasks/*.yaml``) seeds project and global facts, sends one prompt through
-automatic recall, and checks the result. Three arms run side by side:
+Two parts:
+
+* ``realistic`` (``realistic/*.yaml``) — three stores of 30–35 facts each, written the way
+  developers tell an agent things (package managers, test and deploy commands, owners,
+  ports, env vars, flags, incidents, preferences; English, Chinese and mixed), each with
+  its tasks. The queries were written before the mechanisms they exercise were tuned
+  (see the git history of these files).
+* ``regression`` (``tasks/*.yaml``) — the original 48 tasks, one small store each,
+  written together with the first enhancements: a regression guard, not an estimate.
+
+Each task sends one prompt through automatic recall over its store, and checks the
+result. Three arms run side by side:
 
 * ``off``       — memory hidden (``REASONIX_EXPERIMENT_NO_MEMORY=1``): no pinned block, no recall;
 * ``exact``     — ``reasonix-exact``: the Reasonix algorithm alone, byte for byte;
@@ -16,13 +26,21 @@ Checks (``expect:``): ``select``/``not_select`` (fact ids in the recall block),
 block), ``flag: {id: word}`` (the entry carries a visible marker with that word; ``not_flag`` the
 opposite),
 ``pinned``/``not_pinned`` (fact ids in the session-start block), ``silent`` (no recall
-block), ``no_noise`` (none of the generated noise facts is recalled). Every task is validated first: a ``not_contain`` pattern that matches one of its
+block), ``no_noise`` (none of the generated noise facts is recalled), ``first`` (that fact
+is the block's first entry), ``superseded: {old: new}`` (``new`` recalled; ``old`` absent,
+or after ``new`` with a visible superseded/outdated marker), ``ok`` (facts that may be
+recalled without counting against precision; not a check).
+
+Besides pass/fail the report gives, per part, class and arm: *irrelevant hits* (recalled
+facts that are neither required nor allowed by ``ok``; an old fact shown with its
+superseded marker does not count) and *target at #1* (tasks whose ``first`` fact — or
+first ``select`` — is the block's first entry). Every task is validated first: a ``not_contain`` pattern that matches one of its
 own ``contain`` patterns makes the task unpassable (memorybench's mb-contradiction bug),
 and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|regression]
 """
 
 from __future__ import annotations
@@ -54,15 +72,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from noise import noise_facts  # noqa: E402
 
 TASK_DIR = Path(__file__).resolve().parent / "tasks"
+STORE_DIR = Path(__file__).resolve().parent / "realistic"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
     "contradiction", "stale", "conflict", "update", "distractor", "pin", "paraphrase", "exact",
     "symbols", "cjk", "cjk-short", "cross-language", "generic",
 )
+REALISTIC_CLASSES = (
+    "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
+    "paraphrase", "title-rank", "literal", "generic", "irrelevant",
+)
+PARTS = ("realistic", "regression")
 CHECK_KEYS = {
     "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
-    "no_noise",
+    "no_noise", "first", "superseded", "ok",
 }
+SUPERSEDED_MARKS = ("supersed", "outdated")
+"""A marker with one of these words says an entry is not current."""
 
 
 @dataclass
@@ -79,6 +105,9 @@ class Task:
     noise: int = 0
     workspace: str = "workspace"
     path: str = ""
+    part: str = "regression"
+    store: str = ""
+    """Realistic part: the store's name (tasks of one store share one built store)."""
 
     def all_fact_specs(self) -> list[dict[str, Any]]:
         """Seeded facts plus generated noise."""
@@ -98,11 +127,40 @@ def load_task(path: Path) -> Task:
 
 
 def load_tasks(directory: Path = TASK_DIR) -> list[Task]:
-    """Every task, sorted by class order then id."""
+    """Every regression task, sorted by class order then id."""
     tasks = [load_task(p) for p in sorted(directory.glob("*.yaml"))]
     order = {c: i for i, c in enumerate(CLASSES)}
     tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
     return tasks
+
+
+def load_store_tasks(directory: Path = STORE_DIR) -> list[Task]:
+    """Every realistic task: one YAML per store (``facts`` + ``tasks``), sorted by class then id."""
+    tasks: list[Task] = []
+    for path in sorted(directory.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        now = parse_rfc3339(str(data.get("now") or DEFAULT_NOW))
+        assert now is not None, f"{path}: bad now"
+        facts = list(data.get("facts") or [])
+        for t in data.get("tasks") or []:
+            tasks.append(Task(
+                id=str(t["id"]), cls=str(t["class"]), query=str(t["query"]), facts=facts,
+                expect=dict(t.get("expect") or {}), now=now, title=str(t.get("title") or ""), path=str(path),
+                workspace=str(data.get("workspace") or "workspace"), part="realistic", store=str(data["store"]),
+            ))
+    order = {c: i for i, c in enumerate(REALISTIC_CLASSES)}
+    tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
+    return tasks
+
+
+def load_all(part: str = "") -> list[Task]:
+    """The tasks of one part, or of both (realistic first)."""
+    out: list[Task] = []
+    if part in ("", "realistic"):
+        out += load_store_tasks()
+    if part in ("", "regression"):
+        out += load_tasks()
+    return out
 
 
 def validate(task: Task) -> list[str]:
@@ -112,7 +170,7 @@ def validate(task: Task) -> list[str]:
     unknown = set(e) - CHECK_KEYS
     if unknown:
         problems.append(f"unknown checks {sorted(unknown)}")
-    if task.cls not in CLASSES:
+    if task.cls not in (REALISTIC_CLASSES if task.part == "realistic" else CLASSES):
         problems.append(f"unknown class {task.cls!r}")
     if not e:
         problems.append("no checks")
@@ -120,7 +178,11 @@ def validate(task: Task) -> list[str]:
     must = set(e.get("select") or [])
     must_not = set(e.get("not_select") or [])
     named = must | must_not | set(e.get("pinned") or []) | set(e.get("not_pinned") or [])
-    named |= set(e.get("flag") or {}) | set(e.get("not_flag") or {})
+    named |= set(e.get("flag") or {}) | set(e.get("not_flag") or {}) | set(e.get("ok") or [])
+    sup = e.get("superseded") or {}
+    named |= set(sup) | set(sup.values())
+    if e.get("first"):
+        named.add(e["first"])
     for fid in named:
         if fid not in ids:
             problems.append(f"check names unknown fact {fid}")
@@ -137,8 +199,11 @@ def validate(task: Task) -> list[str]:
                 problems.append(f"not_contain {p!r} matches the required pattern {c!r}: the task can never pass")
     if set(e.get("pinned") or []) & set(e.get("not_pinned") or []):
         problems.append("ids both pinned and not pinned")
-    if e.get("silent") and (must or e.get("contain")):
+    if e.get("silent") and (must or e.get("contain") or sup or e.get("first")):
         problems.append("silent task also requires recall")
+    for old, new in sup.items():
+        if new in must_not:
+            problems.append(f"superseded: {new} must be recalled but it is forbidden")
     return problems
 
 
@@ -266,7 +331,45 @@ def check(task: Task, o: Outcome) -> list[str]:
             fails.append(f"recalled noise {', '.join(noisy)}")
     if e.get("silent") and o.recall_block:
         fails.append(f"recalled {', '.join(o.hits)} on a turn that should stay silent")
+    first = e.get("first")
+    if first and (not o.hits or o.hits[0] != first):
+        fails.append(f"{first} not first (got {o.hits[0] if o.hits else 'nothing'})")
+    for old, new in (e.get("superseded") or {}).items():
+        if new not in o.hits:
+            fails.append(f"{new} not recalled (it replaces {old})")
+        elif old in o.hits and (o.hits.index(old) < o.hits.index(new) or not _marked_superseded(o, old)):
+            fails.append(f"{old} shown as current beside {new}")
     return fails
+
+
+def _marked_superseded(o: Outcome, fid: str) -> bool:
+    marks = o.markers.get(fid, "")
+    return any(w in marks for w in SUPERSEDED_MARKS)
+
+
+def irrelevant_hits(task: Task, o: Outcome) -> list[str]:
+    """Recalled facts that the task neither requires nor allows (precision)."""
+    e = task.expect
+    relevant = set(e.get("select") or []) | set(e.get("ok") or []) | set((e.get("superseded") or {}).values())
+    if e.get("first"):
+        relevant.add(e["first"])
+    out = []
+    for fid in o.hits:
+        if fid in relevant:
+            continue
+        if fid in (e.get("superseded") or {}) and _marked_superseded(o, fid):
+            continue
+        out.append(fid)
+    return out
+
+
+def target_first(task: Task, o: Outcome) -> bool | None:
+    """Whether the task's target is the first entry (``None`` when the task names no target)."""
+    e = task.expect
+    target = e.get("first") or ((e.get("select") or [None])[0])
+    if not target:
+        return None
+    return bool(o.hits) and o.hits[0] == target
 
 
 def run_suite(tasks: list[Task], ablate: bool = False) -> list[dict[str, Any]]:
@@ -277,11 +380,18 @@ def run_suite(tasks: list[Task], ablate: bool = False) -> list[dict[str, Any]]:
         for name in Enhancements.names():
             arms.append((f"-{name}", "enhanced", Enhancements().without(name)))
     rows = []
-    for task in tasks:
-        with tempfile.TemporaryDirectory(prefix="rx-bench-") as tmp:
-            _, facts = build_facts(task, Path(tmp))
+    built: dict[str, list[Fact]] = {}
+    with tempfile.TemporaryDirectory(prefix="rx-bench-") as tmp:
+        for i, task in enumerate(tasks):
+            if task.store:
+                facts = built.get(task.store)
+                if facts is None:
+                    _, facts = build_facts(task, Path(tmp) / f"store-{task.store}")
+                    built[task.store] = facts
+            else:
+                _, facts = build_facts(task, Path(tmp) / f"task-{i}")
             results = {label: run_arm(task, facts, arm, enh) for label, arm, enh in arms}
-        rows.append({"task": task, "results": results})
+            rows.append({"task": task, "results": results})
     return rows
 
 
@@ -291,9 +401,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablate", action="store_true", help="add one enhanced-minus-X column per improvement")
     parser.add_argument("--json", action="store_true", help="machine-readable results")
     parser.add_argument("--task", help="only tasks whose id contains this")
+    parser.add_argument("--part", choices=PARTS, help="only one part (default: both)")
     args = parser.parse_args(argv)
 
-    tasks = load_tasks()
+    tasks = load_all(args.part or "")
     if args.task:
         tasks = [t for t in tasks if args.task in t.id]
     bad = {t.id: validate(t) for t in tasks}
@@ -307,28 +418,41 @@ def main(argv: list[str] | None = None) -> int:
     labels = list(rows[0]["results"]) if rows else []
     if args.json:
         print(json.dumps([
-            {"id": r["task"].id, "class": r["task"].cls,
-             "arms": {k: {"passed": v.passed, "failures": v.failures, "hits": v.hits} for k, v in r["results"].items()}}
+            {"id": r["task"].id, "part": r["task"].part, "class": r["task"].cls,
+             "arms": {k: {"passed": v.passed, "failures": v.failures, "hits": v.hits,
+                          "irrelevant": irrelevant_hits(r["task"], v), "first": target_first(r["task"], v)}
+                      for k, v in r["results"].items()}}
             for r in rows
         ], ensure_ascii=False, indent=2))
         return 0
+    for part in PARTS:
+        sub = [r for r in rows if r["task"].part == part]
+        if sub:
+            print_part(part, sub, labels, args.verbose)
+    return 0
+
+
+def print_part(part: str, rows: list[dict[str, Any]], labels: list[str], verbose: bool) -> None:
+    """One part's task table, per-class totals, precision and target-at-#1."""
+    print(f"\n=== {part} part: {len(rows)} tasks ===\n")
     width = max([len(r["task"].id) for r in rows] + [4])
-    head = f"{'task':<{width}}  {'class':<14}" + "".join(f" {lab:>10}" for lab in labels)
+    head = f"{'task':<{width}}  {'class':<16}" + "".join(f" {lab:>10}" for lab in labels)
     print(head)
     print("-" * len(head))
     for r in rows:
         t = r["task"]
         cells = "".join(f" {'PASS' if r['results'][lab].passed else 'fail':>10}" for lab in labels)
-        print(f"{t.id:<{width}}  {t.cls:<14}{cells}")
-        if args.verbose:
+        print(f"{t.id:<{width}}  {t.cls:<16}{cells}")
+        if verbose:
             for lab in labels:
                 res = r["results"][lab]
                 if not res.passed:
                     print(f"{'':<{width}}    {lab}: " + "; ".join(res.failures))
     print("-" * len(head))
-    print("\nTotals by class (passed / tasks)")
+    classes = REALISTIC_CLASSES if part == "realistic" else CLASSES
+    print(f"\n{part}: passed / tasks by class")
     print(f"{'class':<16}" + "".join(f" {lab:>10}" for lab in labels))
-    for cls in CLASSES:
+    for cls in classes:
         sub = [r for r in rows if r["task"].cls == cls]
         if not sub:
             continue
@@ -336,6 +460,24 @@ def main(argv: list[str] | None = None) -> int:
             f" {sum(r['results'][lab].passed for r in sub):>5}/{len(sub):<4}" for lab in labels))
     print(f"{'TOTAL':<16}" + "".join(
         f" {sum(r['results'][lab].passed for r in rows):>5}/{len(rows):<4}" for lab in labels))
+    print(f"{'percent':<16}" + "".join(
+        f" {100.0 * sum(r['results'][lab].passed for r in rows) / len(rows):>9.1f}%" for lab in labels))
+    # precision and target at #1
+    print(f"\n{part}: recalled facts that are not relevant (hits) / target first (tasks with a target)")
+    print(f"{'class':<16}" + "".join(f" {lab:>14}" for lab in labels))
+    for cls in (*classes, "TOTAL"):
+        sub = [r for r in rows if cls == "TOTAL" or r["task"].cls == cls]
+        if not sub:
+            continue
+        cells = []
+        for lab in labels:
+            irr = sum(len(irrelevant_hits(r["task"], r["results"][lab])) for r in sub)
+            hits = sum(len(r["results"][lab].hits) for r in sub)
+            firsts = [target_first(r["task"], r["results"][lab]) for r in sub]
+            firsts = [f for f in firsts if f is not None]
+            top = f"{sum(firsts)}/{len(firsts)}" if firsts else "-"
+            cells.append(f"{irr:>3}/{hits:<3} {top:>6}")
+        print(f"{cls:<16}" + "".join(f" {c:>14}" for c in cells))
     if "exact" in labels and "enhanced" in labels:
         fixed = [r["task"].id for r in rows if r["results"]["enhanced"].passed and not r["results"]["exact"].passed]
         broke = [r["task"].id for r in rows if not r["results"]["enhanced"].passed and r["results"]["exact"].passed]
@@ -345,7 +487,6 @@ def main(argv: list[str] | None = None) -> int:
               + (f" ({', '.join(hurt)})" if hurt else ""))
         print(f"enhanced vs exact: fixed {len(fixed)}, regressed {len(broke)}"
               + (f" ({', '.join(broke)})" if broke else ""))
-    return 0
 
 
 if __name__ == "__main__":
