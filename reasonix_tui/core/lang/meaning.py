@@ -1,0 +1,78 @@
+"""The meaning channel: static word embeddings shipped inside a wheel, no download, no GPU.
+
+The model is WordLlama's ``l2_supercat`` 256-d token-embedding table and its tokenizer,
+both inside the ``wordllama`` wheel (``weights/l2_supercat_256.safetensors``,
+``tokenizers/l2_supercat_tokenizer_config.json``). They are read by path with
+``safetensors`` and ``tokenizers``; WordLlama's own loader is not used (it looks for the
+tokenizer in the wrong folder and falls back to downloading), so nothing here can reach
+the network. A text's vector is the mean of its token vectors, L2-normalised; cosine
+similarity is a dot product.
+
+Loaded lazily, once per process (about 0.1-0.3 s, 32 MB as float32).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MeaningModel", "model", "model_files", "DIM"]
+
+DIM = 256
+_LOCK = threading.Lock()
+_MODEL: MeaningModel | None = None
+
+
+def model_files() -> tuple[Path, Path]:
+    """``(weights, tokenizer)`` inside the installed ``wordllama`` package (not imported)."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("wordllama is not installed")
+    base = Path(list(spec.submodule_search_locations)[0])
+    return base / "weights" / "l2_supercat_256.safetensors", base / "tokenizers" / "l2_supercat_tokenizer_config.json"
+
+
+class MeaningModel:
+    """Token-embedding table + tokenizer; :meth:`embed` gives unit vectors."""
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        table = load_file(str(weights))["embedding.weight"]
+        self.table: np.ndarray = np.asarray(table, dtype=np.float32)
+        """Vocabulary × :data:`DIM` token vectors."""
+        self.tokenizer: Any = Tokenizer.from_file(str(tokenizer))
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+
+    def embed(self, texts: list[str], max_tokens: int = 256) -> np.ndarray:
+        """One L2-normalised float32 row per text (zeros for a text with no tokens)."""
+        out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
+        if not texts:
+            return out
+        vocab = self.table.shape[0]
+        for i, enc in enumerate(self.tokenizer.encode_batch(texts, add_special_tokens=False)):
+            ids = np.asarray(enc.ids[:max_tokens], dtype=np.int64)
+            ids = ids[(ids >= 0) & (ids < vocab)]
+            if not len(ids):
+                continue
+            v = self.table[ids].mean(axis=0)
+            n = float(np.linalg.norm(v))
+            if n > 0:
+                out[i] = v / n
+        return out
+
+
+def model() -> MeaningModel:
+    """The process-wide model, loaded on first use."""
+    global _MODEL
+    if _MODEL is None:
+        with _LOCK:
+            if _MODEL is None:
+                _MODEL = MeaningModel(*model_files())
+    return _MODEL

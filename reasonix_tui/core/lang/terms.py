@@ -1,0 +1,182 @@
+"""Text → matching terms, the one analysis every language-aware channel shares.
+
+A :class:`Term` is a key in one of three spaces, with the surface form it came from:
+
+* ``w:<key>`` — an English word by its stem key (:func:`~.english.en_key`); also the
+  segments of code identifiers (``MaxOpenConns`` → ``w:max``, ``w:open``, ``w:conn``);
+* ``x:<token>`` — a token written with digits, ``_`` or inner capitals, kept whole
+  (``checkout_v2``, ``5433``, ``maxopenconns``);
+* ``z:<word>`` — a Chinese word (jieba), or a bigram of a kana/hangul run;
+* ``t:<key>`` — an English key reached by translating a Chinese word through CC-CEDICT
+  (``translated`` is set and ``source`` names the Chinese word).
+
+Function words (English closed class, Chinese grammatical words) yield no term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+from . import chinese
+from .english import FUNCTION_WORDS, en_key
+
+__all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
+
+_RUNS = regex.compile(
+    r"(?P<han>[\p{Han}]+)|(?P<kana>[\p{Hiragana}\p{Katakana}\p{Hangul}ー]+)|(?P<word>[[\p{L}\p{Nd}_]--[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]]+)",
+    flags=regex.V1,
+)
+_SEG = regex.compile(r"\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{Nd}+|[\p{L}--[\p{Lu}\p{Ll}]]+", flags=regex.V1)
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One matching term."""
+
+    key: str
+    """``w:``/``x:``/``z:``/``t:`` + key."""
+    source: str
+    """The surface form (for a translated term: the Chinese word)."""
+
+
+def identifier_segments(word: str) -> list[str]:
+    """Lowercased segments of a code identifier (``MaxOpenConns`` → max, open, conns), or
+    ``[]`` for a plain word."""
+    if "_" not in word and (word.islower() or word.isupper()) and not any(c.isdigit() for c in word):
+        return []
+    parts: list[str] = []
+    for piece in word.split("_"):
+        parts.extend(_SEG.findall(piece))
+    segs = [p.lower() for p in parts if p]
+    return segs if len(segs) >= 2 else []
+
+
+def _is_identifier(word: str) -> bool:
+    return ("_" in word or any(c.isdigit() for c in word)
+            or any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
+
+
+def _word_terms(word: str, out: list[Term]) -> None:
+    low = word.lower()
+    if _is_identifier(word):
+        out.append(Term("x:" + low, word))
+        for seg in identifier_segments(word):
+            if seg not in FUNCTION_WORDS and not seg.isdigit():
+                out.append(Term("w:" + en_key(seg), seg))
+        return
+    if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
+        return
+    out.append(Term("w:" + en_key(low), low))
+
+
+def _han_terms(run: str, out: list[Term], index: bool) -> None:
+    words = chinese.segment_all(run) if index else chinese.segment(run)
+    for w in words:
+        if chinese.is_function_word(w):
+            continue
+        out.append(Term("z:" + w, w))
+        keys, _ = chinese.gloss_keys(w)
+        for k in keys:
+            out.append(Term("t:" + k, w))
+
+
+@lru_cache(maxsize=4096)
+def _analyze(text: str, index: bool) -> tuple[Term, ...]:
+    out: list[Term] = []
+    for m in _RUNS.finditer(text):
+        han, kana, word = m.group("han"), m.group("kana"), m.group("word")
+        if word is not None:
+            _word_terms(word, out)
+        elif han is not None:
+            _han_terms(han, out, index)
+        elif kana is not None:
+            if len(kana) == 1:
+                out.append(Term("z:" + kana, kana))
+            else:
+                out.extend(Term("z:" + kana[i : i + 2], kana[i : i + 2]) for i in range(len(kana) - 1))
+    return tuple(out)
+
+
+def analyze(text: str, *, index: bool = True) -> tuple[Term, ...]:
+    """Terms of ``text`` in order, duplicates kept (term frequency). ``index=True`` adds the
+    dictionary words inside long Chinese words (jieba search mode)."""
+    return _analyze(text, index)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryUnit:
+    """One content word of a query, with the keys that count as matching it."""
+
+    label: str
+    """The word as written (lowercased)."""
+    alternatives: tuple[tuple[str, float, str], ...]
+    """``(key, weight, channel)``; channel is ``lexical`` or ``translated``."""
+    distinctive: bool = False
+    """Written like an identifier or a number."""
+
+
+@lru_cache(maxsize=1024)
+def query_units(query: str) -> tuple[QueryUnit, ...]:
+    """The content words of a query and how each may be matched (a word counts once).
+
+    An English word matches its key in a fact (``w:``) or, weaker, an English key
+    translated from a fact's Chinese word (``t:``). A Chinese word matches itself (``z:``),
+    weaker a dictionary word inside it, and, weaker, its English glosses (``w:``). An
+    identifier matches itself whole, or all of its segments.
+    """
+    units: dict[str, QueryUnit] = {}
+    for m in _RUNS.finditer(query):
+        han, kana, word = m.group("han"), m.group("kana"), m.group("word")
+        if word is not None:
+            low = word.lower()
+            if _is_identifier(word):
+                alts: list[tuple[str, float, str]] = [("x:" + low, 1.0, "lexical")]
+                units.setdefault(low, QueryUnit(low, tuple(alts), True))
+                continue
+            if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
+                continue
+            k = en_key(low)
+            units.setdefault("w:" + k, QueryUnit(low, (("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated"))))
+        elif han is not None:
+            for w in chinese.segment(han):
+                if chinese.is_function_word(w):
+                    continue
+                alts = [("z:" + w, 1.0, "lexical")]
+                if len(w) > 2:
+                    alts += [("z:" + s, 0.7, "lexical") for s in chinese.segment_all(w) if s != w and len(s) > 1]
+                keys, direct = chinese.gloss_keys(w)
+                weight = TRANSLATED if direct else TRANSLATED * 0.7
+                alts += [("w:" + k, weight, "translated") for k in keys]
+                alts += [("t:" + k, weight * 0.8, "translated") for k in keys]
+                units.setdefault("z:" + w, QueryUnit(w, tuple(dict.fromkeys(alts))))
+        elif kana is not None:
+            grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
+            for g in grams:
+                units.setdefault("z:" + g, QueryUnit(g, (("z:" + g, 1.0, "lexical"),)))
+    return tuple(units.values())
+
+
+TRANSLATED = 0.6
+"""Weight of a match through the dictionary, relative to a real word match."""
+
+
+def gloss_text(text: str, limit: int = 400) -> str:
+    """``text`` with every Chinese word replaced by its first English glosses (for the
+    meaning channel, whose model reads English)."""
+    parts: list[str] = []
+    for m in _RUNS.finditer(text):
+        han, word = m.group("han"), m.group("word")
+        if word is not None:
+            parts.append(word)
+        elif han is not None:
+            for w in chinese.segment(han):
+                if chinese.is_function_word(w):
+                    continue
+                g = chinese.glosses(w)
+                parts.extend(g[:2])
+        if len(parts) >= limit:
+            break
+    return " ".join(parts)

@@ -1,0 +1,185 @@
+"""Per-fact analysis shared by enhanced recall and the subject/topic resolver.
+
+:func:`fact_fields` reads a fact once (memoised per fact object, and on disk for one-shot
+processes through :data:`~.index.FACT_MEMO`) into the terms of its fields (see
+:mod:`reasonix_tui.core.lang.terms`):
+
+* ``label`` — name, title, keywords and subject key (what the fact is *about*);
+* ``desc`` — description;
+* ``body`` — body;
+* ``sources`` — for translated keys, the Chinese word each came from (for traces);
+* ``cues`` — per clause that states a replacement ("X was shut down", "不再使用 X",
+  "switched from X", "not X"), the clause's keys and whether the cue is strong.
+
+:func:`fact_vector` is the fact's meaning vector (float16 on disk), memoised the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..store.model import Fact
+from .index import FACT_MEMO
+
+__all__ = ["FactFields", "fact_fields", "fact_vector", "fact_vectors", "zh_cue", "ZH_CUE_VERBS", "meaning_text"]
+
+_STRONG_EN = re.compile(
+    r"\b(?:replaced|superseded|deprecated|retired|abandoned|migrated|switched|decommissioned|sunset|sunsetted|"
+    r"removed|dropped|ditched|swapped|discontinued|phased\s+out|no\s+longer|instead\s+of|in\s+favou?r\s+of|"
+    r"moved\s+(?:away\s+)?from|shut\s+down|turned\s+off|switched\s+off|is\s+gone|are\s+gone|got\s+rid\s+of)\b",
+    re.I,
+)
+"""English replacement language: active and passive past forms and fixed phrases."""
+_NEG = re.compile(r"\b(?:not|don'?t\s+use|do\s+not\s+use|never\s+use|rather\s+than)\b", re.I)
+"""Words that reject an alternative ("use pnpm, not npm"): a weak cue."""
+ZH_CUE_VERBS = frozenset(
+    "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi".split()
+)
+"""Keys of the English verbs that make a Chinese word a replacement cue when one of its
+CC-CEDICT senses is "to <verb> ..." (弃用 "to stop using", 改用 "to switch to", 下线 "to go
+offline", 迁移 "to migrate") or says "no longer" (不再)."""
+_CLAUSES = re.compile(r"[.;:!?\n。；：！？，,、()（）]+")
+
+
+@dataclass(frozen=True, slots=True)
+class FactFields:
+    """The analysed fields of one fact."""
+
+    label: tuple[tuple[str, int], ...]
+    desc: tuple[tuple[str, int], ...]
+    body: tuple[tuple[str, int], ...]
+    sources: tuple[tuple[str, str], ...]
+    cues: tuple[tuple[tuple[tuple[str, str], ...], bool], ...]
+    """Replacement clauses: their ``(key, surface)`` terms and whether the cue is strong."""
+    length: int
+
+    def keys(self) -> set[str]:
+        """Every key of every field."""
+        return {k for k, _ in self.label} | {k for k, _ in self.desc} | {k for k, _ in self.body}
+
+    def label_keys(self) -> set[str]:
+        """Keys of name/title/keywords/subject and description (what the fact is about)."""
+        return {k for k, _ in self.label} | {k for k, _ in self.desc}
+
+
+def _count(terms: Any) -> tuple[tuple[str, int], ...]:
+    return tuple(Counter(t.key for t in terms).items())
+
+
+@lru_cache(maxsize=8192)
+def zh_cue(word: str) -> bool:
+    """True when a Chinese word states a replacement (see :data:`ZH_CUE_VERBS`)."""
+    from ..lang import chinese, en_key
+
+    raw = chinese.load_dictionary().get(word, "")
+    if "no longer" in raw or "instead" in raw:
+        return True
+    for sense in raw.split("/"):
+        m = _TO_VERB.match(sense.strip().lower())
+        if m and en_key(m.group(1)) in ZH_CUE_VERBS and m.group(2) not in ("on", "off", "up", "in"):
+            return True
+        if m and m.group(2) and en_key(m.group(2)) == "offlin":  # "to go offline"
+            return True
+    return False
+
+
+_TO_VERB = re.compile(r"to (?:\([^)]*\) )?([a-z]+)(?: ([a-z]+))?")
+
+
+def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
+    from ..lang import analyze, chinese, en_key
+
+    out = []
+    for clause in _CLAUSES.split(text):
+        clause = clause.strip()
+        if not clause:
+            continue
+        terms = analyze(clause, index=False)
+        cue_words = {"z:" + w for run in chinese.han_runs(clause) for w in chinese.segment(run) if zh_cue(w)}
+        strong = bool(_STRONG_EN.search(clause)) or bool(cue_words)
+        neg = None if strong else _NEG.search(clause)
+        weak = neg is not None
+        if weak:  # what follows the rejection is the rejected thing
+            assert neg is not None
+            terms = analyze(clause[neg.end():], index=False)
+        if strong or weak:
+            said = {en_key(w.lower()) for w in _STRONG_EN.findall(clause) for w in w.split()}
+            own = tuple({t.key: (t.key, t.source) for t in terms if not t.key.startswith("t:")
+                         and t.key not in cue_words and not (t.key.startswith("w:") and t.key[2:] in said)}.values())
+            if own:
+                out.append((own, strong))
+    return out
+
+
+def _compute(fact: Fact) -> FactFields:
+    from ..lang import analyze
+
+    label_text = "\n".join((fact.name.replace("-", " "), fact.title, fact.keywords, fact.subject_key.replace(".", " ").replace("_", " ")))
+    label = analyze(label_text)
+    desc = analyze(fact.description)
+    body = analyze(fact.body)
+    sources: dict[str, str] = {}
+    for t in (*label, *desc, *body):
+        if t.key.startswith("t:"):
+            sources.setdefault(t.key, t.source)
+    cues = _clause_cues(fact.description + "\n" + fact.body)
+    return FactFields(
+        label=_count(label), desc=_count(desc), body=_count(body), sources=tuple(sources.items()),
+        cues=tuple(cues), length=len(label) + len(desc) + len(body),
+    )
+
+
+def _encode(f: FactFields) -> tuple[Any, ...]:
+    return (f.label, f.desc, f.body, f.sources, f.cues, f.length)
+
+
+def _decode(v: Any) -> FactFields:
+    label, desc, body, sources, cues, length = v
+    return FactFields(tuple(map(tuple, label)), tuple(map(tuple, desc)), tuple(map(tuple, body)),
+                      tuple(map(tuple, sources)), tuple((tuple(map(tuple, k)), bool(s)) for k, s in cues), int(length))
+
+
+FACT_MEMO.register_codec("fields", _encode, _decode)
+FACT_MEMO.register_codec("meaning", lambda v: v.astype(np.float16).tobytes(),
+                         lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32))
+
+
+def fact_fields(fact: Fact) -> FactFields:
+    """The analysed fields of ``fact`` (memoised)."""
+    return FACT_MEMO.get(fact, "fields", _compute)  # type: ignore[no-any-return]
+
+
+def meaning_text(fact: Fact) -> str:
+    """What the meaning channel reads of a fact: title, description and body."""
+    return "\n".join((fact.title or fact.name.replace("-", " "), fact.description, fact.body))
+
+
+def _vector(fact: Fact) -> np.ndarray:
+    from ..lang import embed
+
+    return embed([meaning_text(fact)])[0]
+
+
+def fact_vector(fact: Fact) -> np.ndarray:
+    """The fact's meaning vector (unit length, float32; memoised)."""
+    return FACT_MEMO.get(fact, "meaning", _vector)  # type: ignore[no-any-return]
+
+
+def fact_vectors(facts: list[Fact]) -> np.ndarray:
+    """Vectors of many facts; the ones not memoised yet are embedded in one batch."""
+    from ..lang import embed
+
+    missing = [f for f in facts if not FACT_MEMO.peek(f, "meaning")]
+    if missing:
+        vecs = embed([meaning_text(f) for f in missing])
+        for f, v in zip(missing, vecs):
+            FACT_MEMO.put(f, "meaning", v)
+    if not facts:
+        return np.zeros((0, 256), dtype=np.float32)
+    return np.stack([fact_vector(f) for f in facts]).astype(np.float32)

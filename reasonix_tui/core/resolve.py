@@ -1,0 +1,270 @@
+"""Which facts are current: the subject resolver and topic supersession.
+
+Pure functions over facts, shared by recall, the session-start pinned block, explicit
+search and the Context Center (and memory health).
+
+* :func:`resolve_subjects` — among active facts that share a normalised ``subject_key``
+  (in one scope or across scopes), one is current: a project fact over a global one, then
+  the newest (``updated_at``, then revision, then id). Every other is superseded.
+* :func:`topic_pairs` — pairs of facts about the same thing without a shared key: the
+  name/title/description terms of each are covered by the other's text (idf-weighted,
+  both ways), or the two mean the same (meaning channel) and share label terms, or the
+  newer one *says* the older one's distinctive term was replaced ("X was shut down",
+  "switched from X", "不再使用 X", "X 已弃用", "use Y, not X"). The newer fact is current
+  (a project fact over a global one: an override). A pair with replacement language is
+  ``stated``; a pair found by topic and dates alone is ``possible``.
+* :func:`resolve` — both, as one :class:`Resolution` (computed once per snapshot by the
+  callers' caches).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .store.model import Fact, normalize_subject_key
+
+__all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
+
+_NO_TIME = -(1 << 62)
+
+
+def _newness(f: Fact) -> tuple[int, int, str]:
+    return (f.updated_at.ns if f.updated_at is not None else _NO_TIME, f.revision, f.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Supersession:
+    """``old`` is not current; ``current`` is."""
+
+    old: Fact
+    current: Fact
+    kind: str
+    """``subject`` (shared subject key), ``override`` (a project fact on the topic of a
+    global one) or ``topic`` (same topic, newer fact)."""
+    evidence: str
+    """One line: why."""
+    certain: bool = True
+    """``False`` for a topic pair found by overlap and dates alone (``possibly superseded``)."""
+
+    @property
+    def label(self) -> str:
+        """What a person reads: ``superseded by <id> (<ref>): <evidence>``."""
+        lead = "superseded" if self.certain else "possibly superseded"
+        return f"{lead} by {self.current.id} ({self.current.ref}): {self.evidence}"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Every supersession of a snapshot, by the superseded fact."""
+
+    items: tuple[Supersession, ...] = ()
+    _by_old: dict[int, Supersession] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for s in self.items:
+            prev = self._by_old.get(id(s.old))
+            if prev is None or (s.certain and not prev.certain) or (
+                s.certain == prev.certain and _newness(s.current) > _newness(prev.current)
+            ):
+                self._by_old[id(s.old)] = s
+
+    def of(self, fact: Fact) -> Supersession | None:
+        """Why ``fact`` is not current, or ``None`` when it is."""
+        s = self._by_old.get(id(fact))
+        return s if s is not None and s.old is fact else None
+
+    def current(self, fact: Fact) -> Fact:
+        """The fact that is current for ``fact``'s subject or topic (following chains)."""
+        seen = {id(fact)}
+        while True:
+            s = self.of(fact)
+            if s is None or id(s.current) in seen:
+                return fact
+            fact = s.current
+            seen.add(id(fact))
+
+    def __len__(self) -> int:
+        return len(self._by_old)
+
+
+def resolve_subjects(facts: Sequence[Fact]) -> list[Supersession]:
+    """One current fact per normalised subject key (project over global, then newest)."""
+    groups: dict[str, list[Fact]] = {}
+    for f in facts:
+        key = normalize_subject_key(f.subject_key)
+        if key:
+            groups.setdefault(key, []).append(f)
+    out: list[Supersession] = []
+    for key, group in groups.items():
+        if len(group) < 2:
+            continue
+        current = max(group, key=lambda f: (f.scope == "project", _newness(f)))
+        for f in group:
+            if f is current:
+                continue
+            if f.scope != current.scope:
+                why = f"project fact on subject {key} overrides this global one"
+            else:
+                when = current.updated_at.rfc3339()[:10] if current.updated_at else "later"
+                why = f"same subject {key}, newer ({when})"
+            out.append(Supersession(f, current, "subject", why))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEvidence:
+    """How strongly two facts are about the same thing (for calibration and traces)."""
+
+    cover_old: float
+    """idf-weighted share of the older (or global) fact's label terms found in the other."""
+    cover_new: float
+    """The same, the other way."""
+    meaning: float
+    """Cosine of the two meaning vectors (0 when the meaning channel is off)."""
+    stated: str
+    """The older fact's term a replacement clause of the newer one names (``""``: none)."""
+    strong: bool
+    """The clause says replaced/removed/switched (not only "not X")."""
+    changed: bool = False
+    """The newer fact states a replacement somewhere (naming nothing of the older one)."""
+
+
+def _norm(key: str) -> str:
+    return "w:" + key[2:] if key.startswith("t:") else key
+
+
+def topic_pairs(
+    facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2
+) -> list[Supersession]:
+    """Pairs of facts about the same topic; the newer (or the project) one is current."""
+    from .recall.fields import fact_fields, fact_vectors
+
+    n = len(facts)
+    if n < 2:
+        return []
+    fields = [fact_fields(f) for f in facts]
+    keys = [{_norm(k) for k in ff.keys()} for ff in fields]
+    labels = [{_norm(k) for k in ff.label_keys()} for ff in fields]
+    df: dict[str, int] = {}
+    for ks in keys:
+        for k in ks:
+            df[k] = df.get(k, 0) + 1
+
+    def idf(k: str) -> float:
+        d = df.get(k, 0)
+        return math.log(1.0 + (n - d + 0.5) / (d + 0.5))
+
+    # candidates: facts sharing a label term that is not common in the store
+    limit = max(3, int(max_df * n))
+    postings: dict[str, list[int]] = {}
+    for i, ks in enumerate(keys):
+        for k in ks:
+            if df[k] <= limit:
+                postings.setdefault(k, []).append(i)
+    cand: set[tuple[int, int]] = set()
+    for i, ls in enumerate(labels):
+        for k in ls:
+            for j in postings.get(k, ()):
+                if j != i:
+                    cand.add((min(i, j), max(i, j)))
+    for i, ff in enumerate(fields):  # replacement clauses naming another fact's rare term
+        for clause, _ in ff.cues:
+            for k, _surface in clause:
+                for j in postings.get(_norm(k), ()):
+                    if j != i:
+                        cand.add((min(i, j), max(i, j)))
+    if not cand:
+        return []
+    vecs = None
+    if meaning:
+        try:
+            vecs = fact_vectors(list(facts))
+        except (ImportError, OSError, ValueError):
+            vecs = None
+
+    def cover(a: int, b: int) -> float:
+        total = sum(idf(k) for k in labels[a])
+        return sum(idf(k) for k in labels[a] if k in keys[b]) / total if total else 0.0
+
+    def stated(new: int, old: int) -> tuple[str, bool]:
+        """The older fact's rarest term that a replacement clause of the newer one names
+        (preferring a term the newer fact is not itself about)."""
+        found: list[tuple[bool, bool, float, str]] = []
+        for clause, strong in fields[new].cues:
+            for k, surface in clause:
+                k = _norm(k)
+                if k in keys[old] and df.get(k, 0) <= 2:
+                    found.append((strong, k not in labels[new], idf(k), surface))
+        if not found:
+            return "", False
+        best = max(found)
+        return best[3], best[0]
+
+    out: list[Supersession] = []
+    for i, j in sorted(cand):
+        a, b = facts[i], facts[j]
+        if a.scope != b.scope:
+            old, new = (i, j) if a.scope == "global" else (j, i)
+            kind = "override"
+        else:
+            if _newness(a) == _newness(b):
+                continue
+            old, new = (i, j) if _newness(a) < _newness(b) else (j, i)
+            kind = "topic"
+        said, strong = stated(new, old)
+        ev = TopicEvidence(
+            cover_old=cover(old, new), cover_new=cover(new, old),
+            meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0, stated=said, strong=strong,
+            changed=any(s for _, s in fields[new].cues),
+        )
+        if DEBUG is not None:
+            DEBUG.append((facts[old].id, facts[new].id, ev))
+        decided = decide(ev, override=kind == "override")
+        if decided is None:
+            continue
+        certain, why = decided
+        if kind == "override":
+            certain = True
+            why = "a project fact on the same topic overrides this global default: " + why
+        out.append(Supersession(facts[old], facts[new], kind, why, certain))
+    return out
+
+
+DEBUG: list[tuple[str, str, TopicEvidence]] | None = None
+"""Set to a list to collect every candidate pair's evidence (calibration)."""
+
+SAME_TOPIC = 0.7
+"""Both facts' label terms covered by the other at least this much (idf-weighted): one topic."""
+OVERRIDE_COVER = 0.35
+OVERRIDE_MEANING = 0.5
+"""A project fact overrides a global one when both covers reach ``OVERRIDE_COVER`` and the
+meaning cosine reaches ``OVERRIDE_MEANING``."""
+
+
+def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | None:
+    """``(stated, why)`` when the evidence says the two facts are on one topic, else ``None``.
+
+    ``stated`` is ``True`` when the newer fact's own words say the older one was replaced.
+    """
+    lo, hi = min(ev.cover_old, ev.cover_new), max(ev.cover_old, ev.cover_new)
+    if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning >= 0.4):
+        return True, f"it says {ev.stated} was replaced"
+    if ev.stated and not ev.strong and hi >= 0.4:
+        return True, f"it says not {ev.stated}"
+    if ev.changed and ev.cover_old >= 0.8 and ev.cover_new >= 0.3:
+        return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"
+    if lo >= SAME_TOPIC:
+        return False, f"same topic (term overlap {lo:.2f} both ways)"
+    if override and lo >= OVERRIDE_COVER and ev.meaning >= OVERRIDE_MEANING:
+        return False, f"same topic (term overlap {lo:.2f}, meaning {ev.meaning:.2f})"
+    return None
+
+
+def resolve(facts: Sequence[Fact], *, meaning: bool = True) -> Resolution:
+    """Subject resolution and topic pairs of one snapshot."""
+    items = resolve_subjects(facts)
+    settled = {id(s.old) for s in items}
+    items += [s for s in topic_pairs(facts, meaning=meaning) if id(s.old) not in settled]
+    return Resolution(tuple(items))
