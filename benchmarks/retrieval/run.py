@@ -273,8 +273,8 @@ def run_arm(task: Task, facts: list[Fact], arm: str, enhancements: Enhancements 
         res = recall(facts, task.query, task.now, settings)
         pin = pinned_report(facts=facts, settings=settings)
     else:
-        settings = Settings()
         mode = "reasonix-exact" if arm == "exact" else "enhanced"
+        settings = Settings(recall_mode=mode)
         res = recall(facts, task.query, task.now, settings, mode=mode, enhancements=enhancements,
                      workspace=task.workspace)
         pin = pinned_report(facts=facts, settings=settings)

@@ -20,6 +20,7 @@ search and the Context Center (and memory health).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -262,9 +263,25 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
     return None
 
 
+_CACHE: dict[tuple[tuple[int, ...], bool], tuple[tuple[Fact, ...], Resolution]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
 def resolve(facts: Sequence[Fact], *, meaning: bool = True) -> Resolution:
-    """Subject resolution and topic pairs of one snapshot."""
-    items = resolve_subjects(facts)
+    """Subject resolution and topic pairs of one snapshot (the last few snapshots are
+    cached by the identity of their fact objects, which are immutable)."""
+    held = tuple(facts)
+    key = (tuple(map(id, held)), meaning)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None:
+        return hit[1]
+    items = resolve_subjects(held)
     settled = {id(s.old) for s in items}
-    items += [s for s in topic_pairs(facts, meaning=meaning) if id(s.old) not in settled]
-    return Resolution(tuple(items))
+    items += [s for s in topic_pairs(held, meaning=meaning) if id(s.old) not in settled]
+    out = Resolution(tuple(items))
+    with _CACHE_LOCK:
+        _CACHE[key] = (held, out)
+        while len(_CACHE) > 4:
+            _CACHE.pop(next(iter(_CACHE)))
+    return out

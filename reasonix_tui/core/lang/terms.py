@@ -134,6 +134,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             low = word.lower()
             if _is_identifier(word):
                 alts: list[tuple[str, float, str]] = [("x:" + low, 1.0, "lexical")]
+                segs = [en_key(s) for s in identifier_segments(word) if s not in FUNCTION_WORDS and not s.isdigit()]
+                if len(segs) >= 2:  # MaxOpenConns meets max_open_conns and "max open conns"
+                    alts.append(("&" + "&".join("w:" + s for s in dict.fromkeys(segs)), 0.9, "lexical"))
                 units.setdefault(low, QueryUnit(low, tuple(alts), True))
                 continue
             if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():

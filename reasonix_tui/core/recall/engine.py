@@ -24,21 +24,12 @@ from ..gostr import trim_space
 from ..gotime import DAY_NS, Timestamp
 from ..settings import Settings
 from ..store.model import Fact
-from ..tokenize import is_cjk, query_terms, tokens
-from .enhance import (
-    ALL_ENHANCEMENTS,
-    SCOPE_WORDS,
-    W_KEYWORD,
-    W_LEXICON,
-    W_SYMBOL,
-    FUNCTION_WORDS,
-    EnhancedIndex,
-    Enhancements,
-    QueryPlan,
-    plan_query,
-)
+from ..tokenize import query_terms, tokens
+from .channels import C_MIN, E_MIN, E_STRONG, ChannelIndex, ChannelScores, score_query
+from .enhance import ALL_ENHANCEMENTS, SCOPE_WORDS, EnhancedIndex, Enhancements
 from .generic import is_generic_enhanced, is_generic_exact
-from .index import EXPIRED, KP1, LABELS, NO_TIME, STALE, RecallIndex, get_index
+from ..resolve import Resolution, resolve
+from .index import EXPIRED, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
 from ..gostr import fields
 from ..retrieval import make_snippet
@@ -102,6 +93,9 @@ class RecallHit:
     """Enhanced mode: what changed relative to Reasonix for this hit."""
     base_score: float | None = None
     """Enhanced mode: the score before supersession/demotion adjustments."""
+    channels: tuple[str, ...] = ()
+    """Enhanced mode: what each channel contributed (``lexical: deploy``,
+    ``translated: 部署→deploy``, ``meaning: 0.41``, ``supersession: …``, ``subject: …``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +117,8 @@ class Considered:
     """Freshness label, when computed."""
     rank: int | None = None
     """Position in the block (1-based) for selected facts."""
+    channels: tuple[str, ...] = ()
+    """Enhanced mode: what each channel contributed (see :attr:`RecallHit.channels`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,212 +336,40 @@ class _Run:
         self.considered: dict[int, tuple] = {}  # type: ignore[type-arg]
         self.notes: list[str] = []
         self.workspace = ""
-        self.concept_labels: list[tuple[str, np.ndarray, np.ndarray | None]] = []
-        self.concept_notes: list[tuple[str, np.ndarray, np.ndarray | None]] = []
+        self.cs: ChannelScores | None = None
+        self.cidx: ChannelIndex | None = None
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         assert self.bm is not None
         score, count, per_term = self.bm.accumulate(self.terms)
         self.per_term = per_term
-        # ``function_words``: the gate is Reasonix's, applied to the query's other terms
-        gate_terms: Sequence[str] = self.terms
-        gate_count = count
-        self.content: np.ndarray | None = None
-        if self.enh is not None and self.enh.function_words and any(t in FUNCTION_WORDS for t in self.terms):
-            gate_terms = tuple(t for t in self.terms if t not in FUNCTION_WORDS)
-            gate_count = count.copy()
-            for term, docs in zip(self.terms, per_term):
-                if docs is not None and term in FUNCTION_WORDS:
-                    gate_count[docs] -= 1
-            self.content = gate_count
         single_strong = np.zeros(self.bm.size, dtype=bool)
         for term, docs in zip(self.terms, per_term):
             # a term's strength matters only where it is the document's one match
-            if docs is None or (self.content is not None and term in FUNCTION_WORDS):
+            if docs is None:
                 continue
-            if (gate_count[docs] == 1).any() and strong_term(self.query, gate_terms, term):
+            if (count[docs] == 1).any() and strong_term(self.query, self.terms, term):
                 single_strong[docs] = True
-        passed = (gate_count >= 2) | ((gate_count == 1) & single_strong)
-        if self.content is not None:
-            exact = (count >= 2) | ((count == 1) & single_strong)
-            if (exact & ~passed).any():
-                self.notes.append("enhanced: facts matched only through function words were not recalled")
+        passed = (count >= 2) | ((count == 1) & single_strong)
         return score, count, passed
 
-    def _enhanced(
-        self, score: np.ndarray, count: np.ndarray, passed: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Add the enhanced channels' concepts to the exact arrays.
-
-        Works on sorted posting arrays (documents that match), so its cost follows the
-        matches. Returns ``(scores, candidate mask, gate mask)``.
-        """
-        enh = self.enh
-        assert enh is not None and self.bm is not None
-        if not (enh.symbols or enh.cjk_keywords or enh.lexicon):
-            return score, count > 0, passed
-        eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
-        plan: QueryPlan = plan_query(self.query, self.terms)
-        bm = self.bm
-        n = bm.size
-        empty = np.zeros(0, dtype=np.int64)
-
-        def post(term: str) -> np.ndarray:
-            p = bm.postings(term)
-            return p[0] if p is not None else empty
-
-        scratch = np.zeros(n, dtype=bool)
-
-        def inter(arrays: list[np.ndarray]) -> np.ndarray:
-            out = arrays[0]
-            for a in arrays[1:]:
-                if not len(out):
-                    break
-                scratch[a] = True
-                out = out[scratch[out]]
-                scratch[a] = False
-            return out
-
-        def minus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            if not len(a) or not len(b):
-                return a
-            scratch[b] = True
-            out = a[~scratch[a]]
-            scratch[b] = False
-            return out
-
-        def union(arrays: list[np.ndarray]) -> np.ndarray:
-            arrays = [a for a in arrays if len(a)]
-            if len(arrays) <= 1:
-                return arrays[0] if arrays else empty
-            for a in arrays:
-                scratch[a] = True
-            out = np.flatnonzero(scratch)
-            scratch[out] = False
-            return out
-
-        def idf(df: int) -> float:
-            return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5))) if df else 0.0
-
-        norm_part = KP1 / (1.0 + bm.norm)
-        extra_docs: list[np.ndarray] = []
-        extra_vals: list[np.ndarray] = []
-        concept_docs: list[np.ndarray] = []   # +1 concept for each listed document
-        strong_docs: list[np.ndarray] = []
-        always_docs: list[np.ndarray] = []
-
-        def add_score(docs: np.ndarray, weight: float, df: int) -> None:
-            extra_docs.append(docs)
-            extra_vals.append(weight * idf(df) * norm_part[docs])
-
-        # 1. exact terms, also reachable through identifier segments
-        if enh.symbols:
-            for qi, term in enumerate(self.terms):
-                docs_qi = self.per_term[qi]
-                present: np.ndarray = docs_qi if docs_qi is not None else empty
-                segs = plan.term_segments[qi]
-                if segs:
-                    via = inter([union([eidx.seg.get(s, empty), post(s)]) for s in segs])
-                elif len(term) > 1 and not is_cjk(term[0]):
-                    via = eidx.seg.get(term, empty)
-                else:
-                    continue
-                only = minus(via, present)
-                if not len(only):
-                    continue
-                add_score(only, W_SYMBOL, len(present) + len(only))
-                concept_docs.append(only)
-                if segs:
-                    strong_docs.append(only)
-                if strong_term(self.query, self.terms, term):
-                    strong_docs.append(only)
-                self.concept_labels.append((term, only, None))
-                self.concept_notes.append((f"identifier segments of {term}", only, None))
-        # 2. CJK words in keywords (and, for short queries, in title/name/subject)
-        short = plan.size <= 3
-        if enh.cjk_keywords:
-            for run in plan.cjk_runs:
-                if len(run) == 1:
-                    if not short:
-                        continue
-                    hit = eidx.kw.get("u:" + run, empty)
-                    concept_docs.append(hit[count[hit] == 0])
-                else:
-                    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
-                    hit = inter([eidx.kw.get("t:" + b, empty) for b in bigrams])
-                    if short:
-                        hit = union([hit, inter([eidx.label.get(b, empty) for b in bigrams])])
-                if len(hit):
-                    always_docs.append(hit)
-                    add_score(hit, W_KEYWORD, len(hit))
-                    self.concept_notes.append((f"keyword {run}", hit, None))
-            if short:
-                seen = np.concatenate(always_docs) if always_docs else empty
-                for term in self.terms:
-                    hit = eidx.kw.get("e:" + term, empty)
-                    if is_cjk(term[0]):
-                        hit = union([hit, eidx.kw.get("t:" + term, empty)])
-                    hit = minus(hit, seen)
-                    if len(hit):
-                        always_docs.append(hit)
-                        seen = union([seen, hit])
-                        add_score(hit, W_KEYWORD, len(hit))
-                        self.concept_notes.append((f"keyword {term}", hit, None))
-        # 3. lexicon concepts
-        if enh.lexicon:
-            for lc in plan.lex:
-                matches = [(form, toks, inter([post(t) for t in toks])) for form, toks in lc.alternatives]
-                matches = [m for m in matches if len(m[2])]
-                if not matches:
-                    continue
-                via = union([m[2] for m in matches])
-                covered = inter([post(t) for t in lc.source_terms]) if lc.source_terms else empty
-                only = minus(via, covered)
-                if not len(only):
-                    continue
-                concept_docs.append(only)
-                add_score(only, W_LEXICON, len(via))
-                if short:
-                    for _, toks, m in matches:
-                        lm = inter([eidx.label.get(t, empty) for t in toks])
-                        if len(lm):
-                            strong_docs.append(inter([lm, only]))
-                for form, _, m in matches:  # the label (source→form) says it in the reason
-                    self.concept_labels.append((f"{lc.source}→{form}", m, only))
-
-        if not (concept_docs or always_docs):
-            return score, count > 0, passed
-        concepts = (self.content if self.content is not None else count).copy()
-        for docs in concept_docs:
-            concepts[docs] += 1
-        score = score.copy()
-        for docs, vals in zip(extra_docs, extra_vals):
-            score[docs] += vals
-        # a single matched concept passes when it is strong: the exact rule for the term
-        # (``passed`` already holds it for exact matches) or one of the enhanced reasons
-        single = np.zeros(n, dtype=bool)
-        for docs in strong_docs:
-            single[docs] = True
-        passed2 = (concepts >= 2) | ((concepts == 1) & (single | passed))
-        for docs in always_docs:
-            passed2[docs] = True
-        if (passed2 & ~passed).any():
-            self.notes.append("enhanced: extra evidence admitted facts the exact gate rejected")
-        cand = (count > 0) | (concepts > 0)
-        for docs in always_docs:
-            cand[docs] = True
-        return score, cand, passed | passed2
+    def _channels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Enhanced scoring: BM25F over the lexical, translated and meaning channels."""
+        assert self.enh is not None
+        self.cidx = self.idx.extra("channels", ChannelIndex.build)
+        self.cs = score_query(self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning)
+        return self.cs.score, self.cs.candidates, self.cs.passed
 
     # -- the pipeline ----------------------------------------------------------------------
     def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]
         idx, bm = self.idx, self.bm
         assert bm is not None
-        score, count, passed = self._exact()
-        if self.enh is not None:
-            score, cand_mask, passed = self._enhanced(score, count, passed)
-        else:
+        if self.enh is None:
+            score, count, passed = self._exact()
             cand_mask = count > 0
+        else:
+            score, cand_mask, passed = self._channels()
         cand = np.flatnonzero(cand_mask)
         raw = score[cand]
         gate_ok = passed[cand] & (raw > 0)
@@ -646,7 +470,7 @@ class _Run:
                 RecallHit(
                     fact=h.fact, score=h.score, freshness=r.freshness, reason=r.reason, snippet=r.snippet,
                     matched=tuple(h.matched), markers=tuple(h.markers), notes=tuple(h.notes),
-                    base_score=h.base if self.enh is not None else None,
+                    base_score=h.base if self.enh is not None else None, channels=tuple(self._channel_list(h.doc, h)),
                 )
             )
             detail = "in the block" + ("; " + "; ".join(h.notes) if h.notes else "")
@@ -661,18 +485,16 @@ class _Run:
 
     # -- enhanced adjustments ------------------------------------------------------------
     def _adjust(self, hits: list[_Hit]) -> list[_Hit]:
-        """Supersession, same-subject rivals and replacement cues, then the final order."""
+        """Supersession, subjects and topics, same-subject rivals, then the final order."""
         enh = self.enh
         assert enh is not None
-        if not (enh.supersedes or enh.replacement_cues or enh.rivals):
-            return hits
         eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
         if enh.supersedes and eidx.superseded_by:
             hits = self._supersede(hits, eidx)
+        if (enh.subjects or enh.topics) and hits:
+            hits = self._resolved(hits, eidx)
         if enh.rivals and len(hits) > 1:
             hits = self._rivals(hits, eidx)
-        if enh.replacement_cues and hits:
-            hits = self._replacement_cues(hits, eidx)
         hits.sort(key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME), h.fact.id))
         if enh.stale_flags and any(h.code == STALE for h in hits) and any(h.code != STALE for h in hits):
             before = [h.doc for h in hits]
@@ -683,6 +505,66 @@ class _Run:
                     if h.code == STALE:
                         h.notes.append("ranked after current facts because it is stale")
         return hits
+
+    def resolution(self) -> Resolution:
+        """The snapshot's subject and topic resolution (computed once per index)."""
+        assert self.enh is not None
+        meaning = self.enh.meaning
+        return self.idx.extra(  # type: ignore[no-any-return]
+            "resolution" if meaning else "resolution-lexical", lambda idx: resolve(idx.all_facts, meaning=meaning)
+        )
+
+    def _resolved(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
+        """Apply the resolver: a fact superseded on its subject (or shadowed by a project fact
+        on its topic) gives way to the current one; an older fact on a newer one's topic is
+        flagged and ranked after it."""
+        assert self.enh is not None
+        res = self.resolution()
+        if not len(res):
+            return hits
+        by_doc = {h.doc: h for h in hits}
+        out: list[_Hit] = []
+        for h in hits:
+            sup = res.of(h.fact)
+            if sup is None or (sup.kind == "subject" and not self.enh.subjects) or (
+                sup.kind != "subject" and not self.enh.topics
+            ):
+                out.append(h)
+                continue
+            cur = res.current(h.fact)
+            cdoc = eidx.doc_of.get(id(cur))
+            alive = cdoc is not None and self._code(cdoc) != EXPIRED
+            if sup.kind in ("subject", "override"):
+                self._consider(h.doc, "superseded", sup.label, h.score, h)
+                self.notes.append("enhanced: a superseded fact gave way to the current one on its subject")
+                if alive:
+                    assert cdoc is not None
+                    existing = by_doc.get(cdoc)
+                    if existing is not None:
+                        existing.score = max(existing.score, h.score)
+                        existing.notes.append(f"current for {h.fact.name}")
+                    else:
+                        new = _Hit(cdoc, cur, h.score, self._code(cdoc), [], [f"replaces {h.fact.name} ({sup.kind})"],
+                                   base=h.score)
+                        by_doc[cdoc] = new
+                        out.append(new)
+                continue
+            lead = "outdated" if sup.certain else "possibly outdated"
+            h.markers.append(f"{lead}: superseded by {cur.id} ({sup.evidence})")
+            h.notes.append(sup.label)
+            self.notes.append("enhanced: an older fact on the topic of a newer one was flagged and ranked after it")
+            if alive:
+                assert cdoc is not None
+                existing = by_doc.get(cdoc)
+                if existing is None:
+                    new = _Hit(cdoc, cur, h.score * 1.001, self._code(cdoc), [], [f"newer than {h.fact.name}"],
+                               base=h.score)
+                    by_doc[cdoc] = new
+                    out.append(new)
+                elif existing.score <= h.score:
+                    existing.score = h.score * 1.001
+            out.append(h)
+        return out
 
     def _code(self, doc: int) -> int:
         return self.idx.freshness_code(doc, self.now.ns)
@@ -745,65 +627,6 @@ class _Run:
             self.notes.append("enhanced: a project fact scoping a global title suppressed the global fact")
         return out
 
-    def _replacement_cues(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
-        """A newer fact that says it replaced what an older hit mentions outranks (and flags) it.
-
-        The newer fact may be a weak match or below the floor: it matched a query term but
-        not enough to be shown on its own.
-        """
-        assert self.bm is not None and self.bm._bm25 is not None
-        freqs = self.bm._bm25.doc_freqs
-        pool = list(hits)
-        in_hits = {h.doc for h in hits}
-        extra_docs = [self._weak, (self._floor_cut[0], self._floor_cut[1])] if hasattr(self, "_floor_cut") else [
-            self._weak]
-        for docs, scores in extra_docs:
-            if not len(docs):
-                continue
-            has = eidx.has_cue[docs]
-            for d, sc in zip(docs[has], scores[has]):
-                d = int(d)
-                if d in in_hits:
-                    continue
-                code = self._code(d)
-                if code == EXPIRED:
-                    continue
-                score = float(sc) * (PROJECT_BOOST if self.idx.is_project[d] else 1.0)
-                score *= STALE_FACTOR if code == STALE else 1.0
-                pool.append(_Hit(d, self.idx.docs[d], score, code, [], base=score))
-
-        def t_of(h: _Hit) -> int:
-            return h.fact.updated_at.ns if h.fact.updated_at else 0
-
-        added: dict[int, _Hit] = {}
-        for a in pool:
-            targets = eidx.cue_targets(a.doc)
-            if not targets:
-                continue
-            for b in hits:
-                if b.doc == a.doc:
-                    continue
-                phrases = [ph for ph in targets if all(t in freqs[b.doc] for t in ph)]
-                if not phrases:
-                    continue
-                mutual = any(all(t in freqs[a.doc] for t in ph) for ph in eidx.cue_targets(b.doc))
-                if t_of(a) < t_of(b) or (t_of(a) == t_of(b) and mutual):
-                    continue
-                what = ", ".join(sorted(" ".join(ph) for ph in phrases)[:3])
-                if a.doc not in in_hits and a.doc not in added:
-                    a.score = max(a.score, b.score * 1.001)
-                    a.notes.append(f"says {what} in {b.fact.name} was replaced")
-                    added[a.doc] = a
-                elif a.score <= b.score:
-                    if a.doc in added:
-                        a.score = b.score * 1.001
-                    else:
-                        b.score = a.score * 0.999
-                b.markers.append(f"possibly outdated: newer fact {a.fact.id} says {what} was replaced")
-                b.notes.append(f"newer fact {a.fact.name} says {what} was replaced")
-                self.notes.append("enhanced: a fact that says it replaced another now outranks it")
-        return hits + list(added.values())
-
     def _stale_marker(self, fact: Fact) -> str:
         start = fact.clock_start
         if start is None:
@@ -813,28 +636,38 @@ class _Run:
 
     # -- explanation -------------------------------------------------------------------
     def _matched(self, doc: int) -> list[str]:
+        if self.cs is not None:
+            return self.cs.matched(doc)
         assert self.bm is not None and self.bm._bm25 is not None
         freqs = self.bm._bm25.doc_freqs[doc]
-        out = [t for t in self.terms if t in freqs]
-        for label, docs, within in self.concept_labels:
-            if label not in out and _has(docs, doc) and (within is None or _has(within, doc)):
-                out.append(label)
-        return out
+        return [t for t in self.terms if t in freqs]
 
     def _reason(self, h: _Hit) -> str:
-        matched = list(h.matched)
-        if self.content is not None:  # ``function_words``: the evidence first, "is, the" last
-            matched = [t for t in matched if t not in FUNCTION_WORDS] + [t for t in matched if t in FUNCTION_WORDS]
-        reason = "matched " + ", ".join(matched[:4]) + "; " + h.fact.scope + " scope"
+        reason = "matched " + ", ".join(list(h.matched)[:4]) + "; " + h.fact.scope + " scope"
         if self.enh is None:
             return reason
-        extra = [
-            note for note, docs, within in self.concept_notes
-            if _has(docs, h.doc) and (within is None or _has(within, h.doc))
-        ] + h.notes
-        if extra:
-            reason += "; " + "; ".join(dict.fromkeys(extra))
+        if h.notes:
+            reason += "; " + "; ".join(dict.fromkeys(h.notes))
         return reason
+
+    def _channel_list(self, doc: int | None, hit: _Hit | None = None, fact: Fact | None = None) -> list[str]:
+        """Enhanced mode: the channels behind a hit or candidate (lexical, translated, meaning,
+        supersession, subject)."""
+        if self.enh is None:
+            return []
+        out: list[str] = []
+        if self.cs is not None and self.cidx is not None and doc is not None:
+            out = self.cs.channels(self.cidx, doc)
+        fact = fact or (hit.fact if hit is not None else (self.idx.docs[doc] if doc is not None else None))
+        if fact is not None and (self.enh.subjects or self.enh.topics):
+            sup = self.resolution().of(fact)
+            if sup is not None:
+                out.append(("subject: " if sup.kind == "subject" else "supersession: ") + sup.label)
+        if hit is not None:
+            for note in hit.notes:
+                if note.startswith(("replaces ", "newer than ", "current for ")):
+                    out.append("supersession: " + note)
+        return out
 
     _PRIORITY = {"selected": 0, "superseded": 1, "suppressed": 2, "budget": 3, "limit": 4, "floor": 5,
                  "expired": 6, "gate": 7, "zero-score": 8, "pinned": 9}
@@ -902,17 +735,15 @@ class _Run:
             else:
                 matched = tuple(self._matched(doc)) if doc is not None else ()
             if decision == "gate":
-                fw = [t for t in matched if t in FUNCTION_WORDS] if self.content is not None else []
-                if fw and len(fw) == len(matched):
-                    detail = (f"weak match: only function words matched ({', '.join(matched)}); they are no "
-                              "evidence on their own")
-                elif fw:
-                    rest = [t for t in matched if t not in FUNCTION_WORDS]
-                    detail = (f"weak match: only {', '.join(rest)} matched (function words do not count: "
-                              f"{', '.join(fw)}); needs 2 terms, a long term in a short query, or a distinctive term")
+                if self.cs is not None and doc is not None:
+                    e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
+                    detail = (f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
+                              f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "
+                              "or a whole identifier")
                 else:
                     detail = (f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
                               "term in a short query, or a distinctive term")
+            channels = tuple(self._channel_list(doc, hit, fact)) if self.enh is not None else ()
             out.append(Considered(fact=fact, decision=decision, detail=detail, score=score, matched=matched,
-                                  freshness=LABELS[code] if code is not None else "", rank=rank))
+                                  freshness=LABELS[code] if code is not None else "", rank=rank, channels=channels))
         return tuple(out)

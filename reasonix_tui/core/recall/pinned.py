@@ -84,7 +84,7 @@ def pinned_report(
     if settings.no_memory:
         return PinnedReport("", PinnedGuidance((), ()), settings.pinned_budget_chars)
     all_facts = facts if facts is not None else (store.list_all() if store is not None else ())
-    guidance = pinned_guidance(all_facts)
+    guidance = pinned_guidance(all_facts, resolved=settings.recall_mode != "reasonix-exact")
     return PinnedReport(background_block(guidance.facts), guidance, settings.pinned_budget_chars)
 
 

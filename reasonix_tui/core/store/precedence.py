@@ -44,7 +44,7 @@ class Exclusion:
     fact: Fact
     """The left-out fact."""
     kind: str
-    """``pinned`` or ``suppressed``."""
+    """``pinned``, ``suppressed`` or ``superseded`` (the subject/topic resolver)."""
     by: Fact | None = None
     """For ``suppressed``: the fact that already holds the shared identity key."""
     key: str = ""
@@ -56,6 +56,8 @@ class Exclusion:
         if self.kind == "pinned":
             return "its body rides the pinned channel, so recall skips it"
         assert self.by is not None
+        if self.kind == "superseded":
+            return f"by {self.by.scope} fact {self.by.id} ({self.by.ref}): {self.key}"
         return f"by {self.by.scope} fact {self.by.id} ({self.by.ref}); shared key {self.key}"
 
 
@@ -116,14 +118,25 @@ def _ns(fact: Fact) -> int:
     return fact.updated_at.ns if fact.updated_at is not None else -(1 << 62)
 
 
-def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True) -> PinnedGuidance:
+def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, resolved: bool = False) -> PinnedGuidance:
     """``pinnedGuidanceForProject`` over every active fact of both scopes.
 
     A global pinned fact is dropped when any project fact (pinned or not) shares one of
     its identity keys; keys ending in ``:`` are ignored. Project pinned facts stay.
+
+    ``resolved`` (enhanced mode) also applies the subject/topic resolver
+    (:func:`reasonix_tui.core.resolve.resolve`): a pinned fact that another fact supersedes
+    on its subject, overrides as a project fact on its topic, or says it replaced, is left
+    out, so the block never carries two values for one subject.
     """
     guidance = [f for f in all_facts if f.pinned and trim_space(f.body)]
     guidance.sort(key=lambda f: (-_ns(f), f.name))
+    if resolved and guidance:
+        guidance, dropped = _resolved(all_facts, guidance, has_project_dir)
+        if dropped:
+            rest = pinned_guidance(all_facts, has_project_dir)
+            kept = [f for f in rest.facts if any(f is g for g in guidance)]
+            return PinnedGuidance(tuple(kept), (*rest.suppressed, *dropped))
     if not guidance or not has_project_dir:
         return PinnedGuidance(tuple(guidance), ())
     project_keys: dict[str, Fact] = {}
@@ -149,3 +162,19 @@ def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True) -> 
         else:
             suppressed.append(Exclusion(fact, "suppressed", by=holder[1], key=holder[0]))
     return PinnedGuidance(tuple(kept), tuple(suppressed))
+
+
+def _resolved(all_facts: Sequence[Fact], guidance: list[Fact], has_project_dir: bool) -> tuple[list[Fact], list[Exclusion]]:
+    """Pinned facts that stay current under the resolver, and the ones it leaves out."""
+    from ..resolve import resolve
+
+    res = resolve(all_facts if has_project_dir else [f for f in all_facts if f.scope == "global"])
+    kept: list[Fact] = []
+    dropped: list[Exclusion] = []
+    for fact in guidance:
+        sup = res.of(fact)
+        if sup is None or not sup.certain:
+            kept.append(fact)
+        else:
+            dropped.append(Exclusion(fact, "superseded", by=res.current(fact), key=sup.evidence))
+    return kept, dropped

@@ -1253,7 +1253,8 @@ class Store:
 
     def pinned_guidance(self, facts: list[Fact] | None = None) -> list[Fact]:
         """Pinned facts with bodies, global ones suppressed by a project fact (spec §6.6)."""
-        return list(pinned_guidance(self.list_all() if facts is None else facts).facts)
+        return list(pinned_guidance(self.list_all() if facts is None else facts,
+                                    resolved=self.settings.recall_mode != "reasonix-exact").facts)
 
     def overrides(self, facts: list[Fact] | None = None) -> list[Override]:
         """``FindOverrides``: project facts shadowing global ones, with the shared key."""

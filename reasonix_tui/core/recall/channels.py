@@ -1,0 +1,249 @@
+"""Enhanced recall's evidence channels over one snapshot: BM25F by field, translation,
+meaning, and the idf-weighted gate.
+
+* **lexical** — every query word (:func:`~reasonix_tui.core.lang.query_units`) against
+  the facts' terms (stems, whole identifiers and their segments, jieba words), scored
+  BM25F-style: a term's frequency counts :data:`FIELD_WEIGHTS` times in each field
+  (name/title/keywords/subject over description over body), then the usual saturation
+  and length normalisation (k1 = 1.2, b = 0.75) and the Reasonix idf.
+* **translated** — a Chinese query word through its CC-CEDICT glosses against English
+  words, and an English query word against the glosses of a fact's Chinese words; it
+  weighs :data:`~reasonix_tui.core.lang.terms.TRANSLATED` of a real match. A word counts
+  once, through its best channel.
+* **meaning** — the cosine between the query's and each candidate's meaning vector
+  (:mod:`reasonix_tui.core.lang.meaning`); it adds to the score of facts that matched a
+  word and can carry a partial match through the gate, but never admits a fact alone.
+* **the gate** — evidence is counted in information, not terms: ``E`` is the idf mass of
+  the matched words (weighted by channel) in units of the idf of a word found in one
+  fact, ``C`` the share of the query's content words matched. A fact passes with
+  ``E ≥ E_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN``, or a whole identifier/number of
+  the query, or ``E ≥ E_MEANING`` with meaning ≥ ``SIM_GATE``. Function words are no
+  query words at all.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..lang import QueryUnit, query_units
+from ..store.model import Fact
+from .fields import fact_fields, fact_vectors
+
+__all__ = ["ChannelIndex", "ChannelScores", "score_query", "FIELD_WEIGHTS", "E_STRONG", "E_MIN", "C_MIN",
+           "SIM_GATE", "E_MEANING"]
+
+K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"label": 3.0, "desc": 1.5, "body": 1.0}
+"""BM25F field weights: name/title/keywords/subject, description, body."""
+E_STRONG = 1.6
+E_MIN = 0.8
+C_MIN = 0.5
+SIM_GATE = 0.45
+E_MEANING = 0.5
+MEANING_WEIGHT = 2.0
+"""Score added per unit of cosine above :data:`SIM_FLOOR`, in units of the top idf."""
+SIM_FLOOR = 0.25
+_IDENT_SEGMENTS = 0.9
+
+
+class ChannelIndex:
+    """Postings of every fact term with BM25F-weighted frequencies (built once per snapshot)."""
+
+    def __init__(self, docs: tuple[Fact, ...]) -> None:
+        self.docs = docs
+        n = len(docs)
+        self.n = n
+        key_id: dict[str, int] = {}
+        keys_l: list[int] = []
+        docs_l: list[int] = []
+        tfs_l: list[float] = []
+        dl = np.zeros(n, dtype=np.float64)
+        self.sources: list[dict[str, str]] = []
+        wl, wd, wb = FIELD_WEIGHTS["label"], FIELD_WEIGHTS["desc"], FIELD_WEIGHTS["body"]
+        for d, fact in enumerate(docs):
+            ff = fact_fields(fact)
+            acc: dict[str, float] = {}
+            for items, w in ((ff.label, wl), (ff.desc, wd), (ff.body, wb)):
+                for k, tf in items:
+                    acc[k] = acc.get(k, 0.0) + w * tf
+            for k, v in acc.items():
+                kid = key_id.get(k)
+                if kid is None:
+                    kid = key_id[k] = len(key_id)
+                keys_l.append(kid)
+                docs_l.append(d)
+                tfs_l.append(v)
+            dl[d] = max(ff.length, 1)
+            self.sources.append(dict(ff.sources))
+        self.key_id = key_id
+        keys = np.asarray(keys_l, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        self._docs = np.asarray(docs_l, dtype=np.int64)[order]
+        self._tfs = np.asarray(tfs_l, dtype=np.float64)[order]
+        sorted_keys = keys[order]
+        m = len(key_id)
+        self._start = np.searchsorted(sorted_keys, np.arange(m), side="left")
+        self._end = np.searchsorted(sorted_keys, np.arange(m), side="right")
+        avg = float(dl.mean()) if n else 1.0
+        self.norm = K1 * ((1 - B) + B * dl / (avg or 1.0))
+        """Per-document length normalisation."""
+        self.idf_one = math.log(1.0 + (n - 0.5) / 1.5) if n else 1.0
+        """idf of a term found in one fact: the unit of evidence."""
+        self._lock = threading.Lock()
+        self._vectors: np.ndarray | None = None
+
+    def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(documents, weighted term frequencies)`` of ``key``."""
+        kid = self.key_id.get(key)
+        if kid is None:
+            return None
+        s, e = int(self._start[kid]), int(self._end[kid])
+        return self._docs[s:e], self._tfs[s:e]
+
+    def idf(self, df: int) -> float:
+        """Reasonix's idf for a document frequency."""
+        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+
+    def vectors(self) -> np.ndarray:
+        """Meaning vectors of every document (embedded once per snapshot; memoised per fact)."""
+        if self._vectors is None:
+            with self._lock:
+                if self._vectors is None:
+                    self._vectors = fact_vectors(list(self.docs))
+        return self._vectors
+
+    @classmethod
+    def build(cls, index: Any) -> ChannelIndex:
+        """For :meth:`RecallIndex.extra`."""
+        return cls(index.docs)
+
+
+@dataclass
+class ChannelScores:
+    """One query's channel evidence over a snapshot."""
+
+    score: np.ndarray
+    candidates: np.ndarray
+    passed: np.ndarray
+    units: tuple[QueryUnit, ...]
+    evidence: np.ndarray
+    coverage: np.ndarray
+    best: list[np.ndarray] = field(default_factory=list)
+    """Per unit: the contribution of its best alternative, per document."""
+    which: list[np.ndarray] = field(default_factory=list)
+    """Per unit: the index of that alternative (-1: no match)."""
+    sims: dict[int, float] = field(default_factory=dict)
+    """Meaning cosine of the candidates (when the channel is on)."""
+
+    def channels(self, cidx: ChannelIndex, doc: int) -> list[str]:
+        """What each channel contributed to ``doc``, one short string per matched word."""
+        out: list[str] = []
+        for unit, best, which in zip(self.units, self.best, self.which):
+            a = int(which[doc])
+            if a < 0 or best[doc] <= 0:
+                continue
+            key, _, channel = unit.alternatives[a]
+            if channel == "lexical":
+                out.append(f"lexical: {unit.label}")
+            elif key.startswith("t:"):
+                src = cidx.sources[doc].get(key, "")
+                out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
+            else:
+                out.append(f"translated: {unit.label}→{key[2:]}")
+        sim = self.sims.get(doc)
+        if sim is not None and sim > SIM_FLOOR:
+            out.append(f"meaning: {sim:.2f}")
+        return out
+
+    def matched(self, doc: int) -> list[str]:
+        """The query words ``doc`` matched (any channel)."""
+        return [u.label for u, w in zip(self.units, self.which) if int(w[doc]) >= 0]
+
+
+def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> ChannelScores:
+    """Score every fact of the snapshot that matches a query word."""
+    n = cidx.n
+    units = query_units(query)
+    score = np.zeros(n)
+    evidence = np.zeros(n)
+    matched = np.zeros(n)
+    distinct = np.zeros(n, dtype=bool)
+    bests: list[np.ndarray] = []
+    whiches: list[np.ndarray] = []
+    for unit in units:
+        best = np.zeros(n)
+        best_ev = np.zeros(n)
+        which = np.full(n, -1, dtype=np.int16)
+        for ai, (key, weight, channel) in enumerate(unit.alternatives):
+            if channel == "translated" and not dictionary:
+                continue
+            if key.startswith("&"):
+                post = _conjunction(cidx, key)
+            else:
+                post = cidx.posting(key)
+            if post is None:
+                continue
+            docs, tf = post
+            idf = cidx.idf(len(docs))
+            contrib = weight * idf * (tf * (K1 + 1)) / (tf + cidx.norm[docs])
+            better = contrib > best[docs]
+            if not better.any():
+                continue
+            d = docs[better]
+            best[d] = contrib[better]
+            best_ev[d] = weight * idf
+            which[d] = ai
+        hit = which >= 0
+        score += best
+        evidence += best_ev
+        matched += hit
+        if unit.distinctive:
+            first = unit.alternatives[0][0]
+            distinct |= hit & (which == 0) & (first.startswith("x:"))
+        bests.append(best)
+        whiches.append(which)
+    total = max(len(units), 1)
+    e = evidence / cidx.idf_one
+    c = matched / total
+    candidates = matched > 0
+    passed = candidates & ((e >= E_STRONG) | ((e >= E_MIN) & (c >= C_MIN)) | distinct)
+    sims: dict[int, float] = {}
+    if meaning and candidates.any():
+        cand = np.flatnonzero(candidates)
+        try:
+            from ..lang import embed
+
+            qv = embed([query])[0]
+            vec = cidx.vectors()
+        except (ImportError, OSError, ValueError):
+            vec = None
+        if vec is not None and float(np.abs(qv).sum()) > 0:
+            s = vec[cand] @ qv
+            sims = {int(d): float(v) for d, v in zip(cand, s)}
+            score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
+            passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
+    return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
+                         best=bests, which=whiches, sims=sims)
+
+
+def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``&k1&k2…``: documents having every key; the frequency is the smallest."""
+    parts = [p for p in key.split("&") if p]
+    posts = [cidx.posting(p) for p in parts]
+    if any(p is None for p in posts):
+        return None
+    docs, tf = posts[0]  # type: ignore[misc]
+    for other in posts[1:]:
+        od, ot = other  # type: ignore[misc]
+        mask = np.isin(docs, od)
+        docs, tf = docs[mask], tf[mask]
+        if not len(docs):
+            return None
+        tf = np.minimum(tf, ot[np.searchsorted(od, docs)])
+    return docs, tf
