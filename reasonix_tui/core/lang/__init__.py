@@ -53,7 +53,10 @@ def warm() -> None:
     from . import chinese
     from .meaning import model
 
+    from .prior import load_priors
+
     chinese.load_segmenter()
     chinese.load_dictionary()
+    load_priors()
     stem("warm")
     model()

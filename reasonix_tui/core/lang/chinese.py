@@ -256,6 +256,6 @@ def english_to_chinese(key: str) -> tuple[str, ...]:
     return _REVERSE.get(key, ())
 
 
-def han_runs(text: str) -> Iterable[str]:
+def han_runs(text: str) -> list[str]:
     """Maximal runs of Han characters."""
     return _HAN.findall(text)

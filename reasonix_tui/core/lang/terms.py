@@ -22,6 +22,7 @@ import regex
 
 from . import chinese
 from .english import FUNCTION_WORDS, en_key
+from .prior import word_prior
 
 __all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
 
@@ -116,6 +117,8 @@ class QueryUnit:
     """``(key, weight, channel)``; channel is ``lexical`` or ``translated``."""
     distinctive: bool = False
     """Written like an identifier or a number."""
+    prior: float = 1.0
+    """How much the word says on its own (:func:`~.prior.word_prior`)."""
 
 
 @lru_cache(maxsize=1024)
@@ -137,12 +140,13 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 segs = [en_key(s) for s in identifier_segments(word) if s not in FUNCTION_WORDS and not s.isdigit()]
                 if len(segs) >= 2:  # MaxOpenConns meets max_open_conns and "max open conns"
                     alts.append(("&" + "&".join("w:" + s for s in dict.fromkeys(segs)), 0.9, "lexical"))
-                units.setdefault(low, QueryUnit(low, tuple(alts), True))
+                units.setdefault(low, QueryUnit(low, tuple(alts), True, 1.0))
                 continue
             if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
                 continue
             k = en_key(low)
-            units.setdefault("w:" + k, QueryUnit(low, (("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated"))))
+            units.setdefault("w:" + k, QueryUnit(low, (("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")),
+                                                 low.isdigit(), word_prior(low)))
         elif han is not None:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
@@ -154,7 +158,7 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
                 alts += [("w:" + k, weight, "translated") for k in keys]
                 alts += [("t:" + k, weight * 0.8, "translated") for k in keys]
-                units.setdefault("z:" + w, QueryUnit(w, tuple(dict.fromkeys(alts))))
+                units.setdefault("z:" + w, QueryUnit(w, tuple(dict.fromkeys(alts)), False, word_prior(w)))
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
             for g in grams:

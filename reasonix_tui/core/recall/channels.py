@@ -16,7 +16,8 @@ meaning, and the idf-weighted gate.
 * **the gate** — evidence is counted in information, not terms: ``E`` is the idf mass of
   the matched words (weighted by channel) in units of the idf of a word found in one
   fact, ``C`` the share of the query's content words matched. A fact passes with
-  ``E ≥ E_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN``, or a whole identifier/number of
+  ``E ≥ E_STRONG`` and ``C ≥ C_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN`` (each query word weighed by its
+  prior, :func:`~reasonix_tui.core.lang.prior.word_prior`), or a whole identifier/number of
   the query, or ``E ≥ E_MEANING`` with meaning ≥ ``SIM_GATE``. Function words are no
   query words at all.
 """
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..lang import QueryUnit, query_units
+from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .fields import fact_fields, fact_vectors
 
@@ -43,9 +45,12 @@ FIELD_WEIGHTS = {"label": 3.0, "desc": 1.5, "body": 1.0}
 """BM25F field weights: name/title/keywords/subject, description, body."""
 E_STRONG = 1.6
 E_MIN = 0.8
-C_MIN = 0.5
+C_MIN = 0.4
+C_STRONG = 0.25
 SIM_GATE = 0.45
 E_MEANING = 0.5
+TRANSLATED_EVIDENCE = 0.85
+"""A translated match's weight as gate evidence (its score weight is lower)."""
 MEANING_WEIGHT = 2.0
 """Score added per unit of cosine above :data:`SIM_FLOOR`, in units of the top idf."""
 SIM_FLOOR = 0.25
@@ -170,6 +175,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     """Score every fact of the snapshot that matches a query word."""
     n = cidx.n
     units = query_units(query)
+    prior_total = sum(u.prior for u in units) or 1.0
     score = np.zeros(n)
     evidence = np.zeros(n)
     matched = np.zeros(n)
@@ -187,6 +193,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                 post = _conjunction(cidx, key)
             else:
                 post = cidx.posting(key)
+                if post is None and channel == "translated" and key.startswith("w:"):
+                    post = _prefix(cidx, key)
             if post is None:
                 continue
             docs, tf = post
@@ -197,22 +205,21 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                 continue
             d = docs[better]
             best[d] = contrib[better]
-            best_ev[d] = weight * idf
+            best_ev[d] = (weight if channel == "lexical" else weight * TRANSLATED_EVIDENCE / TRANSLATED) * idf
             which[d] = ai
         hit = which >= 0
         score += best
         evidence += best_ev
-        matched += hit
+        matched += hit * unit.prior
         if unit.distinctive:
             first = unit.alternatives[0][0]
             distinct |= hit & (which == 0) & (first.startswith("x:"))
         bests.append(best)
         whiches.append(which)
-    total = max(len(units), 1)
     e = evidence / cidx.idf_one
-    c = matched / total
+    c = matched / prior_total
     candidates = matched > 0
-    passed = candidates & ((e >= E_STRONG) | ((e >= E_MIN) & (c >= C_MIN)) | distinct)
+    passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct)
     sims: dict[int, float] = {}
     if meaning and candidates.any():
         cand = np.flatnonzero(candidates)
@@ -230,6 +237,17 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
             passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
     return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
                          best=bests, which=whiches, sims=sims)
+
+
+def _prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A translated English key against a fact word whose key is a shorter prefix of it
+    (a gloss "document" → ``docume`` meets "docs" → ``doc``; "application" meets "app")."""
+    word = key[2:]
+    for size in range(len(word) - 1, 2, -1):
+        post = cidx.posting("w:" + word[:size])
+        if post is not None:
+            return post
+    return None
 
 
 def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:

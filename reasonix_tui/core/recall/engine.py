@@ -58,6 +58,8 @@ DEFAULT_CHARS = 2400
 FLOOR = 0.24
 PROJECT_BOOST = 1.08
 STALE_FACTOR = 0.92
+STALE_DEMOTION = 0.7
+"""Enhanced mode: a stale fact ranks as if its score were this much lower (and is flagged)."""
 MODES = ("enhanced", "reasonix-exact")
 
 SUPPRESSED_GENERIC = "generic user turn"
@@ -407,7 +409,7 @@ class _Run:
         window = max(shown, self.limit + self.max_considered)
         primary = k_scores
         if self.enh is not None and self.enh.stale_flags:
-            primary = np.where(k_codes == STALE, k_scores - 1e12, k_scores)  # stale after current
+            primary = np.where(k_codes == STALE, k_scores * STALE_DEMOTION, k_scores)  # stale weigh less
         if n_kept > window:
             kth = np.partition(-primary, window - 1)[window - 1]
             part = np.flatnonzero(-primary <= kth)
@@ -495,15 +497,17 @@ class _Run:
             hits = self._resolved(hits, eidx)
         if enh.rivals and len(hits) > 1:
             hits = self._rivals(hits, eidx)
-        hits.sort(key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME), h.fact.id))
-        if enh.stale_flags and any(h.code == STALE for h in hits) and any(h.code != STALE for h in hits):
-            before = [h.doc for h in hits]
-            hits.sort(key=lambda h: h.code == STALE)
-            if [h.doc for h in hits] != before:
-                self.notes.append("enhanced: stale facts ranked after current ones")
-                for h in hits:
-                    if h.code == STALE:
-                        h.notes.append("ranked after current facts because it is stale")
+        def rank(h: _Hit) -> float:
+            return h.score * (STALE_DEMOTION if enh.stale_flags and h.code == STALE else 1.0)
+
+        before = sorted(hits, key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME),
+                                             h.fact.id))
+        hits = sorted(before, key=lambda h: -rank(h))
+        if [h.doc for h in hits] != [h.doc for h in before]:
+            self.notes.append("enhanced: stale facts ranked after current ones")
+            for i, h in enumerate(hits):
+                if h.code == STALE and before.index(h) < i:
+                    h.notes.append("ranked lower because it is stale")
         return hits
 
     def resolution(self) -> Resolution:
