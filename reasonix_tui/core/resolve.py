@@ -191,17 +191,19 @@ def topic_pairs(
 
     def stated(new: int, old: int) -> tuple[str, bool]:
         """The older fact's rarest term that a replacement clause of the newer one names
-        (preferring a term the newer fact is not itself about)."""
-        found: list[tuple[bool, bool, float, str]] = []
+        (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
+        switched from the old build cache" does not say building was replaced; a rejection,
+        "use pnpm, not npm", may name the term in the newer fact's description)."""
+        found: list[tuple[bool, float, str]] = []
         for clause, strong in fields[new].cues:
             for k, surface in clause:
                 k = _norm(k)
-                if k in keys[old] and df.get(k, 0) <= 2:
-                    found.append((strong, k not in labels[new], idf(k), surface))
+                if k in keys[old] and df.get(k, 0) <= 2 and not (strong and k in labels[new]):
+                    found.append((strong, idf(k), surface))
         if not found:
             return "", False
         best = max(found)
-        return best[3], best[0]
+        return best[2], best[0]
 
     out: list[Supersession] = []
     for i, j in sorted(cand):

@@ -74,7 +74,10 @@ def _word_terms(word: str, out: list[Term]) -> None:
 
 
 def _han_terms(run: str, out: list[Term], index: bool) -> None:
-    words = chinese.segment_all(run) if index else chinese.segment(run)
+    words = chinese.segment(run)
+    if index:  # the dictionary words inside long words too (数据库 → 数据), never junk pieces (据库)
+        whole = set(words)
+        words = tuple(w for w in chinese.segment_all(run) if w in whole or chinese.in_dictionary(w))
     for w in words:
         if chinese.is_function_word(w):
             continue
@@ -157,7 +160,6 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 keys, direct = chinese.gloss_keys(w)
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
                 alts += [("w:" + k, weight, "translated") for k in keys]
-                alts += [("t:" + k, weight * 0.8, "translated") for k in keys]
                 units.setdefault("z:" + w, QueryUnit(w, tuple(dict.fromkeys(alts)), False, word_prior(w)))
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]

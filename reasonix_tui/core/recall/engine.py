@@ -60,6 +60,8 @@ PROJECT_BOOST = 1.08
 STALE_FACTOR = 0.92
 STALE_DEMOTION = 0.7
 """Enhanced mode: a stale fact ranks as if its score were this much lower (and is flagged)."""
+STALE_DEMOTION_VOLATILE = 0.4
+"""The same for a fact its writer marked ``volatile`` (expected to change soon)."""
 MODES = ("enhanced", "reasonix-exact")
 
 SUPPRESSED_GENERIC = "generic user turn"
@@ -409,7 +411,8 @@ class _Run:
         window = max(shown, self.limit + self.max_considered)
         primary = k_scores
         if self.enh is not None and self.enh.stale_flags:
-            primary = np.where(k_codes == STALE, k_scores * STALE_DEMOTION, k_scores)  # stale weigh less
+            demote = np.where(idx.volatile[k_docs], STALE_DEMOTION_VOLATILE, STALE_DEMOTION)
+            primary = np.where(k_codes == STALE, k_scores * demote, k_scores)  # stale weigh less
         if n_kept > window:
             kth = np.partition(-primary, window - 1)[window - 1]
             part = np.flatnonzero(-primary <= kth)
@@ -498,7 +501,9 @@ class _Run:
         if enh.rivals and len(hits) > 1:
             hits = self._rivals(hits, eidx)
         def rank(h: _Hit) -> float:
-            return h.score * (STALE_DEMOTION if enh.stale_flags and h.code == STALE else 1.0)
+            if not (enh.stale_flags and h.code == STALE):
+                return h.score
+            return h.score * (STALE_DEMOTION_VOLATILE if h.fact.volatility == "volatile" else STALE_DEMOTION)
 
         before = sorted(hits, key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME),
                                              h.fact.id))

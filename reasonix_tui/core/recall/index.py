@@ -328,6 +328,8 @@ class RecallIndex:
         """Scoring index (``None`` when nothing is indexed)."""
         n = len(docs)
         self.is_project = np.fromiter((f.scope == "project" for f in docs), dtype=bool, count=n)
+        self.volatile = np.fromiter((f.volatility == "volatile" for f in docs), dtype=bool, count=n)
+        """Per document: marked ``volatile`` by its writer."""
         self.updated = np.fromiter(
             (f.updated_at.ns if f.updated_at is not None else NO_TIME for f in docs), dtype=np.int64, count=n
         )
