@@ -56,7 +56,7 @@ _DICT: dict[str, str] | None = None
 _REVERSE: dict[str, tuple[str, ...]] | None = None
 _CACHE_DIR: str = ""
 
-SENSES = 3
+SENSES = 5
 """Senses of an entry (in dictionary order) whose words are used."""
 
 

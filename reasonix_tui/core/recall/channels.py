@@ -18,7 +18,8 @@ meaning, and the idf-weighted gate.
   fact, ``C`` the share of the query's content words matched. A fact passes with
   ``E ≥ E_STRONG`` and ``C ≥ C_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN`` (each query word weighed by its
   prior, :func:`~reasonix_tui.core.lang.prior.word_prior`), or a whole identifier/number of
-  the query, or ``E ≥ E_MEANING`` with meaning ≥ ``SIM_GATE``. Function words are no
+  the query, or ``E ≥ E_MEANING`` with a meaning similarity of at least ``SIM_GATE`` or ``Z_GATE``
+  standard deviations above the store's (stores of ``MEANING_MIN_FACTS`` or more). Function words are no
   query words at all.
 """
 
@@ -37,7 +38,7 @@ from ..store.model import Fact
 from .fields import fact_fields, fact_vectors
 
 __all__ = ["ChannelIndex", "ChannelScores", "score_query", "FIELD_WEIGHTS", "E_STRONG", "E_MIN", "C_MIN",
-           "SIM_GATE", "E_MEANING"]
+           "SIM_GATE", "Z_GATE", "E_MEANING"]
 
 K1 = 1.2
 B = 0.75
@@ -48,6 +49,11 @@ E_MIN = 0.8
 C_MIN = 0.4
 C_STRONG = 0.25
 SIM_GATE = 0.45
+"""... or when the similarity itself reaches this."""
+Z_GATE = 3.5
+"""The meaning channel carries a partial match through the gate when the fact's similarity
+to the query stands this many standard deviations above the store's."""
+MEANING_MIN_FACTS = 10
 E_MEANING = 0.5
 TRANSLATED_EVIDENCE = 0.85
 """A translated match's weight as gate evidence (its score weight is lower)."""
@@ -231,10 +237,15 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         except (ImportError, OSError, ValueError):
             vec = None
         if vec is not None and float(np.abs(qv).sum()) > 0:
-            s = vec[cand] @ qv
+            every = vec @ qv
+            s = every[cand]
             sims = {int(d): float(v) for d, v in zip(cand, s)}
             score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
             passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
+            sd = float(every.std())
+            if n >= MEANING_MIN_FACTS and sd > 0:
+                z = (s - float(every.mean())) / sd
+                passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
     return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
                          best=bests, which=whiches, sims=sims)
 
