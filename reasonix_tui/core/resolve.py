@@ -254,7 +254,7 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
     lo, hi = min(ev.cover_old, ev.cover_new), max(ev.cover_old, ev.cover_new)
     if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning >= 0.4):
         return True, f"it says {ev.stated} was replaced"
-    if ev.stated and not ev.strong and hi >= 0.4:
+    if ev.stated and not ev.strong and (hi >= 0.4 or ev.meaning >= 0.5):
         return True, f"it says not {ev.stated}"
     if ev.changed and ev.cover_old >= 0.8 and ev.cover_new >= 0.3:
         return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"

@@ -122,6 +122,14 @@ class QueryUnit:
     """Written like an identifier or a number."""
     prior: float = 1.0
     """How much the word says on its own (:func:`~.prior.word_prior`)."""
+    shown: tuple[str, ...] = ()
+    """Per alternative, the word a person reads (a gloss for a translated key)."""
+
+    def show(self, i: int) -> str:
+        """The word behind alternative ``i``."""
+        if i < len(self.shown) and self.shown[i]:
+            return self.shown[i]
+        return self.alternatives[i][0].lstrip("&")[2:]
 
 
 @lru_cache(maxsize=1024)
@@ -159,8 +167,12 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                     alts += [("z:" + s, 0.7, "lexical") for s in chinese.segment_all(w) if s != w and len(s) > 1]
                 keys, direct = chinese.gloss_keys(w)
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
+                words = chinese.glosses(w) if direct else ()
+                shown = {en_key(g): g for g in reversed(words)}
                 alts += [("w:" + k, weight, "translated") for k in keys]
-                units.setdefault("z:" + w, QueryUnit(w, tuple(dict.fromkeys(alts)), False, word_prior(w)))
+                alts = list(dict.fromkeys(alts))
+                units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, word_prior(w),
+                                                     tuple(shown.get(a[0][2:], "") for a in alts)))
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
             for g in grams:

@@ -16,7 +16,8 @@ meaning, and the idf-weighted gate.
 * **the gate** — evidence is counted in information, not terms: ``E`` is the idf mass of
   the matched words (weighted by channel) in units of the idf of a word found in one
   fact, ``C`` the share of the query's content words matched. A fact passes with
-  ``E ≥ E_STRONG`` and ``C ≥ C_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN`` (each query word weighed by its
+  ``E ≥ E_STRONG`` and ``C ≥ C_STRONG``, or ``E ≥ E_MIN`` and ``C ≥ C_MIN``, or two words
+  covering ``C ≥ C_FULL`` (each query word weighed by its
   prior, :func:`~reasonix_tui.core.lang.prior.word_prior`), or a whole identifier/number of
   the query, or ``E ≥ E_MEANING`` with a meaning similarity of at least ``SIM_GATE`` or ``Z_GATE``
   standard deviations above the store's (stores of ``MEANING_MIN_FACTS`` or more). Function words are no
@@ -48,6 +49,9 @@ E_STRONG = 1.6
 E_MIN = 0.8
 C_MIN = 0.4
 C_STRONG = 0.25
+C_FULL = 0.8
+"""Two or more words covering this share of the query pass whatever the store's idf (a
+store where every fact says "helm chart values" still answers "helm chart values")."""
 SIM_GATE = 0.45
 """... or when the similarity itself reaches this."""
 Z_GATE = 3.5
@@ -166,7 +170,7 @@ class ChannelScores:
                 src = cidx.sources[doc].get(key, "")
                 out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
             else:
-                out.append(f"translated: {unit.label}→{key[2:]}")
+                out.append(f"translated: {unit.label}→{unit.show(a)}")
         sim = self.sims.get(doc)
         if sim is not None and sim > SIM_FLOOR:
             out.append(f"meaning: {sim:.2f}")
@@ -185,6 +189,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     score = np.zeros(n)
     evidence = np.zeros(n)
     matched = np.zeros(n)
+    count = np.zeros(n, dtype=np.int32)
     distinct = np.zeros(n, dtype=bool)
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
@@ -217,6 +222,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         score += best
         evidence += best_ev
         matched += hit * unit.prior
+        count += hit
         if unit.distinctive:
             first = unit.alternatives[0][0]
             distinct |= hit & (which == 0) & (first.startswith("x:"))
@@ -225,7 +231,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
-    passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct)
+    passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
+                           | ((c >= C_FULL) & (count >= 2)))
     sims: dict[int, float] = {}
     if meaning and candidates.any():
         cand = np.flatnonzero(candidates)

@@ -160,10 +160,15 @@ def meaning_text(fact: Fact) -> str:
     return "\n".join((fact.title or fact.name.replace("-", " "), fact.description, fact.body))
 
 
+def _half(v: np.ndarray) -> np.ndarray:
+    """Vectors at the precision they are kept on disk, so a memoised and a fresh vector agree."""
+    return v.astype(np.float16).astype(np.float32)
+
+
 def _vector(fact: Fact) -> np.ndarray:
     from ..lang import embed
 
-    return embed([meaning_text(fact)])[0]
+    return _half(embed([meaning_text(fact)])[0])
 
 
 def fact_vector(fact: Fact) -> np.ndarray:
@@ -177,7 +182,7 @@ def fact_vectors(facts: list[Fact]) -> np.ndarray:
 
     missing = [f for f in facts if not FACT_MEMO.peek(f, "meaning")]
     if missing:
-        vecs = embed([meaning_text(f) for f in missing])
+        vecs = _half(embed([meaning_text(f) for f in missing]))
         for f, v in zip(missing, vecs):
             FACT_MEMO.put(f, "meaning", v)
     if not facts:

@@ -136,7 +136,8 @@ def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, 
         if dropped:
             rest = pinned_guidance(all_facts, has_project_dir)
             kept = [f for f in rest.facts if any(f is g for g in guidance)]
-            return PinnedGuidance(tuple(kept), (*rest.suppressed, *dropped))
+            already = {id(e.fact) for e in rest.suppressed}
+            return PinnedGuidance(tuple(kept), (*rest.suppressed, *(e for e in dropped if id(e.fact) not in already)))
     if not guidance or not has_project_dir:
         return PinnedGuidance(tuple(guidance), ())
     project_keys: dict[str, Fact] = {}
