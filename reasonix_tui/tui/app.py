@@ -56,6 +56,7 @@ from .state import (
     Changes,
     Clock,
     attach_identity_index,
+    attach_resolution,
     diff_snapshots,
     load_snapshot,
     save_row_cache,
@@ -191,11 +192,32 @@ class ContextCenterApp(App[None]):
         self.approvals = ApprovalFlow(self)
         self.approvals.start()
         self.reload_store()
+        self._warm_language()
         if self.watch_enabled:
             self.watch_files()
             # Ages ("3m", "stale") move with the clock: recompute rows now and then
             # (files are only stat'ed; unchanged ones are not parsed again).
             self.set_interval(300, self.reload_store, name="age-refresh")
+
+    @work(thread=True, group="lang-warm", exit_on_error=False, description="load language resources")
+    def _warm_language(self) -> None:
+        """Load the segmenter, dictionary and meaning model once, off the UI thread, so
+        "try a query" and the detail labels do not pay for them (thread worker)."""
+        from ..core import lang
+
+        lang.configure(self.layout.cache_dir)
+        lang.warm()
+
+    @work(thread=True, group="resolve", exit_on_error=False, description="resolve subjects and topics")
+    def _resolve_worker(self, snapshot: CenterSnapshot) -> None:
+        """Which facts are superseded, for the detail view's label (thread worker; never
+        blocks a reload, which runs in its own worker)."""
+        if snapshot is not self.snapshot:
+            return
+        try:
+            attach_resolution(snapshot)
+        except Exception:  # noqa: BLE001 - a label in the detail view is never worth a failed worker
+            return
 
     def on_unmount(self) -> None:
         """Remove the presence marker."""
@@ -279,6 +301,8 @@ class ContextCenterApp(App[None]):
         self.loaded = True
         self.complete = self.complete or complete
         self.snapshot = message.snapshot
+        if complete:
+            self._resolve_worker(message.snapshot)
         if first and len(message.snapshot.rows) > 2_000:
             # A big store is millions of long-lived objects without cycles: keep the cyclic
             # GC from walking them again and again (a full pass costs ~0.3 s at 100k facts).

@@ -24,7 +24,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from ..core.freshness import windows_for_kind
 from ..core.gostr import trim_space
@@ -37,6 +37,9 @@ from ..core.store.precedence import identity_keys
 from ..core.store.cache import ParseCache
 from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, read_through, scan_fact_entries
 
+if TYPE_CHECKING:
+    from ..core.resolve import Resolution
+
 __all__ = [
     "Clock",
     "RowSource",
@@ -44,6 +47,7 @@ __all__ = [
     "update_snapshot",
     "save_row_cache",
     "attach_identity_index",
+    "attach_resolution",
     "freshness_label",
     "FactRow",
     "ErrorRow",
@@ -350,6 +354,11 @@ class CenterSnapshot:
         """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
         return self.__dict__.get("_identity_index")
 
+    def resolution(self) -> Resolution | None:
+        """Which facts are superseded (subject and topic resolver), once
+        :func:`attach_resolution` ran (else ``None``)."""
+        return self.__dict__.get("_resolution")
+
     @classmethod
     def empty(cls, budget: int = 1500) -> CenterSnapshot:
         """A snapshot with nothing in it."""
@@ -422,6 +431,21 @@ class CenterSnapshot:
 def _key_kind(ident: str) -> str:
     """``name`` of ``name:deploy-target``."""
     return ident.partition(":")[0]
+
+
+RESOLVE_LIMIT = 5_000
+"""Stores up to this many facts get the subject/topic resolution in the Context Center."""
+
+
+def attach_resolution(snapshot: CenterSnapshot, limit: int = RESOLVE_LIMIT) -> None:
+    """Compute the snapshot's :class:`~reasonix_tui.core.resolve.Resolution` (in the reload
+    worker, after posting; a complete snapshot of at most ``limit`` facts)."""
+    if snapshot.reading[1] or len(snapshot.facts) > limit or "_resolution" in snapshot.__dict__:
+        return
+    from ..core.resolve import resolve
+
+    facts = [f for f in (snapshot.facts.get(k) for k in list(snapshot.facts)) if f is not None]
+    snapshot.__dict__["_resolution"] = resolve(facts)
 
 
 def attach_identity_index(

@@ -64,6 +64,8 @@ class SearchHit:
     """Plain BM25 (no multipliers)."""
     snippet: str
     """Up to 260 runes around the query."""
+    superseded: str = ""
+    """Enhanced mode: why this fact is not current (``superseded by <id> (<ref>): …``), else ``""``."""
 
 
 def search_text(fact: Fact) -> str:
@@ -129,12 +131,15 @@ class _SearchIndex:
 
 
 def search_memories(
-    facts: Sequence[Fact], query: str, *, type_: str = "", scope: str = "", limit: int = DEFAULT_SEARCH_LIMIT
+    facts: Sequence[Fact], query: str, *, type_: str = "", scope: str = "", limit: int = DEFAULT_SEARCH_LIMIT,
+    resolved: bool = False,
 ) -> list[SearchHit]:
     """``searchMemories``: BM25 over every active fact after the filters.
 
-    Raises :class:`MemoryToolError` for an empty query, a query without letters or
-    numbers, or a bad filter.
+    ``resolved`` (enhanced mode) labels each hit that the subject/topic resolver
+    (:func:`reasonix_tui.core.resolve.resolve`) says is superseded, and puts the current
+    fact first when both matched. Raises :class:`MemoryToolError` for an empty query, a
+    query without letters or numbers, or a bad filter.
     """
     type_ = type_filter(type_)
     scope = scope_filter(scope)
@@ -160,9 +165,31 @@ def search_memories(
         cutoff = scored[0][0] * SEARCH_FLOOR
         scored = [p for j, p in enumerate(scored) if j == 0 or p[0] >= cutoff]
     scored = scored[:limit]
-    return [
+    hits = [
         SearchHit(index.docs[i], s, make_snippet(index.texts[i], q, terms, SEARCH_SNIPPET)) for s, i in scored
     ]
+    if resolved and hits:
+        hits = _label_superseded(base.all_facts, hits)
+    return hits
+
+
+def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit]) -> list[SearchHit]:
+    """Label superseded hits; a superseded hit goes after the current fact when both are listed."""
+    from dataclasses import replace
+
+    from ..resolve import resolve
+
+    res = resolve(all_facts)
+    out = [replace(h, superseded=sup.label) if (sup := res.of(h.fact)) is not None else h for h in hits]
+    order = {id(h.fact): i for i, h in enumerate(out)}
+
+    def key(i_h: tuple[int, SearchHit]) -> tuple[int, int]:
+        i, h = i_h
+        sup = res.of(h.fact)
+        cur = order.get(id(res.current(h.fact))) if sup is not None else None
+        return (max(i, cur) if cur is not None else i, 1 if cur is not None else 0)
+
+    return [h for _, h in sorted(enumerate(out), key=key)]
 
 
 def format_search(query: str, hits: Sequence[SearchHit]) -> str:
@@ -188,6 +215,7 @@ def format_search(query: str, hits: Sequence[SearchHit]) -> str:
             f"   reference: {normalize_fact_scope(m.scope)}/{slug(m.name)}.md\n"
             f"   description: {one_line(m.description)}\n"
             f"   snippet: {hit.snippet}\n"
+            + (f"   note: {hit.superseded}\n" if hit.superseded else "")
         )
     parts.append('\nUse operation="read" with a stable memory id to inspect the full saved fact.')
     return trim_space("".join(parts))
@@ -274,7 +302,8 @@ def memory_tool_call(
     op = trim_space(args["operation"])
     if op == "search":
         all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]
-        hits = search_memories(all_facts, args["query"], type_=type_, scope=scope, limit=limit)
+        hits = search_memories(all_facts, args["query"], type_=type_, scope=scope, limit=limit,
+                               resolved=settings.recall_mode != "reasonix-exact")
         return format_search(args["query"], hits)
     if op == "read":
         fact = _read(store, facts, args["name"])

@@ -62,6 +62,9 @@ class TraceHit:
     """Enhanced-mode notes (what changed relative to Reasonix)."""
     base_score: float | None = None
     """Enhanced mode: the score before supersession/demotion adjustments."""
+    channels: tuple[str, ...] = ()
+    """Enhanced mode: what each channel contributed (``lexical: …``, ``translated: …``,
+    ``meaning: …``, ``supersession: …``, ``subject: …``)."""
 
     @classmethod
     def from_hit(cls, hit: RecallHit) -> TraceHit:
@@ -70,7 +73,7 @@ class TraceHit:
         return cls(
             id=str(f.id), ref=f.ref, name=f.name, title=f.display_title, revision=f.revision, scope=f.scope,
             type=f.type, freshness=hit.freshness, score=hit.score, reason=hit.reason, snippet=hit.snippet,
-            markers=hit.markers, notes=hit.notes, base_score=hit.base_score,
+            markers=hit.markers, notes=hit.notes, base_score=hit.base_score, channels=hit.channels,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -79,7 +82,7 @@ class TraceHit:
             "id": self.id, "ref": self.ref, "name": self.name, "title": self.title, "revision": self.revision,
             "scope": self.scope, "type": self.type, "freshness": self.freshness, "score": self.score,
             "reason": self.reason, "snippet": self.snippet, "markers": list(self.markers),
-            "notes": list(self.notes), "base_score": self.base_score,
+            "notes": list(self.notes), "base_score": self.base_score, "channels": list(self.channels),
         }
 
     @classmethod
@@ -91,7 +94,7 @@ class TraceHit:
             type=str(_f(d.get("type"))), freshness=str(_f(d.get("freshness"))), score=float(_f(d.get("score"), 0.0)),
             reason=str(_f(d.get("reason"))), snippet=str(_f(d.get("snippet"))),
             markers=tuple(d.get("markers") or ()), notes=tuple(d.get("notes") or ()),
-            base_score=d.get("base_score"),
+            base_score=d.get("base_score"), channels=tuple(d.get("channels") or ()),
         )
 
 
@@ -113,6 +116,8 @@ class TraceCandidate:
     matched: tuple[str, ...] = ()
     freshness: str = ""
     rank: int | None = None
+    channels: tuple[str, ...] = ()
+    """Enhanced mode: what each channel contributed (see :attr:`TraceHit.channels`)."""
 
     @property
     def selected(self) -> bool:
@@ -131,6 +136,7 @@ class TraceCandidate:
         return cls(
             id=str(f.id), ref=f.ref, name=f.name, scope=f.scope, type=f.type, revision=f.revision,
             decision=c.decision, detail=c.detail, score=c.score, matched=c.matched, freshness=c.freshness, rank=c.rank,
+            channels=c.channels,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -139,7 +145,7 @@ class TraceCandidate:
             "id": self.id, "ref": self.ref, "name": self.name, "scope": self.scope, "type": self.type,
             "revision": self.revision, "decision": self.decision, "detail": self.detail, "score": self.score,
             "matched": list(self.matched), "freshness": self.freshness, "rank": self.rank,
-            "selected": self.selected, "why": self.why,
+            "channels": list(self.channels), "selected": self.selected, "why": self.why,
         }
 
     @classmethod
@@ -152,6 +158,7 @@ class TraceCandidate:
             decision=str(_f(d.get("decision"))), detail=str(_f(d.get("detail"))),
             score=float(score) if isinstance(score, (int, float)) else None,
             matched=tuple(d.get("matched") or ()), freshness=str(_f(d.get("freshness"))), rank=d.get("rank"),
+            channels=tuple(d.get("channels") or ()),
         )
 
 

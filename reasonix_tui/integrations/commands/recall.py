@@ -86,7 +86,8 @@ def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
 def _search(args: argparse.Namespace, ctx: CliContext) -> int:
     query = " ".join(args.query)
     facts: Any = () if ctx.settings.no_memory else ctx.store.snapshot().facts
-    hits = search_memories(facts, query, type_=args.type or "", scope=args.scope or "", limit=args.limit)
+    hits = search_memories(facts, query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
+                           resolved=ctx.settings.recall_mode != "reasonix-exact")
     if args.json:
         ctx.print_json(
             {
@@ -96,7 +97,7 @@ def _search(args: argparse.Namespace, ctx: CliContext) -> int:
                         "id": h.fact.id, "ref": h.fact.ref, "name": h.fact.name, "title": h.fact.display_title,
                         "revision": h.fact.revision, "scope": h.fact.scope, "type": h.fact.type,
                         "activation": h.fact.resolved_activation, "description": h.fact.description,
-                        "score": h.score, "snippet": h.snippet,
+                        "score": h.score, "snippet": h.snippet, "superseded": h.superseded,
                     }
                     for h in hits
                 ],

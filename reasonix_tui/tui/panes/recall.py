@@ -73,7 +73,9 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
     )
     for i, hit in enumerate(hits, 1):
         rev: Text | str = str(hit.revision)
-        reason = Text(hit.reason)
+        reason = Text("".join(f"[{m}] " for m in hit.markers), style="bold yellow") + Text(hit.reason)
+        if hit.channels:
+            reason.append("\n" + _channels(hit.channels), style="cyan")
         if rows is not None and not dry_run and hit.id:
             now_row = rows.get(hit.id)
             if now_row is None:
@@ -101,7 +103,10 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
             ("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1}),
         )
         for cand in losers[:50]:
-            lost.add_row(cand.ref or cand.name or cand.id, _score(cand.score), Text(cand.why, style="yellow"))
+            why = Text(cand.why, style="yellow")
+            if cand.channels:
+                why.append("\n" + _channels(cand.channels), style="cyan")
+            lost.add_row(cand.ref or cand.name or cand.id, _score(cand.score), why)
         if len(losers) > 50:
             lost.add_row("…", "", f"{len(losers) - 50} more")
         grid.add_row(lost)
@@ -110,6 +115,11 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
         grid.add_row(Text("\nBlock given to the agent", style="bold"))
         grid.add_row(Text(trace.block, style="dim"))
     return grid
+
+
+def _channels(channels: tuple[str, ...]) -> str:
+    """One line naming what each evidence channel contributed (enhanced mode)."""
+    return "channels: " + " · ".join(channels)
 
 
 class RecallPane(Pane):

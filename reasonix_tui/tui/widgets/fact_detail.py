@@ -100,6 +100,11 @@ def fact_metadata(fact: Fact, snapshot: CenterSnapshot, now: Timestamp) -> Table
                 style="cyan",
             )
         row("override", note)
+    resolution = snapshot.resolution()
+    sup = resolution.of(fact) if resolution is not None else None
+    if sup is not None:
+        row("superseded", Text(f"{sup.label}: recall and the pinned block use {sup.current.ref}"
+                               if sup.certain else sup.label, style="yellow"))
     if fact.supersedes:
         row("supersedes", ", ".join(fact.supersedes))
     if fact.extra:
