@@ -677,10 +677,16 @@ def warm(root: str, workspace: str) -> None:
 
         layout = Layout.resolve(home=root, workspace=workspace)
         settings = load_settings(layout.root)
+        from ..core import lang
+        from ..core.resolve import resolve
+
+        lang.configure(layout.cache_dir)
+        lang.warm()  # segmenter, dictionary, priors, meaning model: once, before the first turn
         store = store_for(layout, settings)
         facts = store.snapshot().facts
         probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
         try_recall(layout, settings, probe, store=store, facts=facts)
+        resolve(facts)
     except Exception as exc:
         _log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
 

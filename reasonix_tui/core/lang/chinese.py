@@ -66,6 +66,11 @@ def configure(cache_dir: str | os.PathLike[str] | None) -> None:
     _CACHE_DIR = os.fspath(cache_dir) if cache_dir else ""
 
 
+def cache_dir() -> str:
+    """The folder given to :func:`configure` (``""``: none)."""
+    return _CACHE_DIR
+
+
 def load_segmenter() -> Any:
     """jieba's tokenizer, initialised once (about 0.5-1.5 s the first time)."""
     global _JIEBA

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import threading
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Callable
 
 from . import chinese
 from .english import en_key
@@ -30,7 +32,7 @@ __all__ = ["word_prior", "load_priors"]
 
 _LOCK = threading.Lock()
 _ZH: dict[str, float] | None = None
-_EN: dict[str, float] | None = None
+_EN: dict[str, int] | None = None
 _EN_TOTAL = 1
 
 ZH_RANGE = (2.0, 9.0)
@@ -47,28 +49,83 @@ def _jieba_idf_path() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "analyse" / "idf.txt"
 
 
+_MAGIC = b"RXTPRIOR"
+
+
+def _cache_file(kind: str) -> str:
+    from ..store.sealed import source_stamp
+
+    if not chinese.cache_dir():
+        return ""
+    source = chinese.dictionary_path() if kind == "en" else _jieba_idf_path()
+    stamp = source_stamp(str(source), __file__, str(Path(__file__).with_name("english.py")))
+    return os.path.join(chinese.cache_dir(), f"lang-prior-{kind}-{stamp}.marshal")
+
+
+def _cached(kind: str, build: Callable[[], Any]) -> Any:
+    """``build()``, or what it returned last time (sealed in the configured cache folder)."""
+    from ..store.sealed import read_sealed, write_sealed
+
+    path = _cache_file(kind)
+    value = read_sealed(path, _MAGIC) if path else None
+    if value is not None:
+        return value
+    value = build()
+    if path:
+        try:
+            write_sealed(path, _MAGIC, value)
+        except (OSError, ValueError):
+            pass
+    return value
+
+
+def _build_zh() -> dict[str, float]:
+    zh: dict[str, float] = {}
+    with open(_jieba_idf_path(), encoding="utf-8") as fh:
+        for line in fh:
+            word, _, value = line.rstrip("\n").partition(" ")
+            try:
+                zh[word] = float(value)
+            except ValueError:
+                continue
+    return zh
+
+
+def _build_en() -> tuple[dict[str, int], int]:
+    d = chinese.load_dictionary()
+    senses = set(d.values())
+    counts = Counter(re.findall(r"[a-z]+", "\n".join(senses).lower()))
+    agg: Counter[str] = Counter()
+    for w, n in counts.items():
+        agg[en_key(w)] += n
+    return dict(agg), max(len(senses), 1)
+
+
+def _zh_table() -> dict[str, float]:
+    global _ZH
+    if _ZH is None:
+        with _LOCK:
+            if _ZH is None:
+                _ZH = _cached("zh", _build_zh)
+    return _ZH
+
+
+def _en_table() -> dict[str, int]:
+    global _EN, _EN_TOTAL
+    if _EN is None:
+        with _LOCK:
+            if _EN is None:
+                table, total = _cached("en", _build_en)
+                _EN_TOTAL = total
+                _EN = table
+    return _EN  # type: ignore[return-value]
+
+
 def load_priors() -> None:
-    """Load both tables now."""
-    global _ZH, _EN, _EN_TOTAL
-    with _LOCK:
-        if _ZH is None:
-            zh: dict[str, float] = {}
-            with open(_jieba_idf_path(), encoding="utf-8") as fh:
-                for line in fh:
-                    word, _, value = line.rstrip("\n").partition(" ")
-                    try:
-                        zh[word] = float(value)
-                    except ValueError:
-                        continue
-            _ZH = zh
-        if _EN is None:
-            d = chinese.load_dictionary()
-            counts = Counter(re.findall(r"[a-z]+", "\n".join(set(d.values())).lower()))
-            agg: Counter[str] = Counter()
-            for w, n in counts.items():
-                agg[en_key(w)] += n
-            _EN_TOTAL = max(len(set(d.values())), 1)
-            _EN = dict(agg)
+    """Load both tables now (from the cache folder given to
+    :func:`~reasonix_tui.core.lang.configure` when they were saved there before)."""
+    _zh_table()
+    _en_table()
 
 
 def _scale(value: float, lo: float, hi: float) -> float:
@@ -80,13 +137,10 @@ def word_prior(word: str) -> float:
     """The prior of a query word: a Chinese word, or an English word (lowercased)."""
     if not word:
         return FLOOR
-    if _ZH is None or _EN is None:
-        load_priors()
-    assert _ZH is not None and _EN is not None
     if chinese.han_runs(word) and chinese.han_runs(word)[0] == word:
-        idf = _ZH.get(word)
+        idf = _zh_table().get(word)
         return 1.0 if idf is None else _scale(idf, *ZH_RANGE)
-    if not word.isalpha():
-        return 1.0  # identifiers and numbers
-    n = _EN.get(en_key(word), 0)
+    if not word.isalpha() or not word.isascii():
+        return 1.0  # identifiers, numbers, other scripts
+    n = _en_table().get(en_key(word), 0)
     return _scale(math.log(_EN_TOTAL / (n + 1)), *EN_RANGE)
