@@ -260,3 +260,25 @@ def test_cli_memory_search_and_pinned(layout: Layout, capsys: pytest.CaptureFixt
     data = json.loads(capsys.readouterr().out)
     assert [f["id"] for f in data["facts"]] == ["mem-c", "mem-e"]
     assert data["chars"] == len("Always run make lint.") + len("Terse answers.") and data["suppressed"] == []
+
+
+def test_search_labels_a_superseded_fact_and_lists_the_current_one_first() -> None:
+    from reasonix_tui.core.store.model import Fact, FactId
+
+    def fact(fid: str, name: str, body: str, days: int) -> Fact:
+        ts = Timestamp(NOW.ns - days * DAY_NS)
+        return Fact(id=FactId(fid), revision=1, created_at=ts, updated_at=ts, name=name, title=name.replace("-", " "),
+                    body=body, subject_key="runtime.node")
+
+    old = fact("mem-old", "node-version", "Use Node 20 for this repo; node 20 everywhere.", 90)
+    new = fact("mem-new", "node-runtime", "Node 22 now.", 1)
+    plain = search_memories([old, new], "node 20 version")
+    assert [h.fact.id for h in plain][0] == "mem-old" and not plain[0].superseded
+    hits = search_memories([old, new], "node 20 version", resolved=True)
+    assert [h.fact.id for h in hits] == ["mem-new", "mem-old"]
+    assert hits[1].superseded.startswith("superseded by mem-new")
+    text = memory_tool_call(None, {"operation": "search", "query": "node 20 version"}, facts=[old, new])
+    assert "note: superseded by mem-new" in text
+    exact = memory_tool_call(None, {"operation": "search", "query": "node 20 version"}, facts=[old, new],
+                             settings=Settings(recall_mode="reasonix-exact"))
+    assert "note:" not in exact

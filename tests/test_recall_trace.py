@@ -239,3 +239,24 @@ def test_trace_directory_is_per_workspace(seeded: Layout, tmp_path: Path) -> Non
     other = Layout.resolve(home=seeded.root, workspace=other_ws)
     run_recall(seeded, "deploy payments target cluster", settings=Settings(), now=NOW)
     assert TraceStore(other).last() is None and TraceStore(seeded).last() is not None
+
+
+def test_trace_names_the_channels_of_hits_and_candidates(layout: Layout) -> None:
+    """Each hit and each losing candidate says which channel contributed (lexical,
+    translated, meaning, supersession, subject), and the trace keeps it through JSON."""
+    write(layout, "mem-old", "node-version", "Use Node 20 (see .nvmrc).", title="Node version",
+          subject_key="runtime.node", updated=Timestamp(NOW.ns - 90 * DAY_NS))
+    write(layout, "mem-new", "node-runtime", "Node 22 LTS now; .nvmrc says 22.", title="Node runtime",
+          subject_key="runtime.node")
+    write(layout, "mem-zh", "fly-notes", "部署用 fly deploy，生产环境在 fly.production.toml。", title="部署")
+    trace = run_recall(layout, "which node version do we use?", now=NOW)
+    assert [h.id for h in trace.hits] == ["mem-new"]
+    assert any(ch.startswith("lexical: ") for ch in trace.hits[0].channels)
+    old = {c.id: c for c in trace.considered}["mem-old"]
+    assert old.decision == "superseded" and any(ch.startswith("subject: superseded by mem-new") for ch in old.channels)
+    again = TraceStore(layout).last()
+    assert again is not None and again.hits[0].channels == trace.hits[0].channels
+    assert {c.id: c.channels for c in again.considered}["mem-old"] == old.channels
+    zh = run_recall(layout, "how do we deploy to production?", now=NOW)
+    assert "mem-zh" in [h.id for h in zh.hits]
+    assert any(ch.startswith("translated: deploy→部署") for ch in zh.hits[0].channels)

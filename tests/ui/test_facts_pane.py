@@ -133,6 +133,24 @@ async def test_detail_explains_freshness_override_and_subject(demo: Layout) -> N
         assert "legacy rule" in meta  # global user fact with no activation resolves pinned
 
 
+async def test_detail_labels_a_fact_a_newer_one_supersedes(demo: Layout) -> None:
+    from reasonix_tui.core.store.store import SaveRequest
+
+    store(demo).save(SaveRequest(name="mobile-ci", title="Mobile CI", type="project", description="Bitrise",
+                                 body="Bitrise builds every PR of the mobile apps."))
+    store(demo).save(SaveRequest(name="mobile-ci-actions", title="Mobile CI on GitHub Actions", type="project",
+                                 description="GitHub Actions macOS runners",
+                                 body="Mobile PR builds run on GitHub Actions now; Bitrise was turned off in June."))
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "project/mobile-ci-actions.md")
+        assert "superseded" not in plain(app.screen.query_one("#fact-meta", Static))
+        await select(pilot, "project/mobile-ci.md")
+        meta = plain(app.screen.query_one("#fact-meta", Static))
+        assert "superseded by" in meta and "project/mobile-ci-actions.md" in meta and "bitrise" in meta.lower()
+
+
 async def test_pin_and_unpin(demo: Layout) -> None:
     app = make(demo)
     messages: list[Any] = []

@@ -145,6 +145,7 @@ async def test_recall_try_a_query_records_nothing(demo: Layout) -> None:
         view = plain(app.screen.query_one("#recall-view", Static))
         assert "Try a query (not recorded)" in view
         assert "project/deploy-target.md" in view
+        assert "channels: lexical: deploy" in view  # each hit names the evidence channels
         after = (last.read_bytes() if last.exists() else b"", history.read_bytes() if history.exists() else b"")
         assert after == before
 

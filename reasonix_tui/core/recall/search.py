@@ -169,27 +169,39 @@ def search_memories(
         SearchHit(index.docs[i], s, make_snippet(index.texts[i], q, terms, SEARCH_SNIPPET)) for s, i in scored
     ]
     if resolved and hits:
-        hits = _label_superseded(base.all_facts, hits)
+        hits = _label_superseded(base.all_facts, hits, q, terms)[: max(limit, len(hits))]
     return hits
 
 
-def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit]) -> list[SearchHit]:
-    """Label superseded hits; a superseded hit goes after the current fact when both are listed."""
+def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit], query: str, terms: Sequence[str]) -> list[SearchHit]:
+    """Label superseded hits and list the current fact just before each (added when the
+    search did not find it)."""
     from dataclasses import replace
 
     from ..resolve import resolve
 
     res = resolve(all_facts)
-    out = [replace(h, superseded=sup.label) if (sup := res.of(h.fact)) is not None else h for h in hits]
-    order = {id(h.fact): i for i, h in enumerate(out)}
-
-    def key(i_h: tuple[int, SearchHit]) -> tuple[int, int]:
-        i, h = i_h
+    listed = {id(h.fact) for h in hits}
+    out: list[SearchHit] = []
+    placed: set[int] = set()
+    for h in hits:
         sup = res.of(h.fact)
-        cur = order.get(id(res.current(h.fact))) if sup is not None else None
-        return (max(i, cur) if cur is not None else i, 1 if cur is not None else 0)
-
-    return [h for _, h in sorted(enumerate(out), key=key)]
+        if sup is None:
+            if id(h.fact) not in placed:
+                out.append(h)
+                placed.add(id(h.fact))
+            continue
+        cur = res.current(h.fact)
+        if id(cur) not in placed:
+            found = next((x for x in hits if x.fact is cur), None)
+            if found is None and id(cur) not in listed:
+                found = SearchHit(cur, h.score, make_snippet(search_text(cur), query, terms, SEARCH_SNIPPET))
+            if found is not None:
+                out.append(found)
+                placed.add(id(cur))
+        out.append(replace(h, superseded=sup.label))
+        placed.add(id(h.fact))
+    return out
 
 
 def format_search(query: str, hits: Sequence[SearchHit]) -> str:

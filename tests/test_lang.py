@@ -1,0 +1,154 @@
+"""The shared language resources (core/lang) and the promise that nothing reaches the network."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from reasonix_tui.core import lang
+from reasonix_tui.core.lang import chinese
+from reasonix_tui.core.lang.prior import word_prior
+
+
+def test_stemming_and_keys_meet_across_derivations() -> None:
+    assert lang.stem("approvals") == lang.stem("approve") == "approv"
+    assert lang.en_key("production") == lang.en_key("produce")  # Snowball keeps them apart; the key does not
+    assert lang.en_key("max_open_conns") == "max_open_conns"  # identifiers are kept whole
+    assert "the" in lang.FUNCTION_WORDS and "deploy" not in lang.FUNCTION_WORDS
+
+
+def test_segmentation_finds_words_not_bigrams() -> None:
+    assert lang.segment("数据库迁移") == ("数据库", "迁移")
+    assert set(lang.segment_all("数据库迁移")) >= {"数据", "数据库", "迁移"}
+    assert lang.segment("对账服务谁负责") == ("对账", "服务", "谁", "负责")
+
+
+def test_dictionary_both_ways() -> None:
+    assert "deploy" in lang.glosses("部署")
+    assert "database" in lang.glosses("數據庫")  # traditional headwords too
+    keys, direct = lang.gloss_keys("基础设施")
+    assert direct and "infras" in keys
+    keys, direct = lang.gloss_keys("告警")  # not a headword: through its characters
+    assert not direct and "alert" in keys
+    assert "部署" in lang.english_to_chinese(lang.en_key("deploy"))
+
+
+def test_chinese_function_words_come_from_the_dictionary() -> None:
+    for word in ("怎么", "什么", "哪里", "的", "是", "谁"):
+        assert lang.is_chinese_function_word(word), word
+    for word in ("部署", "数据库", "负责", "值班"):
+        assert not lang.is_chinese_function_word(word), word
+    assert lang.gloss_keys("怎么") == ((), True)
+
+
+def test_query_units_count_each_word_once_with_its_alternatives() -> None:
+    units = {u.label: u for u in lang.query_units("怎么部署到生产环境")}
+    assert "怎么" not in units
+    deploy = units["部署"]
+    assert deploy.alternatives[0] == ("z:部署", 1.0, "lexical")
+    assert ("w:deploy", deploy.alternatives[1][1], "translated") in deploy.alternatives
+    ident = lang.query_units("where is MaxOpenConns set")
+    assert [u.label for u in ident] == ["maxopenconns", "set"] and ident[0].distinctive
+    assert any(a[0] == "&w:max&w:open&w:conn" for a in ident[0].alternatives)
+
+
+def test_priors_weigh_what_a_word_says_on_its_own() -> None:
+    assert word_prior("deploy") > 0.8 and word_prior("idempotent") > 0.8
+    assert word_prior("use") < 0.3 and word_prior("get") < 0.3
+    assert word_prior("值班") > word_prior("看") and word_prior("看") < 0.4
+    assert word_prior("max_open_conns") == 1.0
+
+
+def test_meaning_vectors_are_unit_length_and_read_chinese_through_glosses() -> None:
+    vecs = lang.embed(["deploy the service to production", "部署到生产环境", "write a haiku about autumn"])
+    assert vecs.shape == (3, 256) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]
+    assert "deploy" in lang.gloss_text("部署到生产环境")
+
+
+def test_segmenter_keeps_its_cache_in_the_configured_folder(tmp_path: Path) -> None:
+    script = textwrap.dedent(f"""
+        from reasonix_tui.core import lang
+        from reasonix_tui.core.lang import chinese
+        lang.configure({str(tmp_path)!r})
+        chinese.load_segmenter()
+        print(chinese.load_segmenter().tmp_dir)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(tmp_path)
+    assert any(p.name.startswith("jieba") for p in tmp_path.iterdir())
+
+
+_NO_NETWORK = r'''
+import asyncio, json, socket, sys
+attempts = []
+def refuse(*args, **kwargs):
+    attempts.append(repr(args[:2]))
+    raise ConnectionRefusedError("network disabled by the test")
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.create_connection = refuse
+
+from pathlib import Path
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall import run_recall
+from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.lang import chinese, meaning
+
+root = Path(sys.argv[1])
+ws = root / "work" / "proj"
+ws.mkdir(parents=True)
+layout = Layout.resolve(home=root / "home", workspace=ws)
+store = Store(layout)
+store.save(SaveRequest(name="deploying", title="Deploying to production", type="project",
+                       description="fly deploy", body="We migrated hosting to Fly.io. Deploy with fly deploy."))
+store.save(SaveRequest(name="money-rule", title="金额存储", type="project", description="金额用整数分",
+                       body="金额一律用整数「分」存储（int64），禁止用 float。"))
+out = {}
+out["zh"] = [h.id for h in run_recall(layout, "怎么部署到生产环境？", store=store).hits]
+out["en"] = [h.id for h in run_recall(layout, "how should money amounts be stored?", store=store).hits]
+out["loaded"] = [chinese._JIEBA is not None, chinese._DICT is not None, meaning._MODEL is not None]
+
+from reasonix_tui.integrations.hooks import run_hook
+payload = {"session_id": "s1", "cwd": str(ws), "hook_event_name": "UserPromptSubmit",
+           "prompt": "怎么部署到生产环境"}
+out["hook"] = run_hook("user-prompt-submit", json.dumps(payload), home=str(root / "home"), workspace=str(ws))
+
+from reasonix_tui.tui.app import make_app
+from reasonix_tui.core.settings import Settings
+
+async def center():
+    app = make_app(layout=layout, settings=Settings(), watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if app.loaded and not [w for w in app.workers if w.group == "lang-warm" and w.is_running]:
+                break
+        return app.loaded and len(app.snapshot.rows)
+
+out["center_rows"] = asyncio.run(center())
+out["attempts"] = attempts
+print(json.dumps(out))
+'''
+
+
+def test_recall_the_hook_and_the_context_center_work_with_the_network_refused(tmp_path: Path) -> None:
+    """In a fresh process with every socket connection refused: recall (Chinese and English,
+    loading the segmenter, the dictionary and the meaning model), the prompt hook and the
+    Context Center's start all work, and none of them tried to connect anywhere."""
+    proc = subprocess.run([sys.executable, "-c", _NO_NETWORK, str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["zh"] and out["en"], out
+    assert out["loaded"] == [True, True, True]
+    assert "Fly.io" in out["hook"]
+    assert out["center_rows"] == 2
+    assert out["attempts"] == []
