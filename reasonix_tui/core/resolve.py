@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import math
 import threading
+from typing import Any
+
+import numpy as np
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -136,48 +139,109 @@ def _norm(key: str) -> str:
     return "w:" + key[2:] if key.startswith("t:") else key
 
 
+_IDS: dict[str, int] = {}
+_IDS_LOCK = threading.Lock()
+
+
+def _ids(keys: frozenset[str]) -> np.ndarray:
+    with _IDS_LOCK:
+        return np.asarray(sorted(_IDS.setdefault(k, len(_IDS)) for k in keys), dtype=np.int64)
+
+
+def _topic_sets(fact: Fact) -> tuple[Any, ...]:
+    """``(keys, label keys, replacement-clause terms, states a change, key ids, label ids)``
+    of one fact (memoised per fact object, so a snapshot after one write recomputes one)."""
+    from .recall.fields import fact_fields
+
+    ff = fact_fields(fact)
+    cues = tuple((_norm(k), surface, strong) for clause, strong in ff.cues for k, surface in clause)
+    keys = frozenset(_norm(k) for k in ff.keys())
+    labels = frozenset(_norm(k) for k in ff.label_keys())
+    with _IDS_LOCK:
+        cue_ids = np.asarray([_IDS.setdefault(c[0], len(_IDS)) for c in cues], dtype=np.int64)
+    return keys, labels, cues, any(strong for _, strong in ff.cues), _ids(keys), _ids(labels), cue_ids
+
+
 def topic_pairs(
-    facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2
+    facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2, max_postings: int = 50
 ) -> list[Supersession]:
-    """Pairs of facts about the same topic; the newer (or the project) one is current."""
-    from .recall.fields import fact_fields, fact_vectors
+    """Pairs of facts about the same topic; the newer (or the project) one is current.
+
+    Candidates share a name/title/description term found in at most ``max_postings`` facts
+    (and ``max_df`` of the store), or a term a replacement clause names; document
+    frequencies are counted over per-fact arrays, so the cost of a snapshot is a sort.
+    """
+    from .recall.fields import fact_vectors
+    from .recall.index import FACT_MEMO
 
     n = len(facts)
     if n < 2:
         return []
-    fields = [fact_fields(f) for f in facts]
-    keys = [{_norm(k) for k in ff.keys()} for ff in fields]
-    labels = [{_norm(k) for k in ff.label_keys()} for ff in fields]
-    df: dict[str, int] = {}
-    for ks in keys:
-        for k in ks:
-            df[k] = df.get(k, 0) + 1
+    sets = [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
+    keys = [x[0] for x in sets]
+    labels = [x[1] for x in sets]
+    key_ids = [x[4] for x in sets]
+    lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
+    all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
+    owner = np.repeat(np.arange(n, dtype=np.int64), lens)
+    uniq, counts = np.unique(all_ids, return_counts=True)
 
-    def idf(k: str) -> float:
-        d = df.get(k, 0)
+    def df_of(ids: np.ndarray) -> np.ndarray:
+        return counts[uniq.searchsorted(ids)]
+
+    def weight(key: str) -> float:
+        kid = _IDS.get(key)
+        if kid is None:
+            return 0.0
+        pos = int(uniq.searchsorted(kid))
+        d = int(counts[pos]) if pos < len(uniq) and int(uniq[pos]) == kid else 0
         return math.log(1.0 + (n - d + 0.5) / (d + 0.5))
 
-    # candidates: facts sharing a label term that is not common in the store
-    limit = max(3, int(max_df * n))
-    postings: dict[str, list[int]] = {}
-    for i, ks in enumerate(keys):
-        for k in ks:
-            if df[k] <= limit:
-                postings.setdefault(k, []).append(i)
+    def df(key: str) -> int:
+        kid = _IDS.get(key)
+        if kid is None:
+            return 0
+        pos = int(uniq.searchsorted(kid))
+        return int(counts[pos]) if pos < len(uniq) and int(uniq[pos]) == kid else 0
+
+    lab_ids = [x[5] for x in sets]
+    lab_all = np.concatenate(lab_ids) if n else np.zeros(0, dtype=np.int64)
+    lab_owner = np.repeat(np.arange(n, dtype=np.int64), [len(a) for a in lab_ids])
+    lab_df = df_of(lab_all)
+    w_all = np.log(1.0 + (n - lab_df + 0.5) / (lab_df + 0.5))
+    label_mass = np.bincount(lab_owner, weights=w_all, minlength=n)
+
+    # candidates: facts sharing a label term that is not common in the store, or a term a
+    # replacement clause names
+    limit = max(3, min(int(max_df * n), max_postings))
+    pair_keys = set(lab_all[(lab_df >= 2) & (lab_df <= limit)].tolist())
+    cues: list[list[tuple[str, str, bool]]] = []
+    for x in sets:
+        if not len(x[6]):
+            cues.append([])
+            continue
+        ids = x[6]
+        pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
+        two = (uniq[pos] == ids) & (counts[pos] == 2)
+        mine = [c for c, keep in zip(x[2], two.tolist()) if keep]
+        cues.append(mine)
+        pair_keys.update(ids[two].tolist())
     cand: set[tuple[int, int]] = set()
-    for i, ls in enumerate(labels):
-        for k in ls:
-            for j in postings.get(k, ()):
-                if j != i:
-                    cand.add((min(i, j), max(i, j)))
-    for i, ff in enumerate(fields):  # replacement clauses naming another fact's rare term
-        for clause, _ in ff.cues:
-            for k, _surface in clause:
-                for j in postings.get(_norm(k), ()):
-                    if j != i:
-                        cand.add((min(i, j), max(i, j)))
+    if pair_keys:
+        chosen = np.fromiter(pair_keys, dtype=np.int64, count=len(pair_keys))
+        sel = np.isin(all_ids, chosen)
+        k_sel, f_sel = all_ids[sel], owner[sel]
+        order = np.argsort(k_sel, kind="stable")
+        k_sel, f_sel = k_sel[order], f_sel[order]
+        bounds = np.flatnonzero(np.diff(k_sel)) + 1
+        for group in np.split(f_sel, bounds):
+            members = group.tolist()
+            for a in range(len(members)):
+                for b in range(a + 1, len(members)):
+                    cand.add((members[a], members[b]))
     if not cand:
         return []
+    changed = [x[3] for x in sets]
     vecs = None
     if meaning:
         try:
@@ -186,20 +250,16 @@ def topic_pairs(
             vecs = None
 
     def cover(a: int, b: int) -> float:
-        total = sum(idf(k) for k in labels[a])
-        return sum(idf(k) for k in labels[a] if k in keys[b]) / total if total else 0.0
+        total = float(label_mass[a])
+        return sum(weight(k) for k in labels[a] & keys[b]) / total if total else 0.0
 
     def stated(new: int, old: int) -> tuple[str, bool]:
         """The older fact's rarest term that a replacement clause of the newer one names
         (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
         switched from the old build cache" does not say building was replaced; a rejection,
         "use pnpm, not npm", may name the term in the newer fact's description)."""
-        found: list[tuple[bool, float, str]] = []
-        for clause, strong in fields[new].cues:
-            for k, surface in clause:
-                k = _norm(k)
-                if k in keys[old] and df.get(k, 0) <= 2 and not (strong and k in labels[new]):
-                    found.append((strong, idf(k), surface))
+        found = [(strong, weight(k), surface) for k, surface, strong in cues[new]
+                 if k in keys[old] and not (strong and k in labels[new])]
         if not found:
             return "", False
         best = max(found)
@@ -220,7 +280,7 @@ def topic_pairs(
         ev = TopicEvidence(
             cover_old=cover(old, new), cover_new=cover(new, old),
             meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0, stated=said, strong=strong,
-            changed=any(s for _, s in fields[new].cues),
+            changed=changed[new],
         )
         if DEBUG is not None:
             DEBUG.append((facts[old].id, facts[new].id, ev))

@@ -37,6 +37,7 @@ from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .fields import fact_fields, fact_vectors
+from .index import FACT_MEMO
 
 __all__ = ["ChannelIndex", "ChannelScores", "score_query", "FIELD_WEIGHTS", "E_STRONG", "E_MIN", "C_MIN",
            "SIM_GATE", "Z_GATE", "E_MEANING"]
@@ -67,44 +68,54 @@ SIM_FLOOR = 0.25
 _IDENT_SEGMENTS = 0.9
 
 
+_KEY_IDS: dict[str, int] = {}
+"""Every key seen by this process → a small integer (only grows; per-fact arrays use it)."""
+_KEY_LOCK = threading.Lock()
+
+
+def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(key ids, BM25F-weighted frequencies, length)`` of one fact (memoised per object,
+    so a rebuild after one write touches one fact)."""
+    ff = fact_fields(fact)
+    acc: dict[str, float] = {}
+    wl, wd, wb = FIELD_WEIGHTS["label"], FIELD_WEIGHTS["desc"], FIELD_WEIGHTS["body"]
+    for items, w in ((ff.label, wl), (ff.desc, wd), (ff.body, wb)):
+        for k, tf in items:
+            acc[k] = acc.get(k, 0.0) + w * tf
+    with _KEY_LOCK:
+        ids = [_KEY_IDS.setdefault(k, len(_KEY_IDS)) for k in acc]
+    return np.asarray(ids, dtype=np.int64), np.fromiter(acc.values(), dtype=np.float64, count=len(acc)), float(
+        max(ff.length, 1))
+
+
+FACT_MEMO.register_transient("channel-terms")
+FACT_MEMO.register_transient("topic-sets")
+
+
 class ChannelIndex:
-    """Postings of every fact term with BM25F-weighted frequencies (built once per snapshot)."""
+    """Postings of every fact term with BM25F-weighted frequencies (built once per snapshot
+    from per-fact arrays: concatenation and one sort)."""
 
     def __init__(self, docs: tuple[Fact, ...]) -> None:
         self.docs = docs
         n = len(docs)
         self.n = n
-        key_id: dict[str, int] = {}
-        keys_l: list[int] = []
-        docs_l: list[int] = []
-        tfs_l: list[float] = []
-        dl = np.zeros(n, dtype=np.float64)
-        self.sources: list[dict[str, str]] = []
-        wl, wd, wb = FIELD_WEIGHTS["label"], FIELD_WEIGHTS["desc"], FIELD_WEIGHTS["body"]
-        for d, fact in enumerate(docs):
-            ff = fact_fields(fact)
-            acc: dict[str, float] = {}
-            for items, w in ((ff.label, wl), (ff.desc, wd), (ff.body, wb)):
-                for k, tf in items:
-                    acc[k] = acc.get(k, 0.0) + w * tf
-            for k, v in acc.items():
-                kid = key_id.get(k)
-                if kid is None:
-                    kid = key_id[k] = len(key_id)
-                keys_l.append(kid)
-                docs_l.append(d)
-                tfs_l.append(v)
-            dl[d] = max(ff.length, 1)
-            self.sources.append(dict(ff.sources))
-        self.key_id = key_id
-        keys = np.asarray(keys_l, dtype=np.int64)
+        per = [FACT_MEMO.get(f, "channel-terms", _fact_terms) for f in docs]
+        dl = np.fromiter((p[2] for p in per), dtype=np.float64, count=n)
+        if per:
+            keys = np.concatenate([p[0] for p in per])
+            tfs = np.concatenate([p[1] for p in per])
+            doc_of = np.repeat(np.arange(n, dtype=np.int64), [len(p[0]) for p in per])
+        else:
+            keys = np.zeros(0, dtype=np.int64)
+            tfs = np.zeros(0)
+            doc_of = np.zeros(0, dtype=np.int64)
         order = np.argsort(keys, kind="stable")
-        self._docs = np.asarray(docs_l, dtype=np.int64)[order]
-        self._tfs = np.asarray(tfs_l, dtype=np.float64)[order]
+        self._docs = doc_of[order]
+        self._tfs = tfs[order]
         sorted_keys = keys[order]
-        m = len(key_id)
-        self._start = np.searchsorted(sorted_keys, np.arange(m), side="left")
-        self._end = np.searchsorted(sorted_keys, np.arange(m), side="right")
+        self._keys, self._start = np.unique(sorted_keys, return_index=True)
+        self._end = np.append(self._start[1:], len(sorted_keys))
         avg = float(dl.mean()) if n else 1.0
         self.norm = K1 * ((1 - B) + B * dl / (avg or 1.0))
         """Per-document length normalisation."""
@@ -115,11 +126,18 @@ class ChannelIndex:
 
     def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
         """``(documents, weighted term frequencies)`` of ``key``."""
-        kid = self.key_id.get(key)
+        kid = _KEY_IDS.get(key)
         if kid is None:
             return None
-        s, e = int(self._start[kid]), int(self._end[kid])
+        i = int(self._keys.searchsorted(kid))
+        if i >= len(self._keys) or int(self._keys[i]) != kid:
+            return None
+        s, e = int(self._start[i]), int(self._end[i])
         return self._docs[s:e], self._tfs[s:e]
+
+    def source(self, doc: int, key: str) -> str:
+        """The Chinese word a translated key of ``doc`` came from."""
+        return dict(fact_fields(self.docs[doc]).sources).get(key, "")
 
     def idf(self, df: int) -> float:
         """Reasonix's idf for a document frequency."""
@@ -167,7 +185,7 @@ class ChannelScores:
             if channel == "lexical":
                 out.append(f"lexical: {unit.label}")
             elif key.startswith("t:"):
-                src = cidx.sources[doc].get(key, "")
+                src = cidx.source(doc, key)
                 out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
             else:
                 out.append(f"translated: {unit.label}→{unit.show(a)}")

@@ -66,17 +66,23 @@ class FactMemo:
     """Most entries kept on disk (the newest)."""
 
     def __init__(self) -> None:
-        self._data: dict[tuple[int, str], tuple[Fact, Any]] = {}
+        self._data: dict[int, tuple[Fact, dict[str, Any]]] = {}
+        """``id(fact)`` → (the fact, its values by kind)."""
         self._lock = threading.Lock()
         self._codecs: dict[str, tuple[Any, Any]] = {}
         self._disk_path = ""
         self._disk: dict[tuple[str, bytes], Any] = {}
         self._disk_dirty = False
+        self._transient: set[str] = set()
 
     def register_codec(self, kind: str, encode: Any, decode: Any) -> None:
         """How values of ``kind`` go to disk (marshal-able) and back; kinds without a
         codec are stored as they are."""
         self._codecs[kind] = (encode, decode)
+
+    def register_transient(self, kind: str) -> None:
+        """Values of ``kind`` are kept in memory only (process-specific: interned ids...)."""
+        self._transient.add(kind)
 
     def attach(self, path: str | os.PathLike[str]) -> None:
         """Use ``path`` as the disk layer (read once per path)."""
@@ -92,14 +98,13 @@ class FactMemo:
     def get(self, fact: Fact, kind: str, compute: Any) -> Any:
         """``compute(fact)``, or what it returned for this very fact object (or, with a
         disk layer, for a fact with the same content) before."""
-        key = (id(fact), kind)
-        hit = self._data.get(key)
-        if hit is not None and hit[0] is fact:
-            return hit[1]
+        hit = self._data.get(id(fact))
+        if hit is not None and hit[0] is fact and kind in hit[1]:
+            return hit[1][kind]
         codec = self._codecs.get(kind)
         disk_key = None
         value: Any = None
-        if self._disk_path:
+        if self._disk_path and kind not in self._transient:
             disk_key = (kind, _content_key(fact))
             stored = self._disk.get(disk_key)
             if stored is not None:
@@ -119,13 +124,16 @@ class FactMemo:
                         self._disk[disk_key] = encoded
                         self._disk_dirty = True
         with self._lock:
-            self._data[key] = (fact, value)
+            entry = self._data.get(id(fact))
+            if entry is None or entry[0] is not fact:
+                entry = self._data[id(fact)] = (fact, {})
+            entry[1][kind] = value
         return value
 
     def peek(self, fact: Fact, kind: str) -> bool:
         """Whether a value of ``kind`` for ``fact`` is memoised (in memory or on disk)."""
-        hit = self._data.get((id(fact), kind))
-        if hit is not None and hit[0] is fact:
+        hit = self._data.get(id(fact))
+        if hit is not None and hit[0] is fact and kind in hit[1]:
             return True
         return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk
 
@@ -155,10 +163,11 @@ class FactMemo:
                 alive[id(f)] = f
         with self._lock:
             for key, (fact, _) in list(self._data.items()):
-                if alive.get(key[0]) is not fact:
+                if alive.get(key) is not fact:
                     del self._data[key]
 
     def __len__(self) -> int:
+        """Facts with at least one memoised value."""
         return len(self._data)
 
     def clear(self) -> None:
