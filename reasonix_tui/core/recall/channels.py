@@ -123,6 +123,7 @@ class ChannelIndex:
         """idf of a term found in one fact: the unit of evidence."""
         self._lock = threading.Lock()
         self._vectors: np.ndarray | None = None
+        self._moments: tuple[np.ndarray, np.ndarray] | None = None
 
     def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
         """``(documents, weighted term frequencies)`` of ``key``."""
@@ -150,6 +151,21 @@ class ChannelIndex:
                 if self._vectors is None:
                     self._vectors = fact_vectors(list(self.docs))
         return self._vectors
+
+    def similarity_spread(self, qv: np.ndarray) -> tuple[float, float]:
+        """Mean and standard deviation of the query's cosine over every fact, from the
+        snapshot's mean vector and second-moment matrix (no pass over the facts)."""
+        if self._moments is None:
+            with self._lock:
+                if self._moments is None:
+                    v = self.vectors().astype(np.float64)
+                    n = max(len(v), 1)
+                    self._moments = (v.sum(axis=0) / n, (v.T @ v) / n)
+        mean_vec, second = self._moments
+        q = qv.astype(np.float64)
+        mean = float(q @ mean_vec)
+        var = float(q @ second @ q) - mean * mean
+        return mean, math.sqrt(var) if var > 0 else 0.0
 
     @classmethod
     def build(cls, index: Any) -> ChannelIndex:
@@ -252,8 +268,10 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
                            | ((c >= C_FULL) & (count >= 2)))
     sims: dict[int, float] = {}
-    if meaning and candidates.any():
-        cand = np.flatnonzero(candidates)
+    # The meaning channel only matters for facts that pass, or could pass with it.
+    focus = candidates & (passed | (e >= E_MEANING))
+    if meaning and focus.any():
+        cand = np.flatnonzero(focus)
         try:
             from ..lang import embed
 
@@ -262,14 +280,13 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         except (ImportError, OSError, ValueError):
             vec = None
         if vec is not None and float(np.abs(qv).sum()) > 0:
-            every = vec @ qv
-            s = every[cand]
-            sims = {int(d): float(v) for d, v in zip(cand, s)}
+            s = vec[cand] @ qv
+            sims = dict(zip(cand.tolist(), s.tolist()))
             score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
             passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
-            sd = float(every.std())
+            mean, sd = cidx.similarity_spread(qv)
             if n >= MEANING_MIN_FACTS and sd > 0:
-                z = (s - float(every.mean())) / sd
+                z = (s - mean) / sd
                 passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
     return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
                          best=bests, which=whiches, sims=sims)
