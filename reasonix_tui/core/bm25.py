@@ -14,7 +14,8 @@ query term, through ``get_batch_scores`` (vectorised over the candidates).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from rank_bm25 import BM25Okapi
@@ -26,13 +27,32 @@ B = 0.75
 
 
 class ReasonixBM25(BM25Okapi):
-    """``BM25Okapi`` with Reasonix's parameters and idf."""
+    """``BM25Okapi`` with Reasonix's parameters and idf.
 
-    def __init__(self, corpus: Sequence[Sequence[str]]) -> None:
+    ``freqs`` may carry each document's term frequencies already counted (the same dicts
+    rank-bm25 would build), so a rebuild after one changed document counts one document.
+    """
+
+    def __init__(self, corpus: Sequence[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None) -> None:
+        self._pre_freqs = freqs
         super().__init__(corpus, k1=K1, b=B)
         if self.avgdl <= 0:
             self.avgdl = 1.0
         self._doc_len_array = np.asarray(self.doc_len, dtype=float)
+
+    def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:  # type: ignore[override]
+        if self._pre_freqs is None:
+            return super()._initialize(corpus)  # type: ignore[no-any-return]
+        nd: Counter[str] = Counter()
+        num_doc = 0
+        for document, frequencies in zip(corpus, self._pre_freqs):
+            self.doc_len.append(len(document))
+            num_doc += len(document)
+            self.doc_freqs.append(frequencies)
+            nd.update(frequencies.keys())
+            self.corpus_size += 1
+        self.avgdl = num_doc / self.corpus_size
+        return dict(nd)
 
     def _calc_idf(self, nd: dict[str, int]) -> None:
         n = self.corpus_size
@@ -65,22 +85,30 @@ class BM25Index:
     ``N`` counts only documents with at least one token.
     """
 
-    def __init__(self, docs: Iterable[Sequence[str]]) -> None:
+    def __init__(self, docs: Iterable[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None) -> None:
         self._positions: list[int] = []
         corpus: list[Sequence[str]] = []
+        pre: list[dict[str, int]] = []
         for pos, toks in enumerate(docs):
             if toks:
                 self._positions.append(pos)
                 corpus.append(toks)
+                if freqs is not None:
+                    pre.append(freqs[pos])
         self._internal_of = {pos: i for i, pos in enumerate(self._positions)}
         self.size = len(corpus)
         """Documents with at least one token (``N``)."""
-        self._bm25: ReasonixBM25 | None = ReasonixBM25(corpus) if corpus else None
-        self._postings: dict[str, list[int]] = {}
+        self._bm25: ReasonixBM25 | None = ReasonixBM25(corpus, pre if freqs is not None else None) if corpus else None
+        self._postings: Mapping[str, Sequence[int]] = self._build_postings()
+
+    def _build_postings(self) -> Mapping[str, Sequence[int]]:
+        """Term → internal document numbers, ascending."""
+        postings: dict[str, list[int]] = {}
         if self._bm25 is not None:
             for internal, freqs in enumerate(self._bm25.doc_freqs):
                 for term in freqs:
-                    self._postings.setdefault(term, []).append(internal)
+                    postings.setdefault(term, []).append(internal)
+        return postings
 
     def df(self, term: str) -> int:
         """Number of documents containing ``term``."""

@@ -17,7 +17,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,15 +216,66 @@ def _recall_tokens(fact: Fact) -> list[str]:
     return tokens(recall_text(fact))
 
 
+def _term_freqs(fact: Fact) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """A fact's term frequencies (the dict rank-bm25 would count) and the same as
+    ``(interned term ids, counts)`` arrays (memoised per fact object, in memory only)."""
+    freqs: dict[str, int] = {}
+    for t in FACT_MEMO.get(fact, "tokens", _recall_tokens):
+        freqs[t] = freqs.get(t, 0) + 1
+    with _TERM_LOCK:
+        ids = np.fromiter((_TERM_IDS.setdefault(t, len(_TERM_IDS)) for t in freqs), dtype=np.int64, count=len(freqs))
+    return freqs, ids, np.fromiter(freqs.values(), dtype=np.int64, count=len(freqs))
+
+
+_TERM_IDS: dict[str, int] = {}
+"""Every token seen by this process → a small integer (only grows)."""
+_TERM_LOCK = threading.Lock()
+FACT_MEMO.register_transient("term-freqs")
+
+
+class _ArrayPostings(Mapping[str, Sequence[int]]):
+    """Term → ascending internal document numbers, from one sort of every (term id,
+    document) pair (no per-term Python lists)."""
+
+    def __init__(self, per_doc: Sequence[np.ndarray]) -> None:
+        lens = np.fromiter((len(a) for a in per_doc), dtype=np.int64, count=len(per_doc))
+        terms = np.concatenate(per_doc) if len(per_doc) else np.zeros(0, dtype=np.int64)
+        docs = np.repeat(np.arange(len(per_doc), dtype=np.int64), lens)
+        order = np.argsort(terms, kind="stable")
+        self._docs = docs[order]
+        sorted_terms = terms[order]
+        self._terms, self._start = np.unique(sorted_terms, return_index=True)
+        self._end = np.append(self._start[1:], len(sorted_terms))
+
+    def __getitem__(self, term: str) -> Sequence[int]:
+        tid = _TERM_IDS.get(term)
+        if tid is None:
+            raise KeyError(term)
+        i = int(self._terms.searchsorted(tid))
+        if i >= len(self._terms) or int(self._terms[i]) != tid:
+            raise KeyError(term)
+        return self._docs[int(self._start[i]) : int(self._end[i])]  # type: ignore[return-value]
+
+    def __iter__(self) -> Any:
+        names = {v: k for k, v in _TERM_IDS.items()}
+        return (names[int(t)] for t in self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+
 class PoolBM25(BM25Index):
     """A :class:`BM25Index` that scores a query's postings with numpy.
 
     Every input document must have at least one token, so input positions and internal
-    document numbers coincide.
+    document numbers coincide. With ``facts`` (the documents' facts), term frequencies and
+    postings come from per-fact memoised arrays, so a rebuild after one write counts one
+    fact (the statistics are identical).
     """
 
-    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
-        super().__init__(docs)
+    def __init__(self, docs: Sequence[Sequence[str]], facts: Sequence[Fact] | None = None) -> None:
+        self._per_fact = [FACT_MEMO.get(f, "term-freqs", _term_freqs) for f in facts] if facts is not None else None
+        super().__init__(docs, [p[0] for p in self._per_fact] if self._per_fact is not None else None)
         assert self.size == len(docs), "PoolBM25 needs non-empty documents"
         bm = self._bm25
         assert bm is not None
@@ -233,6 +284,12 @@ class PoolBM25(BM25Index):
         self.norm = K1 * ((1 - B) + (B * doc_len) / bm.avgdl)
         """Per-document length normalisation."""
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
+        self._per_fact = None  # only needed while building
+
+    def _build_postings(self) -> Mapping[str, Sequence[int]]:
+        if self._per_fact is None:
+            return super()._build_postings()
+        return _ArrayPostings([p[1] for p in self._per_fact])
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(documents, term frequencies, BM25 contributions)`` for ``term``, or ``None``.
@@ -246,7 +303,7 @@ class PoolBM25(BM25Index):
             pass
         internal = self._postings.get(term)
         value: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        if internal:
+        if internal is not None and len(internal):
             bm = self._bm25
             assert bm is not None
             freqs = bm.doc_freqs
@@ -336,7 +393,7 @@ class RecallIndex:
         """Their recall document texts."""
         self.doc_tokens: tuple[list[str], ...] = tuple(toks)
         """Their tokens."""
-        self.bm25: PoolBM25 | None = PoolBM25(toks) if toks else None
+        self.bm25: PoolBM25 | None = PoolBM25(toks, docs) if toks else None
         """Scoring index (``None`` when nothing is indexed)."""
         n = len(docs)
         self.is_project = np.fromiter((f.scope == "project" for f in docs), dtype=bool, count=n)
