@@ -14,7 +14,9 @@ call but the first does in real use. The in-process path is timed too
     python benchmarks/hook_bench.py              # 1k facts, 20 runs
     python benchmarks/hook_bench.py --facts 10000 --runs 10
 
-Target (DESIGN.md): hook process, start to output, 1k facts ≤ 0.3 s.
+Target: hook process, start to output, 1k facts ≤ 0.15 s through the warm server (every
+recall channel on). The server's resident memory (with the language resources and the
+meaning model loaded) is printed too.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ PROMPTS = (
     "why does the pytest run time out on the staging database migration?",
     "set up the helm chart for the canary rollout of the worker service",
     "fix the flaky redis queue test",
+    "数据库迁移在预发环境超时了怎么处理",
     "which package manager do we use for the frontend build, pnpm or npm?",
     "thanks",
 )
@@ -142,6 +145,7 @@ def main() -> int:
             time_runs(hook, payloads[:2], env)  # let the server build its enhanced structures
             bare, _ = time_runs([sys.executable, "-c", "pass"], [b""] * ns.runs, env)
             warm, outputs = time_runs(hook, payloads, env)
+            rss = server_rss(layout.root)
             inproc, _ = time_runs(hook, payloads[: max(3, ns.runs // 4)], no_server)
         finally:
             hookd.shutdown(str(layout.root))
@@ -157,8 +161,22 @@ def main() -> int:
         print(f"  in-process (REASONIX_TUI_HOOK_DAEMON=0), {len(inproc)} runs: median "
               f"{statistics.median(inproc) * 1000:7.1f} ms")
         print(f"  outputs with context: {injected}/{ns.runs}, largest additionalContext {max(sizes, default=0)} chars")
-        verdict = "meets" if med <= 0.3 else "MISSES"
-        print(f"  target ≤ 300 ms end to end: {verdict} (warm median)")
+        print(f"  warm server memory (RSS, language resources and meaning model loaded): "
+              f"{rss / 2**20:.0f} MiB" if rss else "  warm server memory: not measured")
+        verdict = "meets" if med <= 0.15 else "MISSES"
+        print(f"  target ≤ 150 ms end to end at 1k facts: {verdict} (warm median)")
+    return 0
+
+
+def server_rss(root: Path) -> int:
+    """Resident memory of the warm hook server, in bytes (Linux ``/proc``; 0 when unknown)."""
+    try:
+        pid = json.loads((hookd.run_dir(str(root)) / "hookd.json").read_text())["pid"]
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
     return 0
 
 

@@ -6,7 +6,8 @@ scored two ways over the same queries, in the same process:
 
 * the cold build of the warm index (and of the enhanced-mode structures: BM25F postings,
   meaning vectors, the subject/topic resolution), once per snapshot, and the rebuild after
-  one fact changed (unchanged facts reuse their tokens, fields and vectors);
+  one fact changed (unchanged facts reuse their tokens, fields and vectors; the median of
+  three writes);
 * ``recall()`` — the whole automatic recall (gate, multipliers, freshness, floor, limit,
   budget, snippets, the block and the trace's candidate list) on a warm index, in both
   modes;
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import random
 import statistics
 import sys
@@ -151,11 +153,20 @@ def bench(size: int, queries: list[str], reps: int = 3) -> dict[str, float]:
     build_enhanced = time.perf_counter() - t0
     # One fact changed (a write): the store hands the other facts back as the same
     # objects, so the rebuild reuses their tokens, analysed fields and meaning vectors.
-    changed = list(facts)
-    changed[size // 2] = dataclasses.replace(changed[size // 2], body=changed[size // 2].body + " changed", revision=2)
-    t0 = time.perf_counter()
-    warm_enhanced(get_index(tuple(changed)))
-    rebuild = time.perf_counter() - t0
+    # As the warm hook server does after its warm-up (and the Context Center after a big
+    # first load): the long-lived store and index are kept out of the cyclic GC's passes.
+    gc.collect()
+    gc.freeze()
+    # Three writes in a row, each to another fact; the median counts.
+    rebuilds = []
+    snapshot = list(facts)
+    for k in range(3):
+        i = size // 2 + k
+        snapshot[i] = dataclasses.replace(snapshot[i], body=snapshot[i].body + " changed", revision=2)
+        t0 = time.perf_counter()
+        warm_enhanced(get_index(tuple(snapshot)))
+        rebuilds.append(time.perf_counter() - t0)
+    rebuild = statistics.median(rebuilds)
     settings = Settings()
     # warm: postings arrays and the enhanced structures
     for q in queries[:20]:

@@ -33,8 +33,10 @@ class ReasonixBM25(BM25Okapi):
     rank-bm25 would build), so a rebuild after one changed document counts one document.
     """
 
-    def __init__(self, corpus: Sequence[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None) -> None:
+    def __init__(self, corpus: Sequence[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None,
+                 nd: dict[str, int] | None = None) -> None:
         self._pre_freqs = freqs
+        self._pre_nd = nd
         super().__init__(corpus, k1=K1, b=B)
         if self.avgdl <= 0:
             self.avgdl = 1.0
@@ -49,10 +51,11 @@ class ReasonixBM25(BM25Okapi):
             self.doc_len.append(len(document))
             num_doc += len(document)
             self.doc_freqs.append(frequencies)
-            nd.update(frequencies.keys())
+            if self._pre_nd is None:
+                nd.update(frequencies.keys())
             self.corpus_size += 1
         self.avgdl = num_doc / self.corpus_size
-        return dict(nd)
+        return self._pre_nd if self._pre_nd is not None else dict(nd)
 
     def _calc_idf(self, nd: dict[str, int]) -> None:
         n = self.corpus_size
@@ -85,7 +88,8 @@ class BM25Index:
     ``N`` counts only documents with at least one token.
     """
 
-    def __init__(self, docs: Iterable[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None) -> None:
+    def __init__(self, docs: Iterable[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None,
+                 nd: dict[str, int] | None = None) -> None:
         self._positions: list[int] = []
         corpus: list[Sequence[str]] = []
         pre: list[dict[str, int]] = []
@@ -98,7 +102,9 @@ class BM25Index:
         self._internal_of = {pos: i for i, pos in enumerate(self._positions)}
         self.size = len(corpus)
         """Documents with at least one token (``N``)."""
-        self._bm25: ReasonixBM25 | None = ReasonixBM25(corpus, pre if freqs is not None else None) if corpus else None
+        self._bm25: ReasonixBM25 | None = (
+            ReasonixBM25(corpus, pre if freqs is not None else None, nd) if corpus else None
+        )
         self._postings: Mapping[str, Sequence[int]] = self._build_postings()
 
     def _build_postings(self) -> Mapping[str, Sequence[int]]:

@@ -687,6 +687,9 @@ def warm(root: str, workspace: str) -> None:
         probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
         try_recall(layout, settings, probe, store=store, facts=facts)
         resolve(facts)
+        import gc
+
+        gc.freeze()  # the warm store and index live as long as the server: keep the cyclic GC off them
     except Exception as exc:
         _log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
 

@@ -223,14 +223,25 @@ def _term_freqs(fact: Fact) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     for t in FACT_MEMO.get(fact, "tokens", _recall_tokens):
         freqs[t] = freqs.get(t, 0) + 1
     with _TERM_LOCK:
-        ids = np.fromiter((_TERM_IDS.setdefault(t, len(_TERM_IDS)) for t in freqs), dtype=np.int64, count=len(freqs))
+        ids = np.fromiter((_intern(t) for t in freqs), dtype=np.int64, count=len(freqs))
     return freqs, ids, np.fromiter(freqs.values(), dtype=np.int64, count=len(freqs))
 
 
 _TERM_IDS: dict[str, int] = {}
 """Every token seen by this process → a small integer (only grows)."""
+
+
+def _intern(term: str) -> int:
+    tid = _TERM_IDS.get(term)
+    if tid is None:
+        tid = _TERM_IDS[term] = len(_TERM_NAMES)
+        _TERM_NAMES.append(term)
+    return tid
 _TERM_LOCK = threading.Lock()
 FACT_MEMO.register_transient("term-freqs")
+FACT_MEMO.register_transient("identity")
+_TERM_NAMES: list[str] = []
+"""``_TERM_IDS`` reversed."""
 
 
 class _ArrayPostings(Mapping[str, Sequence[int]]):
@@ -247,6 +258,10 @@ class _ArrayPostings(Mapping[str, Sequence[int]]):
         self._terms, self._start = np.unique(sorted_terms, return_index=True)
         self._end = np.append(self._start[1:], len(sorted_terms))
 
+    def document_frequencies(self) -> dict[str, int]:
+        """Term → number of documents containing it (what rank-bm25 calls ``nd``)."""
+        return dict(zip(map(_TERM_NAMES.__getitem__, self._terms.tolist()), (self._end - self._start).tolist()))
+
     def __getitem__(self, term: str) -> Sequence[int]:
         tid = _TERM_IDS.get(term)
         if tid is None:
@@ -257,8 +272,7 @@ class _ArrayPostings(Mapping[str, Sequence[int]]):
         return self._docs[int(self._start[i]) : int(self._end[i])]  # type: ignore[return-value]
 
     def __iter__(self) -> Any:
-        names = {v: k for k, v in _TERM_IDS.items()}
-        return (names[int(t)] for t in self._terms)
+        return (_TERM_NAMES[int(t)] for t in self._terms)
 
     def __len__(self) -> int:
         return len(self._terms)
@@ -275,7 +289,11 @@ class PoolBM25(BM25Index):
 
     def __init__(self, docs: Sequence[Sequence[str]], facts: Sequence[Fact] | None = None) -> None:
         self._per_fact = [FACT_MEMO.get(f, "term-freqs", _term_freqs) for f in facts] if facts is not None else None
-        super().__init__(docs, [p[0] for p in self._per_fact] if self._per_fact is not None else None)
+        self._array_postings = _ArrayPostings([p[1] for p in self._per_fact]) if self._per_fact is not None else None
+        super().__init__(
+            docs, [p[0] for p in self._per_fact] if self._per_fact is not None else None,
+            self._array_postings.document_frequencies() if self._array_postings is not None else None,
+        )
         assert self.size == len(docs), "PoolBM25 needs non-empty documents"
         bm = self._bm25
         assert bm is not None
@@ -287,9 +305,9 @@ class PoolBM25(BM25Index):
         self._per_fact = None  # only needed while building
 
     def _build_postings(self) -> Mapping[str, Sequence[int]]:
-        if self._per_fact is None:
+        if self._array_postings is None:
             return super()._build_postings()
-        return _ArrayPostings([p[1] for p in self._per_fact])
+        return self._array_postings
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(documents, term frequencies, BM25 contributions)`` for ``term``, or ``None``.

@@ -67,13 +67,18 @@ def build_pool(all_facts: Sequence[Fact]) -> Pool:
             global_.append(fact)
         else:
             project.append(fact)
+    from .index import FACT_MEMO
+
+    def keys_of(fact: Fact) -> list[str]:
+        return FACT_MEMO.get(fact, "identity", identity_keys)  # type: ignore[no-any-return]
+
     seen: dict[str, Fact] = {}
     for fact in project:
-        for key in identity_keys(fact):
+        for key in keys_of(fact):
             seen.setdefault(key, fact)
     out = list(project)
     for fact in global_:
-        keys = identity_keys(fact)
+        keys = keys_of(fact)
         holder: tuple[str, Fact] | None = None
         for key in keys:
             if key in seen:
