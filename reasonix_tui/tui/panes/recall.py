@@ -73,7 +73,9 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
     )
     for i, hit in enumerate(hits, 1):
         rev: Text | str = str(hit.revision)
-        reason = Text("".join(f"[{m}] " for m in hit.markers), style="bold yellow") + Text(hit.reason)
+        reason = Text(hit.reason)
+        if hit.markers:
+            reason = Text("".join(f"[{m}] " for m in hit.markers), style="bold yellow") + reason
         if hit.channels:
             reason.append("\n" + _channels(hit.channels), style="cyan")
         if rows is not None and not dry_run and hit.id:

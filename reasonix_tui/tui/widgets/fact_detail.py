@@ -102,7 +102,8 @@ def fact_metadata(fact: Fact, snapshot: CenterSnapshot, now: Timestamp) -> Table
         row("override", note)
     resolution = snapshot.resolution()
     sup = resolution.of(fact) if resolution is not None else None
-    if sup is not None:
+    shadowed = fact.scope == "global" and bool(overrides)  # the override row already says it
+    if sup is not None and not shadowed:
         row("superseded", Text(f"{sup.label}: recall and the pinned block use {sup.current.ref}"
                                if sup.certain else sup.label, style="yellow"))
     if fact.supersedes:
