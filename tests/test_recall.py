@@ -586,7 +586,7 @@ def test_each_improvement_can_be_switched_off() -> None:
     new = F("mem-node22", "node-runtime", "Node runtime", body="Node 22 now.", subject_key="runtime.node")
     assert "mem-node20" in ids(recall([old, new], "node version", NOW, enhancements=Enhancements().without("subjects")))
     assert set(Enhancements.names()) == {"dictionary", "meaning", "subjects", "topics", "supersedes", "stale_flags",
-                                         "rivals", "generic"}
+                                         "generic"}
 
 
 def test_mode_setting_and_validation() -> None:

@@ -28,7 +28,6 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

@@ -24,9 +24,9 @@ from ..gostr import trim_space
 from ..gotime import DAY_NS, Timestamp
 from ..settings import Settings
 from ..store.model import Fact
-from ..tokenize import query_terms, tokens
+from ..tokenize import query_terms
 from .channels import C_MIN, E_MIN, E_STRONG, ChannelIndex, ChannelScores, score_query
-from .enhance import ALL_ENHANCEMENTS, SCOPE_WORDS, EnhancedIndex, Enhancements
+from .enhance import ALL_ENHANCEMENTS, EnhancedIndex, Enhancements
 from .generic import is_generic_enhanced, is_generic_exact
 from ..resolve import Resolution, resolve
 from .index import EXPIRED, LABELS, NO_TIME, STALE, RecallIndex, get_index
@@ -274,7 +274,7 @@ def recall(
     restored). ``now`` defaults to the current time. ``mode`` overrides
     ``settings.recall_mode``; ``enhancements`` picks improvements in enhanced mode.
     A warm index for the same fact objects is reused across calls. ``workspace`` (the
-    workspace directory's name) lets enhanced mode recognise project-scoped titles.
+    workspace directory's name) is accepted for callers; recall does not use it.
     """
     settings = settings or Settings()
     mode = mode or settings.recall_mode
@@ -490,7 +490,7 @@ class _Run:
 
     # -- enhanced adjustments ------------------------------------------------------------
     def _adjust(self, hits: list[_Hit]) -> list[_Hit]:
-        """Supersession, subjects and topics, same-subject rivals, then the final order."""
+        """Supersession, subjects and topics, then the final order."""
         enh = self.enh
         assert enh is not None
         eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
@@ -498,8 +498,6 @@ class _Run:
             hits = self._supersede(hits, eidx)
         if (enh.subjects or enh.topics) and hits:
             hits = self._resolved(hits, eidx)
-        if enh.rivals and len(hits) > 1:
-            hits = self._rivals(hits, eidx)
         def rank(h: _Hit) -> float:
             if not (enh.stale_flags and h.code == STALE):
                 return h.score
@@ -608,33 +606,6 @@ class _Run:
             if not changed:
                 break
         return hits
-
-    def _rivals(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
-        """Drop a global hit when a project hit's title is its title plus scoping words only."""
-        projects = [h for h in hits if h.fact.scope == "project"]
-        if not projects:
-            return hits
-        scoping = SCOPE_WORDS | frozenset(tokens(self.workspace))
-        out = []
-        for h in hits:
-            holder = None
-            if h.fact.scope == "global":
-                gw = eidx.title_words[h.doc]
-                for p in projects:
-                    pw = eidx.title_words[p.doc]
-                    if len(gw) >= 2 and gw <= pw and (pw - gw) <= scoping:
-                        holder = p
-                        break
-            if holder is None:
-                out.append(h)
-                continue
-            words = ", ".join(sorted(eidx.title_words[h.doc]))
-            self._consider(
-                h.doc, "suppressed",
-                f"same subject as project fact {holder.fact.id} ({holder.fact.ref}): title words {words}", h.score, h,
-            )
-            self.notes.append("enhanced: a project fact scoping a global title suppressed the global fact")
-        return out
 
     def _stale_marker(self, fact: Fact) -> str:
         start = fact.clock_start

@@ -14,8 +14,6 @@ meaning channels; an idf-weighted gate). On top of the ranked matches:
 * ``supersedes``: a fact whose ``supersedes`` names another removes it from recall;
   when only the old fact matched, the new one takes its place.
 * ``stale_flags``: stale hits carry a visible marker and rank after current hits.
-* ``rivals``: a project hit whose title is a global hit's title plus only scoping words
-  ("for payments", "in this repo", the workspace's own name) is the same subject.
 * ``generic``: acknowledgement-only turns ("ok, continue", "好的，继续下一步") stay silent.
 * ``dictionary`` / ``meaning``: the translated and meaning channels of :mod:`.channels`.
 """
@@ -25,10 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from ..store.model import Fact
-from ..tokenize import tokens
 from .index import RecallIndex
 
-__all__ = ["Enhancements", "ALL_ENHANCEMENTS", "EnhancedIndex", "SCOPE_WORDS"]
+__all__ = ["Enhancements", "ALL_ENHANCEMENTS", "EnhancedIndex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +44,6 @@ class Enhancements:
     """Honour the ``supersedes`` frontmatter extension."""
     stale_flags: bool = True
     """Mark stale hits in the entry and rank them after current hits."""
-    rivals: bool = True
-    """Project over global also when the project fact's title is the global title scoped to
-    this project ("Code review policy" → "Code review policy for payments")."""
     generic: bool = True
     """Acknowledgement-only turns stay silent."""
 
@@ -65,17 +59,12 @@ class Enhancements:
 
 ALL_ENHANCEMENTS = Enhancements()
 
-SCOPE_WORDS = frozenset("for in this the our repo repository project here local workspace codebase app service".split())
-"""Title words that only scope a fact to the project (``rivals``)."""
-_TITLE_STOP = frozenset("the a an our we us it its this that these those of for and or in on with by from".split())
 
 
 @dataclass
 class EnhancedIndex:
     """Per-snapshot structures for the adjustments (built once per index)."""
 
-    title_words: list[frozenset[str]] = field(default_factory=list)
-    """Per document: title tokens without stopwords (for ``rivals``)."""
     superseded_by: dict[int, list[Fact]] = field(default_factory=dict)
     """Document → active facts whose ``supersedes`` names it."""
     doc_of: dict[int, int] = field(default_factory=dict)
@@ -84,9 +73,6 @@ class EnhancedIndex:
     @classmethod
     def build(cls, index: RecallIndex) -> EnhancedIndex:
         out = cls()
-        out.title_words = [
-            frozenset(t for t in tokens(f.title or f.name.replace("-", " ")) if t not in _TITLE_STOP) for f in index.docs
-        ]
         out.doc_of = {id(f): i for i, f in enumerate(index.docs)}
         for fact in index.all_facts:
             for ref in fact.supersedes:
