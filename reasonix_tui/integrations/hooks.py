@@ -677,19 +677,21 @@ def warm(root: str, workspace: str) -> None:
 
         layout = Layout.resolve(home=root, workspace=workspace)
         settings = load_settings(layout.root)
+        import threading
+
         from ..core import lang
         from ..core.resolve import resolve
 
-        lang.configure(layout.cache_dir)
-        lang.warm()  # segmenter, dictionary, priors, meaning model: once, before the first turn
         store = store_for(layout, settings)
         facts = store.snapshot().facts
         probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
-        try_recall(layout, settings, probe, store=store, facts=facts)
+        try_recall(layout, settings, probe, store=store, facts=facts)  # loads the meaning model and priors
         resolve(facts)
         import gc
 
         gc.freeze()  # the warm store and index live as long as the server: keep the cyclic GC off them
+        # The Chinese segmenter and dictionary (about a second) load beside the first turns.
+        threading.Thread(target=lang.warm, daemon=True, name="lang-warm").start()
     except Exception as exc:
         _log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
 

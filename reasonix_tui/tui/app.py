@@ -205,7 +205,6 @@ class ContextCenterApp(App[None]):
         "try a query" and the detail labels do not pay for them (thread worker)."""
         from ..core import lang
 
-        lang.configure(self.layout.cache_dir)
         lang.warm()
 
     @work(thread=True, group="resolve", exit_on_error=False, description="resolve subjects and topics")

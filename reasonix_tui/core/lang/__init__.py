@@ -42,7 +42,8 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def configure(cache_dir: str | os.PathLike[str] | None) -> None:
-    """Let the segmenter keep its dictionary cache in ``cache_dir`` (a folder we own)."""
+    """Keep the derived caches (jieba's prefix dictionary, the word priors) in ``cache_dir``
+    instead of the per-user default (:func:`reasonix_tui.core.lang.chinese.cache_dir`)."""
     from . import chinese
 
     chinese.configure(cache_dir)
@@ -55,8 +56,8 @@ def warm() -> None:
 
     from .prior import load_priors
 
-    chinese.load_segmenter()
-    chinese.load_dictionary()
-    load_priors()
-    stem("warm")
+    # what an English turn needs first (a request may arrive while this runs)
     model()
+    stem("warm")
+    load_priors()
+    chinese.load_segmenter()

@@ -15,7 +15,7 @@
   senses gloss to an English key.
 
 Both resources load lazily, once per process, under a lock; jieba's prefix-dictionary
-cache goes to the folder given to :func:`configure` (else jieba's default temp folder).
+cache goes to :func:`cache_dir` (a per-user folder unless :func:`configure` names one).
 Japanese: kanji words are looked up in the same dictionary (shared Han characters); kana
 has no dictionary here (see docs/recall.md).
 """
@@ -66,8 +66,34 @@ def configure(cache_dir: str | os.PathLike[str] | None) -> None:
 
 
 def cache_dir() -> str:
-    """The folder given to :func:`configure` (``""``: none)."""
-    return _CACHE_DIR
+    """Where derived caches of the shipped resources live: the folder given to
+    :func:`configure`, else ``<temp>/reasonix-tui-<uid>/lang`` (made 0700; not used when it
+    exists with other permissions or another owner). ``""``: no cache.
+
+    The caches hold only what is derived from installed packages (jieba's prefix
+    dictionary, the word priors), never anything from a store, so one per user serves every
+    home and workspace."""
+    if _CACHE_DIR:
+        return _CACHE_DIR
+    return _default_cache_dir()
+
+
+@lru_cache(maxsize=1)
+def _default_cache_dir() -> str:
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    base = os.path.join(tempfile.gettempdir(), f"reasonix-tui-{uid}")
+    path = os.path.join(base, "lang")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        for d in (base, path):
+            st = os.stat(d)
+            if (hasattr(os, "getuid") and st.st_uid != uid) or st.st_mode & 0o077:
+                return ""
+    except OSError:
+        return ""
+    return path
 
 
 def load_segmenter() -> Any:
@@ -81,10 +107,11 @@ def load_segmenter() -> Any:
                 logging.getLogger("jieba").setLevel(logging.WARNING)
                 jieba.setLogLevel(logging.WARNING)
                 tk = jieba.Tokenizer()
-                if _CACHE_DIR:
+                folder = cache_dir()
+                if folder:
                     try:
-                        os.makedirs(_CACHE_DIR, mode=0o700, exist_ok=True)
-                        tk.tmp_dir = _CACHE_DIR
+                        os.makedirs(folder, mode=0o700, exist_ok=True)
+                        tk.tmp_dir = folder
                     except OSError:
                         pass
                 tk.initialize()

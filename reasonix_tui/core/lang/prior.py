@@ -6,15 +6,17 @@ count fully, even when the store has never seen them.
 
 * Chinese words: jieba's shipped inverse document frequencies (``jieba/analyse/idf.txt``,
   computed by jieba's authors on a large Chinese corpus).
-* English words: how many CC-CEDICT glosses use the word (its stem key) — a dictionary
-  of 120,000 entries glosses "use", "get" and "make" thousands of times and "deploy" or
-  "idempotent" a handful.
+* English words: how many CC-CEDICT glosses use the word (any word starting with its
+  matching key) — a dictionary of 120,000 entries glosses "use", "get" and "make"
+  thousands of times and "deploy" or "idempotent" a handful.
 
 Both tables load lazily, once per process (about 1 s together).
 """
 
 from __future__ import annotations
 
+import bisect
+import gzip
 import importlib.util
 import math
 import os
@@ -92,13 +94,14 @@ def _build_zh() -> dict[str, float]:
 
 
 def _build_en() -> tuple[dict[str, int], int]:
-    d = chinese.load_dictionary()
-    senses = set(d.values())
+    """Gloss counts by English word (raw, lowercased) and the number of entries. A query
+    word's count is the sum over the words that start with its matching key (its
+    inflections and derivations), read with a prefix range."""
+    with gzip.open(chinese.dictionary_path(), mode="rt", encoding="utf-8") as fh:
+        raw = fh.read()  # read directly: an English turn never needs the dictionary itself
+    senses = re.findall(r"\] /(.*)/$", raw, flags=re.M)
     counts = Counter(re.findall(r"[a-z]+", "\n".join(senses).lower()))
-    agg: Counter[str] = Counter()
-    for w, n in counts.items():
-        agg[en_key(w)] += n
-    return dict(agg), max(len(senses), 1)
+    return dict(counts), max(len(senses), 1)
 
 
 def _zh_table() -> dict[str, float]:
@@ -110,15 +113,31 @@ def _zh_table() -> dict[str, float]:
     return _ZH
 
 
+_EN_WORDS: list[str] = []
+_EN_CUMSUM: list[int] = []
+
+
 def _en_table() -> dict[str, int]:
-    global _EN, _EN_TOTAL
+    global _EN, _EN_TOTAL, _EN_WORDS, _EN_CUMSUM
     if _EN is None:
         with _LOCK:
             if _EN is None:
                 table, total = _cached("en", _build_en)
-                _EN_TOTAL = total
+                words = sorted(table)
+                cum = [0]
+                for w in words:
+                    cum.append(cum[-1] + table[w])
+                _EN_WORDS, _EN_CUMSUM, _EN_TOTAL = words, cum, total
                 _EN = table
     return _EN  # type: ignore[return-value]
+
+
+def _en_count(key: str) -> int:
+    """Gloss occurrences of every word starting with ``key``."""
+    _en_table()
+    lo = bisect.bisect_left(_EN_WORDS, key)
+    hi = bisect.bisect_left(_EN_WORDS, key + "{")  # "{" sorts after every lowercase letter
+    return _EN_CUMSUM[hi] - _EN_CUMSUM[lo]
 
 
 def load_priors() -> None:
@@ -142,5 +161,5 @@ def word_prior(word: str) -> float:
         return 1.0 if idf is None else _scale(idf, *ZH_RANGE)
     if not word.isalpha() or not word.isascii():
         return 1.0  # identifiers, numbers, other scripts
-    n = _en_table().get(en_key(word), 0)
+    n = _en_count(en_key(word))
     return _scale(math.log(_EN_TOTAL / (n + 1)), *EN_RANGE)

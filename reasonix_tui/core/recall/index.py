@@ -87,9 +87,6 @@ class FactMemo:
     def attach(self, path: str | os.PathLike[str]) -> None:
         """Use ``path`` as the disk layer (read once per path)."""
         path = os.fspath(path)
-        from ..lang import configure
-
-        configure(os.path.dirname(path))  # language resources keep their caches beside it
         with self._lock:
             if path == self._disk_path:
                 return
