@@ -49,7 +49,7 @@ def test_yaml_scalar_reads_back_as_the_same_string(value: str) -> None:
     assert flat.get("k", "") == value
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=text.filter(lambda s: bool(slug(s))),
     title=text,

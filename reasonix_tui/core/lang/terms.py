@@ -87,7 +87,7 @@ def _han_terms(run: str, out: list[Term], index: bool) -> None:
             out.append(Term("t:" + k, w))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _analyze(text: str, index: bool) -> tuple[Term, ...]:
     out: list[Term] = []
     for m in _RUNS.finditer(text):
