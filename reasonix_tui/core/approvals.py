@@ -22,10 +22,28 @@ time (0 when the name did not exist). ``apply`` saves with that expected revisio
 proposal made against revision 3 and approved after someone wrote revision 4 comes
 back as ``conflict`` and is not applied. An explicit ``expected_revision`` argument
 wins over the pin. A ``forget`` proposal pins every fact it would archive.
+
+Digest binding. :attr:`Proposal.digest` is a SHA-256 over the whole proposal as stored
+(tool, workspace, state root, store directories, every argument, the pin, the assessment
+and the requester). The Context Center passes the digest of the proposal it *displayed*
+to :meth:`ApprovalQueue.apply`, which re-reads the file under the queue lock and approves
+only when the file still has that digest; otherwise it raises :class:`ProposalChanged`
+(nothing written, still pending) so the person is shown the new content. A deny always
+stands (writing nothing is safe whatever the file says now).
+
+Decisions already made. ``apply`` never takes an earlier decision from a file the agent
+can write (an audit line or a result file). Before it writes to the store it writes an
+*intent* (``applying/<id>.json``); a retry after a crash finds the intent and checks the
+store: when the intended write is there (the fact at the intended revision with the
+intended content, or the forgotten facts archived) the decision is finished as
+``approved``, whatever key was pressed this time (that is the truth); when it is not,
+the intent is dropped and this key press decides. An ``approval`` audit line for the
+proposal that no intent backs is reported to the person as forged and ignored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -39,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 
+from .gostr import one_line, trim_space
 from .gotime import Timestamp, parse_rfc3339
 from .paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
@@ -46,7 +65,20 @@ from .secrets import redact
 from .store import safeio
 from .store.safeio import pid_alive as _pid_alive
 from .store.atomic import atomic_write, ensure_dir
-from .store.model import Fact, InvalidInput, StoreError, normalize_type, resolve_activation
+from .store.model import (
+    Fact,
+    FactId,
+    InvalidInput,
+    StoreError,
+    normalize_activation,
+    normalize_fact_scope,
+    normalize_subject_key,
+    normalize_type,
+    normalize_volatility,
+    parse_reference,
+    resolve_activation,
+    slug,
+)
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -67,7 +99,10 @@ __all__ = [
     "PresenceMarker",
     "ProposalPreview",
     "ApprovalError",
+    "ProposalChanged",
+    "WaitInfo",
     "ApprovalQueue",
+    "planned_fact",
     "remember_reply",
     "forget_reply",
     "valid_proposal_id",
@@ -93,6 +128,18 @@ def valid_proposal_id(value: str) -> bool:
 
 class ApprovalError(StoreError):
     """A queue operation could not be done (unknown id, already decided, foreign root)."""
+
+
+class ProposalChanged(ApprovalError):
+    """The proposal file no longer has the digest the person was shown: nothing was
+    applied and the proposal stays pending (show :attr:`proposal` again)."""
+
+    def __init__(self, proposal: Proposal) -> None:
+        super().__init__(
+            f"proposal {proposal.id} changed since it was shown; nothing was applied (it is shown again)"
+        )
+        self.proposal = proposal
+        """The proposal as it is on disk now."""
 
 
 # --------------------------------------------------------------------------- records
@@ -192,6 +239,14 @@ class Proposal:
         name = self.assessment.get("name") or self.arguments.get("name") or self.arguments.get("id") or ""
         return f"remember {name}".rstrip()
 
+    @property
+    def digest(self) -> str:
+        """SHA-256 (hex) of the proposal as stored: tool, workspace, state root, store
+        directories, every argument, the pin, the assessment and the requester. Approving
+        is bound to it (see :meth:`ApprovalQueue.apply`)."""
+        canonical = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+        return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form (the proposal file)."""
         return {
@@ -259,6 +314,13 @@ class ApprovalResult:
     """What the person said, if anything."""
     decided_at: str = ""
     decided_by: str = "context-center"
+    notice: str = field(default="", compare=False)
+    """What the person should know beyond the state (a forged audit line was ignored, the
+    write had already landed before a crash, the file changed before a deny). Not written
+    to the result file."""
+    paths: tuple[str, ...] = field(default=(), compare=False)
+    """Fact files this decision wrote or moved (for the Context Center's reload). Not
+    written to the result file."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -292,6 +354,30 @@ class WaitOutcome:
     """The believed result."""
     note: str = ""
     """E.g. that a result file could not be verified and was ignored."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaitInfo:
+    """Whether the agent that proposed is still waiting for the answer (``waiting/<id>.json``,
+    written by :meth:`ApprovalQueue.wait_for_result`)."""
+
+    state: str
+    """``waiting`` (the process waits until :attr:`until`), ``timed-out`` (it stopped
+    waiting and left the proposal queued), ``exited`` (the process is gone without an
+    answer) or ``none`` (nobody waited: no Context Center was open when it was proposed,
+    or the agent has not checked again)."""
+    pid: int = 0
+    """The waiting process."""
+    since: Timestamp | None = None
+    """When it started waiting."""
+    until: Timestamp | None = None
+    """When it gives up (``waiting``) or gave up (``timed-out``)."""
+
+    def at(self, now: Timestamp) -> WaitInfo:
+        """The same record judged at ``now``: a wait whose deadline passed has timed out."""
+        if self.state == "waiting" and self.until is not None and now.ns > self.until.ns:
+            return replace(self, state="timed-out")
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +462,9 @@ class ProposalPreview:
     """The target changed since the proposal (approving would come back as a conflict)."""
     error: str = ""
     """Why the arguments are invalid, if they are."""
+    planned: Fact | None = None
+    """Remember: the fact as ``apply`` would write it now (every field, kept ones included:
+    see :func:`planned_fact`); ``None`` for a forget or invalid arguments."""
 
     @property
     def activation(self) -> str:
@@ -401,6 +490,73 @@ class ProposalPreview:
         if self.activation == "pinned":
             return "not set: a global user/feedback fact loads as pinned guidance (Reasonix's legacy rule)"
         return "not set: recalled when relevant"
+
+
+def planned_fact(request: Any, existing: Fact | None, *, clear_expiry: bool = False, now: Timestamp | None = None) -> Fact:
+    """The fact ``Store.save(request)`` would write over ``existing`` (``None``: a new fact).
+
+    Mirrors the store's inheritance rules (spec §2.8 steps 5-8): on an update an empty
+    scope, activation, volatility, subject key, keyword list, expiry, verification time,
+    ``supersedes`` and extra keys are kept from ``existing``; the type is normalised (not
+    inherited); the body is trimmed. ``id`` is ``""`` for a new fact (the store makes
+    one). A test keeps this equal to what the store writes.
+    """
+    now = now or Timestamp.now()
+    req_name = trim_space(request.name)
+    parsed = parse_reference(req_name) if req_name else None
+    if not req_name:
+        name = existing.name if existing is not None else ""
+    elif existing is not None and not request.id:
+        name = existing.name
+    else:
+        name = parsed.name if parsed is not None else req_name
+    scope = trim_space(request.scope)
+    activation = normalize_activation(request.activation)
+    volatility = normalize_volatility(request.volatility)
+    subject = normalize_subject_key(request.subject_key)
+    expires = request.expires_at
+    verified_at = now if request.verified else request.last_verified_at
+    keywords = request.keywords
+    supersedes = request.supersedes
+    extra = request.extra
+    if existing is not None:
+        fact_id, revision, created_at = existing.id, existing.revision + 1, existing.created_at or now
+        scope = scope or existing.scope
+        activation = activation or existing.activation
+        volatility = volatility or existing.volatility
+        subject = subject or existing.subject_key
+        if expires is None and not clear_expiry:
+            expires = existing.expires_at
+        if verified_at is None:
+            verified_at = existing.last_verified_at
+        if not trim_space(keywords):
+            keywords = existing.keywords
+        if supersedes is None:
+            supersedes = existing.supersedes
+        if extra is None:
+            extra = existing.extra
+    else:
+        fact_id, revision, created_at = FactId(trim_space(request.id)), 1, now
+    if clear_expiry:
+        expires = None
+    if not scope:
+        scope = parsed.scope if parsed is not None and parsed.qualified else "project"
+    scope = normalize_fact_scope(scope)
+    return Fact(
+        id=fact_id, revision=revision, created_at=created_at, updated_at=now, name=slug(name),
+        title=request.title, description=request.description, keywords=keywords, activation=activation,
+        volatility=volatility, subject_key=subject, expires_at=expires, last_verified_at=verified_at,
+        type=normalize_type(request.type), scope=scope, body=trim_space(request.body), file_scope=scope,
+        supersedes=tuple(supersedes or ()), extra=tuple(extra or ()),
+        path=existing.path if existing is not None and existing.scope == scope else "",
+    )
+
+
+def _content_key(title: str, description: str, type_: str, body: str) -> str:
+    """What identifies the content of a remember write (for recognising one that landed)."""
+    canonical = json.dumps([one_line(title), one_line(description), normalize_type(type_), trim_space(body)],
+                           ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # --------------------------------------------------------------------------- replies
@@ -556,6 +712,16 @@ class ApprovalQueue:
     @property
     def auto_dir(self) -> Path:
         return self.root / "auto"
+
+    @property
+    def applying_dir(self) -> Path:
+        """Intents of approves being applied (see :meth:`apply`)."""
+        return self.root / "applying"
+
+    @property
+    def waiting_dir(self) -> Path:
+        """One marker per agent process waiting for a decision (see :meth:`waiter`)."""
+        return self.root / "waiting"
 
     def _checked(self, proposal_id: str) -> str:
         if not valid_proposal_id(proposal_id):
@@ -730,13 +896,13 @@ class ApprovalQueue:
         pinned_rev = _int(proposal.pinned.get("revision"))
         stale = (current.revision if current else 0) != pinned_rev
         fresh = assess_remember(proposal.arguments, st)
+        planned = planned_fact(request.request, current, clear_expiry=request.clear_expiry, now=st.clock())
         holder = None
         if request.request.subject_key:
-            scope = request.request.scope or (current.scope if current else "project")
-            holder = st.subject_holder(request.request.subject_key, scope)
+            holder = st.subject_holder(request.request.subject_key, planned.scope)
             if holder is not None and current is not None and holder.id == current.id:
                 holder = None
-        return ProposalPreview(proposal, current, (), request, fresh, holder, stale)
+        return ProposalPreview(proposal, current, (), request, fresh, holder, stale, planned=planned)
 
     # ------------------------------------------------------------------ applying
 
@@ -757,18 +923,26 @@ class ApprovalQueue:
         edits: Mapping[str, Any] | None = None,
         store: Store | None = None,
         note: str = "",
+        digest: str | None = None,
     ) -> ApprovalResult:
         """Decide a proposal: the only function that changes the store for one.
 
         ``decision`` is ``approve`` (or ``approved``/``y``) or ``deny`` (``denied``/``n``).
+        ``digest`` is the :attr:`Proposal.digest` of the proposal the person was shown
+        (taken from ``proposal`` when a :class:`Proposal` is passed; a bare id binds
+        nothing). An approve is applied only while the file still has that digest, else
+        :class:`ProposalChanged` is raised and nothing is written; a deny always stands.
         ``edits`` (remember only) override arguments before saving; invalid edits raise
         :class:`InvalidInput` and leave the proposal pending. Writes go through ``store``
         (or a store for the proposal's workspace) with actor ``agent-approved`` and the
-        pinned revision. Writes ``results/<id>.json``, appends an ``approval`` audit
-        entry and moves the proposal to ``decided/``.
+        pinned revision, after an intent record that lets a retry after a crash tell the
+        truth. Writes ``results/<id>.json``, appends an ``approval`` audit entry and moves
+        the proposal to ``decided/``.
         """
         verdict = _verdict(decision)
         proposal_id = self._checked(proposal if isinstance(proposal, str) else proposal.id)
+        if digest is None and isinstance(proposal, Proposal):
+            digest = proposal.digest
         with self._lock():
             path = self.proposals_dir / f"{proposal_id}.json"
             data = _read_json(path)
@@ -793,22 +967,192 @@ class ApprovalQueue:
                 self._audit_decision(audit_store, current, result)
                 self._finish(current, result)
                 return result
-            recorded = self._recorded_decision(st, proposal_id)
-            if recorded is not None:
-                # Decided before a crash between the audit line and the file moves: finish it.
-                self._finish(current, recorded)
-                return recorded
-            if verdict == "deny":
-                result = ApprovalResult(proposal_id, current.tool, "denied",
-                                        "The user denied this memory write; nothing was saved.",
-                                        note=note, decided_at=_now())
-            elif current.tool == "remember":
+            with st.mutation():
+                return self._apply_locked(current, verdict, edits, st, note, digest)
+
+    def _apply_locked(
+        self, current: Proposal, verdict: str, edits: Mapping[str, Any] | None, st: Store, note: str, digest: str | None
+    ) -> ApprovalResult:
+        """``apply`` with the queue lock and the store lock held."""
+        intent = _read_json(self._intent_path(current.id))
+        if intent is not None:
+            landed = self._landed(current, intent, st, note)
+            if landed is not None:
+                # The person's earlier approve was written before a crash: that is the truth
+                # whatever is pressed now. Finish it (once) and say so.
+                pressed = "deny" if verdict == "deny" else "approve"
+                landed = replace(landed, notice=(
+                    f"This proposal had already been approved and written before the Context Center stopped "
+                    f"({landed.ref} revision {landed.revision}); it is finished now"
+                    + ("; your deny cannot undo it: forget the fact if you do not want it." if pressed == "deny" else ".")
+                ))
+                if not self._already_audited(st, current.id, landed):
+                    self._audit_decision(st, current, landed)
+                self._finish(current, landed)
+                return landed
+            self._clear_intent(current.id)  # it never reached the store: this key press decides
+        forged = self._unbacked_claim(st, current.id)
+        notice = forged
+        if digest is not None and current.digest != digest:
+            if verdict == "approve":
+                raise ProposalChanged(current)
+            notice = "; ".join(x for x in (notice, "the proposal file changed after it was shown; denied all the same") if x)
+        if verdict == "deny":
+            what = "memory write; nothing was saved" if current.tool == "remember" else "forget; nothing was archived"
+            result = ApprovalResult(current.id, current.tool, "denied", f"The user denied this {what}.",
+                                    note=note, decided_at=_now())
+        else:
+            if current.tool == "remember":
                 result = self._apply_remember(current, st, edits, note)
             else:
                 result = self._apply_forget(current, st, note)
-            self._audit_decision(st, current, result)
-            self._finish(current, result)
-            return result
+        result = replace(result, notice=notice)
+        self._audit_decision(st, current, result)
+        self._finish(current, result)
+        return result
+
+    # ------------------------------------------------------------------ intents (crash safety)
+
+    def _intent_path(self, proposal_id: str) -> Path:
+        return self.applying_dir / f"{proposal_id}.json"
+
+    def _write_intent(self, proposal: Proposal, **fields: Any) -> None:
+        """Record, before touching the store, what this approve is about to write."""
+        ensure_dir(self.applying_dir, 0o700)
+        data = {"version": FORMAT_VERSION, "id": proposal.id, "digest": proposal.digest, "tool": proposal.tool,
+                "started_at": _now(), **fields}
+        _write_json(self._intent_path(proposal.id), data)
+
+    def _clear_intent(self, proposal_id: str) -> None:
+        try:
+            self._intent_path(proposal_id).unlink()
+        except OSError:
+            pass
+
+    def interrupted(self) -> list[Proposal]:
+        """Pending proposals whose approve was interrupted (an intent record is left).
+        Intents of proposals that are no longer pending are removed."""
+        out: list[Proposal] = []
+        try:
+            paths = sorted(self.applying_dir.glob("*.json"))
+        except OSError:
+            return out
+        for path in paths:
+            if not valid_proposal_id(path.stem):
+                continue
+            data = _read_json(self.proposals_dir / path.name)
+            if data is None:
+                self._clear_intent(path.stem)
+                continue
+            try:
+                out.append(Proposal.from_dict(data, str(self.proposals_dir / path.name)))
+            except ValueError:
+                continue
+        return out
+
+    def finish_interrupted(self, store: Store | None = None) -> list[ApprovalResult]:
+        """Finish every approve that reached the store before a crash (see :meth:`apply`);
+        one whose write never landed stays pending for the person. Returns what was finished."""
+        done: list[ApprovalResult] = []
+        for proposal in self.interrupted():
+            with self._lock():
+                intent = _read_json(self._intent_path(proposal.id))
+                data = _read_json(self.proposals_dir / f"{proposal.id}.json")
+                if intent is None or data is None:
+                    continue
+                try:
+                    current = Proposal.from_dict(data, proposal.path)
+                    st = self._store_for(current, store)
+                except (ValueError, ApprovalError):
+                    continue
+                with st.mutation():
+                    landed = self._landed(current, intent, st, "")
+                    if landed is None:
+                        self._clear_intent(current.id)
+                        continue
+                    landed = replace(landed, notice=(
+                        f"An approval interrupted when the Context Center stopped had already been written "
+                        f"({landed.ref} revision {landed.revision}); it is finished now and the agent is told."
+                    ))
+                    if not self._already_audited(st, current.id, landed):
+                        self._audit_decision(st, current, landed)
+                    self._finish(current, landed)
+                    done.append(landed)
+        return done
+
+    def _landed(self, proposal: Proposal, intent: Mapping[str, Any], st: Store, note: str) -> ApprovalResult | None:
+        """The approved result when the write an intent announced is in the store, else ``None``."""
+        if _str(intent.get("digest")) != proposal.digest:
+            return None  # the intent was for other content
+        started = parse_rfc3339(_str(intent.get("started_at")))
+        if proposal.tool == "remember":
+            fact = st.find_by_id(_str(intent.get("target_id"))) if intent.get("target_id") else None
+            if fact is None:
+                name = _str(intent.get("name"))
+                fact = st.find(name) if name else None
+            expected = _int(intent.get("expected"))
+            if fact is None or fact.revision <= expected:
+                return None
+            written = fact
+            if fact.revision > expected + 1:  # written, then changed again by someone: look in its history
+                try:
+                    written = next((r for r in st.revisions(fact.id) if r.revision == expected + 1), None)
+                except StoreError:
+                    written = None
+                if written is None:
+                    return None
+            if _content_key(written.title, written.description, written.type, written.body) != _str(intent.get("content")):
+                return None
+            if started is not None and written.updated_at is not None and written.updated_at.ns < started.ns - 5 * 10**9:
+                return None  # written before this intent: someone else's write
+            fact = replace(fact, revision=written.revision) if written is not fact else fact
+            return ApprovalResult(
+                proposal.id, "remember", "approved", remember_reply(fact), fact_id=fact.id, ref=fact.ref,
+                revision=fact.revision, edited=intent.get("edited") is True, note=note, decided_at=_now(),
+                paths=(fact.path,),
+            )
+        targets = _targets(proposal)
+        if not targets:
+            return None
+        still = [t for t in targets if st.find_by_id(_str(t.get("id"))) is not None]
+        archived_ids = {a.fact.id for a in st.list_archived()}
+        if len(still) == len(targets) or not all(
+            _str(t.get("id")) in archived_ids for t in targets if t not in still
+        ):
+            return None  # nothing archived yet (or not by this forget)
+        paths: list[str] = []
+        for t in still:  # a forget of several facts stopped half-way: finish it
+            fact = st.find_by_id(_str(t.get("id")))
+            if fact is None or fact.revision != _int(t.get("revision")):
+                return None
+            res = st.archive(fact.id, actor="agent-approved")
+            paths.extend(p for p in (fact.path, *res.paths) if p)
+        first = targets[0]
+        ref = str(proposal.arguments.get("ref", ""))
+        return ApprovalResult(
+            proposal.id, "forget", "approved",
+            f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions).',
+            fact_id=_str(first.get("id")), ref=_str(first.get("ref")), revision=_int(first.get("revision")),
+            note=note, decided_at=_now(), paths=tuple(paths),
+        )
+
+    def _already_audited(self, store: Store, proposal_id: str, result: ApprovalResult) -> bool:
+        entry = _approval_entry(store, proposal_id)
+        return (entry is not None and entry.actor == "context-center" and _str(entry.detail.get("state")) == result.state
+                and entry.id == result.fact_id and (entry.rev_after or 0) == result.revision)
+
+    def _unbacked_claim(self, store: Store, proposal_id: str) -> str:
+        """An ``approval`` audit line for a still-pending proposal that no intent of ours
+        backs: the deciding side did not write it (it is ignored; the person is told)."""
+        entry = _approval_entry(store, proposal_id)
+        if entry is None:
+            return ""
+        state = _str(entry.detail.get("state")) or "decided"
+        return (
+            f"the audit log held a line saying this proposal was already {state} ({entry.at or 'no time'}, "
+            f"actor {entry.actor or '?'}); the Context Center did not write it and nothing in the store backs it, "
+            "so it was ignored as forged"
+        )
 
     def _audit_decision(self, store: Store, proposal: Proposal, result: ApprovalResult) -> None:
         store.audit.record(
@@ -817,7 +1161,7 @@ class ApprovalQueue:
             reason="" if result.state == "approved" else result.message,
             workspace=proposal.workspace,
             detail={"proposal": proposal.id, "tool": proposal.tool, "state": result.state,
-                    "edited": result.edited, "requester": proposal.requester.to_dict()},
+                    "edited": result.edited, "digest": proposal.digest, "requester": proposal.requester.to_dict()},
         )
 
     def _finish(self, proposal: Proposal, result: ApprovalResult) -> None:
@@ -831,17 +1175,11 @@ class ApprovalQueue:
         kept["arguments"] = {k: redact(v) if isinstance(v, str) else v for k, v in proposal.arguments.items()}
         _write_json(self.decided_dir / f"{proposal.id}.json", kept)
         safeio.remove(src)
-
-    def _recorded_decision(self, store: Store, proposal_id: str) -> ApprovalResult | None:
-        entry = _approval_entry(store, proposal_id)
-        if entry is None:
-            return None
-        d = entry.detail
-        return ApprovalResult(
-            proposal_id, _str(d.get("tool")), _str(d.get("state")) or "error",
-            "already decided", fact_id=entry.id, ref=entry.ref, revision=entry.rev_after or 0,
-            edited=d.get("edited") is True, decided_at=entry.at,
-        )
+        self._clear_intent(proposal.id)
+        try:
+            safeio.remove(self.waiting_dir / f"{proposal.id}.json")
+        except OSError:
+            pass
 
     def _apply_remember(
         self, proposal: Proposal, store: Store, edits: Mapping[str, Any] | None, note: str
@@ -862,9 +1200,16 @@ class ApprovalQueue:
         expected = validated.expected_revision
         if expected is None:
             expected = _int(proposal.pinned.get("revision"))
+        req = validated.request
+        target = _remember_target(args, store)
+        self._write_intent(
+            proposal, expected=expected, target_id=str(target.id) if target is not None else "",
+            name=req.id or req.name, edited=edited,
+            content=_content_key(req.title, req.description, req.type, req.body),
+        )
         try:
             saved = store.save(
-                validated.request,
+                req,
                 expected_revision=expected,
                 clear_expiry=validated.clear_expiry,
                 actor="agent-approved",
@@ -876,9 +1221,11 @@ class ApprovalQueue:
                 message = f"{message} (a memory with this name was created after the proposal; nothing was overwritten)"
             return ApprovalResult(proposal.id, "remember", state, message, edited=edited, note=note, decided_at=_now())
         fact = saved.fact
+        paths = tuple(p for p in dict.fromkeys(
+            (fact.path, saved.previous.path if saved.previous is not None else "", *saved.archived)) if p)
         return ApprovalResult(
             proposal.id, "remember", "approved", remember_reply(fact), fact_id=fact.id, ref=fact.ref,
-            revision=fact.revision, edited=edited, note=note, decided_at=_now(),
+            revision=fact.revision, edited=edited, note=note, decided_at=_now(), paths=paths,
         )
 
     def _apply_forget(self, proposal: Proposal, store: Store, note: str) -> ApprovalResult:
@@ -900,17 +1247,21 @@ class ApprovalQueue:
                     f'(memory "{now.ref}" changed after the proposal; nothing was archived)',
                     note=note, decided_at=_now())
             facts.append(now)
+        self._write_intent(proposal)
         archived_any = False
+        paths: list[str] = []
         try:
             for fact in facts:
                 res = store.archive(fact.id, actor="agent-approved")
                 archived_any = archived_any or bool(res.paths)
+                paths.extend(p for p in (fact.path, *res.paths) if p)
         except (StoreError, OSError) as exc:
-            return ApprovalResult(proposal.id, "forget", "error", str(exc), note=note, decided_at=_now())
+            return ApprovalResult(proposal.id, "forget", "error", str(exc), note=note, decided_at=_now(),
+                                  paths=tuple(paths))
         first = facts[0]
         return ApprovalResult(
             proposal.id, "forget", "approved", forget_reply(ref, first, archived_any),
-            fact_id=first.id, ref=first.ref, revision=first.revision, note=note, decided_at=_now(),
+            fact_id=first.id, ref=first.ref, revision=first.revision, note=note, decided_at=_now(), paths=tuple(paths),
         )
 
     # ------------------------------------------------------------------ waiting (agent side)
@@ -957,22 +1308,74 @@ class ApprovalQueue:
         deadline = time.monotonic() + max(timeout, 0.0)
         note = ""
         rejected: tuple[str, float] | None = None
-        while True:
-            result = self.read_result(proposal_id)
-            if result is not None:
-                stamp = json.dumps(result.to_dict(), sort_keys=True)
-                if rejected is None or rejected[0] != stamp or time.monotonic() - rejected[1] >= 1.0:
-                    ok, why = self.verify(result, store)
-                    if ok:
-                        return WaitOutcome(result.state, result, note)
-                    rejected = (stamp, time.monotonic())
-                    note = f"ignored a result file that could not be verified ({why})"
-            elif self.get(proposal_id) is None:
-                return WaitOutcome("missing", None, "the proposal file is gone and no decision was recorded")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return WaitOutcome("pending", None, note)
-            time.sleep(min(self.poll_interval, remaining))
+        marker = self._mark_waiting(proposal_id, timeout)
+        outcome: WaitOutcome | None = None
+        try:
+            while True:
+                result = self.read_result(proposal_id)
+                if result is not None:
+                    stamp = json.dumps(result.to_dict(), sort_keys=True)
+                    if rejected is None or rejected[0] != stamp or time.monotonic() - rejected[1] >= 1.0:
+                        ok, why = self.verify(result, store)
+                        if ok:
+                            outcome = WaitOutcome(result.state, result, note)
+                            return outcome
+                        rejected = (stamp, time.monotonic())
+                        note = f"ignored a result file that could not be verified ({why})"
+                elif self.get(proposal_id) is None:
+                    outcome = WaitOutcome("missing", None, "the proposal file is gone and no decision was recorded")
+                    return outcome
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    outcome = WaitOutcome("pending", None, note)
+                    return outcome
+                time.sleep(min(self.poll_interval, remaining))
+        finally:
+            self._unmark_waiting(marker, timed_out=outcome is not None and outcome.state == "pending")
+
+    def _mark_waiting(self, proposal_id: str, timeout: float) -> Path | None:
+        """Tell the Context Center this process waits for ``proposal_id`` until the deadline."""
+        if timeout <= 0 or not self.is_pending(proposal_id):
+            return None
+        now = Timestamp.now()
+        path = self.waiting_dir / f"{proposal_id}.json"
+        data = {"version": FORMAT_VERSION, "id": proposal_id, "state": "waiting", "pid": os.getpid(),
+                "host": socket.gethostname(), "since": now.rfc3339(),
+                "until": Timestamp(now.ns + int(timeout * 1e9)).rfc3339()}
+        try:
+            ensure_dir(self.waiting_dir, 0o700)
+            _write_json(path, data)
+        except OSError:
+            return None
+        return path
+
+    def _unmark_waiting(self, path: Path | None, *, timed_out: bool) -> None:
+        """A timeout leaves a ``timed-out`` record (the proposal stays queued); any other
+        end of the wait removes the marker."""
+        if path is None:
+            return
+        try:
+            if timed_out and self.is_pending(path.stem):
+                data = _read_json(path) or {}
+                data.update(state="timed-out", until=_now())
+                _write_json(path, data)
+            else:
+                path.unlink()
+        except OSError:
+            pass
+
+    def waiter(self, proposal_id: str) -> WaitInfo:
+        """Whether the proposing agent is still waiting for ``proposal_id``."""
+        data = _read_json(self.waiting_dir / f"{self._checked(proposal_id)}.json")
+        if data is None:
+            return WaitInfo("none")
+        state = _str(data.get("state"))
+        pid = _int(data.get("pid"))
+        info = WaitInfo(state if state in ("waiting", "timed-out") else "none", pid,
+                        parse_rfc3339(_str(data.get("since"))), parse_rfc3339(_str(data.get("until"))))
+        if info.state == "waiting" and _str(data.get("host")) == socket.gethostname() and not _pid_alive(pid):
+            return replace(info, state="exited")
+        return info
 
     # ------------------------------------------------------------------ auto writes (undo)
 
