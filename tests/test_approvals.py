@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -436,3 +437,80 @@ def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: 
     # The record stays (seen); the fact is gone, which the caller checks before offering undo.
     assert queue.latest_auto_write() == latest
     assert store.find_by_id(recs[1].fact_id) is None
+
+
+# --- what the dialog is shown: the planned fact, the agent's wait ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"name": "rota", "description": "Rota v2", "body": "Lee.  \n"},
+        {"name": "rota", "description": "Rota", "type": "user", "body": "Lee.", "keywords": "oncall pager",
+         "activation": "pinned", "volatility": "volatile", "subject_key": "Team.Rota"},
+        {"name": "rota", "description": "Rota", "body": "Lee.", "expires_at": "never"},
+        {"name": "rota", "description": "Rota", "body": "Lee.", "expires_at": "2031-02-03", "verified": True},
+        {"name": "brand-new", "title": "New", "description": "n", "scope": "global", "body": "b"},
+    ],
+)
+def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, Any]) -> None:
+    from reasonix_tui.core.approvals import planned_fact
+    from reasonix_tui.core.gotime import Timestamp
+    from reasonix_tui.core.policy import remember_request
+    from reasonix_tui.core.store.fileformat import render_fact
+
+    now = Timestamp(1_800_000_000 * 10**9)
+    st = Store(layout, clock=lambda: now)
+    st.save(SaveRequest(name="rota", description="Rota", body="Kim.", type="project", scope="project",
+                        keywords="rota schedule", subject_key="team.rota", volatility="stable",
+                        expires_at=Timestamp(1_900_000_000 * 10**9)))
+    validated = remember_request(args)
+    existing = st.find(validated.request.name)
+    planned = planned_fact(validated.request, existing, clear_expiry=validated.clear_expiry, now=now)
+    written = st.save(validated.request, clear_expiry=validated.clear_expiry).fact
+    if existing is None:
+        planned = dataclasses.replace(planned, id=written.id)  # the store makes a new id
+    assert render_fact(planned) == render_fact(written)
+
+
+def test_a_waiting_agent_leaves_a_marker_the_context_center_reads(queue: ApprovalQueue, store: Store) -> None:
+    import threading
+
+    p = propose_remember(queue, store, GLOBAL_ARGS)
+    assert queue.waiter(p.id).state == "none"
+    seen: list[Any] = []
+
+    def look() -> None:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not seen:
+            info = queue.waiter(p.id)
+            if info.state == "waiting":
+                seen.append(info)
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=look)
+    watcher.start()
+    assert queue.wait_for_result(p.id, 0.6, store).state == "pending"
+    watcher.join()
+    [info] = seen
+    assert info.pid == os.getpid() and info.since is not None and info.until is not None
+    assert 0.5e9 <= info.until.ns - info.since.ns <= 0.7e9
+    after = queue.waiter(p.id)
+    assert after.state == "timed-out"  # it stopped waiting; the proposal stays queued
+    assert queue.is_pending(p.id)
+    queue.apply(p, "deny", store=store)
+    assert queue.waiter(p.id).state == "none"  # a decision clears it
+
+
+def test_a_waiter_whose_process_is_gone_has_exited(queue: ApprovalQueue, store: Store, layout: Layout) -> None:
+    import socket
+
+    p = propose_remember(queue, store, GLOBAL_ARGS)
+    queue.waiting_dir.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (queue.waiting_dir / f"{p.id}.json").write_text(json.dumps({
+        "state": "waiting", "pid": dead.pid, "host": socket.gethostname(),
+        "since": "2026-01-01T00:00:00Z", "until": "2999-01-01T00:00:00Z",
+    }))
+    assert queue.waiter(p.id).state == "exited"

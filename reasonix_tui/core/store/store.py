@@ -387,6 +387,17 @@ def fact_file_problem(fact: Fact) -> str:
     return ""
 
 
+def _refuse_unreadable(fact: Fact, op: str) -> None:
+    """Side actions (pin, unpin, verify) re-render a fact's file: refuse on one that did
+    not parse, so its bytes stay as they are (a re-render would drop what failed to parse)."""
+    problem = fact_file_problem(fact)
+    if problem:
+        raise StoreError(
+            f"cannot {op} {fact.path or fact.name}: its {problem}; the file was left as it is. "
+            "Fix it in an editor first (in the Context Center: E on its row)"
+        )
+
+
 # --------------------------------------------------------------------------- store
 
 
@@ -1017,6 +1028,7 @@ class Store:
         op = "pin" if target == "pinned" else "unpin"
         with self.mutation(), self._audited(op, actor, ref=ref):
             fact = self.get(ref)
+            _refuse_unreadable(fact, op)
             if fact.resolved_activation == target:
                 return ActivationResult(fact, False, f"{fact.name} is already {target}")
             result = self.save(
@@ -1036,6 +1048,7 @@ class Store:
         """Stamp ``last_verified_at = now`` (``/memory verify``)."""
         with self.mutation(), self._audited("verify", actor, ref=ref):
             fact = self.get(ref)
+            _refuse_unreadable(fact, "verify")
             result = self.save(
                 SaveRequest.from_fact(fact, last_verified_at=None, verified=True),
                 expected_revision=fact.revision,
