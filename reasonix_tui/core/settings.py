@@ -24,6 +24,12 @@ Example ``settings.toml``::
     [suggestions]
     window_days = 30             # history looked at: days back from the newest session (0: all)
     limit = 12                   # memory candidates shown at once (dismissing one brings the next)
+    [display]
+    time_zone = "local"          # or "utc": how the Context Center shows times
+
+    [keymap]                     # Context Center keys by binding id (F1 lists them)
+    approval-approve = "Y"
+    facts-forget = "x,delete"
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Settings", "load_settings", "RECALL_MODES"]
+__all__ = ["Settings", "load_settings", "RECALL_MODES", "TIME_ZONES"]
 
 RECALL_MODES = ("enhanced", "reasonix-exact")
+TIME_ZONES = ("local", "utc")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,10 @@ class Settings:
     """Caller is a sub-agent or headless run: writes that need approval fail at once."""
     no_memory: bool = False
     """``REASONIX_EXPERIMENT_NO_MEMORY=1``: hide facts, pinned guidance and recall."""
+    time_zone: str = "local"
+    """How the Context Center shows times to people: ``local`` or ``utc``."""
+    keymap: tuple[tuple[str, str], ...] = ()
+    """``[keymap]``: Context Center binding id → keys (``"y"``, ``"ctrl+a,Y"``)."""
     source: str = "defaults"
     """Where the settings came from (for diagnostics)."""
     problems: tuple[str, ...] = ()
@@ -202,6 +213,24 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
                     s = replace(s, **{attr: value})
                 else:
                     _bad(problems, own_path, f"suggestions.{key}", sugg[key], f"a whole number ≥ {minimum}")
+        display = own.get("display", {}) if isinstance(own.get("display"), dict) else {}
+        if "time_zone" in display:
+            zone = str(display["time_zone"]).strip().lower()
+            if zone in TIME_ZONES:
+                s = replace(s, time_zone=zone)
+            else:
+                _bad(problems, own_path, "display.time_zone", display["time_zone"], '"local" or "utc"')
+        keymap = own.get("keymap", {})
+        if isinstance(keymap, dict):
+            pairs: list[tuple[str, str]] = []
+            for binding_id, keys in keymap.items():
+                if isinstance(keys, str) and keys.strip():
+                    pairs.append((str(binding_id), ",".join(k.strip() for k in keys.split(",") if k.strip())))
+                else:
+                    _bad(problems, own_path, f"keymap.{binding_id}", keys, 'a key string such as "ctrl+a" or "y,Y"')
+            s = replace(s, keymap=tuple(pairs))
+        elif "keymap" in own:
+            _bad(problems, own_path, "keymap", keymap, "a table of binding id = keys")
         sources.append("settings.toml")
 
     if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():

@@ -11,7 +11,10 @@ expiry and derived name follow ``store.requests`` (``parse_expires_at``,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..core.approvals import ApprovalQueue, ApprovalResult, AutoWrite, Proposal, ProposalChanged
+from ..core.paths import Layout
 from ..core.store.model import Fact, InvalidInput
 from ..core.store.requests import parse_expires_at, remember_request_name
 from ..core.store.store import SaveRequest, SaveResult, Store
@@ -27,6 +30,12 @@ __all__ = [
     "save_form",
     "restore",
     "recover",
+    "decide",
+    "finish_interrupted",
+    "undo_auto_write",
+    "accept_suggestion",
+    "dismiss_suggestion",
+    "quick_add",
 ]
 
 
@@ -42,6 +51,16 @@ class Outcome:
     """Warnings from the store (superseded value...)."""
     paths: tuple[str, ...] = ()
     """Files the write touched (the app re-reads only these; empty: re-read everything)."""
+    refresh: tuple[str, ...] = ()
+    """Sidecars to read again afterwards (``suggestions``, ``instructions``, ``approvals``)."""
+    approval: ApprovalResult | None = None
+    """The result of an approval decision."""
+    changed: Proposal | None = None
+    """An approve the core refused because the proposal changed since it was shown."""
+    proposal_id: str = ""
+    """The proposal an approval job was about."""
+    ok: bool = True
+    """False when the write was refused (``text`` says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,3 +244,78 @@ def recover(store: Store, path: str) -> Outcome:
     return Outcome(
         f"Recovered {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), (*_save_paths(result), path)
     )
+
+
+# ----------------------------------------------------------------- approvals
+
+
+def decide(
+    store: Store, queue: ApprovalQueue, proposal_id: str, action: str, digest: str, edits: dict[str, Any] | None = None
+) -> Outcome:
+    """Apply the person's decision on a proposal, bound to the ``digest`` they were shown
+    (``ApprovalQueue.apply``); a proposal that changed since comes back in
+    :attr:`Outcome.changed` with nothing written."""
+    from ..core.store.model import StoreError
+
+    try:
+        result = queue.apply(proposal_id, action, edits=edits, store=store, digest=digest)
+    except ProposalChanged as exc:
+        return Outcome(str(exc), changed=exc.proposal, proposal_id=proposal_id, refresh=("approvals",))
+    except (StoreError, OSError) as exc:  # invalid edits, already decided...: it stays as it is
+        return Outcome(str(exc), proposal_id=proposal_id, refresh=("approvals",), ok=False)
+    fact_id = result.fact_id if result.state == "approved" and result.tool == "remember" else None
+    return Outcome(result.message, fact_id, (), result.paths, ("approvals",), result, None, proposal_id)
+
+
+def finish_interrupted(store: Store, queue: ApprovalQueue) -> Outcome:
+    """Finish approvals a crash interrupted after their write landed (``""`` text: none)."""
+    done = queue.finish_interrupted(store)
+    if not done:
+        return Outcome("", refresh=("approvals",))
+    text = " ".join(r.notice for r in done)
+    paths = tuple(p for r in done for p in r.paths)
+    return Outcome(text, done[-1].fact_id or None, (), paths, ("approvals",))
+
+
+def undo_auto_write(store: Store, queue: ApprovalQueue, record: AutoWrite) -> Outcome:
+    """Undo the agent's unasked write while the fact is still at the written revision."""
+    res = queue.undo_auto_write(record, store=store)
+    if record.is_update:
+        text = f"Undone: {record.ref} has revision {record.previous_revision}'s content again (as revision {res.fact.revision})."
+        return Outcome(text, str(res.fact.id), (), _save_paths(res), ("approvals",))
+    paths = tuple(p for p in (*(res.paths or ()), res.path, res.fact.path if res.fact is not None else "") if p)
+    return Outcome(f"Undone: {record.ref} moved to the archive.", None, (), paths, ("approvals",))
+
+
+# ----------------------------------------------------------------- suggestions and notes
+
+
+def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) -> Outcome:
+    """Accept a suggestion with the person's edits (their own write)."""
+    from ..core.suggestions import SuggestionEdits, accept_suggestion as accept
+
+    edits = SuggestionEdits(
+        name=values.name, title=values.title, description=values.description,
+        type=values.type, scope=values.scope, body=values.body,
+    )
+    result = accept(store.layout, suggestion_id, edits, store=store, actor="context-center")
+    fact = result.fact
+    if fact is not None:
+        return Outcome(f"Accepted: saved {fact.ref} (revision {fact.revision}).", str(fact.id), (),
+                       tuple(p for p in (fact.path,) if p), ("suggestions",))
+    return Outcome(f"Accepted: wrote {result.path}.", None, (), (), ("suggestions",))
+
+
+def dismiss_suggestion(store: Store, suggestion_id: str) -> Outcome:
+    """Dismiss a suggestion for good."""
+    from ..core.suggestions import dismiss_suggestion as dismiss
+
+    dismiss(store.layout, suggestion_id, store)
+    return Outcome("Dismissed: it will not be suggested again.", refresh=("suggestions",))
+
+
+def quick_add(layout: Layout, scope: str, note: str) -> Outcome:
+    """Append a note to the standing instructions of ``scope``."""
+    from .backend import quick_add as add
+
+    return Outcome(add(layout, scope, note), refresh=("instructions",))

@@ -1,10 +1,19 @@
-"""``ContextCenterApp``: the owner of the snapshot, the watcher, the reload and write workers.
+"""``ContextCenterApp``: the owner of the snapshot, the watcher, the reload worker, the one
+write worker and the approval flow.
 
 Data flow (house style §3.3): the app holds one immutable :class:`CenterSnapshot` and a
-``store_changed`` :class:`~textual.signal.Signal`; panes draw from ``app.snapshot`` on mount
-and subscribe. Panes post ``…Requested`` intents; the app runs every write in a thread
-worker through the store API (actor ``context-center``) and then reloads, so a write and
-an outside change reach the screen by the same path (``StoreReloaded``).
+``store_changed`` :class:`~textual.signal.Signal`; panes draw from the snapshot on mount
+and subscribe. Panes post ``…Requested`` intents; every store change (the person's edits,
+approval decisions, suggestion accept/dismiss, undo of an auto-write, a quick-add note)
+becomes one job of a single write worker, which runs the jobs one at a time through one
+warm store and posts :class:`WriteFinished` for each; the app then reloads the files the
+write touched. A write and an outside change reach the screen by the same path
+(``StoreReloaded``).
+
+Approvals: the app reads the queue in a worker, computes a proposal's dialog view in a
+worker before it pushes the dialog, and applies a decision through the write worker,
+bound to the digest of the content the person saw. :class:`~.approval_flow.ApprovalFlow`
+only holds the state.
 """
 
 from __future__ import annotations
@@ -15,10 +24,10 @@ import shlex
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from collections import deque
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -26,31 +35,50 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
+from ..core.approvals import ApprovalQueue, PresenceMarker, Proposal
 from ..core.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
 from ..core.store.model import StoreError
-from ..core.store.store import Store
+from ..core.store.store import Store, fact_file_problem
 from . import actions
+from .approval_flow import ApprovalFlow, announcement, form_edits, form_values
 from .commands import FactsProvider
 from .messages import (
-    CopyRefRequested,
-    EditRequested,
+    AgentWaitRead,
+    ApprovalDecided,
+    ApprovalsRead,
     BulkRequested,
+    CopyRefRequested,
+    EditFileRequested,
+    EditRequested,
     ForgetRequested,
     NewFactRequested,
     PinRequested,
+    ProposalViewReady,
     QuickAddRequested,
     RecoverRequested,
     RestoreRequested,
+    ReviewApprovalsRequested,
     SidecarsReloaded,
     StoreLoadFailed,
     StoreReloaded,
+    StoreUpdate,
+    SuggestionAcceptRequested,
+    SuggestionDismissRequested,
+    UndoAutoWriteRequested,
     VerifyRequested,
     WriteFinished,
 )
+from .proposals import Decision, ProposalView, proposal_view
+from .screens.approval import ApprovalScreen
+from .screens.dialogs import ConfirmScreen, QuickAddScreen
+from .screens.fact_form import FactFormScreen
+from .screens.help import HelpScreen, binding_ids
+from .screens.main import PANES, MainScreen
 from .state import (
     CenterSnapshot,
     Changes,
@@ -62,9 +90,6 @@ from .state import (
     save_row_cache,
     update_snapshot,
 )
-
-if TYPE_CHECKING:
-    from .approval_queue import ApprovalFlow
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 
@@ -91,26 +116,17 @@ THEME = Theme(
 )
 """The Context Center's theme (the built-in themes stay selectable)."""
 
-PANES: tuple[tuple[str, str], ...] = (
-    ("facts", "Facts"),
-    ("revisions", "Revisions"),
-    ("archive", "Archive"),
-    ("instructions", "Instructions"),
-    ("recall", "Recall"),
-    ("suggestions", "Suggestions"),
-    ("activity", "Activity"),
-)
-"""Pane ids and titles, in key order (1-7)."""
+HEARTBEAT_SECONDS = 5.0
+"""How often the presence marker is refreshed."""
 
+TICK_SECONDS = 30.0
+"""How often relative ages ("3m ago") are redrawn."""
 
-@dataclass(frozen=True)
-class StoreUpdate:
-    """What ``store_changed`` carries."""
+WriteJob = Callable[[Store], actions.Outcome]
+"""One store change, run by the write worker."""
 
-    snapshot: CenterSnapshot
-    """The new snapshot."""
-    changes: Changes
-    """What changed since the previous one."""
+_STORE_WRITES = frozenset({"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo"})
+"""Jobs that change fact files (reloaded after, wholly when they name no paths)."""
 
 
 def _real_clock() -> Timestamp:
@@ -126,6 +142,8 @@ class ContextCenterApp(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app-help", tooltip="Keys of every pane"),
+        Binding("question_mark", "help", "Help", id="app-help-question", key_display="?", show=False),
+        Binding("q", "quit_main", "Quit", id="app-quit", show=False, tooltip="Quit (when no text box has focus)"),
         Binding("ctrl+r", "reload", "Reload", id="app-reload", tooltip="Read the store again"),
         Binding("A", "review_approvals", "Approvals", id="app-approvals", tooltip="Open the pending agent proposals again"),
         Binding("ctrl+z", "undo_agent_write", "Undo agent write", id="app-undo-auto", tooltip="Archive the fact the agent just wrote"),
@@ -161,19 +179,31 @@ class ContextCenterApp(App[None]):
         """Rows are on screen (maybe from a partial snapshot of a big first load)."""
         self.complete = False
         """The first load has finished (``snapshot.reading`` is ``(0, 0)`` since)."""
-        """True once the first snapshot arrived."""
         self.stale = False
         """The last reload failed: the screen shows the last good snapshot."""
         self.store_changed: Signal[StoreUpdate] = Signal(self, "store-changed")
         """Published after every reload that changed something."""
         self.sidecars_changed: Signal[SidecarsReloaded] = Signal(self, "sidecars-changed")
-        """Published when approvals, recall traces, the audit log or instructions change."""
+        """Published when approvals, recall traces, the audit log, instructions or suggestions change."""
+        self.clock_ticked: Signal[None] = Signal(self, "clock-ticked")
+        """Published every :data:`TICK_SECONDS` so relative ages move on screen."""
+        self.approvals = ApprovalFlow()
+        """The approval flow's state."""
+        self.queue = ApprovalQueue(layout)
+        """The approval queue of the state root."""
+        self.keymap: dict[str, str] = dict(self.settings.keymap)
+        """``[keymap]``: binding id → keys."""
         self._reload_lock = threading.Lock()
         self._reload_paths: set[str] = set()
         self._reload_full = False
         self._reload_running = False
-        self.approvals: ApprovalFlow | None = None
-        """The approval flow (see :mod:`.approval_queue`; set when the app is mounted)."""
+        self._reload_base: CenterSnapshot | None = None
+        self._select_after_reload: str | None = None
+        self._writes: deque[tuple[str, WriteJob]] = deque()
+        self._writes_lock = threading.Lock()
+        self._writes_running = False
+        self._write_store: Store | None = None
+        self._marker: PresenceMarker | None = None
         self.register_theme(THEME)
         self.theme = "reasonix-tui"
 
@@ -181,23 +211,23 @@ class ContextCenterApp(App[None]):
 
     def get_default_screen(self) -> Screen[Any]:
         """The main screen with the seven panes."""
-        from .screens.main import MainScreen
-
         return MainScreen()
 
     def on_mount(self) -> None:
-        """First load, the approval queue, and the watcher."""
-        from .approval_queue import ApprovalFlow
-
-        self.approvals = ApprovalFlow(self)
-        self.approvals.start()
+        """Keymap, presence marker, first load, the approval queue and the watcher."""
+        self._apply_keymap()
+        self._start_presence()
         self.reload_store()
         self._warm_language()
+        self.refresh_approvals()
+        # An approve that a crash interrupted after its write landed is finished first.
+        self.run_write("approval", lambda store: actions.finish_interrupted(store, self.queue))
         if self.watch_enabled:
             self.watch_files()
             # Ages ("3m", "stale") move with the clock: recompute rows now and then
             # (files are only stat'ed; unchanged ones are not parsed again).
             self.set_interval(300, self.reload_store, name="age-refresh")
+        self.set_interval(TICK_SECONDS, self._tick, name="clock-tick")
 
     @work(thread=True, group="lang-warm", exit_on_error=False, description="load language resources")
     def _warm_language(self) -> None:
@@ -220,20 +250,43 @@ class ContextCenterApp(App[None]):
 
     def on_unmount(self) -> None:
         """Remove the presence marker."""
-        if self.approvals is not None:
-            self.approvals.stop()
+        if self._marker is not None:
+            self._marker.stop()
+            self._marker = None
+
+    def _tick(self) -> None:
+        self.clock_ticked.publish(None)
 
     def make_store(self) -> Store:
-        """A store for writes by the person in the Context Center."""
+        """A store for reads by panes and the person's actions (actor ``context-center``)."""
         return Store(self.layout, settings=self.settings, actor="context-center")
+
+    # ----------------------------------------------------------------- keymap
+
+    def _apply_keymap(self) -> None:
+        if not self.keymap:
+            return
+        known = binding_ids(type(self))
+        unknown = sorted(set(self.keymap) - set(known))
+        self.set_keymap({k: v for k, v in self.keymap.items() if k in known})
+        if unknown:
+            self.notify(
+                f"[keymap] in settings.toml names unknown binding ids: {', '.join(unknown)} (F1 lists the ids).",
+                severity="warning", timeout=12,
+            )
+
+    def effective_keys(self, binding_id: str, default: str) -> str:
+        """The keys a binding has now (the ``[keymap]`` setting applied)."""
+        return self.keymap.get(binding_id) or default
 
     # ----------------------------------------------------------------- reload
 
     def reload_store(self, paths: Iterable[str] | None = None) -> None:
-        """Read the store again: only ``paths`` when given (watcher), else everything.
+        """Read the store again: only ``paths`` when given (watcher, writes), else everything.
 
-        Requests are queued and drained by one thread worker at a time, so incremental
-        updates always build on the newest snapshot and none is lost.
+        Requests are queued and drained by one thread worker at a time. Each result builds
+        on the newest snapshot *read* (not the newest shown: the screen may not have taken
+        the last one yet), so no change is lost between two batches.
         """
         with self._reload_lock:
             if paths is None or not self.loaded:
@@ -249,17 +302,18 @@ class ContextCenterApp(App[None]):
         """For a first load: post each partial snapshot, diffed against the one before
         (``shown[0]``: the last one posted)."""
 
-        def post(partial: CenterSnapshot) -> None:
+        def post(partial_snapshot: CenterSnapshot) -> None:
             previous = shown[0]
-            self.post_message(StoreReloaded(partial, previous, diff_snapshots(previous, partial)))
-            shown[0] = partial
+            self.post_message(StoreReloaded(partial_snapshot, previous, diff_snapshots(previous, partial_snapshot)))
+            shown[0] = partial_snapshot
 
         return post
 
     @work(thread=True, group="store-reload", exit_on_error=False, description="read the store")
     def _reload_worker(self) -> None:
         """Drain queued reload requests; post :class:`StoreReloaded` for each result (thread worker)."""
-        base: CenterSnapshot | None = self.snapshot if self.loaded else None
+        with self._reload_lock:
+            base = self._reload_base
         try:
             while True:
                 with self._reload_lock:
@@ -275,6 +329,8 @@ class ContextCenterApp(App[None]):
                 if snapshot is None:
                     progress = self._partial_poster(shown) if base is None else None
                     snapshot = load_snapshot(self.layout, self.settings, self.clock(), base, progress=progress)
+                with self._reload_lock:
+                    self._reload_base = snapshot  # the next batch builds on this one
                 # Against what the screen has (the last partial of a first load), so the
                 # screen applies a diff instead of working one out itself.
                 changes = diff_snapshots(shown[0], snapshot)
@@ -310,17 +366,20 @@ class ContextCenterApp(App[None]):
         if self.stale:
             self.stale = False
             self._set_stale(False)
-        if self.approvals is not None and self.approvals.last_auto is not None:
+        if self.approvals.last_auto is not None:
             self.refresh_bindings()  # ctrl+z follows whether the auto-written fact changed
-        if changes.empty and not first and not first_rows:
+        select = None
+        if self._select_after_reload is not None and self._select_after_reload in message.snapshot.rows:
+            select, self._select_after_reload = self._select_after_reload, None
+        if changes.empty and not first and not first_rows and select is None:
             if not complete:
                 self.store_changed.publish(StoreUpdate(message.snapshot, changes))  # progress line
             return
-        if self.approvals is not None and not first:
-            self.approvals.store_changed()
-        self.store_changed.publish(StoreUpdate(message.snapshot, changes))
-        if first and self.approvals is not None:
-            self.approvals.show_next()
+        if not first:
+            self._refresh_open_dialog()
+        self.store_changed.publish(StoreUpdate(message.snapshot, changes, select))
+        if first:
+            self._show_next()  # proposals left from before the start
 
     @on(StoreLoadFailed)
     def _store_load_failed(self, message: StoreLoadFailed) -> None:
@@ -329,8 +388,6 @@ class ContextCenterApp(App[None]):
         self.notify(f"Could not read the store: {message.error}. Showing the last good state.", severity="error")
 
     def _set_stale(self, stale: bool) -> None:
-        from .screens.main import MainScreen
-
         for screen in self.screen_stack:
             for node in screen.query("#status-bar"):
                 node.set_class(stale, "-stale")
@@ -347,9 +404,6 @@ class ContextCenterApp(App[None]):
             self.post_message(StoreLoadFailed(f"{type(error).__name__}: {error}"))
         elif worker.group == "store-watcher":
             self.notify(f"Stopped watching for changes: {error}. Press ctrl+r to reload.", severity="warning")
-        elif worker.group == "store-write":
-            text = str(error) if isinstance(error, StoreError) else f"{type(error).__name__}: {error}"
-            self.post_message(WriteFinished(worker.name or "write", False, text))
         else:
             self.notify(f"{worker.description or worker.name}: {error}", severity="error")
 
@@ -367,9 +421,14 @@ class ContextCenterApp(App[None]):
         return [p for p in paths if p.startswith(dirs)]
 
     def classify(self, paths: Iterable[str]) -> tuple[bool, SidecarsReloaded]:
-        """Which reloads a batch of changed paths needs."""
+        """Which reloads a batch of changed paths needs. Under ``approvals/`` only pending
+        proposals and auto-write records are news for the queue; the presence heartbeat,
+        results and decided copies are not, and waiting markers only refresh the dialog."""
         lay = self.layout
         store_dirs = (str(lay.project_dir), str(lay.global_dir))
+        approvals = str(lay.approvals_dir) + os.sep
+        queue_dirs = tuple(approvals + d + os.sep for d in ("proposals", "auto"))
+        waiting_dir = approvals + "waiting" + os.sep
         store = False
         side = SidecarsReloaded()
         for path in paths:
@@ -378,8 +437,10 @@ class ContextCenterApp(App[None]):
                 continue
             if path.startswith(store_dirs):
                 store = True
-            elif path.startswith(str(lay.approvals_dir)):
+            elif path.startswith(queue_dirs):
                 side.approvals = True
+            elif path.startswith(waiting_dir):
+                side.waiting = True
             elif path.startswith(str(lay.recall_dir)):
                 side.recall = True
             elif path == str(lay.audit_log):
@@ -401,13 +462,15 @@ class ContextCenterApp(App[None]):
             store, side = self.classify(paths)
             if store:
                 self.reload_store(self.store_paths(paths))
-            if side.approvals or side.recall or side.audit or side.instructions:
+            if side.approvals or side.recall or side.audit or side.instructions or side.waiting:
                 self.post_message(side)
 
     @on(SidecarsReloaded)
     def _sidecars_reloaded(self, message: SidecarsReloaded) -> None:
-        if message.approvals and self.approvals is not None:
-            self.approvals.refresh()
+        if message.approvals:
+            self.refresh_approvals()
+        if message.waiting:
+            self._read_wait()
         self.sidecars_changed.publish(message)
 
     # ----------------------------------------------------------------- actions
@@ -419,44 +482,38 @@ class ContextCenterApp(App[None]):
         self.notify("Reloaded.", timeout=2)
 
     def action_help(self) -> None:
-        """Show every key."""
-        from .screens.help import HelpScreen
-
+        """Show every key (as the keymap has them)."""
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_quit_main(self) -> None:
+        """``q`` on the main screen, outside a text box: quit."""
+        self.exit()
+
     def action_show_pane(self, pane: str) -> None:
         """Switch to pane ``pane``."""
-        from .screens.main import MainScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                if screen is not self.screen:
-                    return
-                screen.show_pane(pane)
+        if isinstance(self.screen, MainScreen):
+            self.screen.show_pane(pane)
 
     def action_review_approvals(self) -> None:
         """Open the approval dialog again for proposals put off with "later"."""
-        if self.approvals is not None:
-            self.approvals.show_next(force=True)
+        self._show_next(force=True)
 
     def action_undo_agent_write(self) -> None:
         """Undo the newest low-risk write the agent made without asking."""
-        if self.approvals is not None:
-            self.approvals.undo_last_auto()
+        self.post_message(UndoAutoWriteRequested())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Pane keys are off while a modal is open; the active pane's key is greyed out."""
+        """Pane keys are off while a modal is open; the active pane's key is greyed out;
+        ``q`` and ``?`` only act on the main screen outside a text box."""
         if action == "undo_agent_write":
-            return self.approvals is not None and self.approvals.can_undo()
+            return self.approvals.can_undo(self.snapshot, self.complete)
         if action == "review_approvals":
             # Shown while proposals wait and no dialog is up (the dialog has its own keys).
-            from .screens.main import MainScreen
-
-            return self.approvals is not None and self.approvals.count > 0 and isinstance(self.screen, MainScreen)
+            return self.approvals.count > 0 and isinstance(self.screen, MainScreen)
+        if action == "quit_main":
+            return isinstance(self.screen, MainScreen) and not isinstance(self.focused, (Input, TextArea))
         if action == "show_pane":
-            from .screens.main import MainScreen
-
             if not isinstance(self.screen, MainScreen):
                 return False
             if parameters and parameters[0] == self.screen.active_pane:
@@ -469,59 +526,105 @@ class ContextCenterApp(App[None]):
         for i, (pane, title) in enumerate(PANES):
             yield SystemCommand(f"view: {title}", f"Show the {title} pane (key {i + 1})", partial(self.action_show_pane, pane))
         yield SystemCommand("store: reload", "Read the store, approvals and traces again (ctrl+r)", self.action_reload)
-        if self.approvals is not None and self.approvals.can_undo() and self.approvals.last_auto is not None:
-            ref = self.approvals.last_auto.ref
-            yield SystemCommand(f"approvals: undo {ref}", f"Archive {ref}, which the agent wrote without asking (ctrl+z)", self.action_undo_agent_write)
-        from .screens.main import MainScreen
-
+        last = self.approvals.last_auto
+        if last is not None and self.approvals.can_undo(self.snapshot, self.complete):
+            yield SystemCommand(f"approvals: undo {last.ref}", f"Archive {last.ref}, which the agent wrote without asking (ctrl+z)", self.action_undo_agent_write)
         if isinstance(screen, MainScreen):
             yield from screen.palette_commands()
 
-    # ----------------------------------------------------------------- writes
+    # ----------------------------------------------------------------- the write worker
 
-    def run_write(self, action: str, fn: Callable[[Store], actions.Outcome]) -> None:
-        """Run ``fn(store)`` in a thread worker; the result comes back as :class:`WriteFinished`."""
-        self._write_worker(action, fn)
+    def run_write(self, action: str, fn: WriteJob) -> None:
+        """Queue ``fn(store)`` for the one write worker; its result comes back as
+        :class:`WriteFinished`. Jobs run one at a time, in order, through one store."""
+        with self._writes_lock:
+            self._writes.append((action, fn))
+            if self._writes_running:
+                return
+            self._writes_running = True
+        self._write_worker()
+
+    def _store_for_writes(self) -> Store:
+        """One store for every write, so its parse cache stays warm (an approval then costs
+        a directory scan, not a re-read of the cache file: the agent waits on it)."""
+        if self._write_store is None:
+            self._write_store = self.make_store()
+        return self._write_store
 
     @work(thread=True, group="store-write", exit_on_error=False, description="write to the store")
-    def _write_worker(self, action: str, fn: Callable[[Store], actions.Outcome]) -> None:
-        try:
-            outcome = fn(self.make_store())
-        except StoreError as exc:
-            self.post_message(WriteFinished(action, False, str(exc)))
-            return
-        self.post_message(WriteFinished(action, True, outcome.text, outcome.warnings, outcome.fact_id, outcome.paths))
+    def _write_worker(self) -> None:
+        """Drain the write queue (thread worker)."""
+        while True:
+            with self._writes_lock:
+                if not self._writes:
+                    self._writes_running = False
+                    return
+                action, fn = self._writes.popleft()
+            try:
+                outcome = fn(self._store_for_writes())
+            except StoreError as exc:
+                self.post_message(WriteFinished(action, False, str(exc)))
+                continue
+            except Exception as exc:  # never leave the queue stuck: report and go on
+                self.post_message(WriteFinished(action, False, f"{type(exc).__name__}: {exc}"))
+                continue
+            self.post_message(WriteFinished(
+                action, outcome.ok, outcome.text, outcome.warnings, outcome.fact_id, outcome.paths, outcome.refresh,
+                outcome.approval, outcome.changed, outcome.proposal_id,
+            ))
 
     @on(WriteFinished)
     def _write_finished(self, message: WriteFinished) -> None:
-        if message.ok:
-            self.notify(message.text, title=message.action, timeout=4)
-            for warning in message.warnings:
-                self.notify(warning, title="warning", severity="warning", timeout=12)
-        else:
-            self.notify(message.text, title=f"{message.action}: refused", severity="error", timeout=12)
-        self.reload_store(message.paths or None)
+        if message.proposal_id or message.approval is not None:
+            self._approval_finished(message)
+        elif message.text:
+            if message.ok:
+                self.notify(message.text, title=message.action, timeout=4)
+                for warning in message.warnings:
+                    self.notify(warning, title="warning", severity="warning", timeout=12)
+            else:
+                self.notify(message.text, title=f"{message.action}: refused", severity="error", timeout=12)
         if message.fact_id:
-            from .screens.main import MainScreen
+            self._select_after_reload = message.fact_id
+        if message.ok and (message.paths or message.action in _STORE_WRITES):
+            self.reload_store(message.paths or None)
+        if message.refresh:
+            self.post_message(SidecarsReloaded(
+                approvals="approvals" in message.refresh, instructions="instructions" in message.refresh,
+                suggestions="suggestions" in message.refresh,
+            ))
 
-            for screen in self.screen_stack:
-                if isinstance(screen, MainScreen):
-                    screen.pending_select = message.fact_id
+    # ----------------------------------------------------------------- the person's writes
 
     @on(PinRequested)
     def _pin_requested(self, message: PinRequested) -> None:
         fact = self.snapshot.facts.get(message.fact_id)
+        if fact is not None and self._refuse_unreadable(fact, "pin" if message.pin else "unpin"):
+            return
         ref = str(fact.id) if fact else message.fact_id
         self.run_write("pin" if message.pin else "unpin", lambda store: actions.pin(store, ref, message.pin))
 
     @on(VerifyRequested)
     def _verify_requested(self, message: VerifyRequested) -> None:
+        fact = self.snapshot.facts.get(message.fact_id)
+        if fact is not None and self._refuse_unreadable(fact, "verify"):
+            return
         self.run_write("verify", lambda store: actions.verify(store, message.fact_id))
+
+    def _refuse_unreadable(self, fact: Any, what: str) -> bool:
+        """Say why a side action will not touch a file that does not parse (the store
+        refuses it too); True when refused."""
+        problem = fact_file_problem(fact)
+        if not problem:
+            return False
+        self.notify(
+            f"Not changed: {fact.ref}'s {problem}. Press E to fix the file in $EDITOR; its bytes are left as they are.",
+            title=f"{what}: refused", severity="error", timeout=12,
+        )
+        return True
 
     @on(BulkRequested)
     def _bulk_requested(self, message: BulkRequested) -> None:
-        from .screens.dialogs import ConfirmScreen
-
         ids = tuple(i for i in message.fact_ids if i in self.snapshot.facts)
         if not ids:
             return
@@ -543,8 +646,6 @@ class ContextCenterApp(App[None]):
 
     @on(ForgetRequested)
     def _forget_requested(self, message: ForgetRequested) -> None:
-        from .screens.dialogs import ConfirmScreen
-
         fact = self.snapshot.facts.get(message.fact_id)
         if fact is None:
             return
@@ -564,8 +665,6 @@ class ContextCenterApp(App[None]):
 
     @on(NewFactRequested)
     def _new_requested(self, message: NewFactRequested) -> None:
-        from .screens.fact_form import FactFormScreen
-
         values = actions.FactFormValues(**message.prefill) if message.prefill else actions.FactFormValues()
         self.push_screen(FactFormScreen(values, title="New fact"), self._new_submitted)
 
@@ -578,11 +677,16 @@ class ContextCenterApp(App[None]):
         fact = self.snapshot.facts.get(message.fact_id)
         if fact is None:
             return
+        if fact_file_problem(fact):
+            if message.external:
+                # The file does not parse: the person fixes its own bytes in place.
+                self._edit_file(fact.path, store=True)
+            else:
+                self._refuse_unreadable(fact, "edit")
+            return
         if message.external:
             self.edit_in_editor(str(fact.id))
             return
-        from .screens.fact_form import FactFormScreen
-
         screen = FactFormScreen(actions.form_from_fact(fact), title=f"Edit {fact.ref} (revision {fact.revision})")
         self.push_screen(screen, partial(self._edit_submitted, str(fact.id), fact.revision))
 
@@ -605,17 +709,19 @@ class ContextCenterApp(App[None]):
             return False
         return True
 
-    def edit_file_in_editor(self, path: str, on_done: Callable[[], None] | None = None) -> None:
-        """Open a plain file (an instruction document) in ``$VISUAL``/``$EDITOR``.
+    @on(EditFileRequested)
+    def _edit_file_requested(self, message: EditFileRequested) -> None:
+        self._edit_file(message.path)
 
-        Instruction files are the person's own documents, not store facts: they are edited
-        in place, as any editor would, and the Instructions pane resolves them again after.
-        """
+    def _edit_file(self, path: str, *, store: bool = False) -> None:
+        """Open a file in ``$VISUAL``/``$EDITOR`` in place: an instruction document (the
+        person's own), or a fact file that does not parse (there is nothing to re-render)."""
         if not self._run_editor(path):
             return
-        self.post_message(SidecarsReloaded(instructions=True))
-        if on_done is not None:
-            on_done()
+        if store:
+            self.reload_store([path])
+        else:
+            self.post_message(SidecarsReloaded(instructions=True))
 
     def edit_in_editor(self, fact_id: str) -> None:
         """Edit a fact file's text in ``$VISUAL``/``$EDITOR``, saved with its expected revision."""
@@ -656,8 +762,6 @@ class ContextCenterApp(App[None]):
 
     @on(RestoreRequested)
     def _restore_requested(self, message: RestoreRequested) -> None:
-        from .screens.dialogs import ConfirmScreen
-
         fact = self.snapshot.facts.get(message.fact_id)
         if fact is None:
             return
@@ -680,27 +784,269 @@ class ContextCenterApp(App[None]):
 
     @on(QuickAddRequested)
     def _quick_add(self, message: QuickAddRequested) -> None:
-        from .screens.dialogs import QuickAddScreen
-
         self.push_screen(QuickAddScreen(message.scope), self._quick_add_submitted)
 
     def _quick_add_submitted(self, result: tuple[str, str] | None) -> None:
         if not result:
             return
         scope, note = result
-        self._quick_add_worker(scope, note)
+        self.run_write("note", lambda store: actions.quick_add(self.layout, scope, note))
 
-    @work(thread=True, group="store-write", exit_on_error=False, description="quick-add a note")
-    def _quick_add_worker(self, scope: str, note: str) -> None:
-        from .backend import quick_add
+    @on(SuggestionAcceptRequested)
+    def _suggestion_accept(self, message: SuggestionAcceptRequested) -> None:
+        self.run_write("accept", lambda store: actions.accept_suggestion(store, message.suggestion_id, message.values))
 
+    @on(SuggestionDismissRequested)
+    def _suggestion_dismiss(self, message: SuggestionDismissRequested) -> None:
+        self.run_write("dismiss", lambda store: actions.dismiss_suggestion(store, message.suggestion_id))
+
+    # ----------------------------------------------------------------- approvals: presence
+
+    def _start_presence(self) -> None:
+        """Tell agents a person can answer: a marker refreshed by a heartbeat."""
         try:
-            text = quick_add(self.layout, scope, note)
-        except (OSError, StoreError, ValueError) as exc:
-            self.post_message(WriteFinished("note", False, str(exc)))
+            self._marker = self.queue.presence_marker(self.layout)
+            self._marker.start()
+            self.set_interval(HEARTBEAT_SECONDS, self._beat, name="presence-heartbeat")
+        except Exception:  # a read-only root: no marker, the app still works
+            self._marker = None
+
+    def _beat(self) -> None:
+        marker = self._marker
+        if marker is not None:
+            self.run_worker(marker.beat, thread=True, group="presence", exit_on_error=False)
+
+    # ----------------------------------------------------------------- approvals: the queue
+
+    def refresh_approvals(self) -> None:
+        """Read the queue and the auto-writes in a thread worker."""
+        self._read_approvals()
+
+    @work(thread=True, group="approvals-read", exclusive=True, exit_on_error=False, description="read approvals")
+    def _read_approvals(self) -> None:
+        pending = self.queue.pending()
+        seen = set(self.approvals.auto_seen)
+        auto = [r for r in self.queue.auto_writes() if r.id not in seen]
+        # Each auto-write is announced once, ever: the record moves to ``auto/seen/`` as it
+        # is read, so the next start is quiet. The newest one stays undoable (from ``seen/``).
+        for record in auto:
+            try:
+                self.queue.dismiss_auto_write(record)
+            except (OSError, ValueError):
+                pass  # read-only root: ``auto_seen`` still keeps this session quiet
+        try:
+            latest = self.queue.latest_auto_write()
+        except OSError:
+            latest = None
+        self.post_message(ApprovalsRead(pending, auto, latest))
+
+    @on(ApprovalsRead)
+    def _approvals_read(self, message: ApprovalsRead) -> None:
+        flow = self.approvals
+        change = flow.update(message.pending)
+        screen = self._open_dialog()
+        if screen is not None:
+            if change.gone:
+                screen.dismiss(Decision("gone"))
+            else:
+                screen.set_total(flow.count, flow.position(screen.view.id))
+                if change.changed is not None:
+                    self._prepare_view(change.changed, "refresh")
+        self._refresh_status()
+        self._show_next()
+        if message.latest is not None and message.latest.id not in flow.undone:
+            flow.last_auto = message.latest
+        fresh = [r for r in message.auto if r.id not in flow.auto_seen]
+        flow.auto_seen.update(r.id for r in fresh)
+        newest = max(fresh, key=lambda r: (r.created_at, r.id), default=None)
+        text = announcement(fresh, self.clock(), newest is not None and flow.can_undo(self.snapshot, self.complete, newest))
+        if text:
+            self.notify(text, title="agent auto-write", timeout=15)
+        self.refresh_bindings()
+
+    def _refresh_status(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.refresh_status()
+        self.refresh_bindings()  # the footer's "A Approvals" follows the count
+
+    def _open_dialog(self) -> ApprovalScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, ApprovalScreen):
+                return screen
+        return None
+
+    # ----------------------------------------------------------------- approvals: the dialog
+
+    def _show_next(self, force: bool = False) -> None:
+        """Prepare the dialog for the oldest pending proposal (never while a dialog or a
+        proposal's form is open, and not before the first store load completed)."""
+        if not self.complete or self._open_dialog() is not None:
             return
-        self.post_message(WriteFinished("note", True, text))
-        self.post_message(SidecarsReloaded(instructions=True))
+        flow = self.approvals
+        proposal = flow.next_candidate(force)
+        if proposal is None:
+            if force and not flow.busy:
+                self.notify("No pending proposals.", timeout=3)
+            return
+        flow.preparing = proposal.id
+        self._prepare_view(proposal, "open")
+
+    @work(thread=True, group="approvals-preview", exit_on_error=False, description="prepare a proposal")
+    def _prepare_view(self, proposal: Proposal, purpose: str) -> None:
+        """Compute a proposal's dialog view off the UI thread (the preview runs the policy,
+        reads the store and diffs; a big proposal takes a while)."""
+        try:
+            preview = self.queue.preview(proposal, self._preview_store())
+        except Exception:  # a broken proposal is still shown, from its own arguments
+            preview = None
+        try:
+            waiting = self.queue.waiter(proposal.id)
+        except Exception:
+            waiting = None
+        view = proposal_view(proposal, self.snapshot, preview, changed=proposal.id in self.approvals.changed,
+                             waiting=waiting)
+        self.post_message(ProposalViewReady(view, purpose))
+
+    def _preview_store(self) -> Store:
+        return Store(self.layout, settings=self.settings, actor="context-center")
+
+    @on(ProposalViewReady)
+    def _view_ready(self, message: ProposalViewReady) -> None:
+        view = message.view
+        flow = self.approvals
+        screen = self._open_dialog()
+        if message.purpose == "refresh":
+            if screen is not None and screen.view.id == view.id and flow.get(view.id) is not None:
+                flow.shown(view)
+                screen.update_view(view)
+            return
+        if flow.preparing != view.id:
+            return
+        flow.preparing = None
+        if screen is not None or flow.editing is not None or flow.get(view.id) is None:
+            self._show_next()
+            return
+        over_text = isinstance(self.focused, (Input, TextArea))
+        flow.shown(view)
+        self.push_screen(
+            ApprovalScreen(view, flow.position(view.id), flow.count, over_text=over_text, zone=self.settings.time_zone),
+            partial(self._dialog_closed, view.id),
+        )
+
+    def _refresh_open_dialog(self) -> None:
+        """The store changed: the open dialog's diff, holder and conflict are recomputed."""
+        screen = self._open_dialog()
+        if screen is None:
+            return
+        proposal = self.approvals.get(screen.view.id)
+        if proposal is not None:
+            self._prepare_view(proposal, "refresh")
+
+    def _read_wait(self) -> None:
+        screen = self._open_dialog()
+        if screen is not None:
+            self._wait_worker(screen.view.id)
+
+    @work(thread=True, group="approvals-wait", exclusive=True, exit_on_error=False, description="read the agent's wait")
+    def _wait_worker(self, proposal_id: str) -> None:
+        self.post_message(AgentWaitRead(proposal_id, self.queue.waiter(proposal_id)))
+
+    @on(AgentWaitRead)
+    def _wait_read(self, message: AgentWaitRead) -> None:
+        screen = self._open_dialog()
+        if screen is not None and screen.view.id == message.proposal_id:
+            screen.set_waiting(message.waiting)
+
+    def _dialog_closed(self, proposal_id: str, decision: Decision | None) -> None:
+        flow = self.approvals
+        view = flow.closed()
+        action = decision.action if decision is not None else "later"
+        proposal = flow.get(proposal_id)
+        if action == "gone" or proposal is None:
+            self._show_next()
+        elif action == "later":
+            flow.deferred.add(proposal_id)
+            self.notify(
+                f"{proposal.title} stays queued ({flow.count} pending). Press A (or the palette's \"approvals: review pending\") to open it again.",
+                timeout=5,
+            )
+            self._show_next()
+        elif action == "edit" and view is not None:
+            self._edit_proposal(proposal, view)
+        else:
+            self.post_message(ApprovalDecided(proposal_id, action, decision.digest if decision is not None else ""))
+
+    def _edit_proposal(self, proposal: Proposal, view: ProposalView) -> None:
+        """"Edit, then approve": the form pre-filled with the fact as it would be written.
+        While it is open no dialog opens (new proposals only raise the count)."""
+        flow = self.approvals
+        initial = form_values(view)
+        digest = view.digest
+        flow.editing = proposal.id
+
+        def submitted(result: actions.FactFormValues | None) -> None:
+            if flow.editing == proposal.id:
+                flow.editing = None
+            if result is None:
+                flow.deferred.discard(proposal.id)
+                self._show_next()
+                return
+            self.post_message(ApprovalDecided(proposal.id, "approve", digest, form_edits(initial, result)))
+
+        self.push_screen(FactFormScreen(initial, title=f"Edit, then approve: {proposal.title}"), submitted)
+
+    @on(ApprovalDecided)
+    def _approval_decided(self, message: ApprovalDecided) -> None:
+        self.approvals.deciding(message.proposal_id)
+        self._refresh_status()
+        self.run_write(
+            "approval",
+            lambda store: actions.decide(store, self.queue, message.proposal_id, message.action, message.digest, message.edits),
+        )
+        self._show_next()
+
+    def _approval_finished(self, message: WriteFinished) -> None:
+        flow = self.approvals
+        result = message.approval
+        if message.proposal_id:
+            flow.decided(message.proposal_id, still_pending=message.changed)
+        if message.changed is not None:
+            self.notify(
+                f"Not applied: {message.changed.title} changed since you opened it. It is shown again with the new content.",
+                title="changed since you opened it", severity="warning", timeout=10,
+            )
+            self._show_next()
+        elif not message.ok or result is None:
+            self.notify(f"Not applied: {message.text}", title="approval failed", severity="error", timeout=15)
+        elif result.state == "approved":
+            self.notify(result.message or "Approved and saved.", title="approved", timeout=5)
+        elif result.state == "denied":
+            what = "nothing was saved" if result.tool == "remember" else "nothing was archived"
+            self.notify(f"Denied: {what}. The agent has been told.", title="denied", timeout=4)
+        elif result.state == "conflict":
+            self.notify(f"Not applied: {result.message}", title="conflict: the fact changed after the proposal",
+                        severity="error", timeout=15)
+        else:
+            self.notify(f"Not applied: {result.message}", title="approval failed", severity="error", timeout=15)
+        if result is not None and result.notice:
+            self.notify(result.notice, title="note", severity="warning", timeout=20)
+        self._refresh_status()
+
+    @on(UndoAutoWriteRequested)
+    def _undo_requested(self, message: UndoAutoWriteRequested) -> None:
+        flow = self.approvals
+        if not flow.can_undo(self.snapshot, self.complete):
+            return
+        record = flow.take_undo()
+        if record is None:
+            return
+        self.refresh_bindings()
+        self.run_write("undo", lambda store: actions.undo_auto_write(store, self.queue, record))
+
+    @on(ReviewApprovalsRequested)
+    def _review_requested(self, message: ReviewApprovalsRequested) -> None:
+        self._show_next(force=True)
 
 
 def make_app(

@@ -1,4 +1,5 @@
-"""What the panes read and write outside the fact table, over the core APIs (no textual import).
+"""What the panes read outside the fact table, over the core APIs (no textual import);
+the quick-add note is the one write here (``actions.quick_add`` runs it in the write worker).
 
 Each function is blocking (call it from a thread worker) and returns the core's own
 types: instruction resolutions, audit entries, recall traces, suggestions. Tests that
@@ -25,8 +26,6 @@ __all__ = [
     "trace_history",
     "try_query",
     "scan_suggestions",
-    "accept_suggestion",
-    "dismiss_suggestion",
 ]
 
 
@@ -91,17 +90,3 @@ def scan_suggestions(layout: Layout, settings: Settings, now: Timestamp | None =
     """Current suggestion candidates (memories then skills, each ranked) and the counts the
     heading shows: sessions scanned, the window, how many more wait past the cap."""
     return suggestions.list_suggestions(layout, _store(layout, settings), now=now, settings=settings)
-
-
-def accept_suggestion(
-    layout: Layout, settings: Settings, suggestion_id: str, edits: suggestions.SuggestionEdits
-) -> suggestions.AcceptResult:
-    """Accept a suggestion (optionally edited) as the user's own write."""
-    return suggestions.accept_suggestion(
-        layout, suggestion_id, edits, store=_store(layout, settings), actor="context-center"
-    )
-
-
-def dismiss_suggestion(layout: Layout, settings: Settings, suggestion_id: str) -> suggestions.Suggestion | None:
-    """Dismiss a suggestion for good."""
-    return suggestions.dismiss_suggestion(layout, suggestion_id, _store(layout, settings))

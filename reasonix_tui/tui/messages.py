@@ -1,18 +1,25 @@
 """App-level messages: things that happened (past tense) and user intents (``…Requested``).
 
-Panes post intents; they bubble to the screen and the app, which owns every write.
-Workers only post the "happened" messages; handlers on the app own the state change
-(house style §3.3).
+Panes post intents; they bubble to the screen and the app, which owns every write: each
+intent becomes one job of the app's single write worker, which posts
+:class:`WriteFinished`, after which the app reloads what the write touched. Workers only
+post the "happened" messages; handlers on the app own the state change (house style
+§3.3). :class:`StoreUpdate` is what the app's ``store_changed`` signal carries.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
 from textual.message import Message
 
+from ..core.approvals import ApprovalResult, AutoWrite, Proposal, WaitInfo
+from .proposals import ProposalView
 from .state import CenterSnapshot, Changes
 
 __all__ = [
+    "StoreUpdate",
     "StoreReloaded",
     "StoreLoadFailed",
     "SidecarsReloaded",
@@ -27,7 +34,29 @@ __all__ = [
     "RestoreRequested",
     "RecoverRequested",
     "ShowFactRequested",
+    "FactHighlighted",
+    "EditFileRequested",
+    "ApprovalDecided",
+    "ReviewApprovalsRequested",
+    "UndoAutoWriteRequested",
+    "SuggestionAcceptRequested",
+    "SuggestionDismissRequested",
+    "ApprovalsRead",
+    "ProposalViewReady",
+    "AgentWaitRead",
 ]
+
+
+@dataclass(frozen=True)
+class StoreUpdate:
+    """What the app's ``store_changed`` signal carries to the panes."""
+
+    snapshot: CenterSnapshot
+    """The new snapshot."""
+    changes: Changes
+    """What changed since the previous one."""
+    select: str | None = None
+    """A fact to put the cursor on (the one a write just wrote), now that it is on screen."""
 
 
 @dataclass
@@ -66,15 +95,17 @@ class SidecarsReloaded(Message):
     """The audit log grew."""
     instructions: bool = False
     """An instruction document may have changed."""
+    suggestions: bool = False
+    """A suggestion was accepted or dismissed."""
+    waiting: bool = False
+    """An agent started or stopped waiting for a decision (never opens a dialog)."""
+
+    def _kind(self) -> tuple[bool, ...]:
+        return (self.approvals, self.recall, self.audit, self.instructions, self.suggestions, self.waiting)
 
     def can_replace(self, message: Message) -> bool:
         """Merge with a queued one of the same kind only."""
-        return isinstance(message, SidecarsReloaded) and (
-            message.approvals,
-            message.recall,
-            message.audit,
-            message.instructions,
-        ) == (self.approvals, self.recall, self.audit, self.instructions)
+        return isinstance(message, SidecarsReloaded) and message._kind() == self._kind()
 
 
 @dataclass
@@ -93,6 +124,14 @@ class WriteFinished(Message):
     """The fact written, to keep it selected."""
     paths: tuple[str, ...] = ()
     """Files the write touched (re-read by an incremental reload)."""
+    refresh: tuple[str, ...] = ()
+    """Sidecars to read again after it (``suggestions``, ``instructions``, ``approvals``)."""
+    approval: ApprovalResult | None = None
+    """An approval decision's result."""
+    changed: Proposal | None = None
+    """An approve refused because the proposal file changed since it was shown."""
+    proposal_id: str = ""
+    """The proposal an approval job was about."""
 
 
 @dataclass
@@ -189,3 +228,93 @@ class ShowFactRequested(Message):
 
     ref: str
     """Fact id or ref."""
+
+
+@dataclass
+class FactHighlighted(Message):
+    """The facts table's cursor is on another fact (the Revisions pane follows)."""
+
+    fact_id: str | None
+    """The fact, or ``None`` (an error row or an empty table)."""
+
+
+@dataclass
+class EditFileRequested(Message):
+    """Open a plain file (an instruction document) in ``$EDITOR``."""
+
+    path: str
+    """The file."""
+
+
+@dataclass
+class ApprovalDecided(Message):
+    """The person decided on a proposal (the app applies it in the write worker)."""
+
+    proposal_id: str
+    """The proposal."""
+    action: str
+    """``approve`` or ``deny``."""
+    digest: str
+    """The digest of the content the person was shown (the core refuses another)."""
+    edits: dict[str, Any] | None = None
+    """Fields changed in the form ("edit, then approve")."""
+
+
+@dataclass
+class ReviewApprovalsRequested(Message):
+    """Open the dialog again for proposals put off with "later"."""
+
+
+@dataclass
+class UndoAutoWriteRequested(Message):
+    """Undo the agent's newest unasked write."""
+
+
+@dataclass
+class SuggestionAcceptRequested(Message):
+    """Accept a suggestion with the person's edits."""
+
+    suggestion_id: str
+    """The suggestion."""
+    values: Any
+    """The form's :class:`~reasonix_tui.tui.actions.FactFormValues`."""
+
+
+@dataclass
+class SuggestionDismissRequested(Message):
+    """Dismiss a suggestion for good."""
+
+    suggestion_id: str
+    """The suggestion."""
+
+
+@dataclass
+class ApprovalsRead(Message):
+    """The approval queue was read (a worker result)."""
+
+    pending: list[Proposal]
+    """Pending proposals, oldest first."""
+    auto: list[AutoWrite]
+    """Auto-writes not announced yet."""
+    latest: AutoWrite | None
+    """The newest auto-write (for ctrl+z)."""
+
+
+@dataclass
+class ProposalViewReady(Message):
+    """A proposal's dialog view was computed in a worker."""
+
+    view: ProposalView
+    """The view."""
+    purpose: str
+    """``open`` (push the dialog) or ``refresh`` (update the open one)."""
+
+
+@dataclass
+class AgentWaitRead(Message):
+    """Whether the agent still waits for the proposal on screen (a worker result)."""
+
+    proposal_id: str
+    """The proposal."""
+    waiting: WaitInfo
+    """What its waiting marker says."""

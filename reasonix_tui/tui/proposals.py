@@ -2,24 +2,35 @@
 
 :func:`proposal_view` turns a queued :class:`~reasonix_tui.core.approvals.Proposal`, its
 fresh :class:`~reasonix_tui.core.approvals.ProposalPreview` and the current snapshot into
-a :class:`ProposalView`: the fact as it would be written, the current revision and a diff
-for updates, the subject holder, sensitive findings (``core.secrets``) and the policy's
-reasons, and a conflict note when the fact moved on since the proposal was made.
+a :class:`ProposalView`: the fact as it would be written (every field, kept ones included),
+a diff of the file against the current revision for updates, the subject holder,
+sensitive findings (``core.secrets``), the policy's reasons, a conflict note when the
+fact moved on since the proposal was made, the digest the decision is bound to, and
+whether the agent still waits. It is computed in a worker (a big proposal takes a while)
+and bounds what is drawn: a body or diff beyond :data:`SHOWN_CHARS` is cut, and the
+dialog says so.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..core.approvals import Proposal, ProposalPreview, Requester
+from ..core.approvals import Proposal, ProposalPreview, Requester, WaitInfo
 from ..core.secrets import findings
+from ..core.store.fileformat import render_fact
 from ..core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference
 from ..core.store.requests import remember_request_name
 from .state import CenterSnapshot
 
-__all__ = ["ProposalView", "Decision", "proposal_view"]
+__all__ = ["ProposalView", "Decision", "proposal_view", "SHOWN_CHARS", "NOISE_KEYS"]
+
+SHOWN_CHARS = 20_000
+"""Most characters of a body (and of each side of a diff) drawn in the dialog."""
+
+NOISE_KEYS = ("revision", "updated_at")
+"""Frontmatter lines every update changes; the diff hides them unless asked (``f``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +38,9 @@ class Decision:
     """What the person chose in the approval dialog."""
 
     action: str
-    """``approve``, ``deny``, ``edit`` or ``later``."""
+    """``approve``, ``deny``, ``edit``, ``later`` (or ``gone`` when closed by the app)."""
+    digest: str = ""
+    """The :attr:`~reasonix_tui.core.approvals.Proposal.digest` of the content shown."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,8 @@ class ProposalView:
     current: Fact | None
     """The active fact this proposal updates or forgets."""
     diff: str
-    """Unified diff of the current revision against the proposal (updates)."""
+    """Unified diff of the current file against the file as it would be written (updates),
+    without the :data:`NOISE_KEYS` lines."""
     subject_key: str
     """Normalised subject key."""
     subject_holder: Fact | None
@@ -78,6 +92,20 @@ class ProposalView:
     """Who asked (agent, how, process), one line."""
     created_at: str
     """When it was proposed (RFC 3339)."""
+    digest: str = ""
+    """Digest of the proposal file this view was built from (the decision is bound to it)."""
+    planned: Fact | None = None
+    """Remember: the fact as it would be written now (every field)."""
+    diff_full: str = ""
+    """The same diff with every line (``revision``, ``updated_at`` included)."""
+    changed: bool = False
+    """The proposal file changed after the person first saw it: this is the new content."""
+    waiting: WaitInfo = field(default_factory=lambda: WaitInfo("none"))
+    """Whether the proposing agent still waits for the answer."""
+    cut: tuple[str, ...] = ()
+    """What is not drawn in full (``body``, ``diff``), each with its size: the dialog says so."""
+    body_chars: int = 0
+    """Length of the body (``len(body)`` before cutting)."""
 
 
 def _find_target(args: Mapping[str, Any], snapshot: CenterSnapshot, tool: str) -> Fact | None:
@@ -97,47 +125,30 @@ def _find_target(args: Mapping[str, Any], snapshot: CenterSnapshot, tool: str) -
     return snapshot.facts.get(keys[0]) if keys else None
 
 
-def _proposed_text(args: Mapping[str, Any], current: Fact | None) -> str:
-    def val(key: str, fallback: str = "") -> str:
-        value = args.get(key)
-        return str(value) if value not in (None, "") else fallback
-
-    inherit = current or None
-    lines = [
-        f"title: {val('title')}",
-        f"description: {val('description')}",
-        f"type: {val('type', 'project')}",
-        f"scope: {val('scope', inherit.scope if inherit else 'project')}",
-        f"activation: {val('activation', inherit.activation if inherit else '')}",
-        f"volatility: {val('volatility', inherit.volatility if inherit else '')}",
-        f"subject_key: {normalize_subject_key(val('subject_key', inherit.subject_key if inherit else ''))}",
-        f"keywords: {val('keywords', inherit.keywords if inherit else '')}",
-        "",
-        val("body").strip(),
-    ]
-    return "\n".join(lines)
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS]
 
 
-def _fact_text(fact: Fact) -> str:
+def _file_diff(current: Fact, planned: Fact, *, full: bool) -> str:
+    """The file as it is against the file as it would be written (bounded)."""
+
+    def lines(fact: Fact) -> list[str]:
+        out = _cut(render_fact(fact)).splitlines()
+        if not full:
+            out = [line for line in out if line.split(":", 1)[0] not in NOISE_KEYS]
+        return out
+
     return "\n".join(
-        [
-            f"title: {fact.title}",
-            f"description: {fact.description}",
-            f"type: {fact.type}",
-            f"scope: {fact.scope}",
-            f"activation: {fact.activation}",
-            f"volatility: {fact.volatility}",
-            f"subject_key: {fact.subject_key}",
-            f"keywords: {fact.keywords}",
-            "",
-            fact.body.strip(),
-        ]
+        difflib.unified_diff(
+            lines(current), lines(planned), f"{current.ref} revision {current.revision} (current)",
+            f"as it would be written (revision {planned.revision})", lineterm="",
+        )
     )
 
 
 def _sensitive(args: Mapping[str, Any]) -> tuple[str, ...]:
     """What looks like a secret in the text fields, one label per kind."""
-    text = "\n".join(str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "body"))
+    text = "\n".join(str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "subject_key", "body"))
     return tuple(dict.fromkeys(finding.label for finding in findings(text)))
 
 
@@ -163,36 +174,46 @@ def _preview_conflict(proposal: Proposal, preview: ProposalPreview, current: Fac
     return f"the fact changed after this was proposed: it was revision {was}, now {current.revision}"
 
 
-def proposal_view(proposal: Proposal, snapshot: CenterSnapshot, preview: ProposalPreview | None = None) -> ProposalView:
-    """Build the dialog's view of ``proposal`` against ``snapshot``.
+def proposal_view(
+    proposal: Proposal,
+    snapshot: CenterSnapshot,
+    preview: ProposalPreview | None = None,
+    *,
+    changed: bool = False,
+    waiting: WaitInfo | None = None,
+) -> ProposalView:
+    """Build the dialog's view of ``proposal`` against ``snapshot`` (blocking: call it in
+    a worker).
 
     ``preview`` is ``ApprovalQueue.preview(proposal)`` (``None`` when it failed): its
-    current target, subject holder, staleness (the fact moved since the proposal) and
-    fresh policy reasons win over what this function works out from the snapshot.
+    current target, planned fact, subject holder, staleness (the fact moved since the
+    proposal) and fresh policy reasons win over what this function works out from the
+    snapshot. ``changed`` marks content that replaced what the person saw first.
     """
     tool = proposal.tool
     args = dict(proposal.arguments)
     current = _find_target(args, snapshot, tool)
     if preview is not None and preview.current is not None:
         current = preview.current
+    planned = preview.planned if preview is not None and tool != "forget" else None
     if tool == "forget":
         kind = "forget"
     else:
         kind = "update" if current is not None else "create"
     name = remember_request_name(args) if tool != "forget" else str(args.get("ref") or args.get("name") or "")
-    diff = ""
-    if kind == "update" and current is not None:
-        diff = "\n".join(
-            difflib.unified_diff(
-                _fact_text(current).splitlines(),
-                _proposed_text(args, current).splitlines(),
-                f"{current.ref} revision {current.revision} (current)",
-                "proposed",
-                lineterm="",
-            )
-        )
-    scope = normalize_fact_scope(str(args.get("scope") or (current.scope if current else "project")))
-    subject = normalize_subject_key(str(args.get("subject_key") or (current.subject_key if current else "")))
+    diff = diff_full = ""
+    cut: list[str] = []
+    if kind == "update" and current is not None and planned is not None:
+        diff = _file_diff(current, planned, full=False)
+        diff_full = _file_diff(current, planned, full=True)
+        size = max(len(current.body), len(planned.body))
+        if size > SHOWN_CHARS:
+            cut.append(f"diff: the first {SHOWN_CHARS:,} characters of each side of {size:,}")
+    if planned is not None:
+        scope, subject = planned.scope, planned.subject_key
+    else:
+        scope = normalize_fact_scope(str(args.get("scope") or (current.scope if current else "project")))
+        subject = normalize_subject_key(str(args.get("subject_key") or (current.subject_key if current else "")))
     holder = None
     if subject and tool != "forget":
         for key, src in snapshot.sources.items():
@@ -218,19 +239,22 @@ def proposal_view(proposal: Proposal, snapshot: CenterSnapshot, preview: Proposa
     reasons = proposal.reasons
     if preview is not None and preview.assessment is not None and preview.assessment.reasons:
         reasons = tuple(dict.fromkeys(preview.assessment.reasons))
+    body = str(args.get("body") or (current.body if current and tool == "forget" else ""))
+    if len(body) > SHOWN_CHARS:
+        cut.append(f"body: the first {SHOWN_CHARS:,} of {len(body):,} characters")
     return ProposalView(
         id=proposal.id,
         tool=tool,
         kind=kind,
         name=name or (current.name if current else ""),
         title=str(args.get("title") or (current.title if current and tool == "forget" else "")),
-        type=str(args.get("type") or (current.type if current else "project")),
+        type=planned.type if planned is not None else str(args.get("type") or (current.type if current else "project")),
         scope=scope,
         activation=str(args.get("activation") or ""),
         activation_resolved=preview.activation if preview is not None and tool != "forget" else "",
         activation_note=preview.activation_note if preview is not None and tool != "forget" else "",
         description=str(args.get("description") or (current.description if current and tool == "forget" else "")),
-        body=str(args.get("body") or (current.body if current and tool == "forget" else "")),
+        body=_cut(body),
         args=args,
         current=current,
         diff=diff,
@@ -241,4 +265,11 @@ def proposal_view(proposal: Proposal, snapshot: CenterSnapshot, preview: Proposa
         conflict=conflict,
         requester=_requester(proposal.requester),
         created_at=proposal.created_at,
+        digest=proposal.digest,
+        planned=planned,
+        diff_full=diff_full,
+        changed=changed,
+        waiting=waiting if waiting is not None else WaitInfo("none"),
+        cut=tuple(cut),
+        body_chars=len(body),
     )

@@ -57,6 +57,8 @@ __all__ = [
     "diff_snapshots",
     "fact_row",
     "relative_time",
+    "ago",
+    "human_time",
 ]
 
 Clock = Callable[[], Timestamp]
@@ -89,6 +91,38 @@ def relative_ns(ts_ns: int, now_ns: int) -> str:
     else:
         text = f"{secs / (86400 * 365):.1f}y"
     return f"in {text}" if future and text != "now" else text
+
+
+def ago(ts: Timestamp | None, now: Timestamp) -> str:
+    """An age for a sentence: ``just now``, ``3m ago``, ``in 2d`` (``at an unknown time``)."""
+    if ts is None:
+        return "at an unknown time"
+    rel = relative_ns(ts.ns, now.ns)
+    if rel == "now":
+        return "just now"
+    return rel if rel.startswith("in ") else f"{rel} ago"
+
+
+def human_time(ts: Timestamp | None, zone: str = "local", *, label: bool = True) -> str:
+    """A time for people, to the second: ``2026-07-25 16:40:00 UTC`` (``zone="utc"``) or
+    the local time with its zone name (``zone="local"``); ``label=False`` leaves the zone
+    name out (a column says it once). The detail view keeps the stored nanosecond form."""
+    if ts is None:
+        return "-"
+    dt = ts.to_datetime()
+    if zone != "utc":
+        dt = dt.astimezone()
+    text = dt.strftime("%Y-%m-%d %H:%M:%S")
+    return f"{text} {zone_name(zone)}" if label else text
+
+
+def zone_name(zone: str = "local") -> str:
+    """``UTC``, or the local zone's abbreviation."""
+    if zone == "utc":
+        return "UTC"
+    from datetime import datetime
+
+    return datetime.now().astimezone().strftime("%Z") or "local"
 
 
 class FactRow(NamedTuple):

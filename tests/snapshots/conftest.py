@@ -26,9 +26,12 @@ SNAPSHOT_ROOT = Path("/tmp/reasonix-tui-snapshots")
 
 @pytest.fixture(autouse=True)
 def _frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No blinking cursors."""
+    """No blinking cursors; no key pause in the approval dialog (snapshots press keys at once)."""
     from textual.widgets import Input, TextArea
 
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
+
+    monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.0)
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
 

@@ -99,3 +99,13 @@ def test_empty_store(snap_compare: Any, snap_empty: Layout) -> None:
 
 def test_narrow_terminal(snap_compare: Any, snap_demo: Layout) -> None:
     assert snap_compare(make(snap_demo), run_before=before(goto("project/package-manager.md")), terminal_size=(80, 24))
+
+
+def test_approval_modal_80x24(snap_compare: Any, snap_demo_approval: Layout) -> None:
+    """At 80x24 the four buttons fit and the agent's side is on screen."""
+    assert snap_compare(make(snap_demo_approval), run_before=before(), terminal_size=(80, 24))
+
+
+def test_recall_pane_80x24(snap_compare: Any, snap_demo: Layout, fixed_sidecars: None) -> None:
+    """At 80x24 the hits table fits (ref, score, fresh, reason)."""
+    assert snap_compare(make(snap_demo), run_before=before("5"), terminal_size=(80, 24))

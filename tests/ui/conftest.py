@@ -20,6 +20,15 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_key_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot presses keys faster than a person: the approval dialog's key pause is off
+    (the tests of the pause set it again and drive its clock themselves)."""
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
+
+    monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.0)
+
+
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
     """A demo home without pending approvals."""

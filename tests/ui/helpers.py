@@ -50,8 +50,9 @@ def build_demo(
 
 
 def settings() -> Settings:
-    """The settings of every UI test (the brief's 1,500-char pinned budget)."""
-    return Settings(pinned_budget_chars=1500)
+    """The settings of every UI test (the brief's 1,500-char pinned budget; times in UTC so
+    screens do not depend on the machine's zone)."""
+    return Settings(pinned_budget_chars=1500, time_zone="utc")
 
 
 def make(layout: Layout, **kwargs: Any) -> Any:

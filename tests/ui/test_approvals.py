@@ -15,6 +15,7 @@ from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.messages import SidecarsReloaded
+from reasonix_tui.tui.proposals import Decision
 from reasonix_tui.tui.screens.approval import ApprovalScreen
 from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
@@ -62,7 +63,7 @@ async def test_proposal_from_before_start_opens_at_start_and_approve(demo_with_a
         view = app.screen.view
         assert view.kind == "update" and view.current is not None and view.current.name == "deploy-target"
         body = plain(app.screen.query_one("#approval-body", Static))
-        for expected in ("deploy-target", "Deploy target is Fly.io (two regions)", "project", "Diff against the current revision", "+Production deploys go to **Fly.io**, regions `ams` and `iad`.", "Why you are asked"):
+        for expected in ("deploy-target", "Deploy target is Fly.io (two regions)", "project", "Diff of the file against the current revision", "+Production deploys go to **Fly.io**, regions `ams` and `iad`.", "Why you are asked"):
             assert expected in body, expected
         assert "1 of 1 pending" in plain(app.screen.query_one("#approval-count", Label))
         # The app writes the presence marker while open.
@@ -133,7 +134,7 @@ async def test_conflict_is_shown_not_applied(demo: Layout) -> None:
         assert app.screen.check_action("decide", ("approve",)) is None
         # Even when applied by force, the core refuses it as a conflict.
         screen = app.screen
-        screen.dismiss(screen.view and __import__("reasonix_tui.tui.proposals", fromlist=["Decision"]).Decision("approve"))
+        screen.dismiss(Decision("approve", screen.view.digest))
         await settle(pilot)
         assert store(demo).get("project/oncall-rota.md").body == "Kim (primary)."
         assert result_of(demo, proposal).state == "conflict"
@@ -165,7 +166,7 @@ async def test_a_queue_of_several(demo: Layout) -> None:
         assert isinstance(app.screen, MainScreen)
         assert "1 pending approval" in plain(app.screen.query_one("#status-bar", Static))
         assert approvals.ApprovalQueue(demo).is_pending(third.id)
-        app.approvals.show_next(force=True)
+        app.action_review_approvals()
         await settle(pilot)
         assert isinstance(app.screen, ApprovalScreen) and app.screen.view.id == third.id
         await pilot.press("n")

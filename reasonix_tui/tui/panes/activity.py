@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.message import Message
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
@@ -13,11 +15,11 @@ from textual.widgets import DataTable, Input, Label
 
 from ...core.gotime import parse_rfc3339
 from ...core.store.audit import AuditEntry
-from ..messages import ShowFactRequested, SidecarsReloaded
-from ..state import relative_time
+from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
+from ..state import ago, human_time, zone_name
 from .base import Pane
 
-__all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches"]
+__all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches", "entry_ref", "entry_outcome"]
 
 ACTIVITY_LIMIT = 500
 """Most entries shown (the newest)."""
@@ -61,6 +63,29 @@ def entry_matches(entry: AuditEntry, text: str) -> bool:
     return True
 
 
+def entry_ref(entry: AuditEntry) -> str:
+    """What an entry is about: the fact's ref, else its id or path, else (a decision on a
+    proposal that wrote nothing) the proposal."""
+    if entry.ref or entry.id or entry.path:
+        return entry.ref or entry.id or entry.path
+    proposal = entry.detail.get("proposal") if isinstance(entry.detail, dict) else None
+    if proposal:
+        tool = entry.detail.get("tool") or "agent"
+        return f"{tool} proposal {proposal}"
+    return "-"
+
+
+_STATE_STYLE = {"approved": "green", "denied": "yellow", "conflict": "bold red", "error": "bold red"}
+
+
+def entry_outcome(entry: AuditEntry) -> Text:
+    """``ok`` / ``refused``; a decision on a proposal says what was decided."""
+    state = entry.detail.get("state") if entry.op == "approval" and isinstance(entry.detail, dict) else None
+    if isinstance(state, str) and state in _STATE_STYLE:
+        return Text(state, style=_STATE_STYLE[state])
+    return Text("ok", style="green") if entry.ok else Text("refused", style="bold red")
+
+
 _ACTOR_STYLE = {"context-center": "cyan", "cli": "default", "agent-auto": "magenta", "agent-approved": "green"}
 
 
@@ -72,7 +97,7 @@ class ActivityPane(Pane):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter", id="activity-filter-key", key_display="/"),
         Binding("enter", "open_fact", "Show fact", id="activity-open"),
-        Binding("escape", "focus_table", "Back to the table", show=False, id="activity-escape"),
+        Binding("escape", "escape", "Leave the filter / clear it", show=False, id="activity-escape"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -80,6 +105,12 @@ class ActivityPane(Pane):
         yield Input(placeholder="filter: words · actor:agent op:forget ref:deploy refused", id="activity-filter")
         yield Label("", id="activity-heading")
         yield DataTable(id="activity-table", cursor_type="row", zebra_stripes=True)
+
+    @dataclass
+    class Loaded(Message, bubble=False):
+        """The log was read (posted by the worker to the pane itself)."""
+
+        entries: list[AuditEntry]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -107,7 +138,7 @@ class ActivityPane(Pane):
         if message.audit and self.loaded_once:
             self.load()
 
-    def on_store_update(self, update: object) -> None:
+    def on_store_update(self, update: StoreUpdate) -> None:
         """A write landed: its audit line is there too."""
         if self.loaded_once and getattr(self.screen, "active_pane", "") == "activity":
             self.load()
@@ -121,12 +152,18 @@ class ActivityPane(Pane):
     def _load_worker(self) -> None:
         from ..backend import read_audit
 
-        entries = newest_first(read_audit(self.app.layout, self.app.settings, ACTIVITY_LIMIT))
-        self.app.call_from_thread(self._show, entries)
+        entries = newest_first(read_audit(self.center.layout, self.center.settings, ACTIVITY_LIMIT))
+        self.post_message(self.Loaded(entries))
 
-    def _show(self, entries: list[AuditEntry]) -> None:
-        self.all_entries = entries
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.all_entries = message.entries
         self._refilter()
+
+    def on_clock_tick(self) -> None:
+        """Ages in the When column move on."""
+        if self.entries:
+            self._refilter(force=True)
 
     def _refilter(self, force: bool = False) -> None:
         table = self.query_one("#activity-table", DataTable)
@@ -136,13 +173,14 @@ class ActivityPane(Pane):
             self._heading(text)
             return
         self.entries = entries
-        now = self.app.clock()
+        now = self.center.clock()
+        zone = self.center.settings.time_zone
         keep = table.cursor_row
         with self.app.batch_update():
             table.clear()
             for i, entry in enumerate(entries):
                 ts = parse_rfc3339(entry.at)
-                when = f"{entry.at[:19].replace('T', ' ')} ({relative_time(ts, now)})" if ts else entry.at
+                when = f"{human_time(ts, zone, label=False)} ({ago(ts, now)})" if ts else entry.at
                 rev = ""
                 if entry.rev_before is not None or entry.rev_after is not None:
                     rev = f"{entry.rev_before or '-'}→{entry.rev_after or '-'}"
@@ -150,8 +188,8 @@ class ActivityPane(Pane):
                     when,
                     Text(entry.actor, style=_ACTOR_STYLE.get(entry.actor, "")),
                     entry.op,
-                    Text("ok", style="green") if entry.ok else Text("refused", style="bold red"),
-                    entry.ref or entry.id or entry.path,
+                    entry_outcome(entry),
+                    entry_ref(entry),
                     rev,
                     entry.reason,
                     key=self._key(entry, i),
@@ -165,7 +203,10 @@ class ActivityPane(Pane):
         if text:
             heading = f"{count} of {total} entries match “{text}”, newest first"
         elif total:
-            heading = f"{total} most recent store changes, newest first · {self.app.layout.audit_log}"
+            heading = (
+                f"{total} most recent store changes, newest first, times in {zone_name(self.center.settings.time_zone)}"
+                f" · {self.center.layout.audit_log}"
+            )
         else:
             heading = "No activity recorded yet: every change to the store (from here, the CLI or the agent) appears here."
         self.query_one("#activity-heading", Label).update(heading)
@@ -190,6 +231,15 @@ class ActivityPane(Pane):
     def action_focus_table(self) -> None:
         """Back to the table (the filter stays applied)."""
         self.query_one("#activity-table", DataTable).focus()
+
+    def action_escape(self) -> None:
+        """Esc: leave the filter box (the filter stays); on the table, clear the filter."""
+        box = self.query_one("#activity-filter", Input)
+        if box.has_focus:
+            self.action_focus_table()
+        elif box.value:
+            box.value = ""
+            self._refilter()
 
     @staticmethod
     def _key(entry: AuditEntry, index: int) -> str:

@@ -14,8 +14,8 @@ from textual.widgets.option_list import Option
 
 from ...core.store.model import slug
 from ...core.store.store import ArchivedFact
-from ..messages import RecoverRequested
-from ..state import CenterSnapshot, relative_time
+from ..messages import RecoverRequested, StoreUpdate
+from ..state import CenterSnapshot, ago, human_time, relative_time
 from .base import Pane
 
 __all__ = ["ArchivePane", "collision_note"]
@@ -66,11 +66,8 @@ class ArchivePane(Pane):
         self.entries: tuple[ArchivedFact, ...] = ()
         """Archived facts shown, newest first."""
 
-    def on_store_update(self, update: object) -> None:
+    def on_store_update(self, update: StoreUpdate) -> None:
         """Redraw when the archive changed."""
-        from ..app import StoreUpdate
-
-        assert isinstance(update, StoreUpdate)
         if update.changes.archive_changed or update.changes.full or update.changes.removed or update.changes.added:
             self._draw(update.snapshot)
 
@@ -79,7 +76,7 @@ class ArchivePane(Pane):
         keep = option_list.highlighted
         keep_path = self.entries[keep].path if keep is not None and keep < len(self.entries) else None
         self.entries = snapshot.archived
-        now = self.app.clock()
+        now = self.center.clock()
         option_list.clear_options()
         for entry in self.entries:
             when = relative_time(entry.archived_at, now)
@@ -100,6 +97,11 @@ class ArchivePane(Pane):
             self._preview(None)
         self.refresh_bindings()
 
+    def on_clock_tick(self) -> None:
+        """Ages move on."""
+        if self.entries:
+            self._draw(self.center.snapshot)
+
     def _preview(self, index: int | None) -> None:
         meta = self.query_one("#archive-meta", Static)
         body = self.query_one("#archive-body", Markdown)
@@ -114,11 +116,12 @@ class ArchivePane(Pane):
         text.append(f"{fact.ref}  ·  type {fact.type}  ·  revision {fact.revision}\n")
         text.append(f"id {fact.id}\n", style="dim")
         if entry.archived_at:
-            text.append(f"archived {entry.archived_at.rfc3339()} ({relative_time(entry.archived_at, self.app.clock())} ago)\n")
+            when = human_time(entry.archived_at, self.center.settings.time_zone)
+            text.append(f"archived {when} ({ago(entry.archived_at, self.center.clock())})\n")
         text.append(f"{entry.path}\n", style="dim")
         if fact.description:
             text.append(fact.description + "\n", style="italic")
-        note = collision_note(entry, self.app.snapshot)
+        note = collision_note(entry, self.center.snapshot)
         if note:
             text.append("⚠ " + note + "\n", style="bold yellow")
         else:

@@ -15,10 +15,12 @@ from ..messages import (
     BulkRequested,
     CopyRefRequested,
     EditRequested,
+    FactHighlighted,
     ForgetRequested,
     NewFactRequested,
     PinRequested,
     QuickAddRequested,
+    StoreUpdate,
     VerifyRequested,
 )
 from ..widgets.fact_detail import FactDetail
@@ -41,15 +43,15 @@ class FactsPane(Pane):
         Binding("e", "edit", "Edit", id="facts-edit"),
         Binding("E", "edit_external", "$EDITOR", id="facts-edit-external", key_display="E", show=False),
         Binding("x,delete", "forget", "Forget", id="facts-forget"),
-        Binding("number_sign", "quick_add", "Note", id="facts-note", key_display="#"),
-        Binding("c", "copy_ref", "Copy ref", id="facts-copy"),
+        Binding("number_sign", "quick_add", "Note", id="facts-note", key_display="#", show=False),
+        Binding("c", "copy_ref", "Copy ref", id="facts-copy", show=False),
         Binding("s", "sort", "Sort", id="facts-sort"),
         Binding("d", "toggle_detail", "Detail", id="facts-detail", tooltip="Hide the detail to see every column"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
         Binding("space", "toggle_mark", "Mark", id="facts-mark", show=False, tooltip="Mark for a bulk verify or forget"),
         Binding("asterisk", "mark_all", "Mark all shown", show=False, id="facts-mark-all", key_display="*"),
         Binding("u", "clear_marks", "Unmark all", show=False, id="facts-unmark"),
-        Binding("escape", "focus_table", "Back to the table", show=False, id="facts-escape"),
+        Binding("escape", "escape", "Leave the filter / clear it", show=False, id="facts-escape"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -77,17 +79,14 @@ class FactsPane(Pane):
         self._detail_timer: Timer | None = None
         self._had_fact = False
 
-    def on_store_update(self, update: object) -> None:
-        """Apply the new rows by diff and refresh the detail."""
-        from ..app import StoreUpdate
-
-        assert isinstance(update, StoreUpdate)
+    def on_store_update(self, update: StoreUpdate) -> None:
+        """Apply the new rows by diff and refresh the detail; put the cursor on the fact a
+        write just wrote (``update.select``)."""
         table = self.table
+        table.set_now(self.center.clock())
         table.set_rows(update.snapshot.rows, update.changes)
-        screen = self.screen
-        pending = getattr(screen, "pending_select", None)
-        if pending and table.move_to_key(pending):
-            screen.pending_select = None  # type: ignore[attr-defined]
+        if update.select:
+            table.move_to_key(update.select)
         self._update_count()
         key = table.cursor_key
         if key is None or key in update.changes.touched or update.changes.full:
@@ -99,7 +98,7 @@ class FactsPane(Pane):
 
     def _update_count(self) -> None:
         table = self.table
-        snap = self.app.snapshot
+        snap = self.center.snapshot
         total = len(snap.rows)
         sort = next((c.label for c in COLUMNS if c.key == table.sort_column), table.sort_column)
         arrow = "▼" if table.sort_reverse else "▲"
@@ -113,16 +112,22 @@ class FactsPane(Pane):
     def show_detail(self, key: str | None) -> None:
         """Draw the detail of row ``key``."""
         detail = self.query_one("#fact-detail", FactDetail)
-        snap = self.app.snapshot
+        snap = self.center.snapshot
+        now = self.center.clock()
         if key is None:
-            detail.show(None, snap, self.app.clock())
+            detail.show(None, snap, now)
             return
         fact = snap.facts.get(key)
         row = snap.rows.get(key)
         if fact is None:
-            detail.show(None, snap, self.app.clock(), error=row.error if row else "")
+            detail.show(None, snap, now, error=row.error if row else "")
             return
-        detail.show(fact, snap, self.app.clock())
+        detail.show(fact, snap, now)
+
+    def on_clock_tick(self) -> None:
+        """Ages in the Updated column and the detail move on."""
+        self.table.set_now(self.center.clock())
+        self.show_detail(self.table.cursor_key)
 
     @on(FactsTable.Highlighted, "#facts-table")
     def _highlighted(self, message: FactsTable.Highlighted) -> None:
@@ -137,11 +142,11 @@ class FactsPane(Pane):
 
     def _follow(self, key: str | None) -> None:
         self._detail_timer = None
-        has_fact = key in self.app.snapshot.facts
+        has_fact = key in self.center.snapshot.facts
         if has_fact != self._had_fact:
             self._had_fact = has_fact
             self.refresh_bindings()
-        self.screen.selected_fact = key if key in self.app.snapshot.facts else None  # type: ignore[attr-defined]
+        self.post_message(FactHighlighted(key if has_fact else None))
         self.show_detail(key)
 
     @on(FactsTable.Selected, "#facts-table")
@@ -173,7 +178,7 @@ class FactsPane(Pane):
 
     def select(self, ref: str) -> bool:
         """Put the cursor on a fact by id or ref."""
-        fact = self.app.snapshot.find(ref)
+        fact = self.center.snapshot.find(ref)
         if fact is None:
             return False
         moved = self.table.move_to_key(str(fact.id))
@@ -186,7 +191,7 @@ class FactsPane(Pane):
 
     def _current(self) -> str | None:
         key = self.table.cursor_key
-        return key if key in self.app.snapshot.facts else None
+        return key if key in self.center.snapshot.facts else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Fact actions are greyed out when no fact is under the cursor."""
@@ -206,6 +211,15 @@ class FactsPane(Pane):
         """Leave the filter box (the filter stays applied)."""
         self.table.focus()
 
+    def action_escape(self) -> None:
+        """Esc: leave the filter box (the filter stays); on the table, clear the filter."""
+        box = self.query_one("#facts-filter", Input)
+        if box.has_focus:
+            self.table.focus()
+        elif box.value:
+            box.value = ""
+            self._apply_filter("")
+
     def action_focus_filter(self) -> None:
         """Focus the filter box."""
         self.query_one("#facts-filter", Input).focus()
@@ -214,7 +228,7 @@ class FactsPane(Pane):
         """Pin the fact, or unpin it when pinned."""
         key = self._current()
         if key is not None:
-            fact = self.app.snapshot.facts[key]
+            fact = self.center.snapshot.facts[key]
             self.post_message(PinRequested(key, not fact.pinned))
 
     def action_verify(self) -> None:

@@ -3,6 +3,7 @@ import tree, diagnostics highlighted, the provider-visible block and a target-pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.markup import escape
@@ -11,11 +12,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Input, Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ...core.instructions import Diagnostic, Import, InstructionDoc, Resolution
-from ..messages import QuickAddRequested, SidecarsReloaded
+from ..messages import EditFileRequested, QuickAddRequested, SidecarsReloaded
 from .base import Pane
 
 __all__ = ["InstructionsPane"]
@@ -33,7 +35,16 @@ class InstructionsPane(Pane):
         Binding("b", "show_block", "Provider block", id="instructions-block"),
         Binding("number_sign", "quick_add", "Note", id="instructions-note", key_display="#"),
         Binding("E", "edit_document", "$EDITOR", id="instructions-edit", key_display="E"),
+        Binding("escape", "leave_target", "Leave the target box", show=False, id="instructions-escape"),
     ]
+
+    @dataclass
+    class Resolved(Message, bubble=False):
+        """A resolution finished (posted by the worker to the pane itself)."""
+
+        resolution: Resolution | None
+        block: str
+        error: str
 
     def compose(self) -> ComposeResult:
         """Target chooser, tree and viewer."""
@@ -86,12 +97,16 @@ class InstructionsPane(Pane):
 
         try:
             if target and not target.startswith("/"):
-                target = str(self.app.layout.workspace / target)
-            resolution = resolve_instructions(self.app.layout, target)
+                target = str(self.center.layout.workspace / target)
+            resolution = resolve_instructions(self.center.layout, target)
             block = instruction_block(resolution)
-            self.app.call_from_thread(self._show, resolution, block, "")
+            self.post_message(self.Resolved(resolution, block, ""))
         except Exception as exc:  # a bad target path: shown, never fatal
-            self.app.call_from_thread(self._show, None, "", f"{type(exc).__name__}: {exc}")
+            self.post_message(self.Resolved(None, "", f"{type(exc).__name__}: {exc}"))
+
+    @on(Resolved)
+    def _resolved(self, message: Resolved) -> None:
+        self._show(message.resolution, message.block, message.error)
 
     def _show(self, resolution: Resolution | None, block: str, error: str) -> None:
         self.resolution = resolution
@@ -223,4 +238,8 @@ class InstructionsPane(Pane):
         """Open the highlighted instruction file in ``$VISUAL``/``$EDITOR``; re-resolve after."""
         path = self.selected_file()
         if path:
-            self.app.edit_file_in_editor(path, on_done=self.load)
+            self.post_message(EditFileRequested(path))  # the app posts SidecarsReloaded(instructions) after
+
+    def action_leave_target(self) -> None:
+        """Esc: leave the target box for the tree."""
+        self.query_one("#instructions-tree", Tree).focus()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich import box
@@ -12,13 +13,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.gotime import parse_rfc3339
 from ...core.recall import RecallTrace
-from ..messages import ShowFactRequested, SidecarsReloaded
-from ..state import FactRow, relative_time
+from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
+from ..state import FactRow, human_time, relative_time
 from .base import Pane
 
 __all__ = ["RecallPane", "render_trace"]
@@ -45,7 +47,9 @@ def _table(title: str, *columns: tuple[str, dict[str, Any]]) -> Table:
     return table
 
 
-def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str, FactRow] | None = None) -> Table:
+def render_trace(
+    trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str, FactRow] | None = None, zone: str = "local"
+) -> Table:
     """A trace as a grid: query, hits, budget, omitted, suppression, the candidates that lost.
 
     With ``rows`` (the store now, by fact id), a hit whose fact changed or was forgotten
@@ -58,7 +62,8 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
     head.append("query  ", style="bold")
     head.append(trace.query + "\n")
     if not dry_run and (trace.at or trace.source):
-        head.append(f"at {trace.at}  source {trace.source}\n", style="dim")
+        at = parse_rfc3339(trace.at)
+        head.append(f"at {human_time(at, zone) if at is not None else trace.at or '?'}  source {trace.source}\n", style="dim")
     head.append(f"budget used {trace.used_chars} / {trace.char_budget} chars", style="bold")
     head.append(f"   omitted by limit {trace.omitted_by_limit}, by budget {trace.omitted_by_budget}\n")
     if trace.suppressed:
@@ -66,10 +71,11 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
     grid.add_row(head)
 
     hits = trace.hits
+    # The reason goes under the ref, so the table fits an 80-column terminal.
     hit_table = _table(
         f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
-        ("#", {"justify": "right"}), ("ref", {}), ("rev", {"justify": "right"}), ("score", {"justify": "right"}),
-        ("fresh", {}), ("reason", {"ratio": 1}),
+        ("#", {"justify": "right"}), ("ref · why", {"ratio": 1, "overflow": "fold"}), ("rev", {"justify": "right"}),
+        ("score", {"justify": "right"}), ("fresh", {}),
     )
     for i, hit in enumerate(hits, 1):
         rev: Text | str = str(hit.revision)
@@ -88,11 +94,10 @@ def render_trace(trace: RecallTrace, *, dry_run: bool = False, rows: Mapping[str
                 reason = Text(f"changed since (now revision {now_row.revision}); ", style="bold yellow") + reason
         hit_table.add_row(
             str(i),
-            hit.ref or hit.name or hit.id,
+            Text(hit.ref or hit.name or hit.id) + Text("\n") + reason,
             rev,
             _score(hit.score),
             Text(hit.freshness, style=_FRESH_STYLE.get(hit.freshness, "")),
-            reason,
         )
     grid.add_row(hit_table)
 
@@ -133,7 +138,20 @@ class RecallPane(Pane):
         Binding("slash", "focus_query", "Try a query", id="recall-query", key_display="/"),
         Binding("l", "show_last", "Last trace", id="recall-last"),
         Binding("f", "open_hit", "Show first hit", id="recall-open"),
+        Binding("escape", "leave_query", "Leave the query box", show=False, id="recall-escape"),
     ]
+
+    @dataclass
+    class HistoryLoaded(Message, bubble=False):
+        """Traces were read (posted by the worker to the pane itself)."""
+
+        history: list[RecallTrace]
+
+    @dataclass
+    class Tried(Message, bubble=False):
+        """A tried query's trace (not recorded)."""
+
+        trace: RecallTrace
 
     def compose(self) -> ComposeResult:
         """Query box, history and trace view."""
@@ -175,17 +193,27 @@ class RecallPane(Pane):
     def _load_worker(self) -> None:
         from ..backend import last_trace, trace_history
 
-        last = last_trace(self.app.layout)
-        history = trace_history(self.app.layout, 200)
+        last = last_trace(self.center.layout)
+        history = trace_history(self.center.layout, 200)
         if last is not None and (not history or history[0] != last):
             history = [last, *history]
-        self.app.call_from_thread(self._show, history)
+        self.post_message(self.HistoryLoaded(history))
 
-    def _show(self, history: list[RecallTrace]) -> None:
-        self.history = history
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        self._show(message.history)
+
+    def on_clock_tick(self) -> None:
+        """Ages in the history move on."""
+        if self.history:
+            self._show(self.history, keep=True)
+
+    def _show(self, history: list[RecallTrace], keep: bool = False) -> None:
         option_list = self.query_one("#recall-history", OptionList)
+        highlighted = option_list.highlighted if keep else None
+        self.history = history
         option_list.clear_options()
-        now = self.app.clock()
+        now = self.center.clock()
         for i, trace in enumerate(history):
             ts = parse_rfc3339(trace.at)
             when = relative_time(ts, now) if ts else "?"
@@ -197,6 +225,9 @@ class RecallPane(Pane):
         heading = self.query_one("#recall-heading", Label)
         if history:
             heading.update(f"{len(history)} recorded recall{'s' if len(history) != 1 else ''} · ● is the last one (updates live)")
+            if highlighted is not None and highlighted < len(history):
+                option_list.highlighted = highlighted  # a clock tick: the view stays as it is
+                return
             option_list.highlighted = 0
             self._view(history[0])
         else:
@@ -210,14 +241,11 @@ class RecallPane(Pane):
         if trace is None:
             view.update("")
             return
-        rows = self.app.snapshot.rows if self.app.complete else None
-        view.update(render_trace(trace, dry_run=dry_run, rows=rows))
+        rows = self.center.snapshot.rows if self.center.complete else None
+        view.update(render_trace(trace, dry_run=dry_run, rows=rows, zone=self.center.settings.time_zone))
 
-    def on_store_update(self, update: object) -> None:
+    def on_store_update(self, update: StoreUpdate) -> None:
         """A fact the shown trace injected changed or was forgotten: say so in place."""
-        from ..app import StoreUpdate
-
-        assert isinstance(update, StoreUpdate)
         trace = self.current
         if trace is None or self._dry_run:
             return
@@ -240,12 +268,20 @@ class RecallPane(Pane):
     def _try_worker(self, query: str) -> None:
         from ..backend import try_query
 
-        trace = try_query(self.app.layout, self.app.settings, query, now=self.app.clock())
-        self.app.call_from_thread(self._view, trace, True)
+        trace = try_query(self.center.layout, self.center.settings, query, now=self.center.clock())
+        self.post_message(self.Tried(trace))
+
+    @on(Tried)
+    def _tried(self, message: Tried) -> None:
+        self._view(message.trace, True)
 
     def action_focus_query(self) -> None:
         """Focus the query box."""
         self.query_one("#recall-query-input", Input).focus()
+
+    def action_leave_query(self) -> None:
+        """Esc: leave the query box for the history list."""
+        self.query_one("#recall-history", OptionList).focus()
 
     def action_show_last(self) -> None:
         """Show the last recorded trace."""

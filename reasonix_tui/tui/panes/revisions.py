@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.message import Message
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -21,7 +22,7 @@ from ...core.encoding import read_text
 from ...core.gostr import one_line
 from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact
-from ..messages import RestoreRequested
+from ..messages import RestoreRequested, StoreUpdate
 from ..state import relative_time
 from .base import Pane
 
@@ -88,6 +89,12 @@ class RevisionsPane(Pane):
     fact_id: reactive[str | None] = reactive(None, init=False)
     """The fact whose history is shown (set by the main screen)."""
 
+    @dataclass
+    class Loaded(Message, bubble=False):
+        """A history was read (posted by the worker to the pane itself)."""
+
+        history: RevisionList
+
     def compose(self) -> ComposeResult:
         """Revision list and diff."""
         yield Label("Select a fact in the Facts pane (1) to see its history.", id="revisions-heading")
@@ -116,18 +123,15 @@ class RevisionsPane(Pane):
         self.load()
         super().activate()
 
-    def on_store_update(self, update: object) -> None:
+    def on_store_update(self, update: StoreUpdate) -> None:
         """Reload when the selected fact changed."""
-        from ..app import StoreUpdate
-
-        assert isinstance(update, StoreUpdate)
         if self.fact_id and (self.fact_id in update.changes.touched or update.changes.full) and self.is_on_screen_pane():
             self.load()
 
     def load(self) -> None:
         """Read the history in a thread worker."""
         fact_id = self.fact_id
-        if fact_id is None or fact_id not in self.app.snapshot.facts:
+        if fact_id is None or fact_id not in self.center.snapshot.facts:
             self.history = None
             self.query_one("#revisions-heading", Label).update("Select a fact in the Facts pane (1) to see its history.")
             self.query_one("#revisions-list", OptionList).clear_options()
@@ -137,8 +141,8 @@ class RevisionsPane(Pane):
 
     @work(thread=True, exclusive=True, group="revisions-load", exit_on_error=False, description="read revisions")
     def _load_worker(self, fact_id: str) -> None:
-        store = self.app.make_store()
-        current = self.app.snapshot.facts[fact_id]
+        store = self.center.make_store()
+        current = self.center.snapshot.facts[fact_id]
         try:
             revisions = tuple(store.revisions(str(current.id)))
             error = ""
@@ -147,14 +151,23 @@ class RevisionsPane(Pane):
         history = RevisionList(
             fact_id, current, _file_text(current), revisions, tuple(_file_text(r) for r in revisions), error
         )
-        self.app.call_from_thread(self._show, history)
+        self.post_message(self.Loaded(history))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self._show(message.history)
+
+    def on_clock_tick(self) -> None:
+        """Ages in the list move on."""
+        if self.history is not None and self.is_on_screen_pane():
+            self._show(self.history)
 
     def _show(self, history: RevisionList) -> None:
         if history.fact_id != self.fact_id:
             return
         self.history = history
         current = history.current
-        now = self.app.clock()
+        now = self.center.clock()
         count = len(history.revisions)
         self.query_one("#revisions-heading", Label).update(
             f"[b]{current.display_title}[/b]  {current.ref}  ·  revision {current.revision}  ·  "

@@ -1,10 +1,13 @@
 """Suggestions pane: memory and skill candidates from the history window, best first, each
 with its score, the reasons it looks durable and the merged evidence (every message it was
 said in, and the step it corrected); accept (edit first) or dismiss — dismissing brings
-the next candidate in. Scanned every time the pane opens; nothing is written by itself."""
+the next candidate in. Scanned every time the pane opens; nothing is written by itself
+(accept and dismiss are intents the app's write worker carries out; the list is scanned
+again when it says a suggestion changed)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
@@ -13,13 +16,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.store.model import StoreError
-from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionEdits, SuggestionsView
+from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionsView
 from ..actions import FactFormValues
-from ..messages import WriteFinished
+from ..messages import SidecarsReloaded, SuggestionAcceptRequested, SuggestionDismissRequested
 from .base import Pane
 
 __all__ = ["SuggestionsPane", "suggestion_fields"]
@@ -61,6 +64,13 @@ class SuggestionsPane(Pane):
                 yield Markdown("", id="suggestions-body")
                 yield Static("", id="suggestions-evidence")
 
+    @dataclass
+    class Scanned(Message, bubble=False):
+        """A scan finished (posted by the worker to the pane itself)."""
+
+        view: SuggestionsView
+        error: str
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.items: list[Suggestion] = []
@@ -79,11 +89,21 @@ class SuggestionsPane(Pane):
     def _scan_worker(self) -> None:
         from ..backend import scan_suggestions
 
+        center = self.center
         try:
-            view, error = scan_suggestions(self.app.layout, self.app.settings, self.app.clock()), ""
+            view, error = scan_suggestions(center.layout, center.settings, center.clock()), ""
         except Exception as exc:  # a broken session file never breaks the pane
             view, error = SuggestionsView(), f"Scan failed: {type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._show, view, error)
+        self.post_message(self.Scanned(view, error))
+
+    @on(Scanned)
+    def _scanned(self, message: Scanned) -> None:
+        self._show(message.view, message.error)
+
+    def on_sidecars(self, message: SidecarsReloaded) -> None:
+        """A suggestion was accepted or dismissed: scan again."""
+        if message.suggestions:
+            self.load()
 
     def _show(self, view: SuggestionsView, error: str) -> None:
         option_list = self.query_one("#suggestions-list", OptionList)
@@ -197,42 +217,13 @@ class SuggestionsPane(Pane):
 
     def _accepted(self, suggestion_id: str, values: FactFormValues | None) -> None:
         if values is not None:
-            self._accept_worker(suggestion_id, values)
-
-    @work(thread=True, group="store-write", exit_on_error=False, description="accept a suggestion")
-    def _accept_worker(self, suggestion_id: str, values: FactFormValues) -> None:
-        from ..backend import accept_suggestion
-
-        edits = SuggestionEdits(
-            name=values.name, title=values.title, description=values.description,
-            type=values.type, scope=values.scope, body=values.body,
-        )
-        try:
-            result = accept_suggestion(self.app.layout, self.app.settings, suggestion_id, edits)
-        except StoreError as exc:
-            self.post_message(WriteFinished("accept", False, str(exc)))
-            return
-        fact = result.fact
-        if fact is not None:
-            text, fact_id = f"Accepted: saved {fact.ref} (revision {fact.revision}).", str(fact.id)
-        else:
-            text, fact_id = f"Accepted: wrote {result.path}.", None
-        self.post_message(WriteFinished("accept", True, text, (), fact_id))
-        self.app.call_from_thread(self.load)
+            self.post_message(SuggestionAcceptRequested(suggestion_id, values))
 
     def action_dismiss_suggestion(self) -> None:
         """Dismiss for good."""
         item = self._current()
         if item is not None:
-            self._dismiss_worker(item.id)
-
-    @work(thread=True, group="store-write", exit_on_error=False, description="dismiss a suggestion")
-    def _dismiss_worker(self, suggestion_id: str) -> None:
-        from ..backend import dismiss_suggestion
-
-        dismiss_suggestion(self.app.layout, self.app.settings, suggestion_id)
-        self.app.call_from_thread(self.notify, "Dismissed: it will not be suggested again.", timeout=3)
-        self.app.call_from_thread(self.load)
+            self.post_message(SuggestionDismissRequested(item.id))
 
     def action_rescan(self) -> None:
         """Scan again."""

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Iterable
+from typing import Iterable, cast
 
-from textual import getters, on
+from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from ..messages import ShowFactRequested, SidecarsReloaded
+from ..center import Center
+from ..messages import FactHighlighted, ReviewApprovalsRequested, ShowFactRequested, SidecarsReloaded
 from ..panes.activity import ActivityPane
 from ..panes.archive import ArchivePane
 from ..panes.base import Pane
@@ -21,13 +22,18 @@ from ..panes.recall import RecallPane
 from ..panes.revisions import RevisionsPane
 from ..panes.suggestions import SuggestionsPane
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "PANES"]
 
-
-def _app_type() -> Any:
-    from ..app import ContextCenterApp
-
-    return ContextCenterApp
+PANES: tuple[tuple[str, str], ...] = (
+    ("facts", "Facts"),
+    ("revisions", "Revisions"),
+    ("archive", "Archive"),
+    ("instructions", "Instructions"),
+    ("recall", "Recall"),
+    ("suggestions", "Suggestions"),
+    ("activity", "Activity"),
+)
+"""Pane ids and titles, in key order (1-7)."""
 
 
 _PANE_CLASSES: dict[str, type[Pane]] = {
@@ -69,8 +75,6 @@ class StatusBar(Static):
 class MainScreen(Screen[None]):
     """Facts, Revisions, Archive, Instructions, Recall, Suggestions, Activity."""
 
-    app = getters.app(_app_type)  # type: ignore[assignment]
-
     AUTO_FOCUS = "#facts-table"
     """The table has the keys from the first frame, before its rows arrive (the default
     would focus the tab strip, and the first arrow key would switch panes)."""
@@ -81,15 +85,13 @@ class MainScreen(Screen[None]):
     active_pane: reactive[str] = reactive("facts", bindings=True, init=False)
     """Id of the visible pane."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending_select: str | None = None
-        """A fact id to put the cursor on once it appears (after a write)."""
+    @property
+    def center(self) -> Center:
+        """The app's state (see :class:`~reasonix_tui.tui.center.Center`)."""
+        return cast(Center, self.app)
 
     def compose(self) -> ComposeResult:
         """Status bar, tabs, footer."""
-        from ..app import PANES
-
         yield StatusBar("", id="status-bar")
         with TabbedContent(initial="facts", id="tabs"):
             for i, (pane_id, title) in enumerate(PANES):
@@ -103,8 +105,8 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Subscribe to the app's signals and draw the status line."""
-        self.app.store_changed.subscribe(self, lambda _update: self.refresh_status())
-        self.app.sidecars_changed.subscribe(self, self._sidecars)
+        self.center.store_changed.subscribe(self, lambda _update: self.refresh_status())
+        self.center.sidecars_changed.subscribe(self, self._sidecars)
         self.refresh_status()
         self.call_after_refresh(self._activate, "facts")
 
@@ -113,13 +115,13 @@ class MainScreen(Screen[None]):
 
     def refresh_status(self) -> None:
         """Redraw the status line."""
-        app = self.app
+        app = self.center
         snap = app.snapshot
         counts = snap.counts
         project, global_, pinned = counts.get("project", 0), counts.get("global", 0), counts.get("pinned", 0)
         budget = f"{snap.pinned_chars:,}/{snap.pinned_budget:,}" if snap.pinned_budget else f"{snap.pinned_chars:,}/∞"
         over = snap.pinned_budget and snap.pinned_chars > snap.pinned_budget
-        pending = app.approvals.count if app.approvals is not None else 0
+        pending = app.approvals.count
         # The approval count comes first after the workspace, so it stays visible at 80 columns.
         parts = [
             f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
@@ -176,6 +178,11 @@ class MainScreen(Screen[None]):
         if pane_id != self.active_pane:
             self._activate(pane_id)
 
+    @on(FactHighlighted)
+    def _fact_highlighted(self, message: FactHighlighted) -> None:
+        message.stop()
+        self.selected_fact = message.fact_id
+
     def watch_selected_fact(self, fact_id: str | None) -> None:
         """The Revisions pane follows the selection."""
         for pane in self.query("#revisions-pane").results(RevisionsPane):
@@ -227,5 +234,4 @@ class MainScreen(Screen[None]):
         getattr(facts, f"action_{name}")()
 
     def _review_approvals(self) -> None:
-        if self.app.approvals is not None:
-            self.app.approvals.show_next(force=True)
+        self.post_message(ReviewApprovalsRequested())

@@ -29,7 +29,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..state import Changes, FactRow
+from ...core.gotime import Timestamp
+from ..state import Changes, FactRow, relative_ns
 
 __all__ = ["Column", "COLUMNS", "FactsTable", "parse_filter", "row_matches"]
 
@@ -224,6 +225,15 @@ class FactsTable(ScrollView, can_focus=True):
         self.marked: set[str] = set()
         """Row keys marked for a bulk action (``space``)."""
         self._last_highlight: str | None = None
+        self._now_ns = 0
+
+    def set_now(self, now: Timestamp) -> None:
+        """The time the Updated column's ages are drawn against (redrawn when it moved)."""
+        if now.ns // 1_000_000_000 == self._now_ns // 1_000_000_000:
+            return
+        self._now_ns = now.ns
+        self._line_cache.clear()
+        self.refresh()
 
     # ----------------------------------------------------------------- public API
 
@@ -591,6 +601,8 @@ class FactsTable(ScrollView, can_focus=True):
         for column, col_width in layout:
             value = getattr(row, column.key)
             text = str(value) if value != 0 or column.key != "revision" else ""
+            if column.key == "updated" and self._now_ns and row.updated_ns:
+                text = relative_ns(row.updated_ns, self._now_ns)
             if marked and column.key == "title":
                 text = "✓ " + text
             style = base
