@@ -56,9 +56,10 @@ def test_approval_bench_runs_one_real_round_trip(tmp_path: Path, capsys: pytest.
     """One proposal from a real ``reasonix-tui remember`` process, the modal, ``y``, the
     process exiting 0 with the fact written: the figures come from that, not from a stub."""
     ab = load("approval_bench")
-    assert ab.main(["--facts", "20", "--runs", "1", "--dir", str(tmp_path)]) == 0
+    assert ab.main(["--facts", "20", "--runs", "1", "--dir", str(tmp_path), "--large-mb", "0.05"]) == 0
     out = capsys.readouterr().out
     assert "proposal written → modal on screen" in out and "key y → agent process exited" in out
+    assert "a 0.05 MB proposal: written → dialog on screen" in out
     assert (tmp_path / "s20" / "home" / "memory" / "global" / "bench-pref-0.md").exists()
 
 

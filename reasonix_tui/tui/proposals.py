@@ -239,6 +239,12 @@ def proposal_view(
     reasons = proposal.reasons
     if preview is not None and preview.assessment is not None and preview.assessment.reasons:
         reasons = tuple(dict.fromkeys(preview.assessment.reasons))
+    fresh = preview.assessment if preview is not None else None
+    if fresh is not None and tool != "forget" and hasattr(fresh, "sensitive"):
+        # The policy's fresh run already scanned every field: do not scan a big body twice.
+        sensitive = tuple(dict.fromkeys(f.label for f in fresh.sensitive))
+    else:
+        sensitive = _sensitive(args)
     body = str(args.get("body") or (current.body if current and tool == "forget" else ""))
     if len(body) > SHOWN_CHARS:
         cut.append(f"body: the first {SHOWN_CHARS:,} of {len(body):,} characters")
@@ -260,7 +266,7 @@ def proposal_view(
         diff=diff,
         subject_key=subject,
         subject_holder=holder,
-        sensitive=_sensitive(args),
+        sensitive=sensitive,
         reasons=reasons,
         conflict=conflict,
         requester=_requester(proposal.requester),

@@ -269,3 +269,76 @@ def test_a_same_named_fact_written_by_someone_else_is_not_taken_for_the_approval
     result = queue.apply(p, "approve", store=Store(layout))
     assert result.state == "conflict"
     assert store.get("global/cache-backend.md").body == "other"
+
+
+# --- in the Context Center ------------------------------------------------------------------
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
+    from ui.helpers import build_demo
+
+    monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.0)  # Pilot types faster than a person
+    return build_demo(tmp_path / "demo", monkeypatch)
+
+
+def _propose_global(layout: Layout) -> Proposal:
+    st = Store(layout, actor="agent-auto")
+    return ApprovalQueue(layout).propose("remember", dict(ARGS), assess_remember(ARGS, st), st,
+                                         Requester(pid=777, agent="test-agent", source="cli"))
+
+
+async def test_the_open_dialog_follows_a_rewritten_proposal_with_the_real_watcher(demo: Layout) -> None:
+    from textual.widgets import Static
+
+    from reasonix_tui.tui.app import make_app
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
+    from ui.helpers import NOW, SIZE, plain, settings
+    from ui.test_watcher import wait_until
+
+    app = make_app(demo, settings(), watch=True, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await wait_until(pilot, lambda: app.complete)
+        shown = _propose_global(demo)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#approval-body")))
+        screen = app.screen
+        assert EVIL_BODY not in plain(screen.query_one("#approval-body", Static))
+        tamper(shown, arguments={"body": EVIL_BODY, "activation": "pinned"})
+        # The dialog shows the new content, in place and marked.
+        assert await wait_until(pilot, lambda: screen.view.changed and EVIL_BODY in screen.view.body)
+        assert app.screen is screen
+        assert "CHANGED since you opened it" in plain(screen.query_one("#approval-status", Static))
+        assert "pinned" in plain(screen.query_one("#approval-body", Static))
+        await pilot.press("n")
+        assert await wait_until(pilot, lambda: ApprovalQueue(demo).read_result(shown.id) is not None)
+    assert ApprovalQueue(demo).read_result(shown.id).state == "denied"  # type: ignore[union-attr]
+    assert Store(demo).find("global/cache-backend.md") is None
+
+
+async def test_a_key_pressed_on_old_content_is_refused_and_the_new_content_shown(demo: Layout) -> None:
+    from textual.widgets import Static
+
+    from reasonix_tui.tui.messages import SidecarsReloaded
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
+    from ui.helpers import SIZE, make, plain, settle
+
+    app = make(demo)  # no watcher: the dialog cannot have seen the change
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = _propose_global(demo)
+        app.post_message(SidecarsReloaded(approvals=True))
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalScreen) and not app.screen.view.changed
+        tamper(shown, arguments={"body": EVIL_BODY, "activation": "pinned"})
+        await pilot.press("y")  # on what was shown
+        await settle(pilot)
+        assert Store(demo).find("global/cache-backend.md") is None
+        assert ApprovalQueue(demo).is_pending(shown.id) and ApprovalQueue(demo).read_result(shown.id) is None
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen) and screen.view.id == shown.id and screen.view.changed
+        assert EVIL_BODY in screen.view.body
+        assert "CHANGED since you opened it" in plain(screen.query_one("#approval-status", Static))
+        await pilot.press("n")
+        await settle(pilot)
+    assert ApprovalQueue(demo).read_result(shown.id).state == "denied"  # type: ignore[union-attr]
