@@ -42,6 +42,7 @@ from ..core.approvals import ApprovalQueue, PresenceMarker, Proposal
 from ..core.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
+from ..core.store.atomic import ensure_dir
 from ..core.store.model import StoreError
 from ..core.store.store import Store, fact_file_problem
 from . import actions
@@ -427,8 +428,10 @@ class ContextCenterApp(App[None]):
         lay = self.layout
         store_dirs = (str(lay.project_dir), str(lay.global_dir))
         approvals = str(lay.approvals_dir) + os.sep
-        queue_dirs = tuple(approvals + d + os.sep for d in ("proposals", "auto"))
-        waiting_dir = approvals + "waiting" + os.sep
+        # The folders themselves count: files written right after a folder is created can
+        # land before the watcher watches it (inotify), and a read after its event sees them.
+        queue_dirs = tuple(approvals + d for d in ("proposals", "auto"))
+        waiting_dir = approvals + "waiting"
         store = False
         side = SidecarsReloaded()
         for path in paths:
@@ -437,9 +440,9 @@ class ContextCenterApp(App[None]):
                 continue
             if path.startswith(store_dirs):
                 store = True
-            elif path.startswith(queue_dirs):
+            elif path in queue_dirs or path.startswith(tuple(d + os.sep for d in queue_dirs)):
                 side.approvals = True
-            elif path.startswith(waiting_dir):
+            elif path == waiting_dir or path.startswith(waiting_dir + os.sep):
                 side.waiting = True
             elif path.startswith(str(lay.recall_dir)):
                 side.recall = True
@@ -805,6 +808,8 @@ class ContextCenterApp(App[None]):
     def _start_presence(self) -> None:
         """Tell agents a person can answer: a marker refreshed by a heartbeat."""
         try:
+            for folder in (self.queue.proposals_dir, self.queue.auto_dir, self.queue.waiting_dir):
+                ensure_dir(folder, 0o700)  # watched from the start: no new-folder race later
             self._marker = self.queue.presence_marker(self.layout)
             self._marker.start()
             self.set_interval(HEARTBEAT_SECONDS, self._beat, name="presence-heartbeat")
@@ -815,6 +820,9 @@ class ContextCenterApp(App[None]):
         marker = self._marker
         if marker is not None:
             self.run_worker(marker.beat, thread=True, group="presence", exit_on_error=False)
+        # A safety net for a watcher event that never came: read the queue again. Only a
+        # proposal that is new (or changed) can open anything.
+        self.refresh_approvals()
 
     # ----------------------------------------------------------------- approvals: the queue
 
@@ -1010,7 +1018,8 @@ class ContextCenterApp(App[None]):
         flow = self.approvals
         result = message.approval
         if message.proposal_id:
-            flow.decided(message.proposal_id, still_pending=message.changed)
+            flow.decided(message.proposal_id, still_pending=message.changed,
+                         finished=message.ok and message.changed is None and result is not None)
         if message.changed is not None:
             self.notify(
                 f"Not applied: {message.changed.title} changed since you opened it. It is shown again with the new content.",

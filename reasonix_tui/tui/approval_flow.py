@@ -54,6 +54,9 @@ class ApprovalFlow:
     """Proposals the person put off with "later" (reopened with ``A``)."""
     in_flight: set[str] = field(default_factory=set)
     """Proposals whose decision is being applied."""
+    done: set[str] = field(default_factory=set)
+    """Proposals decided here (a read of the queue that started before the decision
+    landed must not bring one back)."""
     view: ProposalView | None = None
     """What the open dialog shows (``None``: no dialog)."""
     preparing: str | None = None
@@ -97,7 +100,7 @@ class ApprovalFlow:
 
     def update(self, pending: list[Proposal]) -> QueueChange:
         """Take a fresh read of the queue; say what it means for the dialog on screen."""
-        self.pending = [p for p in pending if p.id not in self.in_flight]
+        self.pending = [p for p in pending if p.id not in self.in_flight and p.id not in self.done]
         ids = {p.id for p in self.pending}
         self.deferred &= ids
         self.changed &= ids
@@ -139,11 +142,14 @@ class ApprovalFlow:
         if self.editing == proposal_id:
             self.editing = None
 
-    def decided(self, proposal_id: str, *, still_pending: Proposal | None = None) -> None:
-        """The write worker is done with ``proposal_id``; ``still_pending`` when the core
-        refused because the file changed (it goes back to the front, marked changed)."""
+    def decided(self, proposal_id: str, *, still_pending: Proposal | None = None, finished: bool = True) -> None:
+        """The write worker is done with ``proposal_id``: ``finished`` when a decision was
+        recorded; ``still_pending`` when the core refused because the file changed (it goes
+        back to the front, marked changed). Neither: it failed and stays in the queue."""
         self.in_flight.discard(proposal_id)
-        if still_pending is not None:
+        if finished and still_pending is None:
+            self.done.add(proposal_id)
+        elif still_pending is not None:
             self.pending = [still_pending, *[p for p in self.pending if p.id != proposal_id]]
             self.changed.add(proposal_id)
             self.deferred.discard(proposal_id)

@@ -199,3 +199,20 @@ async def test_the_dialog_says_whether_the_agent_still_waits(demo: Layout) -> No
         assert app.screen is screen
         status = plain(screen.query_one("#approval-status", Static))
         assert "The agent stopped waiting 1m ago (it timed out); the proposal stays queued" in status
+
+
+async def test_a_read_of_the_queue_from_before_a_decision_does_not_bring_it_back(demo: Layout) -> None:
+    from reasonix_tui.tui.messages import ApprovalsRead
+
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        proposal = propose(demo, "remember", NEW_FACT)
+        await notify_queue(pilot)
+        stale = approvals.ApprovalQueue(demo).pending()  # read while it was still pending
+        await pilot.press("y")
+        await settle(pilot)
+        app.post_message(ApprovalsRead(stale, [], None))  # ...arriving after the decision
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen) and app.approvals.count == 0
+        assert result_of(demo, proposal).state == "approved"
