@@ -27,11 +27,15 @@ Step = Callable[[Any], Awaitable[None]]
 
 
 async def settle(pilot: Any) -> None:
+    async def workers_done() -> None:
+        # Every worker but the file watcher, which runs for the life of the app.
+        await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group != "store-watcher"])
+
     for _ in range(3):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done()
     await pilot.pause(0.3)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done()
     await pilot.pause(0.3)  # tables lay out their columns on idle: let a second refresh land
 
 
@@ -95,7 +99,8 @@ async def shoot(out: Path, name: str, with_approval: bool, steps: list[Step], si
     root = work / name
     build_demo_home(root / "home", root / "work" / "acme-api", now=DEMO_NOW, with_approval=with_approval)
     layout = Layout.resolve(home=root / "home", workspace=root / "work" / "acme-api")
-    app = make_app(layout, Settings(pinned_budget_chars=1500), watch=False, clock=lambda: DEMO_NOW, demo=True)
+    # Watching, as a person sees it (nothing changes the files while the shots are taken).
+    app = make_app(layout, Settings(pinned_budget_chars=1500, time_zone="utc"), watch=True, clock=lambda: DEMO_NOW, demo=True)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         for step in steps:
