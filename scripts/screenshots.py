@@ -28,8 +28,11 @@ Step = Callable[[Any], Awaitable[None]]
 
 async def settle(pilot: Any) -> None:
     async def workers_done() -> None:
-        # Every worker but the file watcher, which runs for the life of the app.
-        await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group != "store-watcher"])
+        # Every worker but the file watcher, which runs for the life of the app (an empty
+        # list would mean "all of them").
+        busy = [w for w in pilot.app.workers if w.group != "store-watcher"]
+        if busy:
+            await pilot.app.workers.wait_for_complete(busy)
 
     for _ in range(3):
         await pilot.pause()

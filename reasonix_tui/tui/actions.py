@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.approvals import ApprovalQueue, ApprovalResult, AutoWrite, Proposal, ProposalChanged
 from ..core.paths import Layout
-from ..core.store.model import Fact, InvalidInput
+from ..core.store.model import Fact, InvalidInput, StoreError
 from ..core.store.requests import parse_expires_at, remember_request_name
 from ..core.store.store import SaveRequest, SaveResult, Store
 
@@ -163,8 +163,6 @@ def many(store: Store, action: str, refs: tuple[str, ...]) -> Outcome:
     """``verify`` or ``forget`` several facts, one store write each; every refusal is
     reported, and a refusal does not stop the rest. Raises ``StoreError`` only when
     nothing could be done."""
-    from ..core.store.model import StoreError
-
     one = verify if action == "verify" else forget
     done: list[Outcome] = []
     refused: list[str] = []
@@ -255,8 +253,6 @@ def decide(
     """Apply the person's decision on a proposal, bound to the ``digest`` they were shown
     (``ApprovalQueue.apply``); a proposal that changed since comes back in
     :attr:`Outcome.changed` with nothing written."""
-    from ..core.store.model import StoreError
-
     try:
         result = queue.apply(proposal_id, action, edits=edits, store=store, digest=digest)
     except ProposalChanged as exc:

@@ -82,7 +82,6 @@ from .screens.help import HelpScreen, binding_ids
 from .screens.main import PANES, MainScreen
 from .state import (
     CenterSnapshot,
-    Changes,
     Clock,
     attach_identity_index,
     attach_resolution,
@@ -683,7 +682,7 @@ class ContextCenterApp(App[None]):
         if fact_file_problem(fact):
             if message.external:
                 # The file does not parse: the person fixes its own bytes in place.
-                self._edit_file(fact.path, store=True)
+                self._edit_file(fact.path, fact_file=True)
             else:
                 self._refuse_unreadable(fact, "edit")
             return
@@ -716,12 +715,12 @@ class ContextCenterApp(App[None]):
     def _edit_file_requested(self, message: EditFileRequested) -> None:
         self._edit_file(message.path)
 
-    def _edit_file(self, path: str, *, store: bool = False) -> None:
+    def _edit_file(self, path: str, *, fact_file: bool = False) -> None:
         """Open a file in ``$VISUAL``/``$EDITOR`` in place: an instruction document (the
         person's own), or a fact file that does not parse (there is nothing to re-render)."""
         if not self._run_editor(path):
             return
-        if store:
+        if fact_file:
             self.reload_store([path])
         else:
             self.post_message(SidecarsReloaded(instructions=True))

@@ -11,7 +11,6 @@ person and for the waiting agent.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.notifications import Notify
 from textual.widgets import DataTable, Input, Markdown, OptionList, Static
 
-from reasonix_tui.core import approvals
 from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings, load_settings
