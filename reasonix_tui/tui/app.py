@@ -347,6 +347,8 @@ class ContextCenterApp(App[None]):
 
     @on(StoreReloaded)
     def _store_reloaded(self, message: StoreReloaded) -> None:
+        if not self.screen_stack:
+            return  # read while the app was closing
         changes = message.changes
         if message.base is not self.snapshot or (message.base is None and self.loaded):
             changes = diff_snapshots(self.snapshot if self.loaded else None, message.snapshot)
@@ -577,6 +579,8 @@ class ContextCenterApp(App[None]):
 
     @on(WriteFinished)
     def _write_finished(self, message: WriteFinished) -> None:
+        if not self.screen_stack:
+            return  # the write is done; nothing is left to show it on
         if message.proposal_id or message.approval is not None:
             self._approval_finished(message)
         elif message.text:
@@ -849,6 +853,8 @@ class ContextCenterApp(App[None]):
 
     @on(ApprovalsRead)
     def _approvals_read(self, message: ApprovalsRead) -> None:
+        if not self.screen_stack:
+            return  # a read that finished while the app was closing
         flow = self.approvals
         change = flow.update(message.pending)
         screen = self._open_dialog()
@@ -872,6 +878,8 @@ class ContextCenterApp(App[None]):
         self.refresh_bindings()
 
     def _refresh_status(self) -> None:
+        if not self.screen_stack:
+            return
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
                 screen.refresh_status()
@@ -920,6 +928,8 @@ class ContextCenterApp(App[None]):
 
     @on(ProposalViewReady)
     def _view_ready(self, message: ProposalViewReady) -> None:
+        if not self.screen_stack:
+            return
         view = message.view
         flow = self.approvals
         screen = self._open_dialog()
