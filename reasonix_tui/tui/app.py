@@ -991,8 +991,10 @@ class ContextCenterApp(App[None]):
             self._show_next()
         elif action == "edit" and view is not None:
             self._edit_proposal(proposal, view)
+        elif action in ("approve", "deny") and decision is not None:
+            self.post_message(ApprovalDecided(proposal_id, action, decision.digest))
         else:
-            self.post_message(ApprovalDecided(proposal_id, action, decision.digest if decision is not None else ""))
+            self._show_next()
 
     def _edit_proposal(self, proposal: Proposal, view: ProposalView) -> None:
         """"Edit, then approve": the form pre-filled with the fact as it would be written.
