@@ -79,7 +79,7 @@ def render_trace(
     )
     for i, hit in enumerate(hits, 1):
         rev: Text | str = str(hit.revision)
-        reason = Text(hit.reason)
+        reason = Text(hit.reason, style="dim")
         if hit.markers:
             reason = Text("".join(f"[{m}] " for m in hit.markers), style="bold yellow") + reason
         if hit.channels:
