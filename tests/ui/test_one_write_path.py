@@ -27,11 +27,11 @@ TUI = Path(approval_flow.__file__).parent
 
 
 async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reasonix_tui.core.suggestions import MemorySuggestion
+    from reasonix_tui.core.suggestions import MemorySuggestion, SuggestionsView
 
     suggestion = MemorySuggestion(id="s-1", name="use-alembic", title="Use alembic", description="Migrations via alembic",
                                   type="project", scope="project", body="Run alembic.", reason="rule", evidence=())
-    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: [suggestion])
+    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: SuggestionsView(memories=(suggestion,), available=True))
     accepted: list[str] = []
     monkeypatch.setattr("reasonix_tui.core.suggestions.accept_suggestion",
                         lambda layout, sid, edits, store=None, actor="": accepted.append(sid) or _accepted(store))
