@@ -1,12 +1,15 @@
 """Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
 
-Two parts:
+Three parts:
 
 * ``realistic`` (``realistic/*.yaml``) — three stores of 30–35 facts each, written the way
   developers tell an agent things (package managers, test and deploy commands, owners,
   ports, env vars, flags, incidents, preferences; English, Chinese and mixed), each with
   its tasks. The queries were written before the mechanisms they exercise were tuned
   (see the git history of these files).
+* ``blind`` (``blind/*.yaml``) — a held-out set in the same format as ``realistic``,
+  written by someone who had not read the recall code nor the other parts (see
+  ``blind/README.md``): an estimate of recall quality on memory nobody tuned it for.
 * ``regression`` (``tasks/*.yaml``) — the original 48 tasks, one small store each,
   written together with the first enhancements: a regression guard, not an estimate.
 
@@ -40,7 +43,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|regression]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression]
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ from noise import noise_facts  # noqa: E402
 
 TASK_DIR = Path(__file__).resolve().parent / "tasks"
 STORE_DIR = Path(__file__).resolve().parent / "realistic"
+BLIND_DIR = Path(__file__).resolve().parent / "blind"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
     "contradiction", "stale", "conflict", "update", "distractor", "pin", "paraphrase", "exact",
@@ -82,7 +86,9 @@ REALISTIC_CLASSES = (
     "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
     "paraphrase", "title-rank", "literal", "generic", "irrelevant",
 )
-PARTS = ("realistic", "regression")
+PARTS = ("realistic", "blind", "regression")
+STORE_PARTS = ("realistic", "blind")
+"""Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
     "no_noise", "first", "superseded", "ok",
@@ -134,8 +140,8 @@ def load_tasks(directory: Path = TASK_DIR) -> list[Task]:
     return tasks
 
 
-def load_store_tasks(directory: Path = STORE_DIR) -> list[Task]:
-    """Every realistic task: one YAML per store (``facts`` + ``tasks``), sorted by class then id."""
+def load_store_tasks(directory: Path = STORE_DIR, part: str = "realistic") -> list[Task]:
+    """Every task of a store part: one YAML per store (``facts`` + ``tasks``), sorted by class then id."""
     tasks: list[Task] = []
     for path in sorted(directory.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -146,7 +152,7 @@ def load_store_tasks(directory: Path = STORE_DIR) -> list[Task]:
             tasks.append(Task(
                 id=str(t["id"]), cls=str(t["class"]), query=str(t["query"]), facts=facts,
                 expect=dict(t.get("expect") or {}), now=now, title=str(t.get("title") or ""), path=str(path),
-                workspace=str(data.get("workspace") or "workspace"), part="realistic", store=str(data["store"]),
+                workspace=str(data.get("workspace") or "workspace"), part=part, store=str(data["store"]),
             ))
     order = {c: i for i, c in enumerate(REALISTIC_CLASSES)}
     tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
@@ -154,10 +160,12 @@ def load_store_tasks(directory: Path = STORE_DIR) -> list[Task]:
 
 
 def load_all(part: str = "") -> list[Task]:
-    """The tasks of one part, or of both (realistic first)."""
+    """The tasks of one part, or of all (realistic, then blind, then regression)."""
     out: list[Task] = []
     if part in ("", "realistic"):
         out += load_store_tasks()
+    if part in ("", "blind"):
+        out += load_store_tasks(BLIND_DIR, "blind")
     if part in ("", "regression"):
         out += load_tasks()
     return out
@@ -170,7 +178,7 @@ def validate(task: Task) -> list[str]:
     unknown = set(e) - CHECK_KEYS
     if unknown:
         problems.append(f"unknown checks {sorted(unknown)}")
-    if task.cls not in (REALISTIC_CLASSES if task.part == "realistic" else CLASSES):
+    if task.cls not in (REALISTIC_CLASSES if task.part in STORE_PARTS else CLASSES):
         problems.append(f"unknown class {task.cls!r}")
     if not e:
         problems.append("no checks")
@@ -384,10 +392,11 @@ def run_suite(tasks: list[Task], ablate: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="rx-bench-") as tmp:
         for i, task in enumerate(tasks):
             if task.store:
-                facts = built.get(task.store)
+                key = f"{task.part}-{task.store}"  # two parts may name a store alike
+                facts = built.get(key)
                 if facts is None:
-                    _, facts = build_facts(task, Path(tmp) / f"store-{task.store}")
-                    built[task.store] = facts
+                    _, facts = build_facts(task, Path(tmp) / f"store-{key}")
+                    built[key] = facts
             else:
                 _, facts = build_facts(task, Path(tmp) / f"task-{i}")
             results = {label: run_arm(task, facts, arm, enh) for label, arm, enh in arms}
@@ -401,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablate", action="store_true", help="add one enhanced-minus-X column per improvement")
     parser.add_argument("--json", action="store_true", help="machine-readable results")
     parser.add_argument("--task", help="only tasks whose id contains this")
-    parser.add_argument("--part", choices=PARTS, help="only one part (default: both)")
+    parser.add_argument("--part", choices=PARTS, help="only one part (default: all)")
     args = parser.parse_args(argv)
 
     tasks = load_all(args.part or "")
@@ -449,7 +458,7 @@ def print_part(part: str, rows: list[dict[str, Any]], labels: list[str], verbose
                 if not res.passed:
                     print(f"{'':<{width}}    {lab}: " + "; ".join(res.failures))
     print("-" * len(head))
-    classes = REALISTIC_CLASSES if part == "realistic" else CLASSES
+    classes = REALISTIC_CLASSES if part in STORE_PARTS else CLASSES
     print(f"\n{part}: passed / tasks by class")
     print(f"{'class':<16}" + "".join(f" {lab:>10}" for lab in labels))
     for cls in classes:

@@ -1,0 +1,73 @@
+"""The retrieval suite's blind part: present in the runner, valid, big enough (no recall is run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval" / "run.py"
+
+
+def _runner() -> ModuleType:
+    module = sys.modules.get("retrieval_run")
+    if module is None:
+        sys.path.insert(0, str(RUN.parent))
+        spec = importlib.util.spec_from_file_location("retrieval_run", RUN)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["retrieval_run"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def test_blind_is_a_part_between_realistic_and_regression() -> None:
+    run = _runner()
+    assert run.PARTS == ("realistic", "blind", "regression")
+    blind = run.load_all("blind")
+    assert blind and {t.part for t in blind} == {"blind"}
+    everything = run.load_all("")
+    parts = [t.part for t in everything]
+    assert parts == sorted(parts, key=run.PARTS.index)
+    assert sum(p == "blind" for p in parts) == len(blind)
+
+
+def test_blind_part_is_valid_and_covers_every_class() -> None:
+    """At least 66 tasks over three or more stores of 20-40 facts, every class about equally,
+    generic and irrelevant turns silent, every task valid."""
+    run = _runner()
+    tasks = run.load_store_tasks(run.BLIND_DIR, "blind")
+    assert len(tasks) >= 66
+    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
+    assert len({t.id for t in tasks}) == len(tasks)
+    stores = {t.store: len(t.facts) for t in tasks}
+    assert len(stores) >= 3 and all(20 <= n <= 40 for n in stores.values()), stores
+    per_class = {c: sum(t.cls == c for t in tasks) for c in run.REALISTIC_CLASSES}
+    assert min(per_class.values()) >= 5 and max(per_class.values()) <= 2 * min(per_class.values()), per_class
+    assert all(t.expect.get("silent") for t in tasks if t.cls in ("generic", "irrelevant"))
+
+
+def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch) -> None:
+    """Stores are built per part: a blind store never reuses a realistic store's facts."""
+    run = _runner()
+    fact = {"id": "mem-a", "name": "a", "description": "alpha", "body": "alpha"}
+    other = {"id": "mem-b", "name": "b", "description": "beta", "body": "beta"}
+    now = run.parse_rfc3339(run.DEFAULT_NOW)
+    tasks = [
+        run.Task(id="r", cls="literal", query="alpha", facts=[fact], expect={"select": ["mem-a"]}, now=now,
+                 part="realistic", store="same"),
+        run.Task(id="b", cls="literal", query="beta", facts=[other], expect={"select": ["mem-b"]}, now=now,
+                 part="blind", store="same"),
+    ]
+    built: list[list[str]] = []
+    real_build = run.build_facts
+
+    def recording_build(task, root):  # type: ignore[no-untyped-def]
+        layout, facts = real_build(task, root)
+        built.append(sorted(str(f.id) for f in facts))
+        return layout, facts
+
+    monkeypatch.setattr(run, "build_facts", recording_build)
+    run.run_suite(tasks)
+    assert built == [["mem-a"], ["mem-b"]]
