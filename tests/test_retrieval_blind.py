@@ -6,6 +6,9 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import pytest
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval" / "run.py"
 
@@ -48,7 +51,7 @@ def test_blind_part_is_valid_and_covers_every_class() -> None:
     assert all(t.expect.get("silent") for t in tasks if t.cls in ("generic", "irrelevant"))
 
 
-def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch) -> None:
+def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stores are built per part: a blind store never reuses a realistic store's facts."""
     run = _runner()
     fact = {"id": "mem-a", "name": "a", "description": "alpha", "body": "alpha"}
@@ -63,7 +66,7 @@ def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch) -> Non
     built: list[list[str]] = []
     real_build = run.build_facts
 
-    def recording_build(task, root):  # type: ignore[no-untyped-def]
+    def recording_build(task: Any, root: Path) -> Any:
         layout, facts = real_build(task, root)
         built.append(sorted(str(f.id) for f in facts))
         return layout, facts
