@@ -1,6 +1,6 @@
 """Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
 
-Three parts:
+Four parts:
 
 * ``realistic`` (``realistic/*.yaml``) — three stores of 30–35 facts each, written the way
   developers tell an agent things (package managers, test and deploy commands, owners,
@@ -12,6 +12,10 @@ Three parts:
   ``blind/README.md``): an estimate of recall quality on memory nobody tuned it for.
 * ``regression`` (``tasks/*.yaml``) — the original 48 tasks, one small store each,
   written together with the first enhancements: a regression guard, not an estimate.
+* ``memorybench`` (``memorybench/*.yaml``) — the 15 tasks of Reasonix's own
+  ``benchmarks/memorybench`` (MIT; see ``memorybench/README.md``), their seeded facts and
+  prompts unchanged, their agent-level checks restated as checks on what recall hands the
+  model.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -43,7 +47,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression|memorybench]
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ from noise import noise_facts  # noqa: E402
 TASK_DIR = Path(__file__).resolve().parent / "tasks"
 STORE_DIR = Path(__file__).resolve().parent / "realistic"
 BLIND_DIR = Path(__file__).resolve().parent / "blind"
+MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
     "contradiction", "stale", "conflict", "update", "distractor", "pin", "paraphrase", "exact",
@@ -86,15 +91,21 @@ REALISTIC_CLASSES = (
     "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
     "paraphrase", "title-rank", "literal", "generic", "irrelevant",
 )
-PARTS = ("realistic", "blind", "regression")
+MB_CLASSES = (
+    "contradiction", "stale", "conflict", "update", "history", "distractor", "pin", "paraphrase", "exact", "symbol",
+    "cjk", "generic", "v1miss",
+)
+PARTS = ("realistic", "blind", "regression", "memorybench")
 STORE_PARTS = ("realistic", "blind")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
-    "no_noise", "first", "superseded", "ok",
+    "no_noise", "first", "superseded", "ok", "not_current",
 }
 SUPERSEDED_MARKS = ("supersed", "outdated")
 """A marker with one of these words says an entry is not current."""
+NOT_CURRENT_MARKS = (*SUPERSEDED_MARKS, "stale")
+"""``not_current``: the fact is absent, or shown with one of these words in its marker."""
 
 
 @dataclass
@@ -120,7 +131,7 @@ class Task:
         return self.facts + (noise_facts(self.noise, self.id) if self.noise else [])
 
 
-def load_task(path: Path) -> Task:
+def load_task(path: Path, part: str = "regression") -> Task:
     """Parse one YAML task."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     now = parse_rfc3339(str(data.get("now") or DEFAULT_NOW))
@@ -129,13 +140,14 @@ def load_task(path: Path) -> Task:
         id=str(data["id"]), cls=str(data["class"]), query=str(data["query"]), facts=list(data.get("facts") or []),
         expect=dict(data.get("expect") or {}), now=now, title=str(data.get("title") or ""),
         noise=int(data.get("noise") or 0), path=str(path), workspace=str(data.get("workspace") or "workspace"),
+        part=part,
     )
 
 
-def load_tasks(directory: Path = TASK_DIR) -> list[Task]:
-    """Every regression task, sorted by class order then id."""
-    tasks = [load_task(p) for p in sorted(directory.glob("*.yaml"))]
-    order = {c: i for i, c in enumerate(CLASSES)}
+def load_tasks(directory: Path = TASK_DIR, part: str = "regression") -> list[Task]:
+    """Every task of a one-file-per-task part, sorted by class order then id."""
+    tasks = [load_task(p, part) for p in sorted(directory.glob("*.yaml"))]
+    order = {c: i for i, c in enumerate(_classes(part))}
     tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
     return tasks
 
@@ -168,7 +180,15 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(BLIND_DIR, "blind")
     if part in ("", "regression"):
         out += load_tasks()
+    if part in ("", "memorybench"):
+        out += load_tasks(MB_DIR, "memorybench")
     return out
+
+
+def _classes(part: str) -> tuple[str, ...]:
+    if part in STORE_PARTS:
+        return REALISTIC_CLASSES
+    return MB_CLASSES if part == "memorybench" else CLASSES
 
 
 def validate(task: Task) -> list[str]:
@@ -178,7 +198,7 @@ def validate(task: Task) -> list[str]:
     unknown = set(e) - CHECK_KEYS
     if unknown:
         problems.append(f"unknown checks {sorted(unknown)}")
-    if task.cls not in (REALISTIC_CLASSES if task.part in STORE_PARTS else CLASSES):
+    if task.cls not in _classes(task.part):
         problems.append(f"unknown class {task.cls!r}")
     if not e:
         problems.append("no checks")
@@ -187,6 +207,7 @@ def validate(task: Task) -> list[str]:
     must_not = set(e.get("not_select") or [])
     named = must | must_not | set(e.get("pinned") or []) | set(e.get("not_pinned") or [])
     named |= set(e.get("flag") or {}) | set(e.get("not_flag") or {}) | set(e.get("ok") or [])
+    named |= set(e.get("not_current") or [])
     sup = e.get("superseded") or {}
     named |= set(sup) | set(sup.values())
     if e.get("first"):
@@ -339,6 +360,9 @@ def check(task: Task, o: Outcome) -> list[str]:
             fails.append(f"recalled noise {', '.join(noisy)}")
     if e.get("silent") and o.recall_block:
         fails.append(f"recalled {', '.join(o.hits)} on a turn that should stay silent")
+    for fid in e.get("not_current") or []:
+        if fid in o.hits and not any(w in o.markers.get(fid, "") for w in NOT_CURRENT_MARKS):
+            fails.append(f"{fid} shown as current")
     first = e.get("first")
     if first and (not o.hits or o.hits[0] != first):
         fails.append(f"{first} not first (got {o.hits[0] if o.hits else 'nothing'})")
@@ -458,7 +482,7 @@ def print_part(part: str, rows: list[dict[str, Any]], labels: list[str], verbose
                 if not res.passed:
                     print(f"{'':<{width}}    {lab}: " + "; ".join(res.failures))
     print("-" * len(head))
-    classes = REALISTIC_CLASSES if part in STORE_PARTS else CLASSES
+    classes = _classes(part)
     print(f"\n{part}: passed / tasks by class")
     print(f"{'class':<16}" + "".join(f" {lab:>10}" for lab in labels))
     for cls in classes:
