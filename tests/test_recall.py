@@ -460,6 +460,25 @@ def test_replacement_language_must_name_what_the_older_fact_is_about() -> None:
     assert all(not h.markers for h in r.hits)
 
 
+def test_a_fact_that_states_a_change_supersedes_an_equally_dated_one_it_never_names() -> None:
+    """Reasonix's MemoryBench mb-contradiction: "We migrated to pnpm" never names npm, and
+    the two facts carry the same date; the fact that states the change is the later word."""
+    pnpm = F("mem-a-tooling", "dependency-tooling", desc="We migrated to pnpm",
+             body="We migrated to pnpm; install with `pnpm install`.", updated=ago(1))
+    npm = F("mem-b-pm", "package-manager", desc="This project uses npm",
+            body="This project uses npm; install with `npm install`.", updated=ago(1))
+    q = "Write the command to install this project's dependencies into answer.txt."
+    assert ids(recall([pnpm, npm], q, NOW, mode=EXACT))[0] == "mem-b-pm"  # Reasonix: npm first, unflagged
+    r = recall([pnpm, npm], q, NOW)
+    assert ids(r)[0] == "mem-a-tooling", r.considered
+    if "mem-b-pm" in ids(r):
+        assert "outdated" in r.hits[1].markers[0]
+    # the same two facts without the change statement: neither is flagged
+    plain = F("mem-a-tooling", "dependency-tooling", desc="We use pnpm",
+              body="We use pnpm; install with `pnpm install`.", updated=ago(1))
+    assert all(not h.markers for h in recall([plain, npm], q, NOW).hits)
+
+
 def test_same_subject_key_the_newest_is_current_and_the_trace_says_why() -> None:
     old = F("mem-node20", "node-version", "Node version", body="Use Node 20 (see .nvmrc).", subject_key="runtime.node",
             updated=ago(160))
@@ -635,6 +654,14 @@ def test_realistic_part_is_valid_and_big_enough() -> None:
     assert len(stores) >= 3 and all(20 <= n <= 40 for n in stores.values()), stores
     per_class = {c: sum(t.cls == c for t in tasks) for c in run.REALISTIC_CLASSES}
     assert all(n >= 3 for n in per_class.values()), per_class
+
+
+def test_memorybench_part_holds_the_fifteen_upstream_tasks() -> None:
+    run = _suite()
+    tasks = run.load_tasks(run.MB_DIR, "memorybench")
+    assert len(tasks) == 15
+    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
+    assert len(next(t for t in tasks if t.id == "mb-distractor").facts) == 101
 
 
 def test_validation_refuses_a_forbidden_pattern_inside_the_required_one() -> None:

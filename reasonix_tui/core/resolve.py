@@ -226,7 +226,30 @@ def topic_pairs(
         mine = [c for c, keep in zip(x[2], two.tolist()) if keep]
         cues.append(mine)
         pair_keys.update(ids[two].tolist())
+    changed = [x[3] for x in sets]
     cand: set[tuple[int, int]] = set()
+    # a fact that states a change ("we migrated to pnpm") may name only the new thing: pair
+    # it with the facts sharing any of its rarer terms, in any field (decided by meaning)
+    change_keys: set[int] = set()
+    for i in (k for k in range(n) if changed[k]):
+        ids = key_ids[i]
+        if len(ids):
+            rare = ids[(df_of(ids) >= 2) & (df_of(ids) <= limit)]
+            change_keys.update(rare.tolist())
+    if change_keys:
+        chosen = np.fromiter(change_keys, dtype=np.int64, count=len(change_keys))
+        sel = np.isin(all_ids, chosen)
+        k_sel, f_sel = all_ids[sel], owner[sel]
+        order = np.argsort(k_sel, kind="stable")
+        k_sel, f_sel = k_sel[order], f_sel[order]
+        for group in np.split(f_sel, np.flatnonzero(np.diff(k_sel)) + 1):
+            members = group.tolist()
+            for a in members:
+                if not changed[a]:
+                    continue
+                for b in members:
+                    if b != a:
+                        cand.add((min(a, b), max(a, b)))
     if pair_keys:
         chosen = np.fromiter(pair_keys, dtype=np.int64, count=len(pair_keys))
         sel = np.isin(all_ids, chosen)
@@ -241,7 +264,6 @@ def topic_pairs(
                     cand.add((members[a], members[b]))
     if not cand:
         return []
-    changed = [x[3] for x in sets]
     vecs = None
     if meaning:
         try:
@@ -272,9 +294,12 @@ def topic_pairs(
             old, new = (i, j) if a.scope == "global" else (j, i)
             kind = "override"
         else:
-            if _newness(a) == _newness(b):
-                continue
-            old, new = (i, j) if _newness(a) < _newness(b) else (j, i)
+            na, nb = _newness(a)[:2], _newness(b)[:2]
+            if na == nb and changed[i] != changed[j]:
+                # written at the same time (or undated): the fact that states a change is the later word
+                old, new = (j, i) if changed[i] else (i, j)
+            else:
+                old, new = (i, j) if _newness(a) < _newness(b) else (j, i)
             kind = "topic"
         said, strong = stated(new, old)
         ev = TopicEvidence(
@@ -300,6 +325,10 @@ DEBUG: list[tuple[str, str, TopicEvidence]] | None = None
 
 SAME_TOPIC = 0.7
 """Both facts' label terms covered by the other at least this much (idf-weighted): one topic."""
+CHANGE_MEANING = 0.6
+"""A fact that states a change ("we migrated to pnpm") possibly supersedes an older (or
+equally dated) fact of the same scope that shares one of its terms when their meaning cosine
+reaches this, whatever their labels say."""
 OVERRIDE_COVER = 0.35
 OVERRIDE_MEANING = 0.5
 """A project fact overrides a global one when both covers reach ``OVERRIDE_COVER`` and the
@@ -320,6 +349,8 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
         return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"
     if lo >= SAME_TOPIC:
         return False, f"same topic (term overlap {lo:.2f} both ways)"
+    if ev.changed and not override and ev.meaning >= CHANGE_MEANING:
+        return False, f"same topic (meaning {ev.meaning:.2f}) and it states a change"
     if override and lo >= OVERRIDE_COVER and ev.meaning >= OVERRIDE_MEANING:
         return False, f"same topic (term overlap {lo:.2f}, meaning {ev.meaning:.2f})"
     return None

@@ -53,6 +53,12 @@ C_STRONG = 0.25
 C_FULL = 0.8
 """Two or more words covering this share of the query pass whatever the store's idf (a
 store where every fact says "helm chart values" still answers "helm chart values")."""
+CONTENT_PRIOR = 0.5
+E_PAIR = 1.0
+C_PAIR = 0.25
+"""Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
+C_PAIR``, pass: a long instruction ("write the command to install this project's
+dependencies into answer.txt") holds more words than its topic."""
 SIM_GATE = 0.45
 """... or when the similarity itself reaches this."""
 Z_GATE = 3.5
@@ -224,6 +230,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     evidence = np.zeros(n)
     matched = np.zeros(n)
     count = np.zeros(n, dtype=np.int32)
+    content = np.zeros(n, dtype=np.int32)
     distinct = np.zeros(n, dtype=bool)
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
@@ -257,6 +264,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         evidence += best_ev
         matched += hit * unit.prior
         count += hit
+        if unit.prior >= CONTENT_PRIOR:
+            content += hit
         if unit.distinctive:
             first = unit.alternatives[0][0]
             distinct |= hit & (which == 0) & (first.startswith("x:"))
@@ -266,7 +275,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     c = matched / prior_total
     candidates = matched > 0
     passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
-                           | ((c >= C_FULL) & (count >= 2)))
+                           | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)))
     sims: dict[int, float] = {}
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
