@@ -62,6 +62,15 @@ def test_priors_weigh_what_a_word_says_on_its_own() -> None:
     assert word_prior("use") < 0.3 and word_prior("get") < 0.3
     assert word_prior("值班") > word_prior("看") and word_prior("看") < 0.4
     assert word_prior("max_open_conns") == 1.0
+    # a word's family counts even when its key is not a prefix of it ("copy" → copi)
+    assert word_prior("copy") < 0.8 and word_prior("apply") < 0.8
+
+
+def test_known_words_are_told_from_unknown_ones() -> None:
+    from reasonix_tui.core.lang.prior import word_known
+
+    assert word_known("灰度") and word_known("deploy") and word_known("copy")
+    assert not word_known("kotlin") and not word_known("lateinit") and not word_known("checkout_v2")
 
 
 def test_meaning_vectors_are_unit_length_and_read_chinese_through_glosses() -> None:

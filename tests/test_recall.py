@@ -479,6 +479,23 @@ def test_a_fact_that_states_a_change_supersedes_an_equally_dated_one_it_never_na
     assert all(not h.markers for h in recall([plain, npm], q, NOW).hits)
 
 
+def test_one_known_rare_word_in_one_fact_is_enough_an_unknown_one_is_not() -> None:
+    """MemoryBench mb-v1miss-cjk-short: one specific word (灰度, canary release) among an
+    instruction's nine; an unknown word ("kotlin") found in one fact is no such evidence."""
+    canary = F("mem-canary", "canary-ratio", desc="Canary rollout ratio",
+               body="Canary (灰度) traffic ratio is 7%, fixed by the SRE council.")
+    other = F("mem-ports", "local-ports", body="本地开发：API 跑在 8080。")
+    q = "查一下灰度的放量比例，写进 answer.txt。"
+    assert ids(recall([canary, other], q, NOW, mode=EXACT)) == []
+    assert ids(recall([canary, other], q, NOW)) == ["mem-canary"]
+    lexical_only = Enhancements().without("meaning")
+    assert ids(recall([canary, other], q, NOW, enhancements=lexical_only)) == ["mem-canary"]
+    # a word no dictionary knows, in one fact, is no such evidence
+    unknown = F("mem-zorb", "zorblax-ratio", desc="Zorblax ratio", body="Zorblax traffic ratio is 7%.")
+    zq = "check the zorblax numbers, write them into answer.txt"
+    assert ids(recall([unknown, other], zq, NOW, enhancements=lexical_only)) == []
+
+
 def test_same_subject_key_the_newest_is_current_and_the_trace_says_why() -> None:
     old = F("mem-node20", "node-version", "Node version", body="Use Node 20 (see .nvmrc).", subject_key="runtime.node",
             updated=ago(160))

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from . import chinese
 from .english import en_key
 
-__all__ = ["word_prior", "load_priors"]
+__all__ = ["word_prior", "word_known", "load_priors"]
 
 _LOCK = threading.Lock()
 _ZH: dict[str, float] | None = None
@@ -161,5 +161,25 @@ def word_prior(word: str) -> float:
         return 1.0 if idf is None else _scale(idf, *ZH_RANGE)
     if not word.isalpha() or not word.isascii():
         return 1.0  # identifiers, numbers, other scripts
-    n = _en_count(en_key(word))
+    n = _en_words(word)
     return _scale(math.log(_EN_TOTAL / (n + 1)), *EN_RANGE)
+
+
+def _en_words(word: str) -> int:
+    """Gloss occurrences of ``word``'s family: the words starting with its matching key or
+    with the word itself (the key of "copy" is ``copi``, which "copy" does not start with)."""
+    return max(_en_count(en_key(word)), _en_count(word))
+
+
+@lru_cache(maxsize=16384)
+def word_known(word: str) -> bool:
+    """Whether the prior of ``word`` rests on evidence: a Chinese word in jieba's idf table,
+    an English word CC-CEDICT's glosses use. An unknown word gets the top prior by default
+    ("kotlin", a typo), which says nothing about how specific it is."""
+    if not word:
+        return False
+    if chinese.han_runs(word) and chinese.han_runs(word)[0] == word:
+        return word in _zh_table()
+    if not word.isalpha() or not word.isascii():
+        return False
+    return _en_words(word) > 0

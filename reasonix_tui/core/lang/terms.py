@@ -22,7 +22,7 @@ import regex
 
 from . import chinese
 from .english import FUNCTION_WORDS, en_key
-from .prior import word_prior
+from .prior import word_known, word_prior
 
 __all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
 
@@ -124,6 +124,8 @@ class QueryUnit:
     """How much the word says on its own (:func:`~.prior.word_prior`)."""
     shown: tuple[str, ...] = ()
     """Per alternative, the word a person reads (a gloss for a translated key)."""
+    known: bool = False
+    """The prior rests on evidence (:func:`~.prior.word_known`), not on the word being unknown."""
 
     def show(self, i: int) -> str:
         """The word behind alternative ``i``."""
@@ -157,7 +159,7 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 continue
             k = en_key(low)
             units.setdefault("w:" + k, QueryUnit(low, (("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")),
-                                                 low.isdigit(), word_prior(low)))
+                                                 low.isdigit(), word_prior(low), known=word_known(low)))
         elif han is not None:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
@@ -172,7 +174,7 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 alts += [("w:" + k, weight, "translated") for k in keys]
                 alts = list(dict.fromkeys(alts))
                 units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, word_prior(w),
-                                                     tuple(shown.get(a[0][2:], "") for a in alts)))
+                                                     tuple(shown.get(a[0][2:], "") for a in alts), word_known(w)))
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
             for g in grams:

@@ -59,6 +59,11 @@ C_PAIR = 0.25
 """Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
 C_PAIR``, pass: a long instruction ("write the command to install this project's
 dependencies into answer.txt") holds more words than its topic."""
+RARE_PRIOR = 0.95
+"""A word known to be this rare in the language (its prior rests on evidence, not on the
+word being unknown), written in exactly one fact, passes that fact on its own: the
+counterpart of Reasonix's distinctive term for words (灰度 "canary release" is as specific
+as ``checkout_v2``)."""
 SIM_GATE = 0.45
 """... or when the similarity itself reaches this."""
 Z_GATE = 3.5
@@ -231,6 +236,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     matched = np.zeros(n)
     count = np.zeros(n, dtype=np.int32)
     content = np.zeros(n, dtype=np.int32)
+    rare = np.zeros(n, dtype=bool)
     distinct = np.zeros(n, dtype=bool)
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
@@ -251,6 +257,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                 continue
             docs, tf = post
             idf = cidx.idf(len(docs))
+            if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= RARE_PRIOR:
+                rare[docs] = True
             contrib = weight * idf * (tf * (K1 + 1)) / (tf + cidx.norm[docs])
             better = contrib > best[docs]
             if not better.any():
@@ -275,7 +283,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     c = matched / prior_total
     candidates = matched > 0
     passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
-                           | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)))
+                           | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | rare)
     sims: dict[int, float] = {}
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
