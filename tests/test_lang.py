@@ -57,6 +57,17 @@ def test_query_units_count_each_word_once_with_its_alternatives() -> None:
     assert any(a[0] == "&w:max&w:open&w:conn" for a in ident[0].alternatives)
 
 
+def test_contraction_hosts_are_function_words() -> None:
+    labels = [u.label for u in lang.query_units("nvm says the version isn't installed and doesn't load")]
+    assert "isn" not in labels and "doesn" not in labels and "installed" in labels
+
+
+def test_file_names_index_their_first_word_for_prefix_search() -> None:
+    keys = [t.key for t in lang.analyze(".nvmrc says 22; see tsconfig.json, fly.production.toml and src/main.ts")]
+    assert {k for k in keys if k.startswith("f:")} == {"f:nvmrc", "f:tsconfig", "f:fly"}
+    assert ("^f:nvm", 0.8, "lexical") in lang.query_units("nvm")[0].alternatives
+
+
 def test_priors_weigh_what_a_word_says_on_its_own() -> None:
     assert word_prior("deploy") > 0.8 and word_prior("idempotent") > 0.8
     assert word_prior("use") < 0.3 and word_prior("get") < 0.3

@@ -496,6 +496,15 @@ def test_one_known_rare_word_in_one_fact_is_enough_an_unknown_one_is_not() -> No
     assert ids(recall([unknown, other], zq, NOW, enhancements=lexical_only)) == []
 
 
+def test_a_tool_name_meets_the_file_named_after_it() -> None:
+    node = F("mem-node", "node-runtime", "Node runtime", body="Node 22 LTS now; .nvmrc says 22.")
+    npm = F("mem-npm", "registry", "npm registry", body="npm uses the company registry; run npm login first.")
+    lint = F("mem-lint", "linting", "Linting", body="ESLint rules live in .eslintrc.json at the root.")
+    r = recall([node, npm, lint], "nvm use says the version isn't installed, what do I install?", NOW)
+    assert ids(r)[:1] == ["mem-node"], r.considered
+    assert "lexical: nvm" in r.hits[0].channels
+
+
 def test_same_subject_key_the_newest_is_current_and_the_trace_says_why() -> None:
     old = F("mem-node20", "node-version", "Node version", body="Use Node 20 (see .nvmrc).", subject_key="runtime.node",
             updated=ago(160))

@@ -42,7 +42,9 @@ FUNCTION_WORDS = frozenset(
     "nowhere everywhere sth sb oneself s t d ll m re ve"
     .split()
 )
-"""English words that are never evidence on their own."""
+FUNCTION_WORDS = FUNCTION_WORDS | frozenset(w.split("'")[0] for w in FUNCTION_WORDS if "'" in w)
+"""English words that are never evidence on their own (with the hosts of the contractions
+the tokenizer splits: "isn't" → isn, "doesn't" → doesn)."""
 
 _LOCK = threading.Lock()
 _STEMMER: Any = None

@@ -8,7 +8,9 @@ A :class:`Term` is a key in one of three spaces, with the surface form it came f
   (``checkout_v2``, ``5433``, ``maxopenconns``);
 * ``z:<word>`` — a Chinese word (jieba), or a bigram of a kana/hangul run;
 * ``t:<key>`` — an English key reached by translating a Chinese word through CC-CEDICT
-  (``translated`` is set and ``source`` names the Chinese word).
+  (``translated`` is set and ``source`` names the Chinese word);
+* ``f:<word>`` — the first word of a file name (``.nvmrc``, ``tsconfig.json``), which a
+  query word may begin (a query alternative ``^f:<word>`` is a prefix search).
 
 Function words (English closed class, Chinese grammatical words) yield no term.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import regex
 
@@ -87,6 +90,16 @@ def _han_terms(run: str, out: list[Term], index: bool) -> None:
             out.append(Term("t:" + k, w))
 
 
+def _file_stem(text: str, m: Any) -> str:
+    """The lowercased first word of a file name (``.nvmrc`` → nvmrc, ``tsconfig.json`` →
+    tsconfig), or ``""`` when the word at ``m`` does not begin one."""
+    start, end = m.span()
+    dotfile = start > 0 and text[start - 1] == "." and (start < 2 or not text[start - 2].isalnum())
+    named = (end + 1 < len(text) and text[end] == "." and text[end + 1].isalpha()
+             and (start == 0 or text[start - 1] not in "./"))
+    return m.group("word").lower() if dotfile or named else ""
+
+
 @lru_cache(maxsize=512)
 def _analyze(text: str, index: bool) -> tuple[Term, ...]:
     out: list[Term] = []
@@ -94,6 +107,9 @@ def _analyze(text: str, index: bool) -> tuple[Term, ...]:
         han, kana, word = m.group("han"), m.group("kana"), m.group("word")
         if word is not None:
             _word_terms(word, out)
+            stem_ = _file_stem(text, m) if index else ""
+            if len(stem_) >= 3 and stem_.isalpha():
+                out.append(Term("f:" + stem_, word))
         elif han is not None:
             _han_terms(han, out, index)
         elif kana is not None:
@@ -158,8 +174,10 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
                 continue
             k = en_key(low)
-            units.setdefault("w:" + k, QueryUnit(low, (("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")),
-                                                 low.isdigit(), word_prior(low), known=word_known(low)))
+            alts = [("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")]
+            if len(low) >= 3 and low.isalpha():  # a tool's name begins its files: nvm → .nvmrc
+                alts.append(("^f:" + low, FILE_PREFIX, "lexical"))
+            units.setdefault("w:" + k, QueryUnit(low, tuple(alts), low.isdigit(), word_prior(low), known=word_known(low)))
         elif han is not None:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
@@ -184,6 +202,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
 
 TRANSLATED = 0.6
 """Weight of a match through the dictionary, relative to a real word match."""
+FILE_PREFIX = 0.8
+"""Weight of a query word that begins a file name of a fact (``^f:nvm`` meets ``.nvmrc``:
+configuration files are named after their tool — ``.eslintrc``, ``tsconfig.json``)."""
 
 
 def gloss_text(text: str, limit: int = 400) -> str:

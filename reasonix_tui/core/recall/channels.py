@@ -26,6 +26,7 @@ meaning, and the idf-weighted gate.
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from dataclasses import dataclass, field
@@ -82,6 +83,8 @@ _IDENT_SEGMENTS = 0.9
 _KEY_IDS: dict[str, int] = {}
 """Every key seen by this process → a small integer (only grows; per-fact arrays use it)."""
 _KEY_LOCK = threading.Lock()
+_FILE_KEYS: list[str] = []
+"""Every ``f:`` key seen, sorted (prefix searches)."""
 
 
 def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
@@ -94,6 +97,9 @@ def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
         for k, tf in items:
             acc[k] = acc.get(k, 0.0) + w * tf
     with _KEY_LOCK:
+        for k in acc:
+            if k.startswith("f:") and k not in _KEY_IDS:
+                bisect.insort(_FILE_KEYS, k)
         ids = [_KEY_IDS.setdefault(k, len(_KEY_IDS)) for k in acc]
     return np.asarray(ids, dtype=np.int64), np.fromiter(acc.values(), dtype=np.float64, count=len(acc)), float(
         max(ff.length, 1))
@@ -249,6 +255,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                 continue
             if key.startswith("&"):
                 post = _conjunction(cidx, key)
+            elif key.startswith("^"):
+                post = _file_prefix(cidx, key[1:])
             else:
                 post = cidx.posting(key)
                 if post is None and channel == "translated" and key.startswith("w:"):
@@ -318,6 +326,27 @@ def _prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | Non
         if post is not None:
             return post
     return None
+
+
+def _file_prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """Documents with a file name that ``key`` (``f:nvm``) begins and is shorter than
+    (``f:nvmrc``); the frequency is the largest."""
+    with _KEY_LOCK:
+        lo = bisect.bisect_right(_FILE_KEYS, key)
+        hi = bisect.bisect_left(_FILE_KEYS, key + "\uffff")
+        names = _FILE_KEYS[lo:hi]
+    acc: dict[int, float] = {}
+    for name in names:
+        post = cidx.posting(name)
+        if post is None:
+            continue
+        for d, tf in zip(post[0].tolist(), post[1].tolist()):
+            acc[d] = max(acc.get(d, 0.0), tf)
+    if not acc:
+        return None
+    docs = np.fromiter(acc, dtype=np.int64, count=len(acc))
+    order = np.argsort(docs)
+    return docs[order], np.fromiter(acc.values(), dtype=np.float64, count=len(acc))[order]
 
 
 def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
