@@ -38,6 +38,14 @@ def test_dictionary_both_ways() -> None:
     assert "部署" in lang.english_to_chinese(lang.en_key("deploy"))
 
 
+def test_glosses_keep_acronyms_and_compounds_lend_theirs_to_their_head() -> None:
+    assert "api" in chinese.glosses("应用程序接口")
+    assert chinese._senses("值班").count("on duty") == 1  # a headword written alike in both forms: once
+    assert "api" in chinese.head_acronyms("接口") and "http" in chinese.head_acronyms("协议")
+    alts = lang.query_units("接口文档")[0].alternatives
+    assert ("w:api", 0.6 * 0.7, "translated") in alts
+
+
 def test_chinese_function_words_come_from_the_dictionary() -> None:
     for word in ("怎么", "什么", "哪里", "的", "是", "谁"):
         assert lang.is_chinese_function_word(word), word

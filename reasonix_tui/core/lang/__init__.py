@@ -61,3 +61,4 @@ def warm() -> None:
     stem("warm")
     load_priors()
     chinese.load_segmenter()
+    chinese.head_acronyms("")  # the dictionary and its compounds' acronyms (a Chinese turn's first need)

@@ -5,8 +5,8 @@
   long ones (jieba's search mode: 数据库 → 数据, 数据库), for indexing.
 * :func:`glosses` gives the English content words of a Chinese word's first senses in
   CC-CEDICT (simplified or traditional headword): 部署 → dispose, deploy, deployment.
-  Sense notes ("variant of", "surname", "CL:", parentheses) and English function words
-  are dropped. A word the dictionary lacks is glossed through the dictionary words inside
+  Sense notes ("variant of", "surname", "CL:", parentheses — except an acronym, "(API)")
+  and English function words are dropped. A word the dictionary lacks is glossed through the dictionary words inside
   it, else through its characters' first senses.
 * :func:`is_function_word` says whether a Chinese word is grammar rather than content: a
   word whose first sense glosses to English function words only (怎么 "how?",
@@ -44,6 +44,7 @@ __all__ = [
     "in_dictionary",
     "is_function_word",
     "english_to_chinese",
+    "head_acronyms",
     "load_segmenter",
     "load_dictionary",
     "dictionary_path",
@@ -164,7 +165,7 @@ def load_dictionary() -> dict[str, str]:
                         if m is None:
                             continue
                         trad, simp, senses = m.groups()
-                        for head in (simp, trad):
+                        for head in dict.fromkeys((simp, trad)):  # once when both forms agree
                             if head in out:
                                 out[head] = out[head] + "/" + senses
                             else:
@@ -186,6 +187,8 @@ _SKIP_SENSE = re.compile(
 )
 _PARENS = re.compile(r"\([^()]*\)|\[[^\]]*\]|\|\S*")
 _WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_ACRONYM = re.compile(r"\(([A-Z][A-Z0-9]{1,6})\)")
+"""An acronym a sense gives in parentheses; kept as a gloss word (the other notes go)."""
 _PARTICLE = re.compile(r"\bparticle\b|\bclassifier\b|\bmodal\b|\binterjection\b", re.I)
 
 
@@ -210,6 +213,7 @@ def glosses(word: str) -> tuple[str, ...]:
         if not content:
             continue
         out.extend(content)
+        out.extend(a.lower() for a in _ACRONYM.findall(sense))  # "application programming interface (API)"
         used += 1
         if used >= SENSES:
             break
@@ -268,6 +272,30 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
             g = g[:2]  # a lone character: its first sense only
         keys.extend(en_key(w) for w in g)
     return tuple(dict.fromkeys(keys)), False
+
+
+_HEAD_ACRONYMS: dict[str, tuple[str, ...]] | None = None
+
+
+def head_acronyms(word: str) -> tuple[str, ...]:
+    """Acronyms of the dictionary's compounds whose head (last word) is ``word``: a Chinese
+    compound names a kind of its head, so 接口 "interface" reaches 应用程序接口
+    "application programming interface (API)" → ``api``, 协议 "protocol" reaches HTTP."""
+    global _HEAD_ACRONYMS
+    if _HEAD_ACRONYMS is None:
+        with _LOCK:
+            if _HEAD_ACRONYMS is None:
+                table: dict[str, list[str]] = {}
+                for head, senses in load_dictionary().items():
+                    found = _ACRONYM.findall(senses)
+                    if not found or not _HAN.fullmatch(head) or len(head) < 3:
+                        continue
+                    words = segment(head)
+                    if len(words) < 2:
+                        continue
+                    table.setdefault(words[-1], []).extend(a.lower() for a in found)
+                _HEAD_ACRONYMS = {k: tuple(dict.fromkeys(v)) for k, v in table.items()}
+    return _HEAD_ACRONYMS.get(word, ())
 
 
 def english_to_chinese(key: str) -> tuple[str, ...]:

@@ -190,6 +190,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 words = chinese.glosses(w) if direct else ()
                 shown = {en_key(g): g for g in reversed(words)}
                 alts += [("w:" + k, weight, "translated") for k in keys]
+                for acr in chinese.head_acronyms(w):  # 接口 → API (应用程序接口), weaker
+                    alts.append(("w:" + acr, TRANSLATED * 0.7, "translated"))
+                    shown[acr] = acr.upper()
                 alts = list(dict.fromkeys(alts))
                 units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, word_prior(w),
                                                      tuple(shown.get(a[0][2:], "") for a in alts), word_known(w)))
