@@ -28,6 +28,11 @@ def test_segmentation_finds_words_not_bigrams() -> None:
     assert lang.segment("对账服务谁负责") == ("对账", "服务", "谁", "负责")
 
 
+def test_unknown_words_glued_around_a_grammar_character_are_split() -> None:
+    assert chinese.segment("值班表在哪里看")[:3] == ("值班", "表", "在")
+    assert chinese.segment("王磊负责什么")[0] == "王磊"  # a name the HMM finds stays whole
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too
