@@ -16,6 +16,12 @@ Four parts:
   ``benchmarks/memorybench`` (MIT; see ``memorybench/README.md``), their seeded facts and
   prompts unchanged, their agent-level checks restated as checks on what recall hands the
   model.
+* ``realistic2`` (``realistic2/*.yaml``) — two more stores in the format of ``realistic``
+  (a Go/Kafka tracking backend, a Chinese-speaking data platform team), written with
+  their tasks before the mechanisms of the second round were changed, for the kinds of
+  miss the blind part showed: overrides under other wording, Chinese replacement wording,
+  Chinese compounds about English facts, paraphrase, morphology beyond Snowball, single
+  shared Chinese characters, titles that are the query.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -47,7 +53,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression|memorybench]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression|memorybench|realistic2]
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ from noise import noise_facts  # noqa: E402
 TASK_DIR = Path(__file__).resolve().parent / "tasks"
 STORE_DIR = Path(__file__).resolve().parent / "realistic"
 BLIND_DIR = Path(__file__).resolve().parent / "blind"
+STORE2_DIR = Path(__file__).resolve().parent / "realistic2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
@@ -89,14 +96,14 @@ CLASSES = (
 )
 REALISTIC_CLASSES = (
     "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
-    "paraphrase", "title-rank", "literal", "generic", "irrelevant",
+    "paraphrase", "morphology", "title-rank", "literal", "generic", "irrelevant",
 )
 MB_CLASSES = (
     "contradiction", "stale", "conflict", "update", "history", "distractor", "pin", "paraphrase", "exact", "symbol",
     "cjk", "generic", "v1miss",
 )
-PARTS = ("realistic", "blind", "regression", "memorybench")
-STORE_PARTS = ("realistic", "blind")
+PARTS = ("realistic", "blind", "regression", "memorybench", "realistic2")
+STORE_PARTS = ("realistic", "blind", "realistic2")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
@@ -182,6 +189,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_tasks()
     if part in ("", "memorybench"):
         out += load_tasks(MB_DIR, "memorybench")
+    if part in ("", "realistic2"):
+        out += load_store_tasks(STORE2_DIR, "realistic2")
     return out
 
 
