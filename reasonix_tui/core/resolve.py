@@ -350,6 +350,11 @@ OVERRIDE_COVER = 0.35
 OVERRIDE_MEANING = 0.5
 """A project fact overrides a global one when both covers reach ``OVERRIDE_COVER`` and the
 meaning cosine reaches ``OVERRIDE_MEANING``."""
+OVERRIDE_REJECT_COVER = 0.15
+OVERRIDE_REJECT_MEANING = 0.3
+"""A project fact that rejects a term only it and a global fact name overrides that global
+fact when one cover reaches ``OVERRIDE_REJECT_COVER`` or the meaning cosine
+``OVERRIDE_REJECT_MEANING`` (a rejection inside one scope needs 0.4 / 0.5)."""
 
 
 def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | None:
@@ -361,6 +366,10 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
     if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning >= 0.4):
         return True, f"it says {ev.stated} was replaced"
     if ev.stated and not ev.strong and (hi >= 0.4 or ev.meaning >= 0.5):
+        return True, f"it says not {ev.stated}"
+    if override and ev.stated and not ev.strong and (hi >= OVERRIDE_REJECT_COVER or ev.meaning >= OVERRIDE_REJECT_MEANING):
+        # a project fact that rejects what only it and a global default name ("no feat:
+        # prefixes in this repo", "别用 pip") is that default's local exception
         return True, f"it says not {ev.stated}"
     if ev.changed and ev.cover_old >= 0.8 and ev.cover_new >= 0.3:
         return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"

@@ -36,8 +36,13 @@ _STRONG_EN = re.compile(
     re.I,
 )
 """English replacement language: active and passive past forms and fixed phrases."""
-_NEG = re.compile(r"\b(?:not|don'?t\s+use|do\s+not\s+use|never\s+use|rather\s+than)\b", re.I)
-"""Words that reject an alternative ("use pnpm, not npm"): a weak cue."""
+_NEG = re.compile(r"\b(?:not|no|never|don'?t|do\s+not|must\s+not|rather\s+than|avoid)\b", re.I)
+"""Words that reject an alternative ("use pnpm, not npm", "no feat: prefixes here", "don't run
+the full suite", "black is not installed"): a weak cue. The rejected thing is named in the
+clause (before or after the negation)."""
+_ZH_REJECT = re.compile(r"^(?:don't|do not|must not|need not|should not|by no means|to (?:prohibit|forbid|ban|avoid))\b")
+"""A Chinese word rejects an alternative when one of its CC-CEDICT senses reads so (别 "don't
+...!", 不要 "must not", 不用 "need not", 禁止 "to prohibit", 避免 "to avoid")."""
 ZH_CUE_VERBS = frozenset(
     "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi".split()
 )
@@ -89,6 +94,15 @@ def zh_cue(word: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=8192)
+def zh_reject(word: str) -> bool:
+    """True when a Chinese word rejects an alternative (see :data:`_ZH_REJECT`)."""
+    from ..lang import chinese
+
+    raw = chinese.load_dictionary().get(word, "")
+    return any(_ZH_REJECT.match(sense.strip().lower()) for sense in raw.split("/"))
+
+
 _TO_VERB = re.compile(r"to (?:\([^)]*\) )?([a-z]+)(?: ([a-z]+))?")
 
 
@@ -101,13 +115,12 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
         if not clause:
             continue
         terms = analyze(clause, index=False)
-        cue_words = {"z:" + w for run in chinese.han_runs(clause) for w in chinese.segment(run) if zh_cue(w)}
+        words = [w for run in chinese.han_runs(clause) for w in chinese.segment(run)]
+        cue_words = {"z:" + w for w in words if zh_cue(w)}
         strong = bool(_STRONG_EN.search(clause)) or bool(cue_words)
-        neg = None if strong else _NEG.search(clause)
-        weak = neg is not None
-        if weak:  # what follows the rejection is the rejected thing
-            assert neg is not None
-            terms = analyze(clause[neg.end():], index=False)
+        weak = not strong and (_NEG.search(clause) is not None or any(zh_reject(w) for w in words))
+        if weak:
+            cue_words |= {"z:" + w for w in words if zh_reject(w)}
         if strong or weak:
             said = {en_key(w.lower()) for w in _STRONG_EN.findall(clause) for w in w.split()}
             own = tuple({t.key: (t.key, t.source) for t in terms if not t.key.startswith("t:")
