@@ -96,8 +96,10 @@ CLASSES = (
 )
 REALISTIC_CLASSES = (
     "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
-    "paraphrase", "morphology", "title-rank", "literal", "generic", "irrelevant",
+    "paraphrase", "title-rank", "literal", "generic", "irrelevant",
 )
+REALISTIC2_CLASSES = (*REALISTIC_CLASSES[:8], "morphology", *REALISTIC_CLASSES[8:])
+"""``realistic2`` adds morphology beyond the stemmer (logger / logging)."""
 MB_CLASSES = (
     "contradiction", "stale", "conflict", "update", "history", "distractor", "pin", "paraphrase", "exact", "symbol",
     "cjk", "generic", "v1miss",
@@ -173,7 +175,7 @@ def load_store_tasks(directory: Path = STORE_DIR, part: str = "realistic") -> li
                 expect=dict(t.get("expect") or {}), now=now, title=str(t.get("title") or ""), path=str(path),
                 workspace=str(data.get("workspace") or "workspace"), part=part, store=str(data["store"]),
             ))
-    order = {c: i for i, c in enumerate(REALISTIC_CLASSES)}
+    order = {c: i for i, c in enumerate(_classes(part))}
     tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
     return tasks
 
@@ -195,6 +197,8 @@ def load_all(part: str = "") -> list[Task]:
 
 
 def _classes(part: str) -> tuple[str, ...]:
+    if part == "realistic2":
+        return REALISTIC2_CLASSES
     if part in STORE_PARTS:
         return REALISTIC_CLASSES
     return MB_CLASSES if part == "memorybench" else CLASSES
