@@ -292,6 +292,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     candidates = matched > 0
     passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
                            | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | rare)
+    # A fact whose title the query's words spell out ("retries" → "Retries") passes: the
+    # title names what the fact is about.
+    for d in np.flatnonzero(candidates & ~passed & (c >= C_FULL)).tolist():
+        title = _title_keys(cidx.docs[d])
+        if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
+            passed[d] = True
     sims: dict[int, float] = {}
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
@@ -315,6 +321,14 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                 passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
     return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
                          best=bests, which=whiches, sims=sims)
+
+
+def _title_keys(fact: Fact) -> frozenset[str]:
+    """Keys of a fact's title (or of its name when it has no title)."""
+    from ..lang import analyze
+
+    return frozenset(t.key for t in analyze(fact.title or fact.name.replace("-", " "), index=False)
+                     if t.key.startswith(("w:", "x:", "z:")))
 
 
 def _prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
