@@ -39,6 +39,7 @@ __all__ = [
     "configure",
     "segment",
     "segment_all",
+    "dictionary_cut",
     "glosses",
     "gloss_keys",
     "in_dictionary",
@@ -156,6 +157,22 @@ def segment_all(run: str) -> tuple[str, ...]:
     if not run:
         return ()
     return tuple(dict.fromkeys(w for w in load_segmenter().lcut_for_search(run, HMM=True) if w.strip()))
+
+
+@lru_cache(maxsize=8192)
+def dictionary_cut(word: str) -> tuple[str, ...]:
+    """``word`` cut into the fewest shorter CC-CEDICT headwords (健康检查 → 健康, 检查; 退出码 →
+    退出, 码), or ``()`` when it cannot be."""
+    d = load_dictionary()
+    n = len(word)
+    best: list[tuple[str, ...] | None] = [()] + [None] * n
+    for end in range(1, n + 1):
+        for start in range(max(0, end - 6), end):
+            prev = best[start]
+            piece = word[start:end]
+            if prev is not None and piece in d and piece != word and (best[end] is None or len(prev) + 1 < len(best[end])):  # type: ignore[arg-type]
+                best[end] = (*prev, piece)
+    return best[n] or ()
 
 
 def dictionary_path() -> Path:
@@ -283,7 +300,10 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
     if direct:
         return tuple(dict.fromkeys(en_key(w) for w in direct)), True
     keys: list[str] = []
-    for piece in _pieces(word):
+    pieces = _pieces(word)
+    if list(pieces) == [word]:  # an entry with no usable sense (健康检查 "see 体格检查"): its parts
+        pieces = list(dictionary_cut(word))
+    for piece in pieces:
         if piece == word or is_function_word(piece):
             continue
         g = glosses(piece)

@@ -18,7 +18,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["stem", "en_key", "is_function_word", "FUNCTION_WORDS", "KEY_LEN"]
+__all__ = ["stem", "en_key", "is_function_word", "FUNCTION_WORDS", "KEY_LEN", "agent_base"]
 
 KEY_LEN = 6
 """Runes of a stem kept in a matching key."""
@@ -78,3 +78,31 @@ def en_key(word: str) -> str:
 def is_function_word(word: str) -> bool:
     """True for a closed-class English word (lowercased)."""
     return word in FUNCTION_WORDS
+
+
+_VOWELS = frozenset("aeiou")
+
+
+@lru_cache(maxsize=65536)
+def agent_base(word: str) -> str:
+    """The verb an agent noun is derived from, where Snowball keeps them apart (it stems
+    "logger" to ``logger`` and "logging" to ``log``), or ``""``. Derivational morphology:
+
+    * a doubled consonant before -er: logger → log, runner → run, planner → plan;
+    * -izer/-iser → -ize: serializer → serialize, tokenizer → tokenize;
+    * -ator → -ate: validator → validate, migrator → migrate.
+
+    Plurals (loggers, validators) are read the same way.
+    """
+    w = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    if len(w) < 5 or not w.isalpha():
+        return ""
+    if w.endswith(("izer", "iser")):
+        return w[:-2] + "e"
+    if w.endswith("ator") and len(w) >= 7:
+        return w[:-2] + "e"
+    if w.endswith("er") and len(w) >= 6:
+        body = w[:-2]
+        if body[-1] == body[-2] and body[-1] not in _VOWELS and body[-1] not in "lsz" and body[-3] in _VOWELS:
+            return body[:-1]
+    return ""

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from . import chinese
 from .english import en_key
 
-__all__ = ["word_prior", "word_known", "load_priors"]
+__all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_count"]
 
 _LOCK = threading.Lock()
 _ZH: dict[str, float] | None = None
@@ -183,3 +183,44 @@ def word_known(word: str) -> bool:
     if not word.isalpha() or not word.isascii():
         return False
     return _en_words(word) > 0
+
+
+COMPOUND_PART_MIN = 4
+"""Letters of each part of a closed English compound."""
+COMPOUND_PART_COUNT = 5
+"""Glosses that must use a part for it to count as an English word."""
+
+
+@lru_cache(maxsize=16384)
+def compound_parts(word: str) -> tuple[str, ...]:
+    """The two English words a closed compound is written with ("deadletter" → dead,
+    letter; "healthcheck" → health, check), or ``()``: a lowercased alphabetic word
+    CC-CEDICT's glosses never use (nor its stem: "checkouts", "deploying" are not
+    compounds), both of whose parts they use (at least :data:`COMPOUND_PART_COUNT` times,
+    :data:`COMPOUND_PART_MIN` letters each: "redshift" stays whole). When several cuts
+    work, the most balanced wins. Developers write one concept as one word or two
+    ("dead-letter queue", "deadletter", "dead letter")."""
+    if len(word) < 2 * COMPOUND_PART_MIN or not word.isalpha() or not word.isascii():
+        return ()
+    table = _en_table()
+    if table.get(word, 0) > 0:
+        return ()
+    from .english import stem
+
+    root = stem(word)
+    if table.get(root, 0) > 0:
+        return ()  # checkouts: a form of a known word
+    best: tuple[str, ...] = ()
+    for i in range(COMPOUND_PART_MIN, len(word) - COMPOUND_PART_MIN + 1):
+        a, b = word[:i], word[i:]
+        if root in (a, stem(a)) or len(root) <= len(a):
+            continue  # an inflection of the first part (deploying, printers), not a compound
+        if table.get(a, 0) >= COMPOUND_PART_COUNT and table.get(b, 0) >= COMPOUND_PART_COUNT:
+            if not best or min(len(a), len(b)) > min(len(x) for x in best):
+                best = (a, b)
+    return best
+
+
+def gloss_count(word: str) -> int:
+    """How many times CC-CEDICT's glosses use exactly ``word`` (lowercased)."""
+    return _en_table().get(word, 0)

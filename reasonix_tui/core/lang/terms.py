@@ -24,8 +24,8 @@ from typing import Any
 import regex
 
 from . import chinese
-from .english import FUNCTION_WORDS, en_key
-from .prior import word_known, word_prior
+from .english import FUNCTION_WORDS, agent_base, en_key
+from .prior import compound_parts, gloss_count, word_known, word_prior
 
 __all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
 
@@ -74,6 +74,28 @@ def _word_terms(word: str, out: list[Term]) -> None:
     if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
         return
     out.append(Term("w:" + en_key(low), low))
+    for key in word_variants(low):
+        out.append(Term("w:" + key, low))
+
+
+LEXICALISED = 10
+"""An agent noun CC-CEDICT's glosses use this often is a word of its own ("letter",
+"printer"), not read as derived."""
+
+
+@lru_cache(maxsize=65536)
+def word_variants(low: str) -> tuple[str, ...]:
+    """Further keys of a plain English word (lowercased): the verb of an agent noun
+    Snowball keeps apart (logger → log, serializer → serial) and the parts of a closed
+    compound (deadletter → dead, letter; healthcheck → health, check)."""
+    if not low.isalpha():
+        return ()
+    out: list[str] = []
+    base = agent_base(low)
+    if base and gloss_count(low.rstrip("s")) < LEXICALISED and en_key(base) != en_key(low):
+        out.append(en_key(base))
+    out += [en_key(p) for p in compound_parts(low) if p not in FUNCTION_WORDS]
+    return tuple(dict.fromkeys(out))
 
 
 def _han_terms(run: str, out: list[Term], index: bool) -> None:
@@ -175,6 +197,12 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 continue
             k = en_key(low)
             alts = [("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")]
+            base = agent_base(low)
+            if base and gloss_count(low.rstrip("s")) < LEXICALISED and en_key(base) != k:
+                alts.append(("w:" + en_key(base), DERIVED, "lexical"))  # logger → log(ging)
+            parts = [en_key(p) for p in compound_parts(low) if p not in FUNCTION_WORDS]
+            if len(parts) >= 2:  # deadletter meets "dead letter"
+                alts.append(("&" + "&".join("w:" + p for p in parts), DERIVED, "lexical"))
             if len(low) >= 3 and low.isalpha():  # a tool's name begins its files: nvm → .nvmrc
                 alts.append(("^f:" + low, FILE_PREFIX, "lexical"))
             units.setdefault("w:" + k, QueryUnit(low, tuple(alts), low.isdigit(), word_prior(low), known=word_known(low)))
@@ -182,19 +210,25 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
                     continue
+                prior = word_prior(w)
+                if len(w) == 1 and prior < CONTENT_PRIOR:
+                    continue  # a common single character (里, 要, 看) says nothing on its own
                 alts = [("z:" + w, 1.0, "lexical")]
                 if len(w) > 2:
                     alts += [("z:" + s, 0.7, "lexical") for s in chinese.segment_all(w) if s != w and len(s) > 1]
                 keys, direct = chinese.gloss_keys(w)
+                if len(w) == 1 and prior < RARE_CHAR:
+                    keys = ()  # a single character's senses are too many to translate it alone
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
                 words = chinese.glosses(w) if direct else ()
                 shown = {en_key(g): g for g in reversed(words)}
-                alts += [("w:" + k, weight, "translated") for k in keys]
+                # a gloss as common as "time" or "one" carries less than a specific one
+                alts += [("w:" + k, weight * min(1.0, word_prior(k) / GLOSS_PRIOR), "translated") for k in keys]
                 for acr in chinese.head_acronyms(w):  # 接口 → API (应用程序接口), weaker
                     alts.append(("w:" + acr, TRANSLATED * 0.7, "translated"))
                     shown[acr] = acr.upper()
                 alts = list(dict.fromkeys(alts))
-                units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, word_prior(w),
+                units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, prior * (SINGLE_CHAR if len(w) == 1 else 1.0),
                                                      tuple(shown.get(a[0][2:], "") for a in alts), word_known(w)))
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
@@ -203,8 +237,22 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
     return tuple(units.values())
 
 
+CONTENT_PRIOR = 0.5
+"""A single Chinese character below this prior is no query word (里 "inside", 要 "want")."""
+RARE_CHAR = 0.9
+"""A single character is translated only when it is this rare (码 "code"): a common one has
+too many senses ("钱" → money, a unit of weight, "one")."""
+GLOSS_PRIOR = 0.3
+"""A translated alternative weighs its full weight when its English gloss has at least this
+prior, proportionally less below (今天 → "time", 钱 → "one" say little)."""
+SINGLE_CHAR = 0.5
+"""A single character's share of the query: its meaning depends on the words around it."""
+
+
 TRANSLATED = 0.6
 """Weight of a match through the dictionary, relative to a real word match."""
+DERIVED = 0.9
+"""Weight of a match through derivation (logger → log) or a compound's parts."""
 FILE_PREFIX = 0.8
 """Weight of a query word that begins a file name of a fact (``^f:nvm`` meets ``.nvmrc``:
 configuration files are named after their tool — ``.eslintrc``, ``tsconfig.json``)."""
