@@ -185,3 +185,25 @@ def test_recall_the_hook_and_the_context_center_work_with_the_network_refused(tm
     assert "Fly.io" in out["hook"]
     assert out["center_rows"] == 2
     assert out["attempts"] == []
+
+
+def test_compound_parts_and_agent_bases() -> None:
+    from reasonix_tui.core.lang.english import agent_base
+    from reasonix_tui.core.lang.prior import compound_parts
+    from reasonix_tui.core.lang.terms import word_variants
+
+    assert compound_parts("deadletter") == ("dead", "letter") and compound_parts("healthcheck") == ("health", "check")
+    assert compound_parts("deploying") == () and compound_parts("checkouts") == () and compound_parts("redshift") == ()
+    assert agent_base("logger") == "log" and agent_base("serializer") == "serialize" and agent_base("validators") == "validate"
+    assert lang.en_key("log") in word_variants("logger")
+    assert word_variants("letter") == () and word_variants("summer") == ()  # words of their own, not derived
+    assert chinese.dictionary_cut("健康检查") == ("健康", "检查")
+    assert "health" in chinese.gloss_keys("健康检查")[0]  # an entry that only refers elsewhere: its parts
+
+
+def test_single_characters_and_common_glosses_weigh_little() -> None:
+    units = {u.label: u for u in lang.query_units("死信里的消息怎么重放")}
+    assert "里" not in units  # a common single character is no query word
+    assert all(len(a[0]) > 2 and a[2] == "lexical" for a in units["重"].alternatives)  # not translated
+    weights = {a[0]: a[1] for a in lang.query_units("今天")[0].alternatives}
+    assert weights["w:time"] < weights["w:today"]

@@ -821,3 +821,60 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
         assert [(ids(r), [h.score for h in r.hits]) for r in (recall(facts, q, NOW) for q in queries)] == fresh
     finally:
         clear_index_cache()
+
+
+def _office(n: int = 6) -> list[Fact]:
+    """Unrelated project facts, so that document frequencies mean something."""
+    topics = ["Staging database is Postgres 15 on port 5433.", "Priya owns the billing service.",
+              "The design files are in Figma, project Harbor.", "Nightly exports land in the S3 bucket trk-exports.",
+              "Standup is at 9:45 in the team channel.", "The API gateway listens on 8080 locally.",
+              "Feature flags are LaunchDarkly keys prefixed hb_.", "Grafana dashboards live in ops/grafana."]
+    return [F(f"mem-o{i}", f"office-{i}", f"Office note {i}", body=topics[i]) for i in range(n)]
+
+
+def test_a_project_fact_rejecting_a_global_default_overrides_it_in_the_session_start_block() -> None:
+    """A project rule that rejects what a global default prescribes ("no feat:/fix: prefixes
+    in this repo", "别用 pip"), under another name, title and wording, overrides it."""
+    from reasonix_tui.core.recall import pinned_report
+
+    g = F("mem-g", "commit-style", "Commit messages", scope="global", type="feedback", activation="pinned",
+          body="Write commit messages in Conventional Commits form (feat:, fix:, chore: ...), imperative mood.",
+          updated=ago(500))
+    p = F("mem-p", "changelog-keys", "How harbor titles its commits", updated=ago(60),
+          body="Every commit subject starts with the Jira key, like `TRK-142 add retry`. The release tool builds "
+               "the changelog from those keys, so no feat:/fix: prefixes in this repo.")
+    zg = F("mem-zg", "python-tooling", "Python tooling", scope="global", type="feedback", activation="pinned",
+           body="For Python projects create the environment with `python -m venv .venv` and install with pip.",
+           updated=ago(600))
+    zp = F("mem-zp", "env-setup", "环境搭建", updated=ago(50),
+           body="这个仓库用 uv 管理依赖：`uv sync` 建环境，`uv run` 跑命令，别用 pip 直接装包。")
+    facts = [g, p, zg, zp, *_office()]
+    assert {"mem-g", "mem-zg"} <= {f.id for f in pinned_report(facts=facts, settings=Settings(recall_mode=EXACT)).guidance.facts}
+    report = pinned_report(facts=facts, settings=Settings())
+    assert {f.id for f in report.guidance.facts}.isdisjoint({"mem-g", "mem-zg"})
+    assert "Conventional Commits" not in report.block and "venv" not in report.block
+
+
+def test_a_title_that_is_the_query_passes_the_gate() -> None:
+    retries = F("mem-r", "retries", "Retries", body="Outbound HTTP calls retry 3 times with exponential backoff.")
+    others = [F(f"mem-{i}", f"n{i}", f"Worker {i}", body=f"The worker {i} logs every retries exhausted case.")
+              for i in range(3)]
+    r = recall([retries, *others, *_office()], "retries", NOW)
+    assert ids(r)[:1] == ["mem-r"]
+
+
+def test_a_common_single_character_or_gloss_is_no_evidence() -> None:
+    facts = [F("mem-pii", "sensitive", "敏感数据", body="手机号和身份证号入仓前必须用 sha256 加盐哈希。"),
+             F("mem-sc", "schema-changes", "Schema changes",
+               body="Any column rename or drop in a mart table needs a notice one week ahead."),
+             F("mem-rev", "review", "代码评审", body="合并请求至少要一个数据组的人批准。"), *_office()]
+    assert recall(facts, "我的手机屏幕碎了，换一块要多少钱？", NOW).hits == ()
+
+
+def test_compounds_and_agent_nouns_meet_their_parts() -> None:
+    dlq = F("mem-dlq", "dead-letters", "Failed messages",
+            body="A message that fails 5 times goes to the deadletter topic; replay it with trk replay-dlq.")
+    logger = F("mem-log", "logx", "Service output", body="Services use the zerolog-based logger in internal/logx.")
+    facts = [dlq, logger, *_office()]
+    assert ids(recall(facts, "where do dead letter messages go?", NOW))[:1] == ["mem-dlq"]
+    assert ids(recall(facts, "what's our logging setup?", NOW)) == ["mem-log"]

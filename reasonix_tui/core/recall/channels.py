@@ -78,6 +78,8 @@ MEANING_WEIGHT = 2.0
 """Score added per unit of cosine above :data:`SIM_FLOOR`, in units of the top idf."""
 SIM_FLOOR = 0.25
 _IDENT_SEGMENTS = 0.9
+TITLE_CHECKS = 32
+"""Candidates (best scores first) checked for a title the query spells out."""
 
 
 _KEY_IDS: dict[str, int] = {}
@@ -107,6 +109,7 @@ def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
 
 FACT_MEMO.register_transient("channel-terms")
 FACT_MEMO.register_transient("topic-sets")
+FACT_MEMO.register_transient("title-keys")
 
 
 class ChannelIndex:
@@ -294,8 +297,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
                            | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | rare)
     # A fact whose title the query's words spell out ("retries" → "Retries") passes: the
     # title names what the fact is about.
-    for d in np.flatnonzero(candidates & ~passed & (c >= C_FULL)).tolist():
-        title = _title_keys(cidx.docs[d])
+    # the title weighs 3× in the score: the best few such candidates hold any title match
+    near = np.flatnonzero(candidates & ~passed & (c >= C_FULL))
+    if len(near) > TITLE_CHECKS:
+        near = near[np.argpartition(-score[near], TITLE_CHECKS)[:TITLE_CHECKS]]
+    for d in near.tolist():
+        title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
         if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
             passed[d] = True
     sims: dict[int, float] = {}
