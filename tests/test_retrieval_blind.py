@@ -25,22 +25,24 @@ def _runner() -> ModuleType:
     return module
 
 
-def test_blind_is_a_part_between_realistic_and_regression() -> None:
+@pytest.mark.parametrize("part", ["blind", "blind2"])
+def test_blind_is_a_part_between_realistic_and_regression(part: str) -> None:
     run = _runner()
-    assert run.PARTS[:3] == ("realistic", "blind", "regression")  # then memorybench
-    blind = run.load_all("blind")
-    assert blind and {t.part for t in blind} == {"blind"}
+    assert run.PARTS[:4] == ("realistic", "blind", "blind2", "regression")  # then memorybench
+    blind = run.load_all(part)
+    assert blind and {t.part for t in blind} == {part}
     everything = run.load_all("")
     parts = [t.part for t in everything]
     assert parts == sorted(parts, key=run.PARTS.index)
-    assert sum(p == "blind" for p in parts) == len(blind)
+    assert sum(p == part for p in parts) == len(blind)
 
 
-def test_blind_part_is_valid_and_covers_every_class() -> None:
+@pytest.mark.parametrize("part", ["blind", "blind2"])
+def test_blind_part_is_valid_and_covers_every_class(part: str) -> None:
     """At least 66 tasks over three or more stores of 20-40 facts, every class about equally,
     generic and irrelevant turns silent, every task valid."""
     run = _runner()
-    tasks = run.load_store_tasks(run.BLIND_DIR, "blind")
+    tasks = run.load_store_tasks(run.BLIND_DIR if part == "blind" else run.BLIND2_DIR, part)
     assert len(tasks) >= 66
     assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
     assert len({t.id for t in tasks}) == len(tasks)

@@ -1,6 +1,6 @@
 """Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
 
-Four parts:
+Five parts:
 
 * ``realistic`` (``realistic/*.yaml``) — three stores of 30–35 facts each, written the way
   developers tell an agent things (package managers, test and deploy commands, owners,
@@ -10,6 +10,8 @@ Four parts:
 * ``blind`` (``blind/*.yaml``) — a held-out set in the same format as ``realistic``,
   written by someone who had not read the recall code nor the other parts (see
   ``blind/README.md``): an estimate of recall quality on memory nobody tuned it for.
+* ``blind2`` (``blind2/*.yaml``) — a second held-out set in the same format, written
+  independently of the recall code and of every other part (see ``blind2/README.md``).
 * ``regression`` (``tasks/*.yaml``) — the original 48 tasks, one small store each,
   written together with the first enhancements: a regression guard, not an estimate.
 * ``memorybench`` (``memorybench/*.yaml``) — the 15 tasks of Reasonix's own
@@ -53,7 +55,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|regression|memorybench|realistic2]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--part realistic|blind|blind2|regression|memorybench|realistic2]
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ TASK_DIR = Path(__file__).resolve().parent / "tasks"
 STORE_DIR = Path(__file__).resolve().parent / "realistic"
 BLIND_DIR = Path(__file__).resolve().parent / "blind"
 STORE2_DIR = Path(__file__).resolve().parent / "realistic2"
+BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
@@ -104,8 +107,8 @@ MB_CLASSES = (
     "contradiction", "stale", "conflict", "update", "history", "distractor", "pin", "paraphrase", "exact", "symbol",
     "cjk", "generic", "v1miss",
 )
-PARTS = ("realistic", "blind", "regression", "memorybench", "realistic2")
-STORE_PARTS = ("realistic", "blind", "realistic2")
+PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2")
+STORE_PARTS = ("realistic", "blind", "blind2", "realistic2")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
@@ -181,12 +184,14 @@ def load_store_tasks(directory: Path = STORE_DIR, part: str = "realistic") -> li
 
 
 def load_all(part: str = "") -> list[Task]:
-    """The tasks of one part, or of all (realistic, then blind, then regression)."""
+    """The tasks of one part, or of all (realistic, blind, blind2, regression, memorybench)."""
     out: list[Task] = []
     if part in ("", "realistic"):
         out += load_store_tasks()
     if part in ("", "blind"):
         out += load_store_tasks(BLIND_DIR, "blind")
+    if part in ("", "blind2"):
+        out += load_store_tasks(BLIND2_DIR, "blind2")
     if part in ("", "regression"):
         out += load_tasks()
     if part in ("", "memorybench"):
