@@ -28,7 +28,7 @@ planted kind and language, precision per candidate kind, and the wrong candidate
 
 Usage::
 
-    python benchmarks/suggestions/run.py [-v] [--json] [--history NAME] [--export DIR] [--heldout]
+    python benchmarks/suggestions/run.py [-v] [--json] [--history NAME] [--export DIR] [--heldout | --fresh]
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from render import render_history  # noqa: E402
 
 HISTORY_DIR = HERE / "histories"
 HELDOUT_DIR = HERE / "heldout"
+FRESH_DIR = HERE / "fresh"
 MEMORY_KINDS = ("fact", "rule", "correction", "preference")
 
 
@@ -323,8 +324,11 @@ def main(argv: list[str] | None = None) -> int:
                     "to try the CLI or the Context Center on it; prints the commands")
     ap.add_argument("--heldout", action="store_true",
                     help="run the held-out histories (written after the miner's first version) instead")
+    ap.add_argument("--fresh", action="store_true",
+                    help="run the fresh histories (written after the miner was finished, expected lists committed "
+                    "before their first run) instead")
     args = ap.parse_args(argv)
-    folder = HELDOUT_DIR if args.heldout else HISTORY_DIR
+    folder = FRESH_DIR if args.fresh else HELDOUT_DIR if args.heldout else HISTORY_DIR
     paths = sorted(p for p in folder.glob("*.yaml") if not args.history or args.history in p.stem)
     if not paths:
         print("no history matches", file=sys.stderr)
