@@ -319,7 +319,7 @@ def test_a_newer_value_of_the_same_fact_replaces_the_older(layout: Layout) -> No
     staging = [m for m in ms if "staging" in m.title]
     assert len(staging) == 1 and "stg-db-2" in staging[0].title and len(staging[0].sources) == 2
     assert any(r.startswith("replaces what was said before (") for r in staging[0].reasons)
-    assert len([m for m in ms if "deploy service" in m.title]) == 2  # two subjects, not one replacing the other
+    assert len([m for m in ms if "deploy service" in m.title.lower()]) == 2  # two subjects, not one replacing the other
 
 
 def test_merging_across_languages_and_objects(layout: Layout) -> None:
@@ -334,7 +334,7 @@ def test_merging_across_languages_and_objects(layout: Layout) -> None:
     assert len(chinese) == 1 and {s.label for s in chinese[0].sources} == {"a", "b"}  # one rule, two languages
     assert len([m for m in ms if "before committing" in m.description]) == 2  # lint and tests: two rules
     reasonix_session(sd / "c.jsonl", [user("以后回答简短一点，不用解释。", at=T0 + 4)], T0 + 4)
-    zh = next(m for m in S.list_suggestions(layout).memories if m.title.startswith("以后回答简短"))
+    zh = next(m for m in S.list_suggestions(layout).memories if m.title.startswith("回答简短"))
     assert zh.name == "reply-brief-explanation" and zh.id == "memory-reply-brief-explanation"  # from the dictionary's glosses, never a hash
 
 
@@ -364,7 +364,7 @@ def test_covered_by_a_fact_or_an_instruction_is_not_shown(layout: Layout) -> Non
         user("From now on the staging DB is stg-db-2."),
     ], T0)
     view = S.list_suggestions(layout, store)
-    assert [m.title for m in memories(view)] == ["From now on the staging DB is stg-db-2"] and view.covered == 2
+    assert [m.title for m in memories(view)] == ["The staging DB is stg-db-2"] and view.covered == 2
 
 
 def test_a_contradicting_statement_is_an_update_of_the_fact(layout: Layout) -> None:
@@ -433,9 +433,10 @@ def test_listing_writes_nothing(layout: Layout) -> None:
     assert sorted(p for p in layout.root.rglob("*")) == before
     S.list_suggestions(layout)  # with its caches: only they appear
     result = Path(cache_path(layout).replace(".marshal", ".result.marshal"))
+    merge = Path(cache_path(layout).replace(".marshal", ".merge.marshal"))
     assert sorted(set(layout.root.rglob("*")) - set(before)) == [layout.tui_dir, layout.cache_dir,
-                                                                  Path(cache_path(layout)), result]
-    assert {oct(p.stat().st_mode & 0o777) for p in (Path(cache_path(layout)), result)} == {"0o600"}
+                                                                  Path(cache_path(layout)), merge, result]
+    assert {oct(p.stat().st_mode & 0o777) for p in (Path(cache_path(layout)), merge, result)} == {"0o600"}
 
 
 def test_an_unchanged_history_is_listed_from_the_result_cache(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -700,3 +701,107 @@ def test_the_suite_renders_real_formats_and_meets_its_targets() -> None:
     right, shown = s["precision"]
     assert found / planted >= 0.8 and right / shown >= 0.8, s
     assert s["recall_skills"][0] == s["recall_skills"][1]  # every repeated procedure found as a skill
+
+
+def _suite_module() -> Any:
+    import importlib.util
+    import sys
+
+    here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions"
+    if str(here) not in sys.path:
+        sys.path.insert(0, str(here))
+    spec = importlib.util.spec_from_file_location("suggestion_suite_incremental", here / "run.py")
+    assert spec is not None and spec.loader is not None
+    suite = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = suite
+    spec.loader.exec_module(suite)
+    return suite
+
+
+def _everything(view: Any) -> list[tuple[Any, ...]]:
+    return [m.to_tuple() for m in view.memories] + [s.to_tuple() for s in view.skills]
+
+
+@pytest.mark.parametrize("history", ["shopfront", "ledger-api"])
+def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_scratch(
+        history: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge state: sessions added one by one (and one that grows) give, at every step,
+    exactly the candidates a listing from nothing gives; the statements already clustered
+    are not clustered again."""
+    from reasonix_tui.core.suggestions import api, candidates
+
+    suite = _suite_module()
+    here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions" / "histories"
+    with suite.isolated_env(tmp_path / "home"):
+        layout, store, rendered, _labels = suite.build(suite.load_history(here / f"{history}.yaml"), tmp_path)
+        order = sorted(rendered, key=lambda r: r.path.stat().st_mtime_ns)
+        aside = tmp_path / "aside"
+        aside.mkdir()
+        for r in order[1:]:
+            r.path.rename(aside / f"{r.key}.jsonl")
+        S.list_suggestions(layout, store)
+        clustered: list[int] = []
+        real = candidates.cluster_items
+        monkeypatch.setattr(api, "_seed", api._seed)  # the real seed; only cluster_items is watched
+        import reasonix_tui.core.suggestions.candidates as cmod
+
+        def watch(items: Any, seed: Any = ()) -> Any:
+            clustered.append(len(items))
+            return real(items, seed)
+
+        monkeypatch.setattr(cmod, "cluster_items", watch)
+        for r in order[1:]:
+            (aside / f"{r.key}.jsonl").rename(r.path)
+            clustered.clear()
+            incremental = S.list_suggestions(layout, store, include_hidden=True)
+            assert clustered and clustered[0] == sum(1 for _ in _statements_of(r.path))  # only the new session's
+            scratch = S.list_suggestions(layout, store, include_hidden=True, use_cache=False)
+            assert _everything(incremental) == _everything(scratch)
+        # a session that grows: its statements are taken out of their clusters and merged again
+        last = order[-1].path
+        text = last.read_text(encoding="utf-8")
+        last.write_text(text + text.splitlines()[-1] + "\n", encoding="utf-8")
+        assert _everything(S.list_suggestions(layout, store, include_hidden=True)) == _everything(
+            S.list_suggestions(layout, store, include_hidden=True, use_cache=False))
+
+
+def _statements_of(path: Path) -> tuple[Any, ...]:
+    from reasonix_tui.core.suggestions.mining import _mine
+
+    fmt = "claude" if "claude" in str(path) else "reasonix"
+    mined = _mine(str(path), fmt)
+    return mined[3] if mined else ()
+
+
+@pytest.mark.parametrize("said,title", [
+    ("以后请用中文写提交说明的正文部分", "用中文写提交说明的正文部分"),
+    ("组件名统一用 PascalCase，文件名用 kebab-case，比如 user-list.vue 里导出 UserList，以后新建的都按这个来",
+     "组件名统一用 PascalCase，文件名用 kebab-case"),
+    ("Remember that we always run database migrations with alembic, never by hand.",
+     "Always run database migrations with alembic"),
+    ("For context: prod runs in eu-west-1. The DR cluster is in us-east-2, both need the same monitor",
+     "Prod runs in eu-west-1"),
+])
+def test_titles_are_short_rules_in_every_language(said: str, title: str) -> None:
+    """A title is the rule, without what leads into it, and fits the list row (44 cells, a
+    Han character two): never the whole Chinese sentence (the demo showed them whole)."""
+    from reasonix_tui.core.suggestions.candidates import TITLE_CELLS, cells, short_title
+
+    assert short_title(said) == title and cells(title) <= TITLE_CELLS
+
+
+def test_the_demo_suggestions_have_short_titles_and_readable_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the demo's Suggestions pane lists: every title fits the row and is not a cut
+    sentence's head; every name is readable words (glosses for Chinese), never a hash."""
+    from reasonix_tui.core.demo import build_demo_home
+    from reasonix_tui.core.suggestions.candidates import TITLE_CELLS, cells
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    demo = build_demo_home(tmp_path / "demo", with_approval=False)
+    view = S.list_suggestions(Layout.resolve(home=demo.root, workspace=demo.workspace))
+    assert len(view.memories) == 4
+    zh = next(m for m in view.memories if sig.has_cjk(m.description))
+    assert zh.title == "用中文写提交说明的正文部分" and zh.description == "以后请用中文写提交说明的正文部分。"
+    for m in view.memories:
+        assert cells(m.title) <= TITLE_CELLS and not m.title.endswith("…")
+        assert re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", m.name) and not re.search(r"[0-9a-f]{8}", m.name)

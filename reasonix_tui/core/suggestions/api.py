@@ -192,10 +192,11 @@ def _items(mined: Any) -> list[Any]:
 
     out: list[Item] = []
     for rec in mined.sessions:
-        for (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, _ents, terms,
-             core_terms, values, words, name) in rec.statements:
+        for k, (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, _ents, terms,
+                core_terms, values, words, name) in enumerate(rec.statements):
             at = at_ns or rec.last_ns
             out.append(Item(
+                ref=(rec.path, str(k)),
                 origin="history", score=score, reasons=list(reasons), text=text, core=core, at_ns=at,
                 sources=[Evidence(source, sid, message, Timestamp(at) if at else None, path, index, context)],
                 group=sid, policy=policy, context=context, name=name,
@@ -234,11 +235,16 @@ def _dir_sig(directory: str | os.PathLike[str], suffixes: tuple[str, ...] = ("",
         return []
 
 
-def _result_key(layout: Layout, listing: Sequence[tuple[str, str, os.stat_result, bool]], window: int,
-                include_claude: bool) -> str:
-    """What the candidates depend on: every transcript's version (and branch meta), the
-    facts, the instruction documents, the imported files, the misses log, existing skill
-    names, the window and the code that computes them."""
+def _transcript_sigs(listing: Sequence[tuple[str, str, os.stat_result, bool]]) -> dict[str, str]:
+    """Every transcript's version (size, mtime, and its branch meta's for a Reasonix session)."""
+    return {path: f"{fmt}:{st.st_size}:{st.st_mtime_ns}:" + (_stat_sig(path + ".meta") if fmt == "reasonix" else "")
+            for path, fmt, st, _filtered in listing}
+
+
+def _base_key(layout: Layout, window: int, include_claude: bool) -> str:
+    """What the candidates depend on besides the transcripts: the facts, the instruction
+    documents, the imported files, the misses log, existing skill names, the window and
+    the code that computes them."""
     import hashlib
 
     h = hashlib.sha256()
@@ -246,9 +252,7 @@ def _result_key(layout: Layout, listing: Sequence[tuple[str, str, os.stat_result
     def put(*parts: object) -> None:
         h.update("\0".join(str(p) for p in parts).encode("utf-8", "surrogatepass") + b"\n")
 
-    put("v1", miner_stamp(), _code_stamp(), window, include_claude, abs_ws(layout))
-    for path, fmt, st, filtered in sorted(listing, key=lambda x: x[0]):
-        put(path, fmt, st.st_size, st.st_mtime_ns, _stat_sig(path + ".meta") if fmt == "reasonix" else "")
+    put("v2", miner_stamp(), _code_stamp(), window, include_claude, abs_ws(layout))
     for d in (layout.project_dir, layout.global_dir):
         put("facts", d, *_dir_sig(d, (".md",)))
     for label, body in _instruction_docs(layout):
@@ -266,6 +270,16 @@ def _result_key(layout: Layout, listing: Sequence[tuple[str, str, os.stat_result
 
     put("misses", _stat_sig(misses_path(layout)))
     put("skills", *sorted(_existing_skill_names(layout)))
+    return h.hexdigest()
+
+
+def _result_key(base: str, sigs: dict[str, str]) -> str:
+    """The base key and every transcript's version."""
+    import hashlib
+
+    h = hashlib.sha256(base.encode("ascii"))
+    for path in sorted(sigs):
+        h.update((path + "\0" + sigs[path] + "\n").encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
@@ -318,12 +332,86 @@ def _save_result(layout: Layout, key: str, memories: tuple[Any, ...], skills: tu
         pass
 
 
+_MERGE_MAGIC = b"RXTSUGM1"
+
+
+def _merge_path(layout: Layout) -> str:
+    return cache_path(layout)[: -len(".marshal")] + ".merge.marshal"
+
+
+def _load_merge(layout: Layout, base: str) -> tuple[dict[str, str], frozenset[str], list[list[tuple[str, ...]]]] | None:
+    """The merge state of the last computation when it was made with the same facts,
+    instructions, imports, window and code: ``(transcript versions, tools, clusters as
+    member refs)``."""
+    from ..store.sealed import read_sealed
+
+    data = read_sealed(_merge_path(layout), _MERGE_MAGIC)
+    if type(data) is not tuple or len(data) != 4 or data[0] != base:
+        return None
+    sigs, tools, clusters = data[1], data[2], data[3]
+    if not isinstance(sigs, dict) or not isinstance(tools, (set, frozenset)) or not isinstance(clusters, list):
+        return None
+    return sigs, frozenset(tools), clusters
+
+
+def _save_merge(layout: Layout, base: str, sigs: dict[str, str], tools: frozenset[str],
+                clusters: Sequence[Sequence[Any]]) -> None:
+    from ..store.sealed import write_sealed
+
+    refs = [[m.ref for m in c] for c in clusters]
+    try:
+        write_sealed(_merge_path(layout), _MERGE_MAGIC, (base, sigs, tools, refs))
+    except (OSError, ValueError):
+        pass
+
+
+def _names_tool(it: Any, names: frozenset[str]) -> bool:
+    """The item says one of these words as a word or as the head of inline code."""
+    return any(w in names for w in it.words) or any(
+        v.startswith("code:") and v[5:].split(" ", 1)[0] in names for v in it.values)
+
+
+def _seed(items: Sequence[Any], state: Any, sigs: dict[str, str], tools: frozenset[str]) -> tuple[list[list[Any]], list[Any]]:
+    """``(clusters kept from the last listing, items new since)``: members of transcripts
+    that are unchanged (same version, still in the window) keep their clusters; everything
+    else is clustered again — and so is a statement that names a command the history ran
+    for the first (or no longer runs), whose terms changed with it. No state: everything is
+    new."""
+    if state is None:
+        return [], list(items)
+    old_sigs, old_tools, old_clusters = state
+    retooled = old_tools ^ tools
+    by_ref = {it.ref: it for it in items}
+    seed: list[list[Any]] = []
+    kept: set[tuple[str, ...]] = set()
+    for refs in old_clusters:
+        members = []
+        for r in refs:
+            r = tuple(r)
+            it = by_ref.get(r)
+            if it is None or r in kept:
+                continue
+            if r[0] != "import" and (r[0] not in sigs or old_sigs.get(r[0]) != sigs[r[0]]):
+                continue
+            if retooled and _names_tool(it, retooled):
+                continue
+            kept.add(r)
+            members.append(it)
+        if members:
+            seed.append(members)
+    return seed, [it for it in items if it.ref not in kept]
+
+
 def _compute(layout: Layout, store: Any, listing: Any, window: int, include_claude: bool,
-             use_cache: bool) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
-    """Every candidate, ranked (before dismissals and the cap), as raw tuples."""
-    from .candidates import SessionRef, build_memories, build_skills, known_entries
+             use_cache: bool, base: str = "") -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
+    """Every candidate, ranked (before dismissals and the cap), as raw tuples.
+
+    With the cache, the clusters of the last computation are the starting point when only
+    transcripts changed since: statements of new or changed transcripts join them (or make
+    new ones); the rest is not compared again."""
+    from .candidates import SessionRef, build_memories, build_skills, cluster_items, known_entries, prepare_items
     from .imports import agent_note_items, claude_memory_items, wanted_items
-    from .language import configure
+    from .language import configure, save_memo
     from .procedures import find_procedures
 
     configure(layout.cache_dir)
@@ -333,16 +421,24 @@ def _compute(layout: Layout, store: Any, listing: Any, window: int, include_clau
     mined = mine_sessions(layout, window, include_claude=include_claude, use_cache=use_cache, listing=listing)
     tools = _tools(mined)
     items = _items(mined)
-    if include_claude:
-        items += claude_memory_items(layout)
-    items += agent_note_items(layout)
-    items += wanted_items(layout)
+    imported = (claude_memory_items(layout) if include_claude else []) + agent_note_items(layout) + wanted_items(layout)
+    for k, it in enumerate(imported):
+        it.ref = ("import", str(k))
+    items += imported
+    prepare_items(items, tools)
+    sigs = _transcript_sigs(listing)
+    seed, new = _seed(items, _load_merge(layout, base) if use_cache and base else None, sigs, tools)
+    clusters = cluster_items(new, seed)
+    if use_cache and base:
+        _save_merge(layout, base, sigs, tools, clusters)
     known = known_entries(_facts(layout, store), _instruction_docs(layout), tools)
-    memories, covered = build_memories(items, known, tools)
+    memories, covered = build_memories(items, known, tools, clusters=clusters)
     refs = [SessionRef(r.session_id, r.path, r.source, r.last_ns, r.triggers) for r in mined.sessions]
     scope = "project" if trim_space(str(layout.workspace)) else "global"
     skills = build_skills(find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout))
     skills.sort(key=lambda s: (-s.score, s.id))
+    if use_cache:
+        save_memo()
     return tuple(m.to_tuple() for m in memories), tuple(s.to_tuple() for s in skills), covered, len(mined.sessions)
 
 
@@ -373,10 +469,11 @@ def list_suggestions(
     window = max(0, int(getattr(settings, "suggestions_window_days", 30)))
     limit = max(1, int(getattr(settings, "suggestions_limit", 12)))
     listing = list_transcripts(layout, include_claude)
-    key = _result_key(layout, listing, window, include_claude) if use_cache else ""
+    base = _base_key(layout, window, include_claude) if use_cache else ""
+    key = _result_key(base, _transcript_sigs(listing)) if use_cache else ""
     result = _load_result(layout, key) if use_cache else None
     if result is None:
-        result = _compute(layout, store, listing, window, include_claude, use_cache)
+        result = _compute(layout, store, listing, window, include_claude, use_cache, base)
         if use_cache:
             _save_result(layout, key, *result)
     memories, skills, covered, sessions = result

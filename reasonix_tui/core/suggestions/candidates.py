@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import insort
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,12 +32,14 @@ from ..gotime import Timestamp
 from . import language as lang
 from .model import Evidence, MemorySuggestion, SkillSuggestion
 from .procedures import Procedure, step_words
-from .signals import THRESHOLD, entities, has_cjk
+from .signals import THRESHOLD, entities, has_cjk, title_text
 
 __all__ = [
     "Item",
     "Known",
     "build_memories",
+    "cluster_items",
+    "prepare_items",
     "build_skills",
     "normalize_key",
     "readable_name",
@@ -90,11 +93,19 @@ class Item:
     """Total weight of :attr:`terms` (set when prepared)."""
     superseded: bool = False
     """A newer statement on the same subject gives another value: kept as evidence only."""
+    ref: tuple[str, ...] = ()
+    """Where it came from, stable between listings: ``(transcript path, statement number)``
+    or ``("import", number)`` (the merge state names members by it)."""
+
+    norm: str = ""
+    """:attr:`key`, once computed."""
 
     @property
     def key(self) -> str:
         """Normalised text (dismissals and exact repeats)."""
-        return normalize_key(self.text)
+        if not self.norm:
+            self.norm = normalize_key(self.text)
+        return self.norm
 
 
 @dataclass
@@ -180,29 +191,74 @@ def containment(a: dict[str, float], b: dict[str, float]) -> float:
 # Text
 
 
-_CLAUSE = re.compile(r"(?:[,;:](?=\s)|\s[—–-]\s|[，；：、]|\(|（)")
+_CLAUSE = re.compile(r"(?:[,;:](?=\s)|\s[—–-]\s|[，；：、]|\s\(|（)")
+_SENTENCE_END = re.compile(r"(?<=[\w)`'\"][.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)(?<!etc\.)\s+(?=[\w`])|(?<=[。！？])")
+TITLE_CELLS = 44
+"""A title fits in this many terminal cells (a Han character takes two): the list row of
+the Suggestions pane shows it whole."""
 
 
-def short_title(text: str, limit: int = 64) -> str:
-    """A title from a sentence: whole when short, else cut at a clause boundary (never
-    mid-word), with ``…`` only when no boundary fits."""
-    t = one_line(text).rstrip("。.!！ ")
-    if len(t) <= limit:
+def cells(s: str) -> int:
+    """Terminal cells ``s`` takes (wide and full-width characters count two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
+
+_PHRASE_BREAK = frozenset("for in on at to of by with from into under over and or but so because since when whenever "
+                          "before after unless until while where which that if as than via per".split())
+
+
+def _fit_words(t: str, limit: int) -> str:
+    """The longest head of ``t`` within ``limit`` cells that is a whole phrase (English: the
+    words before a preposition or conjunction, at least half the room), else that ends at a
+    word (jieba's words for Chinese), with ``…``."""
+    if has_cjk(t):
+        pieces = re.findall(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\u3400-\u9fff\uf900-\ufaff]+", t)
+        words: list[str] = []
+        for p in pieces:
+            words += lang.segment_words(p) if has_cjk(p) else re.findall(r"\S+\s*", p)
+    else:
+        words = re.findall(r"\S+\s*", t)
+        head = ""
+        phrase = ""
+        for w in words:  # a whole phrase: the head before a preposition or conjunction that fits
+            if cells(head) > limit:
+                break
+            if head and w.strip().lower() in _PHRASE_BREAK and cells(head.rstrip()) >= limit // 2:
+                phrase = head
+            head += w
+        if phrase:
+            return phrase.rstrip(" ,;:-—")
+    out = ""
+    for w in words:
+        if cells(out + w) > limit - 1:
+            break
+        out += w
+    out = out.rstrip(" ,;:，；：、(（-—")
+    return (out or t[: max(1, (limit - 1) // 2)]) + "…"
+
+
+def short_title(text: str, limit: int = TITLE_CELLS) -> str:
+    """A title from a statement: its rule (:func:`.signals.title_text`) whole when it fits in
+    ``limit`` cells, else its first sentence or the clauses that fit (never mid-word; a cut
+    inside a clause, marked ``…``, only when not even the first clause fits)."""
+    t = one_line(title_text(text)).rstrip("。.!！ ")
+    if cells(t) <= limit:
         return t
+    first = _SENTENCE_END.split(t, maxsplit=1)[0].rstrip("。.!！ ")
+    if cells(first) <= limit:
+        return first
+    t = first
     cut = -1
     for m in _CLAUSE.finditer(t):
-        if m.start() > limit:
+        if cells(t[: m.start()]) > limit:
             break
-        if m.start() >= max(12, limit // 3):
+        if cells(t[: m.start()]) >= 10:
             cut = m.start()
     if cut > 0:
         return t[:cut].rstrip(" ,;:，；：、(（")
-    head = t[: limit - 1]
-    if not has_cjk(head):
-        sp = head.rfind(" ")
-        if sp > limit // 2:
-            head = head[:sp]
-    return head.rstrip(" ,;:，；：") + "…"
+    return _fit_words(t, limit)
 
 
 _NAME_DROP = lang.STOPWORDS | {"this", "that", "our", "repo", "we", "us", "dev", "anything", "everything"}
@@ -222,7 +278,8 @@ def readable_name(title: str, text: str, fallback: str) -> str:
     def add(ws: Iterable[str]) -> None:
         for w in ws:
             w = _SLUG_SEP.sub("-", w.lower()).strip("-")
-            if w and w not in _NAME_DROP and w not in words and len(w) <= 24:
+            have = {p for x in words for p in x.split("-")}
+            if w and w not in _NAME_DROP and len(w) <= 24 and not set(w.split("-")) <= have:
                 words.append(w)
             if len(words) >= 8:
                 return
@@ -290,7 +347,8 @@ def _history_body(rep: Item, members: Sequence[Item]) -> str:
 # Memories
 
 
-def _prepare(items: Sequence[Item], tools: frozenset[str]) -> None:
+def prepare_items(items: Sequence[Item], tools: frozenset[str]) -> None:
+    """Merge terms of every item (tool names recognised against the commands the history ran)."""
     for it in items:
         if it.terms:  # computed when the transcript was mined
             _add_tools(it.terms, it.values, it.words, tools)
@@ -301,17 +359,38 @@ def _prepare(items: Sequence[Item], tools: frozenset[str]) -> None:
         it.weight = sum(it.terms.values())
 
 
-def _cluster(items: Sequence[Item]) -> list[list[Item]]:
+def _rank(it: Item) -> tuple[float, int]:
+    return (-it.score, -it.at_ns)
+
+
+def cluster_items(items: Sequence[Item], seed: Sequence[Sequence[Item]] = ()) -> list[list[Item]]:
     """Greedy clusters, strongest item first: the same statement joins at once; otherwise
     an item joins the cluster whose first members (the strongest) it matches best, found
     through the terms they share — a concrete thing counts twice; a term most clusters
     have is not looked up, except an item's rarest terms. Statements under the threshold
-    stay alone."""
+    stay alone.
+
+    ``seed``: clusters of an earlier listing (their members prepared); ``items`` are then
+    only what is new since, and join those clusters by the same rule (members stay in rank
+    order, so a cluster's first members are still its strongest).
+    """
     order = sorted(range(len(items)), key=lambda i: (-items[i].score, -items[i].at_ns, i))
-    df: Counter[str] = Counter(t for it in items for t in it.terms)
+    df: Counter[str] = Counter(t for c in seed for it in c for t in it.terms)
+    df.update(t for it in items for t in it.terms)
     clusters: list[list[Item]] = []
     index: dict[str, set[int]] = defaultdict(set)
     by_key: dict[str, int] = {}
+    for c in seed:
+        if not c:
+            continue
+        clusters.append(sorted(c, key=_rank))
+        ci = len(clusters) - 1
+        for it in c:
+            if it.score < THRESHOLD:
+                continue
+            by_key.setdefault(it.key, ci)
+            for t in it.terms:
+                index[t].add(ci)
     for i in order:
         it = items[i]
         if it.score < THRESHOLD:  # a weak statement never joins (nor props up) a candidate
@@ -319,7 +398,7 @@ def _cluster(items: Sequence[Item]) -> list[list[Item]]:
             continue
         key = it.key
         if key in by_key:
-            clusters[by_key[key]].append(it)
+            insort(clusters[by_key[key]], it, key=_rank)
             continue
         rare = sorted(it.terms, key=lambda t: (df[t], t))
         hits: Counter[int] = Counter()
@@ -342,7 +421,7 @@ def _cluster(items: Sequence[Item]) -> list[list[Item]]:
             clusters.append([it])
             best = len(clusters) - 1
         else:
-            clusters[best].append(it)
+            insort(clusters[best], it, key=_rank)
         by_key.setdefault(key, best)
         for t in it.terms:
             index[t].add(best)
@@ -559,10 +638,14 @@ def known_entries(facts: Sequence[Any], instruction_docs: Sequence[tuple[str, st
 
 
 def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozenset[str],
-                   taken: set[str] | None = None) -> tuple[list[MemorySuggestion], int]:
+                   taken: set[str] | None = None,
+                   clusters: list[list[Item]] | None = None) -> tuple[list[MemorySuggestion], int]:
     """Merged, scored candidates (every one, ranked) and how many existing facts or
-    instructions already cover."""
-    _prepare(items, tools)
+    instructions already cover. ``clusters``: the items already prepared and clustered
+    (:func:`cluster_items`; their lists are extended in place)."""
+    if clusters is None:
+        prepare_items(items, tools)
+        clusters = cluster_items(items)
     kindex: dict[str, set[int]] = defaultdict(set)
     for i, k in enumerate(known):
         for t in k.terms:
@@ -571,7 +654,7 @@ def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozens
     out: list[MemorySuggestion] = []
     names = taken if taken is not None else set()
     updated: set[str] = set()
-    clusters = _fold_superseded(_cluster(items))
+    clusters = _fold_superseded(clusters)
     clusters.sort(key=lambda ms: -max(m.score for m in ms))
     for members in clusters:
         verdict, kn = _against_known(members, known, kindex)
@@ -636,7 +719,7 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
     sources: list[Evidence] = []
     for m in sorted(members, key=lambda m: (m.origin != "history", m.at_ns)):
         sources.extend(m.sources)
-    keys = tuple(dict.fromkeys(normalize_key(m.text) for m in members))
+    keys = tuple(dict.fromkeys(m.key for m in members))
     return MemorySuggestion(
         id=prefix + name,
         name=name,

@@ -23,12 +23,14 @@ import os
 import re
 from functools import lru_cache
 from types import ModuleType
+from typing import Any
 
 from ..tokenize import tokens
 from .signals import Entity, has_cjk
 
 __all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT",
-           "configure", "available", "name_words", "entity_term"]
+           "configure", "available", "name_words", "entity_term", "save_memo",
+           "segment_words"]
 
 STOPWORDS = frozenset(
     "a an the and or but if then so to of in on at by for with from into onto up out as is are was were be been "
@@ -113,14 +115,96 @@ def content_words(text: str) -> list[str]:
     return out
 
 
-def _zh_words(text: str) -> list[str]:
+_HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_ZH_MAGIC = b"RXTSUGZ1"
+_ZH_VERSION = 1
+_ZH: dict[str, Any] = {"memo": None, "dirty": False, "path": ""}
+"""What Chinese runs were found to say, kept between listings: run → ``((word, function word,
+glosses, prior), …)``. A listing after new sessions then loads jieba and the dictionary
+(about a second) only when a statement says something in Chinese no earlier one said."""
+
+
+def _zh_stamp() -> tuple[Any, ...]:
+    from ..store.sealed import source_stamp
+
+    core = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lang_dir = os.path.join(core, "lang")
+    try:
+        files = sorted(os.path.join(lang_dir, n) for n in os.listdir(lang_dir) if n.endswith(".py"))
+    except OSError:
+        files = []
+    return (_ZH_VERSION, source_stamp(os.path.abspath(__file__), *files))
+
+
+def _zh_memo() -> dict[str, tuple[tuple[str, bool, tuple[str, ...], float], ...]]:
+    memo = _ZH["memo"]
+    if memo is None:
+        memo = {}
+        if _CACHE_DIR:
+            from ..store.sealed import read_sealed
+
+            _ZH["path"] = os.path.join(_CACHE_DIR[-1], "suggestions-zh.marshal")
+            data = read_sealed(_ZH["path"], _ZH_MAGIC)
+            if type(data) is tuple and len(data) == 2 and data[0] == _zh_stamp() and isinstance(data[1], dict):
+                memo = data[1]
+        _ZH["memo"] = memo
+    return memo
+
+
+def save_memo() -> None:
+    """Write the Chinese analysis memo when this process added to it (sealed, 0600)."""
+    if not _ZH["dirty"] or not _ZH["path"]:
+        return
+    from ..store.sealed import write_sealed
+
+    try:
+        write_sealed(_ZH["path"], _ZH_MAGIC, (_zh_stamp(), _ZH["memo"]))
+        _ZH["dirty"] = False
+    except (OSError, ValueError):
+        pass
+
+
+def _zh_run(run: str) -> tuple[tuple[str, bool, tuple[str, ...], float], ...]:
+    """The words of a Han run with what the dictionary says of each (memoised on disk)."""
+    memo = _zh_memo()
+    hit = memo.get(run)
+    if hit is not None:
+        return hit
     lang = _lang()
+    try:
+        from ..lang.prior import word_prior
+    except ImportError:  # an older package without priors
+        word_prior = None
+    out = []
+    for w in lang.segment(run):
+        fn = bool(lang.is_chinese_function_word(w))
+        gl = () if fn else tuple(lang.glosses(w))
+        prior = float(word_prior(w)) if word_prior is not None and len(w) >= 2 and not fn else 1.0
+        out.append((w, fn, gl, prior))
+    hit = tuple(out)
+    if len(memo) < 200_000:
+        memo[run] = hit
+        _ZH["dirty"] = True
+    return hit
+
+
+def _zh_analysis(text: str) -> list[tuple[str, bool, tuple[str, ...], float]]:
+    return [x for run in _HAN_RUN.findall(text) for x in _zh_run(run)]
+
+
+def segment_words(text: str) -> list[str]:
+    """The words of a Chinese text in order, function words included (characters without
+    the package)."""
+    if _lang() is None:
+        return list(text)
     out: list[str] = []
-    for run in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]+", text):
-        for w in lang.segment(run):
-            if not lang.is_chinese_function_word(w):
-                out.append(w)
+    for piece in re.findall(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\u3400-\u9fff\uf900-\ufaff]+", text):
+        out += [w for w, _fn, _gl, _p in _zh_run(piece)] if _HAN_RUN.fullmatch(piece) else [piece]
     return out
+
+
+def _zh_words(text: str) -> list[str]:
+    return [w for w, fn, _gl, _prior in _zh_analysis(text) if not fn]
 
 
 def cjk_terms(text: str) -> list[str]:
@@ -139,12 +223,12 @@ def cjk_terms(text: str) -> list[str]:
 
 def gloss_words(text: str) -> list[str]:
     """English words for the Chinese in ``text`` (CC-CEDICT; none without the package)."""
-    lang = _lang()
-    if lang is None or not has_cjk(text):
+    if not has_cjk(text) or _lang() is None:
         return []
     out: list[str] = []
-    for w in _zh_words(text):
-        out.extend(lang.glosses(w)[:4])
+    for _w, fn, gl, _prior in _zh_analysis(text):
+        if not fn:
+            out.extend(gl[:4])
     return out
 
 
@@ -153,18 +237,13 @@ def name_words(text: str, limit: int = 3) -> list[str]:
     each content word of two or more characters that says something on its own (jieba's
     idf prior; 所有 "all", 时间 "time" are too common), phrasing words such as 以后
     "later" left out. Empty without the package."""
-    lang = _lang()
-    if lang is None or not has_cjk(text):
+    if not has_cjk(text) or _lang() is None:
         return []
-    try:
-        from ..lang.prior import word_prior
-    except ImportError:  # an older package without priors
-        word_prior = None
     out: list[str] = []
-    for w in _zh_words(text):
-        if len(w) < 2 or (word_prior is not None and word_prior(w) < 0.45):
+    for w, fn, gl, prior in _zh_analysis(text):
+        if fn or len(w) < 2 or prior < 0.45:
             continue
-        for g in lang.glosses(w):
+        for g in gl:
             if g not in _RULE_GLOSSES and g not in STOPWORDS and g not in out:
                 out.append(g)
                 break

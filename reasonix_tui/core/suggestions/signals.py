@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 
 __all__ = [
+    "title_text",
     "SentenceScore",
     "Entity",
     "prepare_text",
@@ -703,5 +704,36 @@ def clean_statement(s: str) -> str:
     t = _IDIOMS.sub("", t)
     t = re.sub(r"\s+", " ", t).strip(" ,，;；:：-—")
     if t and t[0].isascii() and t[0].islower() and not re.match(r"[a-z]+[A-Z0-9_./-]", t.split(" ")[0]):
+        t = t[0].upper() + t[1:]
+    return t
+
+
+_TITLE_LEAD = re.compile(
+    r"^(?:(?:remember|note|keep in mind|don'?t forget|for the record|for context|just so you know|"
+    r"one thing|and this goes for everything(?: you \w+)?(?: here)?|this goes for everything(?: you \w+)?(?: here)?)"
+    r"(?: (?:that|to))?\s*[,:;—–-]*\s+"
+    r"|(?:记住|记得|别忘了|不要忘了|注意|提醒一下|请|麻烦你?|帮我)\s*[,:：，]?\s*)",
+    re.I,
+)
+_WE_ADVERB = re.compile(r"^(?:we|you|u)\s+(always|never|usually|only)\s+(?=[a-z])", re.I)
+
+
+def title_text(s: str) -> str:
+    """The rule of a statement for a title: :func:`clean_statement`, then what only leads
+    into it — *remember that*, *from now on*, *for context:*, 以后, 记住, 请 — left out, and
+    *we always run …* said as the rule (*Always run …*)."""
+    t = clean_statement(s)
+    for _ in range(4):
+        before = t
+        t = _LEAD_MARKER.sub("", t)
+        t = _TITLE_LEAD.sub("", t)
+        t = _FILLER_LEAD.sub("", t)
+        t = _WE_ADVERB.sub(lambda m: m.group(1) + " ", t)
+        t = t.strip(" ,，;；:：-—")
+        if t == before:
+            break
+    if not t:
+        return clean_statement(s)
+    if t[0].isascii() and t[0].islower() and not re.match(r"[a-z]+[A-Z0-9_./-]", t.split(" ")[0]):
         t = t[0].upper() + t[1:]
     return t
