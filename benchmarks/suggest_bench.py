@@ -11,14 +11,16 @@ All sessions are inside the window.
 
 Then it times the real command as a fresh process, each several times (median):
 
-* **first run** — nothing cached: every transcript is read and mined;
-* **warm** — nothing changed since (the usual case);
-* **one new session** — a session was added since the last run;
-* baselines in the same run: a bare interpreter, and ``reasonix-tui --version``.
+* **unchanged history** — nothing changed since the last listing (the usual case);
+* **after 1 new session** / **after 10 new sessions** — sessions were added since the last
+  listing (each run adds more): only they are mined and merged into the kept clusters;
+* **from scratch** — no cache at all: every transcript is read, mined and merged;
+* baselines in the same run: a bare interpreter, and ``reasonix-tui --version`` (each
+  figure is also printed as a multiple of it).
 
 Usage::
 
-    python benchmarks/suggest_bench.py [--sessions 2000] [--runs 5] [--dense] [--keep DIR]
+    python benchmarks/suggest_bench.py [--sessions 2000] [--runs 5] [--dense] [--scratch-runs 1] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keep", type=Path, help="build the history here and keep it")
     ap.add_argument("--dense", action="store_true", help="three distinct durable statements in every session (worst case)")
+    ap.add_argument("--scratch-runs", type=int, default=1, help="listings from scratch to time (each re-mines everything)")
     args = ap.parse_args(argv)
     base = args.keep or Path(tempfile.mkdtemp(prefix="suggest-bench-"))
     try:
@@ -156,27 +159,44 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "HOME": str(base / "home"), "CLAUDE_CONFIG_DIR": str(claude), "REASONIX_HOME": str(root)}
         env.pop("REASONIX_STATE_HOME", None)
         exe = [sys.executable, "-m", "reasonix_tui", "--home", str(root), "--workspace", str(ws), "suggest"]
+        sessions_dir = root / "projects" / reasonix_slug(str(ws)) / "sessions"
+        added = args.sessions
+
+        def add(n: int) -> None:
+            nonlocal added
+            for _ in range(n):
+                render_reasonix(session(added, day=28, dense=args.dense), str(ws), sessions_dir, cli=False)
+                added += 1
+
+        def after_new(n: int) -> float:
+            times = []
+            for _ in range(args.runs):
+                add(n)
+                times.append(timed(exe, env))
+            return statistics.median(times)
+
+        scratch = []
+        for _ in range(max(1, args.scratch_runs)):
+            shutil.rmtree(root / "reasonix-tui" / "cache", ignore_errors=True)
+            scratch.append(timed(exe, env))
+        first = statistics.median(scratch)
+        rows = [("unchanged history", median(exe, env, args.runs)), ("after 1 new session", after_new(1)),
+                ("after 10 new sessions", after_new(10)), ("from scratch (no cache)", first)]
         bare = median([sys.executable, "-c", "pass"], env, args.runs)
         version = median([sys.executable, "-m", "reasonix_tui", "--version"], env, args.runs)
-        first = timed(exe, env)
-        warm = median(exe, env, args.runs)
-        added = []
-        for k in range(args.runs):
-            s = session(args.sessions + k, day=28, dense=args.dense)
-            render_reasonix(s, str(ws), root / "projects" / reasonix_slug(str(ws)) / "sessions", cli=False)
-            added.append(timed(exe, env))
-        one_new = statistics.median(added)
         out = subprocess.run(exe + ["--json"], env=env, stdout=subprocess.PIPE, text=True).stdout
         import json
 
         view = json.loads(out)
         print(f"listing: {len(view['memories'])} memories, {len(view['skills'])} skills shown from {view['sessions']} sessions"
               f" ({view['more']} more past the cap)")
-        print(f"baseline: bare interpreter {bare:.3f} s, `reasonix-tui --version` {version:.3f} s")
-        print(f"first run (nothing cached):    {first:.3f} s")
-        print(f"warm (nothing changed), median of {args.runs}: {warm:.3f} s  — target {TARGET} s: {'met' if warm <= TARGET else 'NOT met'}")
-        print(f"one new session, median of {args.runs}: {one_new:.3f} s  — target {TARGET} s: {'met' if one_new <= TARGET else 'NOT met'}")
-        print(f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
+        print(f"baseline (same run): bare interpreter {bare:.3f} s, `reasonix-tui --version` {version:.3f} s")
+        print(f"{'':26} {'median':>8}  {'× --version':>11}  target {TARGET} s")
+        for label, value in rows:
+            verdict = ("met" if value <= TARGET else "NOT met") if not label.startswith("from scratch") else "-"
+            print(f"{label:26} {value:7.3f} s  {value / version:10.2f}×  {verdict}")
+        print(f"(medians of {args.runs}; from scratch: median of {len(scratch)}; "
+              f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
