@@ -205,7 +205,7 @@ def cells(s: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
 
 
-_PHRASE_BREAK = frozenset("for in on at to of by with from into under over and or but so because since when whenever "
+_PHRASE_BREAK = frozenset("for in on at of by with from into under over and or but so because since when whenever "
                           "before after unless until while where which that if as than via per".split())
 
 
@@ -700,6 +700,7 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
     if update is not None:
         fact = update.fact
         name, scope = fact.name, fact.scope
+        score += 1.5  # what the store says is no longer so: worth a look whatever the wording
         reasons.insert(0, f"updates {fact.ref} (it says: {truncate_runes(one_line(fact.description), 80, 79, '…')})")
         ttype = rep.type or fact.type or ttype
         prefix = "update-"

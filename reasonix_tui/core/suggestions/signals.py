@@ -163,7 +163,7 @@ _RE_CODE = re.compile(r"`([^`\n]{1,100})`")
 _RE_ENV = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _RE_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z][\w-]{1,38}")
 _RE_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])")
-_RE_PORT = re.compile(r"(?:\bports?\s+|端口\s*|(?<=[a-z0-9]):)(\d{2,5})\b", re.I)
+_RE_PORT = re.compile(r"(?:\bports?\s+|端口\s*|(?<=[a-z0-9]):|\b(?:listen|serve|bind|expose)[a-z]*\s+(?:[a-z-]+\s+){0,2}on\s+(?:port\s+)?)(\d{2,5})\b", re.I)
 _RE_IDENT = re.compile(r"(?<![\w./-])(?:[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+|[a-z]+[0-9]+[a-z0-9]*)(?![\w/-])")
 _RE_NAME = re.compile(r"(?<=[\w,;:)\]]\s)(?<!\. )([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[A-Z][a-z][a-z0-9]{1,20})(?![\w'-])"
                       r"|(?<![\w-])([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?![\w-])")
@@ -236,7 +236,7 @@ def _words(*alts: str) -> str:
 
 
 _FILLER_LEAD = re.compile(
-    r"^(?:(?:(?:ok(?:ay)?|right|yes|yeah|yep|great|nice|cool|thanks|thank you|thx|ty|also|and|so|btw|by the way|hmm+|"
+    r"^(?:(?:(?:ok(?:ay)?|right|yes|yeah|yep|great|nice|cool|thanks|thank you|thx|ty|also|and|but|so|btw|by the way|hmm+|"
     r"looks good|lgtm|perfect|sounds good|good|works|that works|done|alright|all right|"
     r"well|oh|ah|one more thing(?: for [^:,，]{1,40})?|another thing|quick note|note|please|pls|plz|"
     r"heads[- ]up|fyi|reminder|[\w ]{0,20}reminder|important)(?![\w'])|(?:先说一下|说一下|对了|另外|还有|顺便说一下|顺便|嗯|好的|好|那个|请))"
@@ -281,19 +281,26 @@ _GENERIC: tuple[tuple[re.Pattern[str], float, str], ...] = (
     (re.compile(r"始终|一律|一直都|永远|每次|每回|默认|统一|向来|一贯|务必|一定要|无论如何"), 2.0, "general wording"),
     (re.compile(r"照旧|照例|和以前一样|还是老样子|跟以前一样|老规矩"), 3.0, "habit wording"),
     (re.compile(r"所有|凡是|任何|全部"), 1.0, "general scope"),
+    (re.compile(r"^(?:every|each|any|all)\s+(?!of\b|the time\b|right\b|good\b|set\b|done\b)[a-z]", re.I), 1.0,
+     "general scope"),
+    (re.compile(r"(?<!\bi )(?<!\bi just )\b(?:must|has to|have to|is required to|are required to|needs to be|need to be)\b"
+                r"|必须|只能|不得|只许", re.I), 1.5, "obligation"),
     (re.compile(r"都(?:用|走|在|按|要|是|放|由|归|不|别|得|交|写|跑|通过|会)"), 1.0, "general scope"),
     (re.compile(_words("this (?:repo|repository|project|codebase)", "our (?:repo|repository|project|codebase|team|stack)",
                        "here we", "we use", "we don'?t use"), re.I), 1.0, "about the project"),
     (re.compile(_words(r"before (?:every |each |any )?(?:commit(?:ting)?|push(?:ing)?|merg(?:e|ing)|releas(?:e|ing)|deploy(?:ing)?|tagging|opening a pr|a pr)",
-                       r"after (?:every|each|any) \w+", r"when(?:ever)? (?:you|we) (?:commit|push|merge|release|deploy|add|change|touch)")
+                       r"after (?:every|each|any) \w+", r"when(?:ever)? (?:you|we) (?:commit|push|merge|release|deploy|add|change|touch)",
+                       r"before (?:you|we) [a-z]+")
                 , re.I), 1.0, "general condition"),
-    (re.compile(r"(?:提交|推送|发布|上线|合并|部署|发版|打包)(?:之?前|之?后)|每(?:次|个).{0,8}(?:前|后)"), 1.0, "general condition"),
+    (re.compile(r"(?:提交|推送|发布|上线|合并|部署|发版|打包|改|修改|动)[^，。,]{0,10}?(?:之前|之后)|(?:提交|推送|发布|上线|合并|部署|发版|打包)[前后]"
+                r"|每(?:次|个).{0,8}(?:前|后)"), 1.0, "general condition"),
 )
 _CONDITION_LEAD = re.compile(
     r"^(?:when(?:ever)?|each time|every time|before|after|if)\s+(?:you|we|i)\s+(?:\w+\s+){0,1}"
     r"(?:write|commit|push|merge|release|deploy|add|change|touch|create|open|review|name|test|update|edit|reply|"
     r"answer|respond|install|upgrade|bump|tag|ship|migrate|refactor|log|call|rename|delete|remove)\w*\b[^,，]{0,60}[,，]\s*"
-    r"|^(?:每次|凡是|只要|以后)?(?:写|提交|发布|部署|合并|新增|修改|改|加|删|升级|回答|回复)[^，,]{0,20}(?:时|的时候|前|后)[，,]\s*",
+    r"|^(?:每次|凡是|只要|以后)?(?:写|提交|发布|部署|合并|新增|修改|改|加|删|升级|回答|回复)[^，,]{0,20}(?:时|的时候|前|后)[，,]\s*"
+    r"|^[^，,。？?！!]{1,12}?的时候[，,]?\s*",
     re.I,
 )
 _LABEL_LEAD = re.compile(r"^(?:[A-Z][\w/-]*(?:\s[\w/-]+){0,2}|[\u4e00-\u9fff]{2,8})\s*[:：]\s+(?=\S)")
@@ -339,9 +346,11 @@ _POLICY_VERBS = (
 )
 _PROHIBIT_LEAD = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|avoid|stop|no more|not|please don'?t)\b", re.I)
 _POLICY_LEAD = re.compile(r"^(?:please\s+)?(?:always\s+)?" + _words(*_POLICY_VERBS), re.I)
-_ZH_PROHIBIT = re.compile(r"^(?:请)?(?:不要|别|不准|禁止|勿|不许|不能|请勿|千万别|千万不要|不用再|别再)|(?:^|[，,；;])\s*(?:不要|别|禁止|不准|不许)")
+_ZH_PROHIBIT = re.compile(r"^(?:请)?(?:不要|别|不准|禁止|勿|不许|不能|请勿|千万别|千万不要|不用再|别再)|(?:^|[，,；;])\s*(?:不要|别|禁止|不准|不许)"
+                          r"|^[^，,。；;？?！!]{1,16}?(?:不要|不准|禁止|不许|不能|不得)(?!紧)")
 _ZH_POLICY = re.compile(
-    r"^(?:请|都|统一|一律|以后|本地|平时|一般)?(?:用|使用|改用|走|放|写|按|按照|叫|命名|提交到|部署到|回答|回复|说|跑|先跑|只用)"
+    r"^(?:请|都|统一|一律|以后|本地|平时|一般|要|得|应该|需要)?(?:用|使用|改用|走|放|写|按|按照|叫|命名|提交到|部署到|回答|回复|说|跑|先跑|只用)"
+    r"|(?:^|[，,])\s*[多少](?:给|用|写|讲|说|举|放|加|问)"
     r"|用\s*[\w`./:-]+(?:\s+[\w`./:-]+){0,3}\s*(?:就行|就好|就可以|即可)"
     r"|(?:统一|一律|都|只|必须|务必|一定要|全部)(?:用|使用|走|按|写|放|交给|通过)"
 )
@@ -400,7 +409,7 @@ _CONTRAST = re.compile(
     r"|而不是|不用.{1,12}[，,]\s*用|用.{1,16}[，,]\s*(?:不要|别)用",
     re.I,
 )
-_NOW_STATE = re.compile(r"\b(?:is|are|lives?|runs?|goes|go|points?)\b[^;。]{1,60}\bnow\b\s*(?:[,.;]|$)|现在(?:是|在|用|改|走)", re.I)
+_NOW_STATE = re.compile(r"(?:\b(?:is|are|lives?|runs?|goes|go|points?)\b|\b(?:it|that|they|we)'(?:s|re)\b)[^;。]{1,60}\bnow\b\s*(?:[,.;]|$)|现在(?:是|在|用|改|走)", re.I)
 _CHANGE = re.compile(
     _words("moved to", "switched to", "migrated to", "we now use", "now uses?", "no longer", "not anymore",
            "any more", "anymore", "replaced by", "deprecated", "is gone", "are gone", "retired",
@@ -412,13 +421,15 @@ _FACT_VERBS = re.compile(
     _words("is", "are", "lives?", "live in", "runs? on", "runs? in", "points? to", "goes through", "go through",
            "goes to", "go to", "belongs? to", "owned by", "owns?", "hosted on", "deployed (?:to|on|from)",
            "served from", "sits? in", "located", "maintained by", "handled by", "reachable at", "available at",
-           "listens on", "uses?", "needs?", "requires?", "relies on", "depends on", "gets?", "comes? from", "only")
+           "listens on", "runs? with", "uses?", "needs?", "requires?", "relies on", "depends on", "gets?", "comes? from", "only")
     + r"|是|在|走|归|由|负责|部署在|放在|入口|地址|端口|位于|依赖|需要|要连|只用",
     re.I,
 )
 _OWNER = re.compile(
     _words("owned by", "owner", "owners", "belongs to", "maintained by", "ask \\w+ before", "check with", "ping \\w+",
-           "team owns", "'s team", "on-call", "oncall") + r"|负责人|归.{1,8}管|找.{1,8}确认|问一下.{1,8}",
+           "team owns", "'s team", "on-call", "oncall", "without asking", r"ask (?:me|us|\w+) first")
+    + r"|负责人|归.{1,8}管|(?:找|跟|和|问).{0,8}确认|问一下.{1,8}"
+    r"|(?:由|是)[^，。,；;]{1,8}负责",
     re.I,
 )
 _STYLE = re.compile(
@@ -431,7 +442,8 @@ _STYLE = re.compile(
 _ASSISTANT_REF = re.compile(_words("you", "your", "me", "to me", "i don'?t need", "i want") + r"|你|我|跟我|给我", re.I)
 _REASON = re.compile(
     _words("because", "since", "otherwise", "or else", "so that", "as it", "that folder", "relies on", "needs",
-           "gets overwritten", "breaks") + r"|因为|不然|否则|以免|免得|之前.{0,12}(?:出过|出了|坏过)|会导致|会被",
+           "gets overwritten", "breaks") + r"|,?\s\bor (?:else )?(?:the|it|we|you|they|this|that|everything)\b"
+    + r"|因为|不然|否则|以免|免得|之前.{0,12}(?:出过|出了|坏过)|会导致|会被",
     re.I,
 )
 _TEAM_PRACTICE = re.compile(
@@ -455,8 +467,10 @@ _DEFINITION = re.compile(
 _PROBLEM = re.compile(_words("error", "errors", "bug", "bugs", "issue", "problem", "crash", "crashes", "failure",
                              "exception", "warning", "typo", "broken", "fails", "failing", "flaky", "timeout", "timing out")
                       + r"|报错|错误|失败|超时|崩溃|白屏", re.I)
+_CONSEQUENCE = re.compile(r"(?:,?\s\b(?:or(?: else)?|otherwise)\b|[，,]?\s*(?:不然|否则))[^.;。；]*", re.I)
+"""The consequence clause of a rule (*…, or the rollback fails*; 不然…): its failure words are not a problem report."""
 _GENERIC_SUBJECT = re.compile(
-    r"^(?:all\s+|our\s+|the\s+)?(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*s\s+"
+    r"^(?:all\s+|our\s+|the\s+)?(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*s\s+(?:here\s+|in (?:this|the|our) (?:repo|project|codebase)\s+)?"
     r"(?:go|are|get|run|live|belong|need|use|must|should|have to|require|deploy|point|come|stay|follow|start|end)\b"
     r"|^(?:we|the team|everyone|nobody|our team)\s+(?:always\s+|never\s+|all\s+)?"
     r"(?:use|don'?t|do not|never|always|prefer|deploy|run|ship|keep|put|write|name|have|release|merge|tag|follow)\b",
@@ -587,11 +601,11 @@ def score_sentence(sentence: str) -> SentenceScore:
         sc.add(min(1.5, 0.5 * len(kinds)), "names " + ", ".join(sorted(_KIND_LABEL.get(k, k) for k in kinds)))
         if _FACT_VERBS.search(core):
             sc.add(1.0, "environment fact")
-            if _DEFINITION.search(core) and not _PROBLEM.search(core):
+            if (_DEFINITION.search(core) or _DEFINITION.search(imp)) and not _PROBLEM.search(core):
                 sc.add(1.5, "says where or what something is")
     elif _INSTRUMENT.search(text_nq) and (sc.score > 0 or _TEAM_PRACTICE.search(core)):
         sc.add(0.5, "names a tool")
-    if _PROBLEM.search(core) and not sc.policy:
+    if _PROBLEM.search(_CONSEQUENCE.sub("", core)) and not sc.policy:  # "…, or the job fails" is a reason
         sc.add(-1.0, "")
     if _PRODUCT_CHANGE.search(core):
         sc.add(-1.5, "")

@@ -163,9 +163,17 @@ def _message_statements(said: str, session_id: str, path: str, source: str, inde
     scores = [score_sentence(s) for s in sentences]
     weight, why = correction_signal(prose, prev_desc, prev_tokens)
     if weight:
+        corrected = False
         for sc in scores:
             if not sc.excluded and not sc.task and (sc.policy or sc.score >= 1.0):
                 sc.add(weight, why)
+                corrected = True
+        if not corrected and weight >= 2.0:
+            # "no, tests here run with …" right after the step it names: what the person
+            # says instead is how things are, however plainly worded (its first statement)
+            first = next((sc for sc in scores if not sc.excluded and not sc.task and sc.score >= 0), None)
+            if first is not None:
+                first.add(weight, why)
     message = truncate_runes(one_line(said), MAX_MESSAGE, MAX_MESSAGE - 1, "…")
     out: list[Statement] = []
     used: set[int] = set()
