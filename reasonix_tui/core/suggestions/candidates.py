@@ -535,8 +535,9 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
             for m in clusters[i]:
                 m.superseded = True
             continue
-        for t in subject:
-            index[t].append(i)
+        if _CHANGED(head):  # only a statement that says something changed can supersede another
+            for t in subject:
+                index[t].append(i)
     for i, target in into.items():
         clusters[target].extend(clusters[i])
     out = [c for i, c in enumerate(clusters) if i not in into]
