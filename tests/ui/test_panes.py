@@ -488,3 +488,18 @@ async def test_instruction_document_opens_in_the_editor_and_is_resolved_again(de
         tree.move_cursor(billing_import)
         await settle(pilot)
         assert pane.check_action("edit_document", ()) is None
+
+
+async def test_suggestion_rows_show_each_title_whole(demo: Layout) -> None:
+    """The demo's candidates, Chinese included, are short rules the list row shows whole
+    (the Chinese one used to be the whole sentence, cut off by the row)."""
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await show(pilot, "6")
+        pane = app.screen.query_one("SuggestionsPane")
+        options = app.screen.query_one("#suggestions-list", OptionList)
+        rows = [options.render_line(y).text for y in range(options.option_count)]
+        assert any("用中文写提交说明的正文部分" in row for row in rows), rows
+        for item, row in zip(pane.items, rows):
+            assert item.title in row and "…" not in row, (item.title, row)
