@@ -512,14 +512,21 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
     (its items marked superseded: evidence of what was said before, never the title)."""
     latest = [max(m.at_ns for m in c) for c in clusters]
     order = sorted(range(len(clusters)), key=lambda i: -latest[i])
-    df: Counter[str] = Counter(t for c in clusters for t in _subject_terms(c[0]))
+    subjects = [_subject_terms(c[0]) for c in clusters]
+    df: Counter[str] = Counter(t for subj in subjects for t in subj)
     index: dict[str, list[int]] = defaultdict(list)
     into: dict[int, int] = {}
     for i in order:
         head = clusters[i][0]
         if head.origin != "history" or not head.values or head.score < THRESHOLD:
             continue
-        subject = sorted(_subject_terms(head), key=lambda t: (df[t], t))
+        changer = _CHANGED(head)
+        if sum(1 for t in subjects[i] if t in index) < 2:  # no newer statement can supersede it
+            if changer:
+                for t in subjects[i]:
+                    index[t].append(i)
+            continue
+        subject = sorted(subjects[i], key=lambda t: (df[t], t))
         hits: Counter[int] = Counter()
         for n, t in enumerate(subject):
             posting = index.get(t, ())
@@ -535,7 +542,7 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
             for m in clusters[i]:
                 m.superseded = True
             continue
-        if _CHANGED(head):  # only a statement that says something changed can supersede another
+        if changer:  # only a statement that says something changed can supersede another
             for t in subject:
                 index[t].append(i)
     for i, target in into.items():
