@@ -818,3 +818,25 @@ def test_the_demo_suggestions_have_short_titles_and_readable_names(tmp_path: Pat
     for m in view.memories:
         assert cells(m.title) <= TITLE_CELLS and not m.title.endswith("…")
         assert re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", m.name) and not re.search(r"[0-9a-f]{8}", m.name)
+
+
+def test_a_statement_is_not_an_update_of_a_fact_it_shares_only_path_parts_and_glosses_with(layout: Layout) -> None:
+    """Found by accepting a candidate in a fresh history: the next listing showed an unrelated
+    rule as an update of the new fact (both name a path under src/, and 改 glosses to four
+    English words). A real update still is one (the training data moved to v3)."""
+    st = Store(layout)
+    st.save(SaveRequest(name="pay-module-owner", title="支付模块一直是老王负责的",
+                        description="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。",
+                        body="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。"))
+    st.save(SaveRequest(name="dataset-location", title="Training data location",
+                        description="Training data lives in s3://tidepool-data/v2",
+                        body="The training corpus is in `s3://tidepool-data/v2` (parquet shards, one per day)."))
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
+        user("element 的样式不要直接覆盖，要改就改主题变量 src/styles/element-vars.scss", at=T0),
+        user("btw the training data moved, it's s3://tidepool-data/v3 now, v2 is being deleted at the end of the month",
+             at=T0 + 1),
+    ], T0 + 2)
+    view = S.list_suggestions(layout, include_hidden=True)
+    style = next(m for m in view.memories if "element-vars" in m.description)
+    data = next(m for m in view.memories if "tidepool-data/v3" in m.description)
+    assert style.updates == "" and data.updates == "project/dataset-location.md"

@@ -585,6 +585,17 @@ def _covered(it: Item, known: Known) -> bool:
     return False
 
 
+def _free_words(text: str, values: Iterable[str]) -> set[str]:
+    """``w:`` terms of the words ``text`` says outside the concrete things it names."""
+    for v in sorted(values, key=len, reverse=True):
+        if v.startswith(("name:", "tool:")):  # a proper name or a tool is a word too
+            continue
+        surface = v.split(":", 1)[-1]
+        if len(surface) >= 2:
+            text = re.sub(re.escape(surface), " ", text, flags=re.I)
+    return {"w:" + w for w in lang.content_words(text)}
+
+
 def _conflicts(it: Item, known: Known) -> bool:
     if not known.is_fact:
         return False
@@ -593,7 +604,13 @@ def _conflicts(it: Item, known: Known) -> bool:
         return False
     shared = it.terms.keys() & known.terms.keys()
     shared_values = {t for t in shared if t in it.values and t in known.head_values}
-    shared_words = {t for t in shared if t.startswith("w:")}
+    # Words both say outright: not only inside a path or name (src in src/views/pay), and a
+    # Chinese word once, not once per English gloss (改: alter, change, correct…).
+    fact = known.fact
+    fact_text = " ".join((fact.title, fact.description, fact.body)) if fact is not None else ""
+    free = _free_words(it.text, it.values) & _free_words(fact_text, known.values)
+    shared_words = {t for t in shared if t.startswith("z:") or (
+        t in free and it.terms[t] >= 1.0 and known.terms[t] >= 1.0)}
     if not shared_values and len(shared_words) < 2 and containment(it.terms, known.terms) < 0.3:
         return False
     head_kinds = {v.split(":", 1)[0] for v in known.head_values}
@@ -708,7 +725,6 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
     if update is not None:
         fact = update.fact
         name, scope = fact.name, fact.scope
-        score += 1.5  # what the store says is no longer so: worth a look whatever the wording
         reasons.insert(0, f"updates {fact.ref} (it says: {truncate_runes(one_line(fact.description), 80, 79, '…')})")
         ttype = rep.type or fact.type or ttype
         prefix = "update-"
