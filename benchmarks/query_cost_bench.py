@@ -1,0 +1,238 @@
+"""What a client waits for at 10k and 100k facts: warm MCP search, one-shot commands, a change.
+
+For each store size the same generated facts (:func:`recall_bench.make_facts`) are
+written to a temporary state root, and, in one run:
+
+* **MCP ``memory`` search over stdio, warm** — ``reasonix-tui mcp`` started as a client
+  starts it and driven by the ``mcp`` SDK's own stdio client: median and p95 of
+  ``memory op=search`` over ``--queries`` queries, beside two floors measured in the same
+  run: ``ping`` over the same connection (the transport: client → front → client) and
+  the query's own cost in-process (:func:`~reasonix_tui.core.recall.search_memories` on
+  a fixed snapshot whose index is warm);
+* **a change, then the next call** — one fact file rewritten, one deleted and one created
+  from outside (as an editor or ``git checkout`` does); the next MCP search for a word
+  only the change holds is timed, and its answer checked;
+* **one-shot ``memory search`` and ``recall``** — process start to exit, with the store's
+  caches from earlier runs on disk (``--runs`` runs each), interleaved with a bare
+  ``python -c pass`` (the interpreter's own start); the first one-shot run of the size
+  (no cache at all) is printed too.
+
+Targets (issue 16): MCP search ≤ 5 ms at 10k and ≤ 10 ms at 100k; one-shot ``memory
+search`` / ``recall`` ≤ 0.4 s at 10k and ≤ 0.8 s at 100k (medians).
+
+    python benchmarks/query_cost_bench.py                       # 10k and 100k
+    python benchmarks/query_cost_bench.py --sizes 1000 --queries 20 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (str(ROOT), str(HERE)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+from recall_bench import make_facts, make_queries  # noqa: E402
+
+from reasonix_tui.core.paths import Layout  # noqa: E402
+from reasonix_tui.core.store.fileformat import render_fact  # noqa: E402
+
+TARGETS = {10000: (0.005, 0.4), 100000: (0.010, 0.8)}
+"""size → (MCP search median, one-shot median), seconds."""
+
+
+def p95(values: list[float]) -> float:
+    """95th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(0.95 * len(ordered)) - 1))]
+
+
+def load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float("nan")
+
+
+def ms(values: list[float]) -> str:
+    """``median / p95`` in milliseconds."""
+    return f"{statistics.median(values) * 1e3:8.1f} / {p95(values) * 1e3:8.1f} ms"
+
+
+def rx_exe() -> list[str]:
+    script = Path(sys.executable).parent / "reasonix-tui"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("reasonix-tui")
+    return [found] if found else [sys.executable, "-m", "reasonix_tui"]
+
+
+def build(tmp: Path, n: int) -> Layout:
+    """``n`` generated facts under ``<tmp>/root`` for workspace ``<tmp>/ws``."""
+    ws = tmp / "ws"
+    ws.mkdir(parents=True)
+    layout = Layout.resolve(home=tmp / "root", workspace=ws)
+    layout.project_dir.mkdir(parents=True)
+    layout.global_dir.mkdir(parents=True)
+    for fact in make_facts(n):
+        (layout.dir_for(fact.scope) / f"{fact.name}.md").write_text(render_fact(fact), encoding="utf-8")
+    return layout
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REASONIX", "CLAUDE", "CURSOR"))}
+    env.update(HOME=str(tmp / "home"), REASONIX_TUI_HOOK_DAEMON="0")
+    return env
+
+
+def run(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, check=False)
+    dt = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[1:4]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
+    return dt
+
+
+def one_shot(layout: Layout, env: dict[str, str], queries: list[str], runs: int) -> dict[str, Any]:
+    """First run (no cache), then ``runs`` of each command interleaved with a bare interpreter."""
+    base = [*rx_exe(), "--home", str(layout.root)]
+    ws = layout.workspace
+    first = run([*base, "memory", "search", queries[0]], env, ws)
+    search, recall, bare = [], [], []
+    for i in range(runs):
+        q = queries[i % len(queries)]
+        bare.append(run([sys.executable, "-c", "pass"], env, ws))
+        search.append(run([*base, "memory", "search", q], env, ws))
+        recall.append(run([*base, "recall", q], env, ws))
+    return {"first": first, "search": search, "recall": recall, "bare": bare}
+
+
+async def mcp(layout: Layout, env: dict[str, str], queries: list[str], warmup: int) -> dict[str, Any]:
+    """Warm MCP searches, pings and the in-process floor; then the three outside changes."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from reasonix_tui.core.recall import search_memories
+    from reasonix_tui.core.store.store import Store
+
+    snapshot = Store(layout).snapshot()
+    search_memories(snapshot.facts, queries[0])  # warm index for the in-process floor
+    exe = rx_exe()
+    params = StdioServerParameters(command=exe[0], args=[*exe[1:], "--home", str(layout.root), "mcp", "--workspace",
+                                                         str(layout.workspace)], env=env, cwd=str(layout.workspace))
+    out: dict[str, Any] = {"search": [], "ping": [], "floor": []}
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=900) as s:
+                await s.initialize()
+
+                async def search(q: str) -> tuple[float, str]:
+                    t = time.perf_counter()
+                    res = await s.call_tool("memory", {"op": "search", "query": q})
+                    dt = time.perf_counter() - t
+                    text = "\n".join(getattr(c, "text", "") for c in res.content)
+                    if getattr(res, "is_error", False):
+                        raise SystemExit(f"memory search failed: {text[:500]}")
+                    return dt, text
+
+                t = time.perf_counter()
+                await search(queries[0])
+                out["first_call"] = time.perf_counter() - t
+                for q in queries[:warmup]:
+                    await search(q)
+                out["load"] = load_average()
+                for q in queries[warmup:]:
+                    t = time.perf_counter()
+                    await s.send_ping()
+                    out["ping"].append(time.perf_counter() - t)
+                    out["search"].append((await search(q))[0])
+                    t = time.perf_counter()
+                    search_memories(snapshot.facts, q)
+                    out["floor"].append(time.perf_counter() - t)
+                out["changes"] = await changes(layout, search)
+    return out
+
+
+async def changes(layout: Layout, search: Any) -> dict[str, tuple[float, bool]]:
+    """An outside edit, a deletion and a new file; the next search for each, timed and checked."""
+    files = sorted(layout.project_dir.glob("*.md"))
+    edited, deleted = files[len(files) // 3], files[2 * len(files) // 3]
+    results: dict[str, tuple[float, bool]] = {}
+
+    text = edited.read_text(encoding="utf-8")
+    edited.write_text(text.rstrip("\n") + " zyxedited.\n", encoding="utf-8")
+    dt, answer = await search("zyxedited")
+    results["edit"] = (dt, edited.stem in answer)
+
+    marker = "zyxdeleted"
+    deleted.write_text(deleted.read_text(encoding="utf-8").rstrip("\n") + f" {marker}.\n", encoding="utf-8")
+    await search(marker)  # seen once
+    deleted.unlink()
+    dt, answer = await search(marker)
+    results["delete"] = (dt, deleted.stem not in answer)
+
+    new = layout.project_dir / "zyx-new-fact.md"
+    new.write_text("---\nname: zyx-new-fact\ndescription: a new file zyxcreated\n---\n\nzyxcreated body.\n",
+                   encoding="utf-8")
+    dt, answer = await search("zyxcreated")
+    results["create"] = (dt, "zyx-new-fact" in answer)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--queries", type=int, default=100, help="timed MCP searches per size")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=7, help="one-shot runs per command")
+    ns = ap.parse_args(argv)
+    queries = make_queries(ns.queries + ns.warmup)
+    verdicts: list[str] = []
+    for size in [int(s) for s in ns.sizes.split(",") if s.strip()]:
+        with tempfile.TemporaryDirectory(prefix="query-cost-") as tmp_name:
+            tmp = Path(tmp_name)
+            t = time.perf_counter()
+            layout = build(tmp, size)
+            env = env_for(tmp)
+            print(f"{size} facts (written in {time.perf_counter() - t:.0f} s)")
+            shot = one_shot(layout, env, queries, ns.runs)
+            shot_load = load_average()
+            m = asyncio.run(mcp(layout, env, queries, ns.warmup))
+            print(f"  MCP memory search, warm       {ms(m['search'])}   load {m['load']:.1f}")
+            print(f"    floor: ping, same client     {ms(m['ping'])}")
+            print(f"    floor: the query in-process  {ms(m['floor'])}   (search_memories, warm index)")
+            print(f"    first call after start       {m['first_call'] * 1e3:8.0f} ms")
+            for what, (dt, seen) in m["changes"].items():
+                print(f"    after an outside {what:<7} the next search {dt * 1e3:8.1f} ms   "
+                      f"{'sees it' if seen else 'DOES NOT SEE IT'}")
+            print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}")
+            print(f"  one-shot recall               {ms(shot['recall'])}")
+            print(f"    floor: python -c pass        {ms(shot['bare'])}")
+            print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
+            target = TARGETS.get(size)
+            if target:
+                mcp_ok = statistics.median(m["search"]) <= target[0]
+                shot_ok = max(statistics.median(shot["search"]), statistics.median(shot["recall"])) <= target[1]
+                verdicts.append(f"{size}: MCP search ≤ {target[0] * 1e3:.0f} ms {'met' if mcp_ok else 'NOT met'}; "
+                                f"one-shot ≤ {target[1]:.1f} s {'met' if shot_ok else 'NOT met'}")
+            print()
+    for line in verdicts:
+        print("target", line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
