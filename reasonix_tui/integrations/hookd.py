@@ -540,8 +540,10 @@ class _Server:
 def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str = "") -> int:
     """Run the server for ``root`` until idle, stale, asked to stop, or cut off from its
     socket or root. Returns an exit code."""
+    from ..core.recall.service import serve_live
     from .hooks import _log, warm
 
+    serve_live()  # this process answers many hooks: its stores follow file-system events
     root = os.path.abspath(root)
     server = _Server(root, idle_seconds)
     server.rd.mkdir(parents=True, exist_ok=True, mode=0o700)

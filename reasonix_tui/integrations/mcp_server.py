@@ -122,10 +122,13 @@ class _Context:
 
     @property
     def store(self) -> Store:
+        """A :class:`~reasonix_tui.core.store.live.LiveStore`: the server lives as long as the
+        client's session, so its reads follow file-system events instead of re-validating
+        every fact file on every call."""
         if self._store is None:
-            from ..core.store.store import Store
+            from ..core.store.live import LiveStore
 
-            self._store = Store(self.layout, settings=self.settings, actor="agent-auto")
+            self._store = LiveStore(self.layout, settings=self.settings, actor="agent-auto")
         return self._store
 
     def wait(self, requested: float | None) -> float:

@@ -24,10 +24,19 @@ from .trace import RecallTrace, TraceStore
 if TYPE_CHECKING:
     from ..store.store import Store
 
-__all__ = ["load_facts", "store_for", "run_recall", "try_recall"]
+__all__ = ["load_facts", "store_for", "serve_live", "run_recall", "try_recall"]
 
 _STORES: dict[tuple[str, str, Settings], Store] = {}
 _STORES_LOCK = threading.Lock()
+_LIVE = False
+
+
+def serve_live(on: bool = True) -> None:
+    """Declare this process long-lived (the warm hook server): :func:`store_for` then hands
+    out :class:`~reasonix_tui.core.store.live.LiveStore`\\ s, whose reads follow file-system
+    events. One-shot processes keep plain stores (a watcher would cost more than it saves)."""
+    global _LIVE
+    _LIVE = on
 
 
 def store_for(layout: Layout, settings: Settings | None = None) -> Store:
@@ -40,7 +49,12 @@ def store_for(layout: Layout, settings: Settings | None = None) -> Store:
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:
-            store = Store(layout, settings=settings, actor="agent-auto")
+            if _LIVE:
+                from ..store.live import LiveStore
+
+                store = LiveStore(layout, settings=settings, actor="agent-auto")
+            else:
+                store = Store(layout, settings=settings, actor="agent-auto")
             _STORES[key] = store
         return store
 

@@ -43,7 +43,7 @@ from . import safeio
 from .audit import AuditEntry, AuditLog
 from .model import StoreError
 
-__all__ = ["Change", "replay", "describe_os_error", "StorageError"]
+__all__ = ["Change", "replay", "describe_os_error", "StorageError", "bump_generation", "generation_path"]
 
 JOURNAL_VERSION = 1
 
@@ -198,6 +198,7 @@ class Change:
             self._finish(dirs)
             if journal is not None:
                 safeio.remove(journal)
+            bump_generation(self.root)
         finally:
             dirs.close()
 
@@ -331,7 +332,30 @@ def replay(root: Path, audit: AuditLog) -> list[str]:
             out.append(f"could not finish interrupted change {data.get('txn')}: {describe_os_error(exc)}")
             continue
         safeio.remove(path)
+    if out:
+        bump_generation(root)
     return out
+
+
+def generation_path(root: str | os.PathLike[str]) -> str:
+    """``<root>/reasonix-tui/generation``: replaced after every committed change."""
+    return os.path.join(os.fspath(root), "reasonix-tui", "generation")
+
+
+def bump_generation(root: str | os.PathLike[str]) -> None:
+    """Replace the generation file after a committed change (best effort, under the store
+    lock). Long-lived readers (:class:`~.live.LiveStore`) ``stat`` it as part of their
+    cheap consistency check: a new inode means one of our writers changed the store, even
+    when its file-system events were lost or share a folder timestamp with an earlier one."""
+    path = generation_path(root)
+    try:
+        value = int(safeio.read_regular(path, follow=False, limit=32) or b"0")
+    except (OSError, ValueError):
+        value = 0
+    try:
+        safeio.write_atomic(path, str(value + 1).encode(), 0o600, durable=False)
+    except OSError:
+        pass
 
 
 def _drop_prepared(data: dict[str, Any]) -> None:
