@@ -1,0 +1,154 @@
+"""Outside changes reach the next answer of a running MCP server and warm hook server.
+
+Both servers keep their store current from file-system events (``LiveStore``): an edit, a
+deletion and a new file made by someone else (an editor, ``git checkout``) must show in
+the next answer after the event, without a restart. Each wait is bounded: the event may
+still be in flight when the file has just been written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from test_hooks import context_of, hook, prompt_payload
+from test_mcp_server import session, text
+
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations.hooks import SessionState, session_path
+
+WAIT_S = 15.0
+
+
+def seed(layout: Layout) -> Store:
+    store = Store(layout)
+    store.save(SaveRequest(name="pkg-manager", title="Package manager", type="project",
+                           description="Package manager is pnpm", body="Use pnpm install, never npm install."))
+    store.save(SaveRequest(name="deploy-target", title="Deploy target", type="reference",
+                           description="Deploys go to k8s-stage-2", body="helm upgrade --install app deploy/chart"))
+    return store
+
+
+def edit_in_place(path: Path, old: str, new: str) -> None:
+    """As an editor that writes in place: same file, same inode (no folder timestamp moves)."""
+    data = path.read_text(encoding="utf-8").replace(old, new)
+    with open(path, "r+", encoding="utf-8") as fh:
+        fh.write(data)
+        fh.truncate()
+
+
+def new_fact_file(layout: Layout) -> None:
+    (layout.project_dir / "canary-rollout.md").write_text(
+        "---\nname: canary-rollout\ntitle: Canary rollout\ndescription: Canary rollouts use flagger on k8s-stage-2\n"
+        "metadata:\n  type: project\n---\n\nflagger canary with 10% steps\n", encoding="utf-8")
+
+
+async def eventually(ask: Callable[[], Awaitable[str]], seen: Callable[[str], bool]) -> str:
+    """The first answer ``seen`` accepts, or the last one after :data:`WAIT_S`."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        answer = await ask()
+        if seen(answer) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.05)
+
+
+def eventually_sync(ask: Callable[[], str], seen: Callable[[str], bool]) -> str:
+    """:func:`eventually` for a blocking ``ask``."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        answer = ask()
+        if seen(answer) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.05)
+
+
+async def test_outside_changes_reach_the_next_mcp_answer(layout: Layout) -> None:
+    seed(layout)
+    async with session(layout) as s:
+
+        async def search(query: str) -> str:
+            return text(await s.call_tool("memory", {"op": "search", "query": query}))
+
+        assert "deploy-target" in await search("helm chart")
+        edit_in_place(layout.project_dir / "pkg-manager.md", "never npm install.", "never npm install. zyxquux")
+        answer = await eventually(lambda: search("zyxquux"), lambda a: "pkg-manager" in a)
+        assert "pkg-manager" in answer
+
+        (layout.project_dir / "deploy-target.md").unlink()
+        answer = await eventually(lambda: search("helm chart"), lambda a: "deploy-target" not in a)
+        assert "deploy-target" not in answer
+        read = text(await s.call_tool("memory", {"op": "read", "name": "deploy-target"}))
+        assert "not found" in read.lower()
+
+        new_fact_file(layout)
+        answer = await eventually(lambda: search("flagger canary"), lambda a: "canary-rollout" in a)
+        assert "canary-rollout" in answer
+        read = text(await s.call_tool("memory", {"op": "read", "name": "canary-rollout"}))
+        assert "flagger canary with 10% steps" in read
+
+
+@pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
+def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(layout)
+    monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
+    root = str(layout.root)
+
+    def ask(prompt: str) -> str:
+        proc = hook(layout, "user-prompt-submit", prompt_payload(layout, prompt, session="live"), daemon=True)
+        assert proc.returncode == 0, proc.stderr
+        return context_of(proc, "UserPromptSubmit") if proc.stdout.strip() else ""
+
+    def until(prompt: str, seen: Callable[[str], bool]) -> str:
+        return eventually_sync(lambda: ask(prompt), seen)
+
+    try:
+        ask("how do we deploy to the k8s-stage-2 cluster with helm?")  # starts the server
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not hookd.status(root):
+            time.sleep(0.1)
+        pid = hookd.status(root)["pid"]  # type: ignore[index]
+        assert "Deploys go to k8s-stage-2" in ask("how do we deploy to the k8s-stage-2 cluster with helm?")
+
+        edit_in_place(layout.project_dir / "deploy-target.md", "Deploys go to k8s-stage-2", "Deploys go to k8s-stage-7")
+        answer = until("how do we deploy to the k8s cluster with helm?", lambda a: "k8s-stage-7" in a)
+        assert "k8s-stage-7" in answer
+
+        new_fact_file(layout)
+        answer = until("how do canary rollouts work with flagger?", lambda a: "canary-rollout" in a)
+        assert "canary-rollout" in answer
+
+        (layout.project_dir / "canary-rollout.md").unlink()
+        answer = until("how do canary rollouts work with flagger?", lambda a: "canary-rollout" not in a)
+        assert "canary-rollout" not in answer
+
+        # every answer above came from the same running server (no restart)
+        assert hookd.status(root)["pid"] == pid  # type: ignore[index]
+        state = SessionState.load(session_path(layout, "live"), "live")
+        assert state.handled_by == pid
+    finally:
+        hookd.shutdown(root)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and hookd.status(root):
+            time.sleep(0.1)
+
+
+def test_server_stores_are_live_and_one_shot_stores_are_not(layout: Layout) -> None:
+    from reasonix_tui.core.recall import service
+    from reasonix_tui.core.store.live import LiveStore
+
+    seed(layout)
+    try:
+        assert not isinstance(service.store_for(layout), LiveStore)
+        service._STORES.clear()
+        service.serve_live()
+        live = service.store_for(layout)
+        assert isinstance(live, LiveStore)
+        live.close()
+    finally:
+        service.serve_live(False)
+        service._STORES.clear()
