@@ -37,7 +37,8 @@ from ..core.store.safeio import EscapesRoot, NotRegularFile
 if TYPE_CHECKING:
     from ..core.store.store import Store
 
-__all__ = ["main", "run", "build_parser", "CliContext", "CliError", "Registry", "COMMAND_MODULES"]
+__all__ = ["main", "run", "build_parser", "command_of", "CliContext", "CliError", "Registry", "COMMAND_MODULES",
+           "COMMANDS"]
 
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
@@ -51,6 +52,25 @@ COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.mcp",
 ]
 """Modules whose ``register(reg)`` is called, in this order."""
+
+_C = "reasonix_tui.integrations.commands."
+COMMANDS: dict[str, str] = {
+    **{f"memory {name}": _C + "memory" for name in (
+        "archived", "archives", "forget", "list", "migrate", "pin", "recover", "restore", "revisions", "save",
+        "show", "subjects", "summary", "unpin", "verify")},
+    "memory instructions": _C + "instructions", "memory note": _C + "instructions",
+    "approval-status": _C + "agent", "forget": _C + "agent", "remember": _C + "agent",
+    "history": _C + "history",
+    "suggest": _C + "suggest",
+    "memory pinned": _C + "recall", "memory recall": _C + "recall", "memory search": _C + "recall",
+    "recall": _C + "recall",
+    "setup": _C + "setup",
+    "hook": _C + "hooks",
+    "mcp": _C + "mcp",
+}
+"""Which module registers each command (``memory X`` for the family): a one-shot command
+imports only its own module, not every area's (``tests/test_cli_fast_start.py`` keeps
+this table equal to what the modules register)."""
 
 
 class CliError(Exception):
@@ -117,8 +137,26 @@ class Registry:
         return self.memory.add_parser(name, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser."""
+def command_of(argv: list[str]) -> str:
+    """The command ``argv`` names (``memory search``, ``recall``…), or ``""`` when it names
+    none (no subcommand, a bare ``memory``, ``--help``, ``--version``)."""
+    words: list[str] = []
+    it = iter(argv)
+    for token in it:
+        if token in ("--home", "--workspace"):
+            next(it, None)
+        elif token in ("-h", "--help", "--version", "--"):
+            return ""
+        elif not token.startswith("-"):
+            words.append(token)
+            if words[0] != "memory" or len(words) == 2:
+                break
+    return " ".join(words) if words and (words[0] != "memory" or len(words) == 2) else ""
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: for ``argv`` naming a known command, with only that command's
+    module registered (a one-shot command does not import every area); else the full one."""
     parser = _Parser(
         prog="reasonix-tui",
         description="Context Center for a coding agent's durable memory (Reasonix-compatible).",
@@ -139,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     memory = memory_parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND", parser_class=_Parser)
     memory_parser.set_defaults(func=_memory_help(memory_parser))
     reg = Registry(top=top, memory=memory, memory_parser=memory_parser)
-    for module_name in COMMAND_MODULES:
+    only = COMMANDS.get(command_of(argv)) if argv is not None else None
+    for module_name in [only] if only in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(module_name).register(reg)
     return parser
 
@@ -188,7 +227,8 @@ def make_context(args: argparse.Namespace) -> CliContext:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, dispatch, and turn expected errors into one line and an exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "memory_json", False):  # `memory --json [SUBCOMMAND]`
         args.json = True

@@ -1,0 +1,68 @@
+"""A one-shot command imports its own area only (process start is most of its cost)."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from reasonix_tui.integrations import cli
+
+
+def registered() -> dict[str, str]:
+    """Every command each module registers, from the modules themselves."""
+    parser = cli._Parser(prog="reasonix-tui")
+    top = parser.add_subparsers(dest="command", parser_class=cli._Parser)
+    memory_parser = top.add_parser("memory")
+    memory = memory_parser.add_subparsers(dest="memory_command", parser_class=cli._Parser)
+    reg = cli.Registry(top=top, memory=memory, memory_parser=memory_parser)
+    owner: dict[str, str] = {}
+    for name in cli.COMMAND_MODULES:
+        before_top, before_memory = set(top.choices), set(memory.choices)
+        importlib.import_module(name).register(reg)
+        owner.update({c: name for c in set(top.choices) - before_top})
+        owner.update({f"memory {c}": name for c in set(memory.choices) - before_memory})
+    return owner
+
+
+def test_the_command_table_is_what_the_modules_register() -> None:
+    assert cli.COMMANDS == registered()
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["--home", "/r", "memory", "search", "deploy"], "memory search"),
+    (["--home=/r", "--workspace", "/w", "recall", "x", "--json"], "recall"),
+    (["memory", "--json", "list"], "memory list"),
+    (["memory"], ""),
+    (["--help"], ""),
+    (["memory", "search", "--help"], "memory search"),
+    ([], ""),
+    (["--workspace", "memory", "history", "search", "q"], "history"),
+])
+def test_command_of(argv: list[str], command: str) -> None:
+    assert cli.command_of(argv) == command
+
+
+def test_memory_search_does_not_import_other_areas(layout) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import sys\n"
+        "from reasonix_tui.integrations.cli import main\n"
+        f"main(['--home', {str(layout.root)!r}, '--workspace', {str(layout.workspace)!r}, 'memory', 'search', 'x'])\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('reasonix_tui'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    loaded = set(proc.stdout.split("\n")[-2].split())
+    assert "reasonix_tui.integrations.commands.recall" in loaded
+    for other in ("core.history", "core.suggestions", "integrations.setup", "integrations.commands.history",
+                  "integrations.commands.suggest", "integrations.commands.setup"):
+        assert f"reasonix_tui.{other}" not in loaded
+
+
+def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for command in {c.split()[0] for c in cli.COMMANDS}:
+        assert command in out
