@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..gostr import go_quote, one_line, trim_space
 from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
@@ -158,9 +160,16 @@ def search_memories(
     if index.bm25 is None:
         return []
     score, count, _ = index.bm25.accumulate(terms)
-    cand = [int(i) for i in (count > 0).nonzero()[0]]
-    scored = [(float(score[i]), i) for i in cand if score[i] > 0]
-    scored.sort(key=lambda p: (-p[0], index.docs[p[1]].name, index.docs[p[1]].scope, index.docs[p[1]].id))
+    cand = np.flatnonzero((count > 0) & (score > 0))
+    values = score[cand]
+    if cand.size > limit:
+        # Only documents scoring at least the limit-th best can be among the first
+        # ``limit`` (ties included): sort those, not every match of a common word.
+        keep = values >= np.partition(values, -limit)[-limit]
+        cand, values = cand[keep], values[keep]
+    docs = index.docs
+    scored = sorted(zip(values.tolist(), cand.tolist()),
+                    key=lambda p: (-p[0], docs[p[1]].name, docs[p[1]].scope, docs[p[1]].id))
     if scored and scored[0][0] > 0:
         cutoff = scored[0][0] * SEARCH_FLOOR
         scored = [p for j, p in enumerate(scored) if j == 0 or p[0] >= cutoff]
