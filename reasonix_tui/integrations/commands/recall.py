@@ -84,10 +84,16 @@ def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _search(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall.search_index import search_from_disk
+
     query = " ".join(args.query)
-    facts: Any = () if ctx.settings.no_memory else ctx.store.snapshot().facts
-    hits = search_memories(facts, query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
-                           resolved=ctx.settings.recall_mode != "reasonix-exact")
+    resolved = ctx.settings.recall_mode != "reasonix-exact"
+    if ctx.settings.no_memory:
+        hits = search_memories((), query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
+                               resolved=resolved)
+    else:  # a one-shot process: start from the on-disk index, not from every fact
+        hits = search_from_disk(ctx.store, query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
+                                resolved=resolved)
     if args.json:
         ctx.print_json(
             {
