@@ -25,7 +25,7 @@ from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
 from ..tokenize import query_terms
 from ..tokenize import tokens
-from .index import PoolBM25, get_index
+from .index import FACT_MEMO, PoolBM25, get_index
 from ..retrieval import go_json_quote, make_snippet
 
 if TYPE_CHECKING:
@@ -117,12 +117,17 @@ def filter_facts(facts: Sequence[Fact], type_: str = "", scope: str = "") -> lis
     ]
 
 
+def _search_tokens(fact: Fact) -> list[str]:
+    return tokens(search_text(fact))
+
+
 class _SearchIndex:
     def __init__(self, facts: Sequence[Fact]) -> None:
         docs, texts, toks = [], [], []
         for f in facts:
             text = search_text(f)
-            t = tokens(text)
+            # memoised per fact object: after a change only the changed facts are tokenized
+            t = FACT_MEMO.get(f, "search-tokens", _search_tokens)
             if t:
                 docs.append(f)
                 texts.append(text)
