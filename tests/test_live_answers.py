@@ -152,3 +152,33 @@ def test_server_stores_are_live_and_one_shot_stores_are_not(layout: Layout) -> N
     finally:
         service.serve_live(False)
         service._STORES.clear()
+
+
+def test_the_context_center_reads_a_live_store(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from reasonix_tui.core.recall import service
+    from reasonix_tui.core.store.live import LiveStore
+    from reasonix_tui.integrations import open_app
+    from reasonix_tui.tui import app as tui_app
+
+    seed(layout)
+    seen: dict[str, object] = {}
+
+    class FakeApp:
+        return_code = 0
+
+        def run(self) -> None:
+            seen["store"] = service.store_for(layout)
+
+    monkeypatch.setattr(open_app, "interactive_terminal", lambda: True)
+    monkeypatch.setattr(tui_app, "make_app", lambda *a, **k: FakeApp())
+    try:
+        service._STORES.clear()
+        args = argparse.Namespace(home=str(layout.root), workspace=str(layout.workspace), demo=False, no_watch=False)
+        assert open_app.open_context_center(args) == 0
+        assert isinstance(seen["store"], LiveStore)
+        seen["store"].close()  # type: ignore[attr-defined]
+    finally:
+        service.serve_live(False)
+        service._STORES.clear()

@@ -98,6 +98,11 @@ def open_context_center(args: argparse.Namespace) -> int:
     settings = load_settings(layout.root)
     from ..tui.app import make_app
 
-    app = make_app(layout, settings, watch=not getattr(args, "no_watch", False), demo=demo)
+    watch = not getattr(args, "no_watch", False)
+    if watch:
+        from ..core.recall.service import serve_live
+
+        serve_live()  # the Recall pane's queries read a store that follows events, as the table does
+    app = make_app(layout, settings, watch=watch, demo=demo)
     app.run()
     return int(app.return_code or 0)
