@@ -322,10 +322,11 @@ def inprocess_row(bm: Peer, rx: Ours, queries: list[str], warmup: int) -> Row:
     """Warm in-process MCP tool calls, interleaved query by query."""
     from reasonix_tui.core.recall import memory_tool_call
     from reasonix_tui.core.settings import load_settings
-    from reasonix_tui.core.store.store import Store
+    from reasonix_tui.core.store.live import LiveStore
 
     layout = rx.corpus.layout
-    store = Store(layout, settings=load_settings(layout.root), actor="agent-auto")
+    # what the MCP server holds: a store kept current from file-system events
+    store = LiveStore(layout, settings=load_settings(layout.root), actor="agent-auto")
     proc = subprocess.Popen([str(bm.python), "-c", BM_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=bm.env, cwd=bm.corpus.tmp, text=True)
     assert proc.stdin is not None and proc.stdout is not None
@@ -361,9 +362,10 @@ def inprocess_row(bm: Peer, rx: Ours, queries: list[str], warmup: int) -> Row:
             row.rx.append(rx_call(q))
         row.loads.append(load_average())
     finally:
+        store.close()
         proc.stdin.close()
         proc.wait(timeout=120)
-    row.note = "the MCP tool function called directly: search_notes / memory_tool_call"
+    row.note = "the MCP tool function called directly: search_notes / memory_tool_call (LiveStore)"
     if errors:
         row.note += f"; basic-memory answered {errors} of {len(queries) - warmup} queries with an error"
     return row
