@@ -116,3 +116,29 @@ def test_cli_memory_search_uses_and_writes_the_index(layout: Layout) -> None:
     assert Path(index_path(Store(layout))).exists()
     second = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
     assert first == second and "Memory search results" in first
+
+
+def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(layout: Layout) -> None:
+    from dataclasses import replace
+
+    from reasonix_tui.core.recall.search_index import _WARM, clear_warm_search, warm_search
+
+    store = seeded(layout, 100)
+    before = store.snapshot().facts
+    clear_warm_search()
+    warm_search(before)
+    r = random.Random(5)
+    facts = list(before)
+    for i in r.sample(range(len(facts)), 4):  # edited (new objects), one emptied of every token
+        facts[i] = replace(facts[i], body=facts[i].body + " zyxchanged redis", revision=facts[i].revision + 1)
+    facts[7] = replace(facts[7], name="!!!", title="", description="", keywords="", body="")
+    del facts[10:13]  # deleted
+    facts.append(replace(before[0], id="mem-new", name="brand-new", body="helm canary zyxchanged"))  # new
+    after = tuple(facts)
+    patches = _WARM.patches
+    derived = {q: [(h.fact, h.score, h.snippet) for h in search_memories(after, q)] for q in [*QUERIES, "zyxchanged"]}
+    assert _WARM.patches == patches + 1  # derived from the previous snapshot's matrix, not rebuilt
+    clear_warm_search()
+    fresh = {q: [(h.fact, h.score, h.snippet) for h in search_memories(after, q)] for q in [*QUERIES, "zyxchanged"]}
+    assert derived == fresh
+    assert any(h[0].name == "brand-new" for h in derived["zyxchanged"])

@@ -157,7 +157,16 @@ def search_memories(
     terms = query_terms(q)
     if not terms:
         raise MemoryToolError("query must contain at least one letter or number")
-    # The index is warm per snapshot (and per filter).
+    if not type_ and not scope:
+        # A warm matrix per snapshot, derived from the previous snapshot's after a change.
+        from .search_index import rank, warm_search
+
+        matrix, row_facts, _all = warm_search(facts)
+        return [
+            SearchHit(row_facts[r], s, make_snippet(search_text(row_facts[r]), q, terms, SEARCH_SNIPPET))
+            for s, r in rank(matrix, terms, limit)
+        ]
+    # Filtered: the index is warm per snapshot and per filter (BM25 statistics of the filtered set).
     base = get_index(facts)
     index: _SearchIndex = base.extra(
         f"search\0{type_}\0{scope}", lambda idx: _SearchIndex(filter_facts(idx.all_facts, type_, scope))

@@ -31,6 +31,7 @@ import hashlib
 import math
 import os
 import stat as stat_mod
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..store.store import read_fact_file
 from ..tokenize import query_terms, tokens
 from .index import KP1
+from .pool import list_all_order
 from .search import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
 from ..retrieval import make_snippet
 
@@ -53,7 +55,8 @@ if TYPE_CHECKING:
     from ..store.model import Fact
     from ..store.store import Store
 
-__all__ = ["search_from_disk", "index_path", "SearchIndexFile"]
+__all__ = ["search_from_disk", "index_path", "SearchIndexFile", "TermMatrix", "warm_search", "clear_warm_search",
+           "rank"]
 
 MAGIC = b"RXTUI-SEARCH-INDEX\n"
 VERSION = source_stamp(_tokenize.__file__, __file__) + ":1"
@@ -109,81 +112,39 @@ def _listing(store: Store) -> _Listing | None:
     return _Listing(paths, scopes, keys)
 
 
-class SearchIndexFile:
-    """The on-disk search index (see the module doc)."""
+def _freqs(toks: Sequence[str]) -> dict[str, int]:
+    freqs: dict[str, int] = {}
+    for t in toks:
+        freqs[t] = freqs.get(t, 0) + 1
+    return freqs
 
-    def __init__(self, files: list[str], keys: list[tuple[int, int, int, int]], rows: list[int],
-                 names: list[str], scopes: list[str], ids: list[str], terms: list[str],
+
+class TermMatrix:
+    """Term frequencies of the indexed facts, one row each (CSR: row offsets, term ids,
+    counts), with what ordering needs (name, scope, id per row) and BM25 scoring exactly as
+    :class:`~.index.PoolBM25` scores (Reasonix idf, the same floating-point order).
+
+    A query decodes only its own terms' postings (cached per term); a change builds a new
+    matrix from this one with :meth:`patched`, copying unchanged rows as arrays."""
+
+    def __init__(self, names: list[str], scopes: list[str], ids: list[str], terms: list[str],
                  offsets: np.ndarray, term_ids: np.ndarray, counts: np.ndarray) -> None:
-        self.files = files
-        """Every fact file the index was built from, in scan order."""
-        self.keys = keys
-        """Their stat keys."""
-        self.rows = rows
-        """File → row of the index (``-1``: the fact has no searchable token)."""
         self.names, self.scopes, self.ids = names, scopes, ids
         """Per row: the fact's name, scope and id (the order of equal scores)."""
-        self.row_files: list[int] = [0] * len(names)
-        for f, r in enumerate(rows):
-            if r >= 0:
-                self.row_files[r] = f
         self.terms = terms
         self.offsets, self.term_ids, self.counts = offsets, term_ids, counts
-
-    # ------------------------------------------------------------------ disk
-
-    @classmethod
-    def load(cls, path: str, folders: str) -> SearchIndexFile | None:
-        data = read_sealed(path, MAGIC)
-        try:
-            if type(data) is not tuple or len(data) != 12 or data[0] != VERSION or data[1] != folders:
-                return None
-            _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts = data
-            out = cls(files, keys, rows, names, scopes, ids, terms, np.frombuffer(offsets, dtype=np.int64),
-                      np.frombuffer(term_ids, dtype=np.int32), np.frombuffer(counts, dtype=np.int32))
-        except (TypeError, ValueError):
-            return None
-        n = len(names)
-        if not (len(files) == len(keys) == len(rows) and len(scopes) == len(ids) == n
-                and len(out.offsets) == n + 1 and len(out.term_ids) == len(out.counts) == int(out.offsets[-1])):
-            return None
-        return out
-
-    def save(self, path: str, folders: str) -> None:
-        """Write it sealed and atomically (mode 0600); a failure only costs the next run."""
-        try:
-            write_sealed(path, MAGIC, (VERSION, folders, self.files, self.keys, self.rows, self.names, self.scopes,
-                                       self.ids, self.terms, self.offsets.astype(np.int64).tobytes(),
-                                       self.term_ids.astype(np.int32).tobytes(),
-                                       self.counts.astype(np.int32).tobytes()))
-        except (OSError, ValueError):
-            pass
-
-    # ------------------------------------------------------------------ building
+        self._term_index: dict[str, int] | None = None
+        self._postings: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
+        self._norm: np.ndarray | None = None
 
     @classmethod
-    def build(cls, listing: _Listing, facts: dict[str, Fact]) -> SearchIndexFile:
-        """From every fact of the listing (``facts``: file → fact)."""
-        docs: list[tuple[tuple[str, str, str, int], str, Fact, list[str]]] = []
-        rows = [-1] * len(listing.paths)
-        for f, path in enumerate(listing.paths):
-            fact = facts[path]
-            toks = tokens(search_text(fact))
-            if toks:
-                docs.append(((fact.name, fact.scope, fact.id, f), path, fact, toks))
-        # ListAll order (name, scope, id), stable for exact duplicates: the tie-break of
-        # search_memories, so equal scores come out in the same order.
-        docs.sort(key=lambda d: d[0])
+    def build(cls, docs: Sequence[tuple[tuple[str, str, str], dict[str, int]]]) -> TermMatrix:
+        """From ``(name, scope, id), term frequencies`` per row, in row order."""
         term_index: dict[str, int] = {}
         offsets = [0]
         term_ids: list[int] = []
         counts: list[int] = []
-        names, scopes, ids = [], [], []
-        for r, (key, _path, fact, toks) in enumerate(docs):
-            rows[key[3]] = r
-            freqs: dict[str, int] = {}
-            for t in toks:
-                freqs[t] = freqs.get(t, 0) + 1
+        for _key, freqs in docs:
             for t, c in freqs.items():
                 tid = term_index.get(t)
                 if tid is None:
@@ -191,58 +152,40 @@ class SearchIndexFile:
                 term_ids.append(tid)
                 counts.append(c)
             offsets.append(len(term_ids))
-            names.append(fact.name)
-            scopes.append(fact.scope)
-            ids.append(str(fact.id))
-        return cls(list(listing.paths), list(listing.keys), rows, names, scopes, ids, list(term_index),
-                   np.asarray(offsets, dtype=np.int64), np.asarray(term_ids, dtype=np.int32),
-                   np.asarray(counts, dtype=np.int32))
+        out = cls([k[0] for k, _ in docs], [k[1] for k, _ in docs], [k[2] for k, _ in docs], list(term_index),
+                  np.asarray(offsets, dtype=np.int64), np.asarray(term_ids, dtype=np.int32),
+                  np.asarray(counts, dtype=np.int32))
+        out._term_index = term_index
+        return out
 
-    def patched(self, listing: _Listing, read: dict[str, Fact]) -> SearchIndexFile:
-        """This index with the rows of changed, new and removed files replaced (``read``:
-        the changed and new files, parsed); unchanged rows are copied as arrays."""
-        kept_rows = [r for f, r in enumerate(self.rows) if r >= 0 and self.files[f] not in read]
-        live = set(listing.paths)
-        kept_rows = [r for r in kept_rows if self.files[self.row_files[r]] in live]
-        facts: dict[str, tuple[tuple[str, str, str], dict[str, int]] | None] = {}
-        for path, fact in read.items():
-            toks = tokens(search_text(fact))
-            if not toks:
-                facts[path] = None
-                continue
-            freqs: dict[str, int] = {}
-            for t in toks:
-                freqs[t] = freqs.get(t, 0) + 1
-            facts[path] = ((fact.name, fact.scope, str(fact.id)), freqs)
-        position = {p: f for f, p in enumerate(listing.paths)}
-        # (order key, source): a kept row of this index, or a freshly read file
-        order: list[tuple[tuple[str, str, str, int], int, str]] = [
-            ((self.names[r], self.scopes[r], self.ids[r], position[self.files[self.row_files[r]]]), r, "")
-            for r in kept_rows
-        ]
-        order += [((v[0][0], v[0][1], v[0][2], position[p]), -1, p) for p, v in facts.items() if v is not None]
-        order.sort(key=lambda o: o[0])
+    def patched(self, order: Sequence[tuple[tuple[str, str, str], int, dict[str, int] | None]]) -> TermMatrix:
+        """A new matrix whose rows are ``order``: each an old row of this one (``row >= 0``)
+        or new term frequencies (``row == -1``)."""
         terms = list(self.terms)
-        term_index: dict[str, int] | None = None
+        term_index = dict(self._index())
         pieces_ids: list[np.ndarray] = []
         pieces_counts: list[np.ndarray] = []
         lengths: list[int] = []
-        rows = [-1] * len(listing.paths)
-        names, scopes, ids = [], [], []
-        for new_row, (key, old_row, path) in enumerate(order):
-            rows[key[3]] = new_row
-            names.append(key[0])
-            scopes.append(key[1])
-            ids.append(key[2])
-            if old_row >= 0:
-                a, b = int(self.offsets[old_row]), int(self.offsets[old_row + 1])
+        run_start = run_end = -1  # a run of consecutive old rows is copied as one slice
+
+        def flush() -> None:
+            if run_start >= 0:
+                a, b = int(self.offsets[run_start]), int(self.offsets[run_end + 1])
                 pieces_ids.append(self.term_ids[a:b])
                 pieces_counts.append(self.counts[a:b])
-                lengths.append(b - a)
+
+        for _key, old_row, freqs in order:
+            if old_row >= 0:
+                lengths.append(int(self.offsets[old_row + 1] - self.offsets[old_row]))
+                if run_start >= 0 and old_row == run_end + 1:
+                    run_end = old_row
+                else:
+                    flush()
+                    run_start = run_end = old_row
                 continue
-            if term_index is None:
-                term_index = {t: i for i, t in enumerate(terms)}
-            freqs = facts[path][1]  # type: ignore[index]
+            flush()
+            run_start = run_end = -1
+            assert freqs is not None
             tids = []
             for t in freqs:
                 tid = term_index.get(t)
@@ -253,14 +196,42 @@ class SearchIndexFile:
             pieces_ids.append(np.asarray(tids, dtype=np.int32))
             pieces_counts.append(np.asarray(list(freqs.values()), dtype=np.int32))
             lengths.append(len(tids))
+        flush()
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         empty = np.zeros(0, dtype=np.int32)
-        return SearchIndexFile(list(listing.paths), list(listing.keys), rows, names, scopes, ids, terms, offsets,
-                               np.concatenate(pieces_ids) if pieces_ids else empty,
-                               np.concatenate(pieces_counts) if pieces_counts else empty)
+        out = TermMatrix([k[0] for k, _, _ in order], [k[1] for k, _, _ in order], [k[2] for k, _, _ in order], terms,
+                         offsets, np.concatenate(pieces_ids) if pieces_ids else empty,
+                         np.concatenate(pieces_counts) if pieces_counts else empty)
+        out._term_index = term_index
+        return out
 
-    # ------------------------------------------------------------------ query
+    def _index(self) -> dict[str, int]:
+        if self._term_index is None:
+            self._term_index = {t: i for i, t in enumerate(self.terms)}
+        return self._term_index
+
+    def _term(self, term: str) -> int | None:
+        if self._term_index is not None:
+            return self._term_index.get(term)
+        try:  # a one-shot query looks up a handful of terms: no dictionary of every term
+            return self.terms.index(term)
+        except ValueError:
+            return None
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(rows, term frequencies)`` of ``term``, or ``None``."""
+        tid = self._term(term)
+        if tid is None:
+            return None
+        if tid in self._postings:
+            return self._postings[tid]
+        where = np.flatnonzero(self.term_ids == tid)
+        value = None
+        if where.size:
+            value = (np.searchsorted(self.offsets, where, side="right") - 1, self.counts[where].astype(float))
+        self._postings[tid] = value
+        return value
 
     def score(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, scores)`` of every row matching a term, summed in query order exactly as
@@ -268,24 +239,22 @@ class SearchIndexFile:
         n = len(self.names)
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        doc_len = (np.add.reduceat(self.counts, self.offsets[:-1]) if len(self.counts) else np.zeros(n)).astype(float)
-        avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
-        if avgdl <= 0:
-            avgdl = 1.0
-        norm = K1 * ((1 - B) + (B * doc_len) / avgdl)
+        if self._norm is None:
+            doc_len = (np.add.reduceat(self.counts, self.offsets[:-1]) if len(self.counts) else np.zeros(n))
+            doc_len = doc_len.astype(float)
+            avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
+            if avgdl <= 0:
+                avgdl = 1.0
+            self._norm = K1 * ((1 - B) + (B * doc_len) / avgdl)
+        norm = self._norm
         score = np.zeros(n)
         count = np.zeros(n, dtype=np.int32)
         for term in terms:
-            try:
-                tid = self.terms.index(term)
-            except ValueError:
+            post = self.postings(term)
+            if post is None:
                 continue
-            where = np.flatnonzero(self.term_ids == tid)
-            if where.size == 0:
-                continue
-            idx = np.searchsorted(self.offsets, where, side="right") - 1
-            tf = self.counts[where].astype(float)
-            df = int(where.size)
+            idx, tf = post
+            df = int(idx.size)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             score[idx] += (float(idf) * (tf * KP1)) / (tf + norm[idx])
             count[idx] += 1
@@ -293,7 +262,163 @@ class SearchIndexFile:
         return rows, score[rows]
 
 
-def _rank(index: SearchIndexFile, terms: Sequence[str], limit: int) -> list[tuple[float, int]]:
+class SearchIndexFile:
+    """The on-disk search index (see the module doc): a :class:`TermMatrix` plus the fact
+    files it was built from and their stat keys."""
+
+    def __init__(self, files: list[str], keys: list[tuple[int, int, int, int]], rows: list[int],
+                 matrix: TermMatrix) -> None:
+        self.files = files
+        """Every fact file the index was built from, in scan order."""
+        self.keys = keys
+        """Their stat keys."""
+        self.rows = rows
+        """File → row of the matrix (``-1``: the fact has no searchable token)."""
+        self.matrix = matrix
+        self.row_files: list[int] = [0] * len(matrix.names)
+        for f, r in enumerate(rows):
+            if r >= 0:
+                self.row_files[r] = f
+
+    # ------------------------------------------------------------------ disk
+
+    @classmethod
+    def load(cls, path: str, folders: str) -> SearchIndexFile | None:
+        data = read_sealed(path, MAGIC)
+        try:
+            if type(data) is not tuple or len(data) != 12 or data[0] != VERSION or data[1] != folders:
+                return None
+            _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts = data
+            matrix = TermMatrix(names, scopes, ids, terms, np.frombuffer(offsets, dtype=np.int64),
+                                np.frombuffer(term_ids, dtype=np.int32), np.frombuffer(counts, dtype=np.int32))
+        except (TypeError, ValueError):
+            return None
+        n = len(names)
+        if not (len(files) == len(keys) == len(rows) and len(scopes) == len(ids) == n
+                and len(matrix.offsets) == n + 1
+                and len(matrix.term_ids) == len(matrix.counts) == int(matrix.offsets[-1])):
+            return None
+        return cls(files, keys, rows, matrix)
+
+    def save(self, path: str, folders: str) -> None:
+        """Write it sealed and atomically (mode 0600); a failure only costs the next run."""
+        m = self.matrix
+        try:
+            write_sealed(path, MAGIC, (VERSION, folders, self.files, self.keys, self.rows, m.names, m.scopes, m.ids,
+                                       m.terms, m.offsets.astype(np.int64).tobytes(),
+                                       m.term_ids.astype(np.int32).tobytes(), m.counts.astype(np.int32).tobytes()))
+        except (OSError, ValueError):
+            pass
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def build(cls, listing: _Listing, facts: dict[str, Fact]) -> SearchIndexFile:
+        """From every fact of the listing (``facts``: file → fact)."""
+        docs: list[tuple[tuple[str, str, str, int], dict[str, int]]] = []
+        for f, path in enumerate(listing.paths):
+            fact = facts[path]
+            toks = tokens(search_text(fact))
+            if toks:
+                docs.append(((fact.name, fact.scope, str(fact.id), f), _freqs(toks)))
+        # ListAll order (name, scope, id), stable for exact duplicates: the tie-break of
+        # search_memories, so equal scores come out in the same order.
+        docs.sort(key=lambda d: d[0])
+        rows = [-1] * len(listing.paths)
+        for r, (key, _freq) in enumerate(docs):
+            rows[key[3]] = r
+        matrix = TermMatrix.build([(k[:3], fr) for k, fr in docs])
+        return cls(list(listing.paths), list(listing.keys), rows, matrix)
+
+    def patched(self, listing: _Listing, read: dict[str, Fact]) -> SearchIndexFile:
+        """This index with the rows of changed, new and removed files replaced (``read``:
+        the changed and new files, parsed); unchanged rows are copied as arrays."""
+        m = self.matrix
+        live = set(listing.paths)
+        position = {p: f for f, p in enumerate(listing.paths)}
+        order: list[tuple[tuple[str, str, str, int], int, dict[str, int] | None, str]] = []
+        for r in range(len(m.names)):
+            path = self.files[self.row_files[r]]
+            if path in live and path not in read:
+                order.append(((m.names[r], m.scopes[r], m.ids[r], position[path]), r, None, path))
+        for path, fact in read.items():
+            toks = tokens(search_text(fact))
+            if toks:
+                order.append(((fact.name, fact.scope, str(fact.id), position[path]), -1, _freqs(toks), path))
+        order.sort(key=lambda o: o[0])
+        rows = [-1] * len(listing.paths)
+        for new_row, (key, _r, _fr, _p) in enumerate(order):
+            rows[key[3]] = new_row
+        matrix = m.patched([(k[:3], r, fr) for k, r, fr, _p in order])
+        return SearchIndexFile(list(listing.paths), list(listing.keys), rows, matrix)
+
+
+class _Warm:
+    """The warm search matrix of the last snapshot a long-lived process searched."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.facts: Sequence[Fact] | None = None
+        self.all_facts: list[Fact] = []
+        self.matrix: TermMatrix | None = None
+        self.row_facts: list[Fact] = []
+        self.patches = 0
+        """How many snapshots were derived from the previous one (tests, benchmarks)."""
+
+
+_WARM = _Warm()
+
+
+def warm_search(facts: Sequence[Fact]) -> tuple[TermMatrix, list[Fact], list[Fact]]:
+    """``(matrix, fact of each row, every fact in ListAll order)`` for a snapshot's facts.
+
+    The same facts object again costs nothing. A snapshot that shares most fact objects
+    with the previous one (a long-lived process after a few changes: a store hands
+    unchanged facts back as the same objects) is derived from it: only the new facts are
+    tokenized and unchanged rows are copied as arrays. Anything else is built afresh. Both
+    give the same answers (``tests/test_search_index.py``)."""
+    with _WARM.lock:
+        if _WARM.matrix is not None and facts is _WARM.facts:
+            return _WARM.matrix, _WARM.row_facts, _WARM.all_facts
+        all_facts = list_all_order(facts)
+        prev = _WARM.matrix
+        old_rows = {id(f): r for r, f in enumerate(_WARM.row_facts)} if prev is not None else {}
+        kept = sum(1 for f in all_facts if id(f) in old_rows)
+        changes = (len(all_facts) - kept) + (len(old_rows) - kept)
+        row_facts: list[Fact] = []
+        if prev is not None and changes <= max(8, int(INCREMENTAL_SHARE * len(all_facts))):
+            order: list[tuple[tuple[str, str, str], int, dict[str, int] | None]] = []
+            for f in all_facts:
+                r = old_rows.get(id(f), -1)
+                if r >= 0 and _WARM.row_facts[r] is f:
+                    order.append(((f.name, f.scope, f.id), r, None))
+                    row_facts.append(f)
+                    continue
+                toks = tokens(search_text(f))
+                if toks:
+                    order.append(((f.name, f.scope, f.id), -1, _freqs(toks)))
+                    row_facts.append(f)
+            matrix = prev.patched(order)
+            _WARM.patches += 1
+        else:
+            docs = []
+            for f in all_facts:
+                toks = tokens(search_text(f))
+                if toks:
+                    docs.append(((f.name, f.scope, str(f.id)), _freqs(toks)))
+                    row_facts.append(f)
+            matrix = TermMatrix.build(docs)
+        _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = facts, all_facts, matrix, row_facts
+        return matrix, row_facts, all_facts
+
+
+def clear_warm_search() -> None:
+    """Forget the warm search matrix (tests)."""
+    with _WARM.lock:
+        _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = None, [], None, []
+
+
+def rank(index: TermMatrix, terms: Sequence[str], limit: int) -> list[tuple[float, int]]:
     """The first ``limit`` rows in ``search_memories`` order (floor applied)."""
     rows, values = index.score(terms)
     if rows.size > limit:
@@ -365,7 +490,7 @@ def search_from_disk(store: Store, query: str, *, type_: str = "", scope: str = 
     if index is None:
         return full()
     hits: list[SearchHit] = []
-    for score, row in _rank(index, terms, clamp_limit(limit)):
+    for score, row in rank(index.matrix, terms, clamp_limit(limit)):
         f = index.row_files[row]
         path = index.files[f]
         try:
