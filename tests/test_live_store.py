@@ -176,3 +176,25 @@ def test_every_committed_change_bumps_the_generation(layout: Layout) -> None:
     store.save(SaveRequest(name="fact-00", type="project", description="again", body="b"))
     assert int(path.read_text()) == int(first) + 1
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_an_earlier_event_does_not_hide_a_later_change_whose_event_is_lost(
+        layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(layout)
+    live = LiveStore(layout)
+    try:
+        ready(live)
+        with open(layout.project_dir / "fact-03.md", "a", encoding="utf-8") as fh:
+            fh.write("first change\n")
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline and not live._pending:
+            time.sleep(0.01)
+        assert live._pending  # the first change's event arrived (not yet read)
+        monkeypatch.setattr(live, "_events", lambda paths: None)  # the next events are lost
+        (layout.project_dir / "later.md").write_text("---\nname: later\ndescription: d\n---\n\nb\n", encoding="utf-8")
+        os.rename(layout.project_dir / "fact-06.md", layout.project_dir / "fact-06-moved.md")
+        snap = live.snapshot()
+        assert any("first change" in f.body for f in snap.facts)
+        assert view(snap) == view(Store(layout).snapshot())
+    finally:
+        live.close()

@@ -59,6 +59,10 @@ STEP_MS = 20
 DEBOUNCE_MS = 100
 """Longest the watcher groups a burst of events before handing them over."""
 
+SLACK_NS = 10_000_000
+"""File timestamps come from a coarse clock (a few ms behind): a folder stamped within this
+long before its latest events arrived may hold a change those events do not report."""
+
 Mark = tuple[int, int, int, int] | None
 """A folder's or file's ``(ino, size, mtime_ns, ctime_ns)``, ``None`` when absent."""
 
@@ -158,6 +162,10 @@ class LiveStore(Store):
         self._live = threading.RLock()
         self._pending_lock = threading.Lock()
         self._pending: set[str] = set()
+        self._batch_ns: dict[str, int] = {}
+        """Folder → when its latest events arrived (wall clock, as file timestamps are)."""
+        self._explained: dict[str, Mark] = {}
+        """Folder → its stat right after our own last commit into it (explained by the commit)."""
         self._folders: dict[str, _Folder] = {}
         self._generation: Mark = None
         self._watcher: _Watcher | None = None
@@ -201,8 +209,11 @@ class LiveStore(Store):
     # ------------------------------------------------------------------ events
 
     def _events(self, paths: Iterable[str]) -> None:
+        now = time.time_ns()
         with self._pending_lock:
-            self._pending.update(paths)
+            for path in paths:
+                self._pending.add(path)
+                self._batch_ns[os.path.dirname(path)] = now
 
     def _tick(self) -> None:
         """Called by the watcher about once a second: the periodic full validation."""
@@ -253,8 +264,12 @@ class LiveStore(Store):
             super()._commit(tx)
         finally:
             # Read-your-writes: the committed paths are re-read on the next read, whether
-            # or not their events have arrived by then.
-            self._events([p for step in tx.steps for p in (step.path, step.src) if p])
+            # or not their events have arrived by then; the folders' new stat is explained.
+            paths = [p for step in tx.steps for p in (step.path, step.src) if p]
+            with self._pending_lock:
+                self._pending.update(paths)
+                for folder in {os.path.dirname(p) for p in paths}:
+                    self._explained[folder] = _mark(folder)
 
     # ------------------------------------------------------------------ the check
 
@@ -266,6 +281,8 @@ class LiveStore(Store):
         generation = _mark(generation_path(self.layout.root))
         with self._pending_lock:
             pending, self._pending = self._pending, set()
+            batch_ns, explained = dict(self._batch_ns), self._explained
+            self._explained = {}
         w = self._watcher
         watching = w is not None and w.ready.is_set() and w.is_alive() and not w.failed
         by_folder: dict[str, list[str]] = {}
@@ -280,10 +297,13 @@ class LiveStore(Store):
             folder = self._folders.get(key)
             if folder is None or folder.scope != scope:
                 folder = self._folders[key] = _Folder(scope, key)
-            if (full or not folder.scanned or marks[key] is None or folder.mark is None
-                    or (marks[key] != folder.mark and key not in by_folder)
-                    or (folder.mark is not None and marks[key] is not None and marks[key][0] != folder.mark[0])):
-                changed |= self._full_scan(folder, marks[key])
+            mark = marks[key]
+            if (full or not folder.scanned or mark is None or folder.mark is None or mark[0] != folder.mark[0]
+                    or (mark != folder.mark and mark != explained.get(key)
+                        # the folder changed after (or about when) its latest events arrived,
+                        # or with no event at all: an entry may be new, gone or replaced
+                        and (key not in by_folder or mark[2] >= batch_ns.get(key, 0) - SLACK_NS))):
+                changed |= self._full_scan(folder, mark)
             else:
                 changed |= self._apply(folder, by_folder.get(key, ()), marks[key])
         self._generation = generation
@@ -306,7 +326,9 @@ class LiveStore(Store):
                 top.append(FileError(entry.path, folder.scope, entry.error))
                 continue
             entries[name] = self._read_entry(folder, entry.path, entry.stat, entry.error, cache)
-        if cache is not None:
+        if cache is not None and not folder.scanned:
+            # warms the parse cache for one-shot processes; later passes leave it alone (a
+            # rewrite of 100k rows per change would cost more than the change)
             cache.retain({n for n, (_k, f, _e) in entries.items() if f is not None})
             cache.save()
         changed = (not folder.scanned or tuple(top) != folder.top or entries.keys() != folder.entries.keys()
