@@ -142,3 +142,24 @@ def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(
     fresh = {q: [(h.fact, h.score, h.snippet) for h in search_memories(after, q)] for q in [*QUERIES, "zyxchanged"]}
     assert derived == fresh
     assert any(h[0].name == "brand-new" for h in derived["zyxchanged"])
+
+
+def test_a_long_lived_process_starts_its_warm_search_from_the_disk_index(layout: Layout) -> None:
+    from reasonix_tui.core.recall.search_index import _WARM, clear_warm_search, seed_from_disk
+    from reasonix_tui.core.store.live import LiveStore
+
+    seeded(layout, 30)
+    search_from_disk(Store(layout), "redis")  # a one-shot search wrote the index
+    live = LiveStore(layout, watch=False)
+    clear_warm_search()
+    assert seed_from_disk(live)
+    seeded_matrix = _WARM.matrix
+    answers = {q: [(h.fact, h.score, h.snippet) for h in search_memories(live.snapshot().facts, q)] for q in QUERIES}
+    assert _WARM.matrix is seeded_matrix  # answered from the disk index's matrix
+    clear_warm_search()
+    assert answers == {q: [(h.fact, h.score, h.snippet) for h in search_memories(live.snapshot().facts, q)]
+                       for q in QUERIES}
+    with open(sorted(p for p in layout.global_dir.glob("*.md") if p.name != "MEMORY.md")[0], "a", encoding="utf-8") as fh:
+        fh.write("changed since the index was written\n")
+    clear_warm_search()
+    assert not seed_from_disk(live)  # the index no longer matches the files: not used

@@ -171,8 +171,9 @@ def build_server(
 ) -> MCPServer:
     """The configured :class:`MCPServer` (not started).
 
-    ``prewarm`` builds the history index in a background thread, so the first
-    ``history`` call does not pay for it.
+    ``prewarm`` reads the store and readies the memory search (from the on-disk search
+    index when it is current) and builds the history index in a background thread, so the
+    first ``memory`` and ``history`` calls do not pay for them.
     """
     env = dict(os.environ if env is None else env)
     layout = Layout.resolve(home=home, workspace=resolve_workspace(workspace, env), env=env)
@@ -286,15 +287,25 @@ def build_server(
                                                                         if v is not None})))
 
         add(history, "history")
-        if prewarm:
-            _start_prewarm(ctx)
+    if prewarm:
+        _start_prewarm(ctx, history=history_call is not None)
     return server
 
 
-def _start_prewarm(ctx: _Context) -> None:
+def _start_prewarm(ctx: _Context, history: bool = True) -> None:
     import threading
 
     def work() -> None:
+        try:  # the store and the memory search, from the on-disk index when it is current
+            from ..core.recall.search_index import seed_from_disk, warm_search
+
+            if not ctx.settings.no_memory:
+                if not seed_from_disk(ctx.store):  # type: ignore[arg-type]
+                    warm_search(ctx.store.snapshot().facts)
+        except Exception:
+            ctx.log_error("memory prewarm failed")
+        if not history:
+            return
         try:
             from ..core.history import prewarm as history_prewarm
 

@@ -52,11 +52,12 @@ from .search import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search
 from ..retrieval import make_snippet
 
 if TYPE_CHECKING:
+    from ..store.live import LiveStore
     from ..store.model import Fact
     from ..store.store import Store
 
 __all__ = ["search_from_disk", "index_path", "SearchIndexFile", "TermMatrix", "warm_search", "clear_warm_search",
-           "rank"]
+           "rank", "seed_from_disk"]
 
 MAGIC = b"RXTUI-SEARCH-INDEX\n"
 VERSION = source_stamp(_tokenize.__file__, __file__) + ":1"
@@ -410,6 +411,32 @@ def warm_search(facts: Sequence[Fact]) -> tuple[TermMatrix, list[Fact], list[Fac
             matrix = TermMatrix.build(docs)
         _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = facts, all_facts, matrix, row_facts
         return matrix, row_facts, all_facts
+
+
+def seed_from_disk(store: LiveStore) -> bool:
+    """Start a long-lived process's warm search from the on-disk index when it was built
+    from exactly the files the store holds now (same paths, same stat keys, same row
+    order): the first search then costs a file read, not tokenizing every fact."""
+    snap, files = store.fact_files()
+    folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001
+    index = SearchIndexFile.load(index_path(store), folders)
+    if index is None or len(index.files) != len(files):
+        return False
+    if any(files.get(p, ("", None))[1] != k for p, k in zip(index.files, index.keys)):
+        return False
+    by_path = {f.path: f for f in snap.facts}
+    try:
+        row_facts = [by_path[index.files[f]] for f in index.row_files]
+    except KeyError:
+        return False
+    all_facts = list_all_order(snap.facts)
+    indexed = {id(f) for f in row_facts}
+    if [f for f in all_facts if id(f) in indexed] != row_facts:
+        return False  # another order of exact duplicates: build afresh
+    with _WARM.lock:
+        if _WARM.matrix is None:
+            _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = snap.facts, all_facts, index.matrix, row_facts
+    return True
 
 
 def clear_warm_search() -> None:

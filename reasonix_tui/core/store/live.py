@@ -251,6 +251,18 @@ class LiveStore(Store):
                 self._snapshot = Snapshot.build(facts, errors, self.clock())
             return self._snapshot
 
+    def fact_files(self) -> tuple[Snapshot, dict[str, tuple[str, StatKey]]]:
+        """The current snapshot and, for each of its facts' files, ``(scope, stat key)``:
+        what an on-disk index built from those files must match to be used as is."""
+        with self._live:
+            snap = self.snapshot()
+            files = {}
+            for folder in self._folders.values():
+                for name, (key, fact, _errs) in folder.entries.items():
+                    if fact is not None and key is not None:
+                        files[os.path.join(folder.path, name)] = (folder.scope, key)
+            return snap, files
+
     def list_all(self) -> list[Fact]:
         """``ListAll`` from the current snapshot."""
         if self._memo is not None:
