@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
@@ -119,17 +120,19 @@ class _Context:
         self.max_wait = max(0.0, max_wait)
         self.requester = Requester.current(source="mcp", agent=_agent(env), session=_session_id(env))
         self._store: Store | None = None
+        self._store_lock = threading.Lock()
 
     @property
     def store(self) -> Store:
         """A :class:`~reasonix_tui.core.store.live.LiveStore`: the server lives as long as the
         client's session, so its reads follow file-system events instead of re-validating
         every fact file on every call."""
-        if self._store is None:
-            from ..core.store.live import LiveStore
+        with self._store_lock:  # the prewarm thread and the first tool call may both ask
+            if self._store is None:
+                from ..core.store.live import LiveStore
 
-            self._store = LiveStore(self.layout, settings=self.settings, actor="agent-auto")
-        return self._store
+                self._store = LiveStore(self.layout, settings=self.settings, actor="agent-auto")
+            return self._store
 
     def wait(self, requested: float | None) -> float:
         base = self.settings.approval_wait_seconds if requested is None else max(float(requested), 0.0)
