@@ -220,46 +220,43 @@ class TermMatrix:
         except ValueError:
             return None
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(rows, term frequencies)`` of ``term``, or ``None``."""
+    def _contributions(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(rows, BM25 contributions)`` of ``term``: ``idf·(tf·(k1+1)) / (tf + norm)`` in
+        :class:`~.index.PoolBM25`'s evaluation order; cached per term (fixed per matrix)."""
         tid = self._term(term)
         if tid is None:
             return None
         if tid in self._postings:
             return self._postings[tid]
-        where = np.flatnonzero(self.term_ids == tid)
         value = None
+        where = np.flatnonzero(self.term_ids == tid)
         if where.size:
-            value = (np.searchsorted(self.offsets, where, side="right") - 1, self.counts[where].astype(float))
+            n = len(self.names)
+            if self._norm is None:
+                doc_len = np.add.reduceat(self.counts, self.offsets[:-1]).astype(float)
+                avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
+                if avgdl <= 0:
+                    avgdl = 1.0
+                self._norm = K1 * ((1 - B) + (B * doc_len) / avgdl)
+            idx = np.searchsorted(self.offsets, where, side="right") - 1
+            tf = self.counts[where].astype(float)
+            df = int(where.size)
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            value = (idx, (float(idf) * (tf * KP1)) / (tf + self._norm[idx]))
         self._postings[tid] = value
         return value
 
     def score(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, scores)`` of every row matching a term, summed in query order exactly as
-        :meth:`.index.PoolBM25.accumulate` does."""
+        :meth:`.index.PoolBM25.accumulate` does (every match scores above zero: the idf
+        and the term frequency are positive)."""
         n = len(self.names)
-        if n == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        if self._norm is None:
-            doc_len = (np.add.reduceat(self.counts, self.offsets[:-1]) if len(self.counts) else np.zeros(n))
-            doc_len = doc_len.astype(float)
-            avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
-            if avgdl <= 0:
-                avgdl = 1.0
-            self._norm = K1 * ((1 - B) + (B * doc_len) / avgdl)
-        norm = self._norm
         score = np.zeros(n)
-        count = np.zeros(n, dtype=np.int32)
         for term in terms:
-            post = self.postings(term)
-            if post is None:
-                continue
-            idx, tf = post
-            df = int(idx.size)
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            score[idx] += (float(idf) * (tf * KP1)) / (tf + norm[idx])
-            count[idx] += 1
-        rows = np.flatnonzero((count > 0) & (score > 0))
+            post = self._contributions(term)
+            if post is not None:
+                score[post[0]] += post[1]
+        rows = np.flatnonzero(score > 0)
         return rows, score[rows]
 
 
