@@ -56,6 +56,7 @@ def test_memory_search_does_not_import_other_areas(layout) -> None:  # type: ign
     loaded = set(proc.stdout.split("\n")[-2].split())
     assert "reasonix_tui.integrations.commands.recall" in loaded
     for other in ("core.history", "core.suggestions", "integrations.setup", "integrations.commands.history",
+                  "core.recall.engine", "core.recall.enhance",
                   "integrations.commands.suggest", "integrations.commands.setup"):
         assert f"reasonix_tui.{other}" not in loaded
 
@@ -66,3 +67,10 @@ def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     for command in {c.split()[0] for c in cli.COMMANDS}:
         assert command in out
+
+
+def test_recall_modes_offered_by_the_cli_are_the_engines() -> None:
+    from reasonix_tui.core.recall.engine import MODES
+    from reasonix_tui.integrations.commands import recall
+
+    assert recall.MODES == MODES

@@ -11,14 +11,42 @@ Plain Python: no textual, no mcp. Entry points:
 
 from __future__ import annotations
 
-from .engine import MODES, Considered, RecallHit, RecallResult, recall
-from .enhance import ALL_ENHANCEMENTS, Enhancements
-from .index import RecallIndex, clear_index_cache, get_index
-from .pinned import PinnedReport, background_block, pinned_block, pinned_report
-from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
-from .search import MemoryToolError, SearchHit, memory_tool_call, search_memories
-from .service import load_facts, run_recall, store_for, try_recall
-from .trace import RecallTrace, TraceCandidate, TraceHit, TraceStore, render_history_text, render_recall_text
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import MODES, Considered, RecallHit, RecallResult, recall
+    from .enhance import ALL_ENHANCEMENTS, Enhancements
+    from .index import RecallIndex, clear_index_cache, get_index
+    from .pinned import PinnedReport, background_block, pinned_block, pinned_report
+    from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
+    from .search import MemoryToolError, SearchHit, memory_tool_call, search_memories
+    from .service import load_facts, run_recall, store_for, try_recall
+    from .trace import RecallTrace, TraceCandidate, TraceHit, TraceStore, render_history_text, render_recall_text
+
+_HOME = {
+    "engine": ("MODES", "Considered", "RecallHit", "RecallResult", "recall"),
+    "enhance": ("ALL_ENHANCEMENTS", "Enhancements"),
+    "index": ("RecallIndex", "clear_index_cache", "get_index"),
+    "pinned": ("PinnedReport", "background_block", "pinned_block", "pinned_report"),
+    "pool": ("PinnedGuidance", "find_overrides", "identity_keys", "pinned_guidance"),
+    "search": ("MemoryToolError", "SearchHit", "memory_tool_call", "search_memories"),
+    "service": ("load_facts", "run_recall", "store_for", "try_recall"),
+    "trace": ("RecallTrace", "TraceCandidate", "TraceHit", "TraceStore", "render_history_text", "render_recall_text"),
+}
+_WHERE = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Names are imported from their module on first use: a one-shot ``memory search`` does
+    not pay for the recall engine it never runs."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "recall",

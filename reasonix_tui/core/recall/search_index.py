@@ -83,33 +83,46 @@ class _Listing:
     keys: list[tuple[int, int, int, int]]
 
 
+_REG = stat_mod.S_IFREG
+_DIR = stat_mod.S_IFDIR
+_FMT = 0o170000
+
+
 def _listing(store: Store) -> _Listing | None:
-    """One ``stat`` per fact file, no open, no parse (``None``: ask the store instead)."""
+    """One ``stat`` per fact file, no open, no parse (``None``: ask the store instead).
+
+    Files come folder by folder (the store's order), each folder's names in code-point
+    order — ``ReadDir``'s byte order, except for names that are not valid UTF-8, which get
+    the store's own byte-order sort."""
     paths: list[str] = []
     scopes: list[str] = []
     keys: list[tuple[int, int, int, int]] = []
     for scope, directory in store._dirs():  # noqa: SLF001
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+            with os.scandir(directory) as it:
+                found = [(e.name, e) for e in it if e.name.endswith(".md") and e.name != INDEX_NAME]
         except FileNotFoundError:
             continue
         except OSError:
             return None
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name == INDEX_NAME:
-                continue
+        try:
+            "".join(n for n, _e in found).encode("utf-8")
+            found.sort(key=lambda ne: ne[0])
+        except UnicodeEncodeError:
+            found.sort(key=lambda ne: ne[0].encode("utf-8", "surrogateescape"))
+        for _name, entry in found:
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 return None
-            if stat_mod.S_ISDIR(st.st_mode):
-                continue
-            if not stat_mod.S_ISREG(st.st_mode):
+            kind = st.st_mode & _FMT
+            if kind != _REG:
+                if kind == _DIR:
+                    continue
                 return None  # a symlink or a special file: the store's own rules decide
             paths.append(entry.path)
             scopes.append(scope)
-            keys.append(stat_key(st))
+            keys.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
     return _Listing(paths, scopes, keys)
 
 

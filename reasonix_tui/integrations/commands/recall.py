@@ -17,18 +17,11 @@ import argparse
 from typing import Any
 
 from ...core.gotime import Timestamp
-from ...core.recall import (
-    MODES,
-    TraceStore,
-    pinned_report,
-    render_history_text,
-    render_recall_text,
-    run_recall,
-    search_memories,
-)
-from ...core.recall.search import format_search
+from ...core.settings import RECALL_MODES as MODES  # the engine's MODES, without importing the engine
 from ...core.store.model import InvalidInput
 from ..cli import CliContext, Registry
+
+# Each handler imports what it runs: a one-shot `memory search` does not load the recall engine.
 
 __all__ = ["register"]
 
@@ -38,6 +31,7 @@ def _query(args: argparse.Namespace) -> str:
 
 
 def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall import run_recall
     from ...core.recall.index import FACT_MEMO, memo_path
 
     settings = ctx.settings
@@ -65,6 +59,8 @@ def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall import TraceStore, render_history_text, render_recall_text
+
     traces = TraceStore(ctx.layout)
     if args.history is not None:
         if args.history < 1:
@@ -84,6 +80,7 @@ def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _search(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall.search import format_search, search_memories
     from ...core.recall.search_index import search_from_disk
 
     query = " ".join(args.query)
@@ -118,6 +115,8 @@ def _search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _pinned(args: argparse.Namespace, ctx: CliContext) -> int:
+    from ...core.recall import pinned_report
+
     report = pinned_report(ctx.store, settings=ctx.settings)
     if args.json:
         now = Timestamp.now()
