@@ -68,3 +68,28 @@ def test_mcp_start_bench_times_a_real_handshake(capsys: pytest.CaptureFixture[st
     assert mb.main(["--runs", "1", "--sdk-runs", "1", "--facts", "5"]) == 0
     out = capsys.readouterr().out
     assert "tools/list reply" in out and "bare interpreter echo" in out and "SDK server alone" in out
+
+
+def test_peer_bench_skips_with_how_to_when_basic_memory_is_absent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pb = load("peer_bench")
+    monkeypatch.delenv(pb.VENV_ENV, raising=False)
+    assert pb.main([]) == 0
+    out = capsys.readouterr().out
+    assert "skipped" in out and "pip install basic-memory==0.24.1" in out and "python3.12 -m venv" in out
+    assert pb.main(["--bm-venv", str(tmp_path)]) == 0
+    assert "is not a virtualenv" in capsys.readouterr().out
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").write_text("")
+    assert pb.main(["--bm-venv", str(tmp_path)]) == 0
+    assert "basic-memory is not installed" in capsys.readouterr().out
+
+
+def test_peer_bench_rows_print_both_figures_the_ratio_and_the_load(capsys: pytest.CaptureFixture[str]) -> None:
+    pb = load("peer_bench")
+    row = pb.Row(1000, "in-process search (warm)", bm=[0.040, 0.050, 0.060], rx=[0.002, 0.001, 0.003],
+                 loads=["1.5", "2.5"], show_p95=True)
+    assert row.ratio() == pytest.approx(25.0)
+    pb.print_rows([row])
+    line = [ln for ln in capsys.readouterr().out.splitlines() if "in-process" in ln][0]
+    assert "50.0 ms / 60.0 ms" in line and "2.0 ms / 3.0 ms" in line and "25.0×" in line and "1.5–2.5" in line
