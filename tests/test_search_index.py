@@ -18,7 +18,7 @@ from reasonix_tui.core.store.store import SaveRequest, Store
 
 WORDS = "deploy cache redis helm chart canary retry queue worker lint build pnpm staging token the we use".split()
 QUERIES = ["deploy", "redis cache", "how do we use helm for the canary", "pnpm", "staging token retry",
-           "queue worker lint build", "nothing-matches-this", "the"]
+           "queue worker lint build", "nothing-matches-this", "the", "npm install", "package manager"]
 
 
 def seeded(layout: Layout, n: int = 40, seed: int = 3) -> Store:
@@ -29,15 +29,26 @@ def seeded(layout: Layout, n: int = 40, seed: int = 3) -> Store:
             name=f"{r.choice(WORDS)}-{i}", type=r.choice(("project", "reference")),
             scope="global" if i % 6 == 0 else "project",
             description=" ".join(r.sample(WORDS, 3)), body=" ".join(r.choice(WORDS) for _ in range(r.randint(4, 30)))))
+    # a global fact that a project fact on the same subject supersedes (enhanced search labels it)
+    store.save(SaveRequest(name="pkg-manager-global", scope="global", type="user", subject_key="tooling.pkg_manager",
+                           description="package manager is npm", body="use npm install for the pnpm-free repos"))
+    store.save(SaveRequest(name="pkg-manager", type="project", subject_key="tooling.pkg_manager",
+                           description="package manager is pnpm", body="use pnpm install, never npm"))
     return store
 
 
 def same_answers(store: Store) -> None:
-    for q in QUERIES:
-        for limit in (0, 3):
-            want = search_memories(Store(store.layout).snapshot().facts, q, limit=limit)
-            got = search_from_disk(Store(store.layout), q, limit=limit)
-            assert [(h.fact, h.score, h.snippet) for h in got] == [(h.fact, h.score, h.snippet) for h in want], q
+    """Exact and enhanced (labels of superseded facts) answers equal a full load's."""
+    labelled = 0
+    for resolved in (False, True):
+        for q in QUERIES:
+            for limit in (0, 3):
+                want = search_memories(Store(store.layout).snapshot().facts, q, limit=limit, resolved=resolved)
+                got = search_from_disk(Store(store.layout), q, limit=limit, resolved=resolved)
+                assert [(h.fact, h.score, h.snippet, h.superseded) for h in got] == [
+                    (h.fact, h.score, h.snippet, h.superseded) for h in want], (q, resolved)
+                labelled += sum(1 for h in got if h.superseded)
+    assert labelled  # the superseded global fact was labelled somewhere
 
 
 def no_full_load(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,7 +91,7 @@ def test_outside_changes_patch_the_index_without_a_full_load(layout: Layout, mon
 def test_many_changes_rebuild_and_a_damaged_index_is_ignored(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     store = seeded(layout)
     same_answers(store)
-    for f in sorted(p for p in layout.project_dir.glob("*.md") if p.name != "MEMORY.md")[:25]:
+    for f in sorted(p for p in layout.project_dir.glob("*.md") if p.name not in ("MEMORY.md", "pkg-manager.md"))[:25]:
         f.unlink()
     same_answers(store)
     path = Path(index_path(store))
@@ -136,11 +147,16 @@ def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(
     facts.append(replace(before[0], id="mem-new", name="brand-new", body="helm canary zyxchanged"))  # new
     after = tuple(facts)
     patches = _WARM.patches
-    derived = {q: [(h.fact, h.score, h.snippet) for h in search_memories(after, q)] for q in [*QUERIES, "zyxchanged"]}
+    def answers() -> dict[tuple[str, bool], list[tuple[object, ...]]]:
+        return {(q, r): [(h.fact, h.score, h.snippet, h.superseded) for h in search_memories(after, q, resolved=r)]
+                for q in [*QUERIES, "zyxchanged"] for r in (False, True)}
+
+    derived = answers()
     assert _WARM.patches == patches + 1  # derived from the previous snapshot's matrix, not rebuilt
     clear_warm_search()
-    fresh = {q: [(h.fact, h.score, h.snippet) for h in search_memories(after, q)] for q in [*QUERIES, "zyxchanged"]}
+    fresh = answers()
     assert derived == fresh
+    derived = {q: v for (q, r), v in derived.items() if not r}
     assert any(h[0].name == "brand-new" for h in derived["zyxchanged"])
 
 

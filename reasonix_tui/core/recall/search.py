@@ -161,11 +161,16 @@ def search_memories(
         # A warm matrix per snapshot, derived from the previous snapshot's after a change.
         from .search_index import rank, warm_search
 
-        matrix, row_facts, _all = warm_search(facts)
-        return [
+        matrix, row_facts, all_facts = warm_search(facts)
+        found = [
             SearchHit(row_facts[r], s, make_snippet(search_text(row_facts[r]), q, terms, SEARCH_SNIPPET))
             for s, r in rank(matrix, terms, limit)
         ]
+        if resolved and found:
+            from .search_index import warm_resolution
+
+            found = _label_superseded(all_facts, found, q, terms, res=warm_resolution(facts))[: max(limit, len(found))]
+        return found
     # Filtered: the index is warm per snapshot and per filter (BM25 statistics of the filtered set).
     base = get_index(facts)
     index: _SearchIndex = base.extra(
@@ -196,14 +201,15 @@ def search_memories(
     return hits
 
 
-def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit], query: str, terms: Sequence[str]) -> list[SearchHit]:
+def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit], query: str, terms: Sequence[str],
+                      res: Any = None) -> list[SearchHit]:
     """Label superseded hits and list the current fact just before each (added when the
-    search did not find it)."""
+    search did not find it). ``res``: the snapshot's resolution when the caller has it."""
     from dataclasses import replace
 
     from ..resolve import resolve
 
-    res = resolve(all_facts)
+    res = res if res is not None else resolve(all_facts)
     listed = {id(h.fact) for h in hits}
     out: list[SearchHit] = []
     placed: set[int] = set()

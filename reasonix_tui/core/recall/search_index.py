@@ -33,8 +33,8 @@ import os
 import stat as stat_mod
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,7 +60,7 @@ __all__ = ["search_from_disk", "index_path", "SearchIndexFile", "TermMatrix", "w
            "rank", "seed_from_disk"]
 
 MAGIC = b"RXTUI-SEARCH-INDEX\n"
-VERSION = source_stamp(_tokenize.__file__, __file__) + ":1"
+VERSION = source_stamp(_tokenize.__file__, __file__) + ":2"
 INCREMENTAL_SHARE = 0.2
 """At most this share of the files changed: patch the index; more: rebuild it."""
 
@@ -290,6 +290,9 @@ class SearchIndexFile:
         for f, r in enumerate(rows):
             if r >= 0:
                 self.row_files[r] = f
+        self.labels: dict[int, tuple[str, int]] | None = None
+        """Enhanced mode: file → (why it is superseded, the file of the current fact), from the
+        subject/topic resolver over every fact; ``None`` until computed for these files."""
 
     # ------------------------------------------------------------------ disk
 
@@ -297,9 +300,9 @@ class SearchIndexFile:
     def load(cls, path: str, folders: str) -> SearchIndexFile | None:
         data = read_sealed(path, MAGIC)
         try:
-            if type(data) is not tuple or len(data) != 12 or data[0] != VERSION or data[1] != folders:
+            if type(data) is not tuple or len(data) != 13 or data[0] != VERSION or data[1] != folders:
                 return None
-            _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts = data
+            _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts, labels = data
             matrix = TermMatrix(names, scopes, ids, terms, np.frombuffer(offsets, dtype=np.int64),
                                 np.frombuffer(term_ids, dtype=np.int32), np.frombuffer(counts, dtype=np.int32))
         except (TypeError, ValueError):
@@ -309,7 +312,15 @@ class SearchIndexFile:
                 and len(matrix.offsets) == n + 1
                 and len(matrix.term_ids) == len(matrix.counts) == int(matrix.offsets[-1])):
             return None
-        return cls(files, keys, rows, matrix)
+        out = cls(files, keys, rows, matrix)
+        if labels is not None:
+            if type(labels) is not dict or any(
+                    type(k) is not int or type(v) is not tuple or len(v) != 2 or type(v[0]) is not str
+                    or type(v[1]) is not int or not (0 <= k < len(files) and 0 <= v[1] < len(files))
+                    for k, v in labels.items()):
+                return None
+            out.labels = labels
+        return out
 
     def save(self, path: str, folders: str) -> None:
         """Write it sealed and atomically (mode 0600); a failure only costs the next run."""
@@ -317,7 +328,8 @@ class SearchIndexFile:
         try:
             write_sealed(path, MAGIC, (VERSION, folders, self.files, self.keys, self.rows, m.names, m.scopes, m.ids,
                                        m.terms, m.offsets.astype(np.int64).tobytes(),
-                                       m.term_ids.astype(np.int32).tobytes(), m.counts.astype(np.int32).tobytes()))
+                                       m.term_ids.astype(np.int32).tobytes(), m.counts.astype(np.int32).tobytes(),
+                                       self.labels))
         except (OSError, ValueError):
             pass
 
@@ -375,6 +387,7 @@ class _Warm:
         self.row_facts: list[Fact] = []
         self.patches = 0
         """How many snapshots were derived from the previous one (tests, benchmarks)."""
+        self.resolution: Any = None
 
 
 _WARM = _Warm()
@@ -420,6 +433,7 @@ def warm_search(facts: Sequence[Fact]) -> tuple[TermMatrix, list[Fact], list[Fac
                     row_facts.append(f)
             matrix = TermMatrix.build(docs)
         _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = facts, all_facts, matrix, row_facts
+        _WARM.resolution = None
         return matrix, row_facts, all_facts
 
 
@@ -446,13 +460,32 @@ def seed_from_disk(store: LiveStore) -> bool:
     with _WARM.lock:
         if _WARM.matrix is None:
             _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = snap.facts, all_facts, index.matrix, row_facts
+            _WARM.resolution = None
     return True
+
+
+def warm_resolution(facts: Sequence[Fact]) -> Any:
+    """The subject/topic resolution of the warm snapshot (``resolve`` of its facts in
+    ListAll order), kept with the warm matrix so a search does not key ``resolve``'s own
+    cache by every fact's identity on each call."""
+    from ..resolve import resolve
+
+    _matrix, _rows, all_facts = warm_search(facts)
+    with _WARM.lock:
+        if _WARM.facts is facts and _WARM.resolution is not None:
+            return _WARM.resolution
+    res = resolve(all_facts)
+    with _WARM.lock:
+        if _WARM.facts is facts:
+            _WARM.resolution = res
+    return res
 
 
 def clear_warm_search() -> None:
     """Forget the warm search matrix (tests)."""
     with _WARM.lock:
         _WARM.facts, _WARM.all_facts, _WARM.matrix, _WARM.row_facts = None, [], None, []
+        _WARM.resolution = None
 
 
 def rank(index: TermMatrix, terms: Sequence[str], limit: int) -> list[tuple[float, int]]:
@@ -469,10 +502,43 @@ def rank(index: TermMatrix, terms: Sequence[str], limit: int) -> list[tuple[floa
     return scored[:limit]
 
 
-def _current_index(store: Store, listing: _Listing, path: str, folders: str) -> SearchIndexFile | None:
-    """The index for ``listing``: loaded as is, patched, or rebuilt (and written back)."""
+def _labels(index: SearchIndexFile, facts: Sequence[Fact]) -> dict[int, tuple[str, int]]:
+    """What enhanced search says of each superseded fact, by file (the resolver over every
+    fact in ListAll order, as :func:`~.search.search_memories` runs it)."""
+    from ..resolve import resolve
+
+    all_facts = list_all_order(facts)
+    res = resolve(all_facts)
+    position = {p: f for f, p in enumerate(index.files)}
+    out: dict[int, tuple[str, int]] = {}
+    for fact in all_facts:
+        sup = res.of(fact)
+        if sup is not None:
+            out[position[fact.path]] = (sup.label, position[res.current(fact).path])
+    return out
+
+
+def _snapshot_facts(store: Store, listing: _Listing) -> dict[str, Fact] | None:
+    """Every fact of the store by file, when the store reads exactly the listed files."""
+    facts = {f.path: f for f in store.snapshot().facts}
+    if set(facts) != set(listing.paths) or _stat_keys(listing.paths) != listing.keys:
+        return None  # the store saw something else (a race, a parse-cache quirk): full path
+    return facts
+
+
+def _current_index(store: Store, listing: _Listing, path: str, folders: str,
+                   resolved: bool = False) -> SearchIndexFile | None:
+    """The index for ``listing``: loaded as is, patched, or rebuilt (and written back).
+    ``resolved`` also needs the resolver's labels: they are kept with the index and computed
+    again, from every fact, only when the files changed."""
     index = SearchIndexFile.load(path, folders)
     if index is not None and index.files == listing.paths and index.keys == listing.keys:
+        if resolved and index.labels is None:
+            facts = _snapshot_facts(store, listing)
+            if facts is None:
+                return None
+            index.labels = _labels(index, list(facts.values()))
+            index.save(path, folders)
         return index
     if index is not None:
         known = dict(zip(index.files, index.keys))
@@ -489,12 +555,19 @@ def _current_index(store: Store, listing: _Listing, path: str, folders: str) -> 
             fresh = index.patched(listing, read)
             if _stat_keys(listing.paths) != listing.keys:
                 return None  # a file changed while we read it: the full path decides
+            if resolved:  # which facts supersede which can change with any fact: ask the resolver again
+                facts = _snapshot_facts(store, listing)
+                if facts is None:
+                    return None
+                fresh.labels = _labels(fresh, list(facts.values()))
             fresh.save(path, folders)
             return fresh
-    facts = {f.path: f for f in store.snapshot().facts}
-    if set(facts) != set(listing.paths) or _stat_keys(listing.paths) != listing.keys:
-        return None  # the store saw something else (a race, a parse-cache quirk): full path
+    facts = _snapshot_facts(store, listing)
+    if facts is None:
+        return None
     fresh = SearchIndexFile.build(listing, facts)
+    if resolved:
+        fresh.labels = _labels(fresh, list(facts.values()))
     fresh.save(path, folders)
     return fresh
 
@@ -510,12 +583,13 @@ def _stat_keys(paths: list[str]) -> list[tuple[int, int, int, int]] | None:
 
 
 def search_from_disk(store: Store, query: str, *, type_: str = "", scope: str = "",
-                     limit: int = 0) -> list[SearchHit]:
+                     limit: int = 0, resolved: bool = False) -> list[SearchHit]:
     """What :func:`~.search.search_memories` returns on ``store.snapshot().facts``, from the
     on-disk index when it can vouch for the answer (else exactly that call)."""
 
     def full() -> list[SearchHit]:
-        return search_memories(store.snapshot().facts, query, type_=type_, scope=scope, limit=limit)
+        return search_memories(store.snapshot().facts, query, type_=type_, scope=scope, limit=limit,
+                               resolved=resolved)
 
     q = trim_space(query)
     terms = query_terms(q) if q else []
@@ -523,19 +597,51 @@ def search_from_disk(store: Store, query: str, *, type_: str = "", scope: str = 
     if listing is None:
         return full()  # filters, errors (an empty query…) and odd folders: the full path's own answer
     folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001
-    index = _current_index(store, listing, index_path(store), folders)
+    index = _current_index(store, listing, index_path(store), folders, resolved)
     if index is None:
         return full()
-    hits: list[SearchHit] = []
-    for score, row in rank(index.matrix, terms, clamp_limit(limit)):
-        f = index.row_files[row]
+    limit = clamp_limit(limit)
+
+    def hit(f: int, score: float) -> SearchHit | None:
         path = index.files[f]
         try:
             fact = read_fact_file(path, listing.scopes[f])
             same = stat_key(os.stat(path, follow_symlinks=False)) == listing.keys[f]
         except OSError:
-            return full()
-        if not same:
+            return None
+        return SearchHit(fact, score, make_snippet(search_text(fact), q, terms, SEARCH_SNIPPET)) if same else None
+
+    found: list[tuple[int, SearchHit]] = []
+    for score, row in rank(index.matrix, terms, limit):
+        f = index.row_files[row]
+        h = hit(f, score)
+        if h is None:
             return full()  # it changed under us
-        hits.append(SearchHit(fact, score, make_snippet(search_text(fact), q, terms, SEARCH_SNIPPET)))
-    return hits
+        found.append((f, h))
+    if not (resolved and found):
+        return [h for _f, h in found]
+    # search_memories' labelling (_label_superseded), by file instead of by fact object
+    labels = index.labels or {}
+    listed = {f for f, _h in found}
+    out: list[SearchHit] = []
+    placed: set[int] = set()
+    for f, h in found:
+        label = labels.get(f)
+        if label is None:
+            if f not in placed:
+                out.append(h)
+                placed.add(f)
+            continue
+        why, cur = label
+        if cur not in placed:
+            current = next((x for g, x in found if g == cur), None)
+            if current is None and cur not in listed:
+                current = hit(cur, h.score)
+                if current is None:
+                    return full()
+            if current is not None:
+                out.append(current)
+                placed.add(cur)
+        out.append(replace(h, superseded=why))
+        placed.add(f)
+    return out[: max(limit, len(found))]
