@@ -473,26 +473,41 @@ def _compose(note: str, block: str) -> str:
 
 def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings, client: str = "claude-code") -> str:
     """Recall for ``payload.prompt`` (trace recorded) plus retraction notes; the context text or ``""``."""
-    from ..core.recall.service import run_recall, store_for
+    from ..core.recall.service import disk_index, store_for
 
     if settings.no_memory:
         return ""
     store = store_for(layout, settings)
+    index = disk_index(layout, settings, store)  # a one-shot process: the on-disk recall index
+    if index is not None:
+        from ..core.recall.disk_index import Changed, by_id
+
+        try:
+            return _user_prompt(payload, layout, settings, client, store, (), by_id(index), index)
+        except Changed:
+            pass  # a fact file changed meanwhile (nothing was recorded yet): load the store
     snapshot = store.snapshot()
-    trace = run_recall(layout, payload.prompt, settings=settings, source=f"{client}-hook",
-                       session_id=payload.session_id, store=store, facts=snapshot.facts)
+    return _user_prompt(payload, layout, settings, client, store, snapshot.facts, snapshot.by_id, None)
+
+
+def _user_prompt(payload: HookInput, layout: Layout, settings: Settings, client: str, store: Any,
+                 facts: Any, by_id: Mapping[str, Fact], index: Any) -> str:
+    from ..core.recall.service import run_recall
+
     note = ""
     state: SessionState | None = None
     path: Path | None = None
-    if payload.session_id:
+    if payload.session_id:  # before the trace is recorded: reading a changed fact here retries cleanly
         path = session_path(layout, payload.session_id)
         state = SessionState.load(path, payload.session_id)
-        note = retraction_note(find_retractions(state, snapshot.by_id, str(layout.workspace)))
+        note = retraction_note(find_retractions(state, by_id, str(layout.workspace)))
+    trace = run_recall(layout, payload.prompt, settings=settings, source=f"{client}-hook",
+                       session_id=payload.session_id, store=store, facts=facts, index=index)
     text = _compose(note, trace.block)
     if state is not None and path is not None:
         if trace.block and trace.block in text:
             for hit in trace.hits:
-                fact = snapshot.by_id.get(hit.id)
+                fact = by_id.get(hit.id)
                 state.remember_shown(hit.id, hit.revision, hit.ref, hit.title, "recall", hit.scope,
                                      str(layout.workspace), shown_digest(fact) if fact is not None else "")
         state.prompts += 1
@@ -760,6 +775,9 @@ def _in_process(event: str, data: str, home: str | None, workspace: str | None,
     from ..core.recall.index import FACT_MEMO, memo_path
     from .hookd import request_env
 
+    from ..core.recall.service import use_disk_index
+
+    use_disk_index()  # recall starts from the on-disk recall index
     try:
         FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
     except Exception:

@@ -73,6 +73,7 @@ class FactMemo:
         self._disk_path = ""
         self._disk: dict[tuple[str, bytes], Any] = {}
         self._disk_dirty = False
+        self._disk_loaded = True
         self._transient: set[str] = set()
 
     def register_codec(self, kind: str, encode: Any, decode: Any) -> None:
@@ -85,12 +86,21 @@ class FactMemo:
         self._transient.add(kind)
 
     def attach(self, path: str | os.PathLike[str]) -> None:
-        """Use ``path`` as the disk layer (read once per path)."""
+        """Use ``path`` as the disk layer (read once per path, on first use: a one-shot
+        process that answers from the on-disk recall index never reads it)."""
         path = os.fspath(path)
         with self._lock:
             if path == self._disk_path:
                 return
-            self._disk_path, self._disk, self._disk_dirty = path, _load_memo(path, self._MAGIC), False
+            self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = path, {}, False, False
+
+    def _disk_layer(self) -> dict[tuple[str, bytes], Any]:
+        if not self._disk_loaded:
+            with self._lock:
+                if not self._disk_loaded and self._disk_path:
+                    self._disk = _load_memo(self._disk_path, self._MAGIC)
+                self._disk_loaded = True
+        return self._disk
 
     def get(self, fact: Fact, kind: str, compute: Any) -> Any:
         """``compute(fact)``, or what it returned for this very fact object (or, with a
@@ -103,7 +113,7 @@ class FactMemo:
         value: Any = None
         if self._disk_path and kind not in self._transient:
             disk_key = (kind, _content_key(fact))
-            stored = self._disk.get(disk_key)
+            stored = self._disk_layer().get(disk_key)
             if stored is not None:
                 try:
                     value = codec[1](stored) if codec else stored
@@ -132,7 +142,7 @@ class FactMemo:
         hit = self._data.get(id(fact))
         if hit is not None and hit[0] is fact and kind in hit[1]:
             return True
-        return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk
+        return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk_layer()
 
     def put(self, fact: Fact, kind: str, value: Any) -> None:
         """Memoise ``value`` as ``kind`` of ``fact`` (computed in a batch elsewhere)."""
@@ -171,7 +181,7 @@ class FactMemo:
         """Forget everything in memory and detach the disk layer."""
         with self._lock:
             self._data.clear()
-            self._disk_path, self._disk, self._disk_dirty = "", {}, False
+            self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = "", {}, False, True
 
 
 def _content_key(fact: Fact) -> bytes:

@@ -23,12 +23,14 @@ from .trace import RecallTrace, TraceStore
 
 if TYPE_CHECKING:
     from ..store.store import Store
+    from .index import RecallIndex
 
-__all__ = ["load_facts", "store_for", "serve_live", "run_recall", "try_recall"]
+__all__ = ["load_facts", "store_for", "serve_live", "use_disk_index", "disk_index", "run_recall", "try_recall"]
 
 _STORES: dict[tuple[str, str, Settings], Store] = {}
 _STORES_LOCK = threading.Lock()
 _LIVE = False
+_DISK = False
 
 
 def serve_live(on: bool = True) -> None:
@@ -37,6 +39,14 @@ def serve_live(on: bool = True) -> None:
     events. One-shot processes keep plain stores (a watcher would cost more than it saves)."""
     global _LIVE
     _LIVE = on
+
+
+def use_disk_index(on: bool = True) -> None:
+    """Declare this process one-shot (``reasonix-tui recall``, a hook answered in-process):
+    recall then starts from the on-disk recall index (:mod:`.disk_index`), validated by one
+    ``stat`` per fact file, instead of loading every fact and building the index."""
+    global _DISK
+    _DISK = on
 
 
 def store_for(layout: Layout, settings: Settings | None = None) -> Store:
@@ -74,12 +84,36 @@ def try_recall(
     mode: str | None = None,
     store: Store | None = None,
     facts: Sequence[Fact] | None = None,
+    index: RecallIndex | None = None,
 ) -> RecallResult:
-    """What automatic recall returns for ``query`` now. Records nothing."""
+    """What automatic recall returns for ``query`` now. Records nothing. ``index``: the
+    index of the store's facts (given facts are then not needed)."""
     settings = settings if settings is not None else load_settings(layout.root)
-    if facts is None:
+    if facts is None and index is None:
+        index = disk_index(layout, settings, store)
+        if index is not None:
+            from .disk_index import Changed
+
+            try:
+                return recall((), query, now, settings, mode=mode, workspace=layout.workspace.name, index=index)
+            except Changed:
+                index = None  # a fact file changed while we answered: the store's own answer
+    if facts is None and index is None:
         facts = () if settings.no_memory else load_facts(layout, settings, store)
-    return recall(facts, query, now, settings, mode=mode, workspace=layout.workspace.name)
+    return recall(facts or (), query, now, settings, mode=mode, workspace=layout.workspace.name, index=index)
+
+
+def disk_index(layout: Layout, settings: Settings, store: Store | None = None) -> RecallIndex | None:
+    """In a one-shot process (:func:`use_disk_index`), the recall index from disk
+    (:func:`.disk_index.index_for`); ``None`` elsewhere, or when the store must be loaded.
+    Facts of a stored index are read on use: :class:`.disk_index.Changed` says one changed."""
+    if not _DISK or settings.no_memory:
+        return None
+    from ..store.live import LiveStore
+    from .disk_index import index_for
+
+    st = store if store is not None else store_for(layout, settings)
+    return None if isinstance(st, LiveStore) else index_for(st)
 
 
 def run_recall(
@@ -94,6 +128,7 @@ def run_recall(
     store: Store | None = None,
     facts: Sequence[Fact] | None = None,
     record: bool = True,
+    index: RecallIndex | None = None,
 ) -> RecallTrace:
     """Automatic recall for one turn, recorded under ``layout.recall_dir``.
 
@@ -102,7 +137,7 @@ def run_recall(
     """
     settings = settings if settings is not None else load_settings(layout.root)
     now = now or Timestamp.now()
-    result = try_recall(layout, settings, query, now=now, mode=mode, store=store, facts=facts)
+    result = try_recall(layout, settings, query, now=now, mode=mode, store=store, facts=facts, index=index)
     trace = RecallTrace.from_result(result, at=now, source=source, session_id=session_id,
                                     workspace=str(layout.workspace))
     if record:

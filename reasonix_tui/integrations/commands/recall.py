@@ -33,9 +33,12 @@ def _query(args: argparse.Namespace) -> str:
 def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
     from ...core.recall import run_recall
     from ...core.recall.index import FACT_MEMO, memo_path
+    from ...core.recall.service import use_disk_index
 
     settings = ctx.settings
-    # A one-shot process: tokens and features of unchanged facts come from the last run.
+    # A one-shot process: recall starts from the on-disk recall index; when files changed,
+    # tokens and features of unchanged facts come from the last run.
+    use_disk_index()
     FACT_MEMO.attach(memo_path(ctx.layout.cache_dir))
     trace = run_recall(
         ctx.layout,

@@ -1,0 +1,509 @@
+"""A persistent recall index for one-shot processes: start from disk, not from every fact.
+
+A one-shot ``reasonix-tui recall`` (and a hook answered in-process, with no hook server)
+used to load every fact, read the per-fact memo and build the recall index, the enhanced
+channels' postings and the subject/topic resolution before answering — seconds at 10k
+facts. :func:`index_for` keeps everything a recall needs about a snapshot on disk instead,
+next to the parse cache (``<root>/reasonix-tui/cache/recall-<digest>.sealed``):
+
+* **sealed** like the other caches (:mod:`~reasonix_tui.core.store.sealed`: magic,
+  SHA-256, marshal; atomic, mode 0600) and **versioned** with the source of everything
+  that derives it (tokenizer, language analysis, fields, channels, resolver, pool, this
+  module): changed code discards it;
+* **validated without reading a fact**: one ``stat`` per fact file (a folder listing in
+  the store's own order), compared with the stat keys the index was built from;
+* **kept current**: when files changed, the index is built again from the store's
+  snapshot — through the parse cache and the per-fact memo, so only the changed facts
+  are read and analysed — and written back.
+
+What it holds: per pool document the recall tokens' term frequencies (CSR; scored exactly
+as :class:`~.index.PoolBM25`), the channels' BM25F postings, length norms and meaning
+vectors, the freshness and ordering arrays, the pool's exclusions, the resolver's
+supersessions and the ``supersedes`` links — all by file number. Facts are read from their
+files only when the answer shows them (a hit, a candidate in the trace, the current fact of
+a superseded one); a file that changed since raises :class:`Changed` and the caller answers
+from the store instead. The answer equals :func:`~.engine.recall` over a fresh
+:class:`~.index.RecallIndex` of the store's snapshot (``tests/test_recall_disk_index.py``).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import threading
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import tokenize as _tokenize
+from ..store.cache import stat_key
+from ..store.precedence import Exclusion
+from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..store.store import read_fact_file
+from .index import FACT_MEMO, RecallIndex, _Freshness, _term_freqs, recall_text
+from .search_index import TermMatrix, _Listing, _listing, _stat_keys
+
+if TYPE_CHECKING:
+    from ..resolve import Resolution
+    from ..store.model import Fact
+    from ..store.store import Store
+
+__all__ = ["index_for", "index_path", "Changed", "StoredRecallIndex", "by_id"]
+
+MAGIC = b"RXTUI-RECALL-INDEX\n"
+_HERE = os.path.dirname(__file__)
+_CORE = os.path.dirname(_HERE)
+VERSION = source_stamp(
+    _tokenize.__file__, __file__, *(os.path.join(_HERE, n) for n in (
+        "index.py", "channels.py", "fields.py", "enhance.py", "pool.py", "search_index.py")),
+    os.path.join(_CORE, "resolve.py"), os.path.join(_CORE, "freshness.py"),
+    os.path.join(_CORE, "store", "precedence.py"), os.path.join(_CORE, "store", "model.py"),
+    *sorted(glob.glob(os.path.join(_CORE, "lang", "*.py"))),
+) + ":1"
+"""Everything in the file is derived by this code: a change of any of it discards the file."""
+
+
+class Changed(Exception):
+    """A fact file changed after the index was validated: answer from the store."""
+
+
+def index_path(store: Store) -> str:
+    """Where the recall index of this store's pair of fact folders lives."""
+    folders = "\0".join(str(d) for _scope, d in store._dirs())  # noqa: SLF001 - the store's own folder order
+    digest = hashlib.sha256(os.fsencode(folders)).hexdigest()[:24]
+    return os.path.join(str(store.layout.cache_dir), f"recall-{digest}.sealed")
+
+
+class _Loader:
+    """Facts by file number, read on first use (the same object afterwards)."""
+
+    def __init__(self, files: list[str], scopes: list[str], keys: list[tuple[int, int, int, int]]) -> None:
+        self.files, self.scopes, self.keys = files, scopes, keys
+        self._facts: dict[int, Fact] = {}
+        self._pos: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def fact(self, f: int) -> Fact:
+        got = self._facts.get(f)
+        if got is not None:
+            return got
+        path = self.files[f]
+        try:
+            fact = read_fact_file(path, self.scopes[f])
+            same = stat_key(os.stat(path, follow_symlinks=False)) == tuple(self.keys[f])
+        except OSError as exc:
+            raise Changed(path) from exc
+        if not same:
+            raise Changed(path)
+        with self._lock:
+            got = self._facts.get(f)
+            if got is None:
+                self._facts[f] = got = fact
+                self._pos[id(fact)] = f
+        return got
+
+    def file_of(self, fact: Fact) -> int | None:
+        f = self._pos.get(id(fact))
+        return f if f is not None and self._facts.get(f) is fact else None
+
+
+class _LazyFacts(Sequence["Fact"]):
+    """Facts by position, read from their files on first use."""
+
+    def __init__(self, loader: _Loader, files: list[int]) -> None:
+        self._loader, self._files = loader, files
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._loader.fact(f) for f in self._files[i]]
+        return self._loader.fact(self._files[i])
+
+    def __iter__(self) -> Iterator[Fact]:
+        return (self._loader.fact(f) for f in self._files)
+
+
+class _LazyTexts(Sequence[str]):
+    def __init__(self, docs: _LazyFacts) -> None:
+        self._docs = docs
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [recall_text(f) for f in self._docs[i]]
+        return recall_text(self._docs[i])
+
+
+class _LazyExclusions(Sequence[Exclusion]):
+    def __init__(self, loader: _Loader, rows: list[tuple[int, str, int, str]]) -> None:
+        self._loader, self._rows = loader, rows
+        self._made: dict[int, Exclusion] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self._rows))[i]]
+        got = self._made.get(i)
+        if got is None:
+            f, kind, by, key = self._rows[i]
+            got = self._made[i] = Exclusion(self._loader.fact(f), kind, self._loader.fact(by) if by >= 0 else None, key)
+        return got
+
+
+class _Pool:
+    """:class:`~.pool.Pool`'s shape over lazily read facts."""
+
+    def __init__(self, facts: _LazyFacts, excluded: _LazyExclusions) -> None:
+        self.facts, self.excluded = facts, excluded
+
+
+class _DocFreqs:
+    """``doc_freqs[doc]`` (rank-bm25's per-document term counts) from the CSR matrix."""
+
+    def __init__(self, matrix: TermMatrix) -> None:
+        self._m = matrix
+
+    def __getitem__(self, doc: int) -> dict[str, int]:
+        m = self._m
+        a, b = int(m.offsets[doc]), int(m.offsets[doc + 1])
+        return {m.terms[int(t)]: int(c) for t, c in zip(m.term_ids[a:b], m.counts[a:b])}
+
+
+class _StoredBM25:
+    """The parts of :class:`~.index.PoolBM25` a recall uses, over a :class:`TermMatrix`
+    (the same scores, in the same floating-point order)."""
+
+    def __init__(self, matrix: TermMatrix) -> None:
+        self._m = matrix
+        self.size = len(matrix.names)
+        self._bm25 = type("_Freqs", (), {})()
+        self._bm25.doc_freqs = _DocFreqs(matrix)  # type: ignore[attr-defined]
+
+    def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+        """As :meth:`PoolBM25.accumulate`."""
+        score = np.zeros(self.size)
+        count = np.zeros(self.size, dtype=np.int32)
+        per_term: list[np.ndarray | None] = []
+        for term in terms:
+            post = self._m._contributions(term)  # noqa: SLF001
+            if post is None:
+                per_term.append(None)
+                continue
+            idx, contrib = post
+            score[idx] += contrib
+            count[idx] += 1
+            per_term.append(idx)
+        return score, count, per_term
+
+
+def _channel_class() -> type:
+    from .channels import ChannelIndex
+
+    class StoredChannels(ChannelIndex):
+        """A :class:`~.channels.ChannelIndex` read from disk: postings by key string."""
+
+        def __init__(self, docs: _LazyFacts, keys: list[str], start: np.ndarray, end: np.ndarray,
+                     pdocs: np.ndarray, tfs: np.ndarray, norm: np.ndarray, idf_one: float,
+                     vectors: np.ndarray | None) -> None:
+            self.docs = docs  # type: ignore[assignment]
+            self.n = len(docs)
+            self._key_list = keys
+            self._start, self._end, self._docs, self._tfs = start, end, pdocs, tfs
+            self.norm = norm
+            self.idf_one = idf_one
+            self._lock = threading.Lock()
+            self._vectors = vectors
+            self._moments = None
+
+        def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+            i = bisect_left(self._key_list, key)
+            if i >= len(self._key_list) or self._key_list[i] != key:
+                return None
+            s, e = int(self._start[i]), int(self._end[i])
+            return self._docs[s:e], self._tfs[s:e]
+
+        def vectors(self) -> np.ndarray:
+            if self._vectors is None:
+                raise ValueError("no meaning vectors")
+            return self._vectors
+
+    return StoredChannels
+
+
+def _resolution_class() -> type:
+    from ..resolve import Resolution, Supersession
+
+    class StoredResolution(Resolution):
+        """A :class:`~reasonix_tui.core.resolve.Resolution` by file number."""
+
+        def __init__(self, loader: _Loader, rows: dict[int, tuple[int, str, str, bool]]) -> None:
+            object.__setattr__(self, "items", ())
+            object.__setattr__(self, "_by_old", {})
+            object.__setattr__(self, "_loader", loader)
+            object.__setattr__(self, "_rows", rows)
+            object.__setattr__(self, "_made", {})
+
+        def of(self, fact: Fact) -> Supersession | None:
+            f = self._loader.file_of(fact)
+            row = self._rows.get(f) if f is not None else None
+            if row is None:
+                return None
+            got = self._made.get(f)
+            if got is None:
+                cur, kind, evidence, certain = row
+                got = self._made[f] = Supersession(fact, self._loader.fact(cur), kind, evidence, certain)
+            return got  # type: ignore[no-any-return]
+
+        def __len__(self) -> int:
+            return len(self._rows)
+
+    return StoredResolution
+
+
+class _DocOf:
+    """``id(fact) → document`` for facts read through the loader."""
+
+    def __init__(self, loader: _Loader, doc_files: list[int]) -> None:
+        self._loader = loader
+        self._doc_files = doc_files
+        self._by_file: dict[int, int] | None = None
+
+    def get(self, key: int, default: Any = None) -> Any:
+        f = self._loader._pos.get(key)  # noqa: SLF001
+        if f is None:
+            return default
+        if self._by_file is None:
+            self._by_file = {g: d for d, g in enumerate(self._doc_files)}
+        return self._by_file.get(f, default)
+
+
+class _Successors:
+    """``document → facts whose supersedes names it`` (read on use)."""
+
+    def __init__(self, loader: _Loader, rows: dict[int, list[int]]) -> None:
+        self._loader, self._rows = loader, rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def get(self, doc: int, default: Any = None) -> Any:
+        files = self._rows.get(doc)
+        return default if files is None else [self._loader.fact(f) for f in files]
+
+
+class StoredRecallIndex(RecallIndex):
+    """A :class:`~.index.RecallIndex` read from disk; facts are read from their files on use."""
+
+    def __init__(self, data: dict[str, Any], listing: _Listing) -> None:  # noqa: D107 - see class
+        loader = self.loader = _Loader(listing.paths, listing.scopes, listing.keys)
+        self._ids: dict[str, int] = data["ids"]
+        self.docs = _LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]
+        self.texts = _LazyTexts(self.docs)  # type: ignore[arg-type,assignment]
+        self.pool = _Pool(_LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]
+                          _LazyExclusions(loader, data["excluded"]))
+        self._all = _LazyFacts(loader, data["all_files"])
+        n = len(data["doc_files"])
+        matrix = TermMatrix([""] * n, [], [], data["terms"], np.frombuffer(data["offsets"], dtype=np.int64),
+                            np.frombuffer(data["term_ids"], dtype=np.int32),
+                            np.frombuffer(data["counts"], dtype=np.int32))
+        self.bm25 = _StoredBM25(matrix) if n else None  # type: ignore[assignment]
+
+        def arr(name: str, dtype: Any) -> np.ndarray:
+            return np.frombuffer(data[name], dtype=dtype)
+
+        self.is_project = arr("is_project", bool)
+        self.volatile = arr("volatile", bool)
+        self.updated = arr("updated", np.int64)
+        self.id_rank = arr("id_rank", np.int64)
+        self._fresh = _Freshness(arr("f_start", np.int64), arr("f_fresh", np.int64), arr("f_current", np.int64),
+                                 arr("f_expires", np.int64))
+        self._excluded_postings = data["ex_postings"]
+        self._excluded_tokens = data["ex_tokens"]
+        self._lock = threading.RLock()
+        self._extras = {}
+        ch = data["channels"]
+        vectors = None
+        if ch["vectors"] is not None and n:
+            vectors = np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1).astype(np.float32)
+        elif ch["vectors"] is not None:
+            vectors = np.zeros((0, 256), dtype=np.float32)
+        self._extras["channels"] = _channel_class()(
+            self.docs, ch["keys"], np.frombuffer(ch["start"], dtype=np.int64), np.frombuffer(ch["end"], dtype=np.int64),
+            np.frombuffer(ch["docs"], dtype=np.int32).astype(np.int64), np.frombuffer(ch["tfs"], dtype=np.float64),
+            np.frombuffer(ch["norm"], dtype=np.float64), ch["idf_one"], vectors)
+        if ch["moments"] is not None:
+            d, mean_vec, second = ch["moments"]
+            self._extras["channels"]._moments = (np.frombuffer(mean_vec, dtype=np.float64),
+                                                 np.frombuffer(second, dtype=np.float64).reshape(d, d))
+        from .enhance import EnhancedIndex
+
+        self._extras["enhanced"] = EnhancedIndex(superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]
+                                                 doc_of=_DocOf(loader, data["doc_files"]))  # type: ignore[arg-type]
+        self._extras["resolution"] = _resolution_class()(loader, data["resolution"])
+
+    @property  # type: ignore[override]
+    def all_facts(self) -> Sequence[Fact]:
+        """Every active fact in ``ListAll`` order (read from their files on use)."""
+        return self._all
+
+    @property  # type: ignore[override]
+    def source(self) -> Sequence[Fact]:
+        return self._all
+
+    def fact_by_id(self, fact_id: str) -> Fact | None:
+        """The active fact with this id (read from its file), or ``None``."""
+        f = self._ids.get(fact_id)
+        return self.loader.fact(f) if f is not None else None
+
+
+class _ById:
+    """A read-only ``id → fact`` mapping over a stored index (facts read on use)."""
+
+    def __init__(self, index: StoredRecallIndex) -> None:
+        self._index = index
+
+    def get(self, key: str, default: Any = None) -> Any:
+        got = self._index.fact_by_id(key)
+        return default if got is None else got
+
+    def __getitem__(self, key: str) -> Fact:
+        got = self._index.fact_by_id(key)
+        if got is None:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key in self._index._ids  # noqa: SLF001
+
+
+def by_id(index: RecallIndex) -> Any:
+    """``id → fact`` of the snapshot an index was made from, as ``Snapshot.by_id`` (a
+    stored index reads the facts on use)."""
+    if isinstance(index, StoredRecallIndex):
+        return _ById(index)
+    return {f.id: f for f in index.source}
+
+
+# ---------------------------------------------------------------------------- building
+
+
+def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
+    """What :class:`StoredRecallIndex` reads, from a fresh index of the listed files."""
+    from ..resolve import resolve
+    from ..store.model import Fact as _F  # noqa: F401 - typing only
+    from .channels import _KEY_IDS, ChannelIndex
+    from .enhance import EnhancedIndex
+
+    pos = {p: f for f, p in enumerate(listing.paths)}
+    at = [pos[f.path] for f in index.all_facts]
+    file_of = {id(f): g for f, g in zip(index.all_facts, at)}
+    docs = list(index.docs)
+    doc_files = [file_of[id(f)] for f in docs]
+    matrix = TermMatrix.build([(("", "", ""), FACT_MEMO.get(f, "term-freqs", _term_freqs)[0]) for f in docs])
+    excluded = [(file_of[id(ex.fact)], ex.kind, file_of[id(ex.by)] if ex.by is not None else -1, ex.key)
+                for ex in index.pool.excluded]
+    cidx: ChannelIndex = index.extra("channels", ChannelIndex.build)
+    names: list[str] = [""] * (max(_KEY_IDS.values(), default=-1) + 1)
+    for k, i in _KEY_IDS.items():
+        names[i] = k
+    order = sorted(range(len(cidx._keys)), key=lambda i: names[int(cidx._keys[i])])  # noqa: SLF001
+    moments = None
+    try:
+        vec = cidx.vectors()
+        vectors: bytes | None = vec.astype(np.float16).tobytes() if len(docs) else b""
+        if len(docs):
+            cidx.similarity_spread(np.zeros(vec.shape[1], dtype=np.float32))  # the snapshot's moments, as a query makes them
+            mean_vec, second = cidx._moments  # type: ignore[misc]  # noqa: SLF001
+            moments = (int(vec.shape[1]), mean_vec.astype(np.float64).tobytes(), second.astype(np.float64).tobytes())
+    except (ImportError, OSError, ValueError):
+        vectors = None
+    eidx: EnhancedIndex = index.extra("enhanced", EnhancedIndex.build)
+    res: Resolution = index.extra("resolution", lambda idx: resolve(idx.all_facts, meaning=True))
+    resolution: dict[int, tuple[int, str, str, bool]] = {}
+    for fact in index.all_facts:
+        s = res.of(fact)
+        if s is not None:
+            resolution[file_of[id(fact)]] = (file_of[id(s.current)], s.kind, s.evidence, bool(s.certain))
+    fr = index._fresh  # noqa: SLF001
+    return {
+        "ids": {f.id: file_of[id(f)] for f in index.source},  # Snapshot.by_id: the last of equal ids wins
+        "all_files": at,
+        "pool_files": [file_of[id(f)] for f in index.pool.facts],
+        "doc_files": doc_files,
+        "excluded": excluded,
+        "ex_postings": index._excluded_postings,  # noqa: SLF001
+        "ex_tokens": [sorted(t) for t in index._excluded_tokens],  # noqa: SLF001
+        "terms": matrix.terms,
+        "offsets": matrix.offsets.astype(np.int64).tobytes(),
+        "term_ids": matrix.term_ids.astype(np.int32).tobytes(),
+        "counts": matrix.counts.astype(np.int32).tobytes(),
+        "is_project": index.is_project.astype(bool).tobytes(),
+        "volatile": index.volatile.astype(bool).tobytes(),
+        "updated": index.updated.astype(np.int64).tobytes(),
+        "id_rank": index.id_rank.astype(np.int64).tobytes(),
+        "f_start": fr.start.astype(np.int64).tobytes(),
+        "f_fresh": fr.fresh_until.astype(np.int64).tobytes(),
+        "f_current": fr.current_until.astype(np.int64).tobytes(),
+        "f_expires": fr.expires.astype(np.int64).tobytes(),
+        "channels": {
+            "keys": [names[int(cidx._keys[i])] for i in order],  # noqa: SLF001
+            "start": cidx._start[order].astype(np.int64).tobytes(),  # noqa: SLF001
+            "end": cidx._end[order].astype(np.int64).tobytes(),  # noqa: SLF001
+            "docs": cidx._docs.astype(np.int32).tobytes(),  # noqa: SLF001
+            "tfs": cidx._tfs.astype(np.float64).tobytes(),  # noqa: SLF001
+            "norm": np.asarray(cidx.norm, dtype=np.float64).tobytes(),
+            "idf_one": float(cidx.idf_one),
+            "vectors": vectors,
+            "moments": moments,
+        },
+        "successors": {d: [file_of[id(f)] for f in fs] for d, fs in eidx.superseded_by.items()},
+        "resolution": resolution,
+    }
+
+
+def _load(path: str, folders: str, listing: _Listing) -> StoredRecallIndex | None:
+    data = read_sealed(path, MAGIC)
+    if type(data) is not tuple or len(data) != 5 or data[0] != VERSION or data[1] != folders:
+        return None
+    _v, _f, files, keys, payload = data
+    if files != listing.paths or keys != listing.keys:
+        return None
+    try:
+        return StoredRecallIndex(payload, listing)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def index_for(store: Store) -> RecallIndex | None:
+    """The recall index of the store's facts now: read from disk when it was built from
+    exactly the files there are (one ``stat`` each, no fact read), else built from the
+    store's snapshot and written back. ``None`` when the folders need the store's own rules
+    (a symlink, an unreadable entry): the caller then loads the store itself."""
+    from .index import get_index
+
+    listing = _listing(store)
+    if listing is None:
+        return None
+    folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001
+    path = index_path(store)
+    stored = _load(path, folders, listing)
+    if stored is not None:
+        return stored
+    facts = store.snapshot().facts
+    index = get_index(facts)
+    listed = set(listing.paths)
+    if all(f.path in listed for f in facts) and _stat_keys(listing.paths) == listing.keys:
+        try:
+            write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, _payload(index, listing)))
+        except (OSError, ValueError):
+            pass  # a failure only costs the next run
+    return index
