@@ -213,7 +213,7 @@ def _channel_class() -> type:
 
         def __init__(self, docs: _LazyFacts, keys: list[str], start: np.ndarray, end: np.ndarray,
                      pdocs: np.ndarray, tfs: np.ndarray, norm: np.ndarray, idf_one: float,
-                     vectors: np.ndarray | None) -> None:
+                     vectors: Any) -> None:
             self.docs = docs  # type: ignore[assignment]
             self.n = len(docs)
             self._key_list = keys
@@ -231,7 +231,7 @@ def _channel_class() -> type:
             s, e = int(self._start[i]), int(self._end[i])
             return self._docs[s:e], self._tfs[s:e]
 
-        def vectors(self) -> np.ndarray:
+        def vectors(self) -> Any:
             if self._vectors is None:
                 raise ValueError("no meaning vectors")
             return self._vectors
@@ -300,6 +300,24 @@ class _Successors:
         return default if files is None else [self._loader.fact(f) for f in files]
 
 
+class _HalfRows:
+    """Meaning vectors kept at their disk precision (float16); rows are widened to float32
+    when taken (the same values as widening every row first)."""
+
+    def __init__(self, half: np.ndarray) -> None:
+        self._half = half
+        self.shape = half.shape
+
+    def __len__(self) -> int:
+        return len(self._half)
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        return self._half[rows].astype(np.float32)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._half.astype(dtype or np.float32)
+
+
 class StoredRecallIndex(RecallIndex):
     """A :class:`~.index.RecallIndex` read from disk; facts are read from their files on use."""
 
@@ -333,12 +351,13 @@ class StoredRecallIndex(RecallIndex):
         ch = data["channels"]
         vectors = None
         if ch["vectors"] is not None and n:
-            vectors = np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1).astype(np.float32)
+            vectors = _HalfRows(np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1))
         elif ch["vectors"] is not None:
             vectors = np.zeros((0, 256), dtype=np.float32)
         self._extras["channels"] = _channel_class()(
             self.docs, ch["keys"], np.frombuffer(ch["start"], dtype=np.int64), np.frombuffer(ch["end"], dtype=np.int64),
-            np.frombuffer(ch["docs"], dtype=np.int32).astype(np.int64), np.frombuffer(ch["tfs"], dtype=np.float64),
+            np.frombuffer(ch["docs"], dtype=np.int32).astype(np.int64),
+            np.frombuffer(ch["tfs"], dtype=np.float32 if ch["tfs32"] else np.float64).astype(np.float64),
             np.frombuffer(ch["norm"], dtype=np.float64), ch["idf_one"], vectors)
         if ch["moments"] is not None:
             d, mean_vec, second = ch["moments"]
@@ -459,15 +478,23 @@ def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
             "start": cidx._start[order].astype(np.int64).tobytes(),  # noqa: SLF001
             "end": cidx._end[order].astype(np.int64).tobytes(),  # noqa: SLF001
             "docs": cidx._docs.astype(np.int32).tobytes(),  # noqa: SLF001
-            "tfs": cidx._tfs.astype(np.float64).tobytes(),  # noqa: SLF001
+            "tfs": _tfs_bytes(cidx._tfs),  # noqa: SLF001
             "norm": np.asarray(cidx.norm, dtype=np.float64).tobytes(),
             "idf_one": float(cidx.idf_one),
+            "tfs32": bool(np.array_equal(cidx._tfs.astype(np.float32).astype(np.float64), cidx._tfs)),  # noqa: SLF001
             "vectors": vectors,
             "moments": moments,
         },
         "successors": {d: [file_of[id(f)] for f in fs] for d, fs in eidx.superseded_by.items()},
         "resolution": resolution,
     }
+
+
+def _tfs_bytes(tfs: np.ndarray) -> bytes:
+    """Weighted term frequencies (sums of small multiples of the field weights) as float32
+    when that is exact, else float64."""
+    narrow = tfs.astype(np.float32)
+    return narrow.tobytes() if np.array_equal(narrow.astype(np.float64), tfs) else tfs.astype(np.float64).tobytes()
 
 
 def _load(path: str, folders: str, listing: _Listing) -> StoredRecallIndex | None:
