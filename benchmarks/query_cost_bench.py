@@ -110,25 +110,33 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
     return dt
 
 
-def one_shot(layout: Layout, env: dict[str, str], queries: list[str], runs: int) -> dict[str, Any]:
-    """First run (no cache), then ``runs`` of each command interleaved with a bare interpreter."""
+def one_shot(layout: Layout, env: dict[str, str], queries: list[str], runs: int,
+             baseline_src: str = "") -> dict[str, Any]:
+    """First run (no cache), then ``runs`` of each command interleaved with a bare interpreter
+    (and, with ``baseline_src``, with the same command run from that source tree)."""
     base = [*rx_exe(), "--home", str(layout.root)]
+    old_env = {**env, "PYTHONPATH": baseline_src}
+    old_base = [sys.executable, "-m", "reasonix_tui", "--home", str(layout.root)]
     ws = layout.workspace
     first = run([*base, "memory", "search", queries[0]], env, ws)
     first_recall = run([*base, "recall", queries[0]], env, ws)
-    search, recall, bare, edited = [], [], [], []
+    search, recall, bare, edited, old_recall = [], [], [], [], []
     files = sorted(layout.project_dir.glob("*.md"))
+    if baseline_src:
+        run([*old_base, "recall", queries[0]], old_env, ws)  # its caches (per-fact memo) on disk too
     for i in range(runs):
         q = queries[i % len(queries)]
         bare.append(run([sys.executable, "-c", "pass"], env, ws))
         search.append(run([*base, "memory", "search", q], env, ws))
         recall.append(run([*base, "recall", q], env, ws))
+        if baseline_src:
+            old_recall.append(run([*old_base, "recall", q], old_env, ws))
     for i in range(max(1, runs // 2)):  # the index cannot vouch: built again, as every run did before
         with open(files[(i * 7919) % len(files)], "a", encoding="utf-8") as fh:
             fh.write(f"\noutside edit {i}\n")
         edited.append(run([*base, "recall", queries[i % len(queries)]], env, ws))
     return {"first": first, "first_recall": first_recall, "search": search, "recall": recall, "bare": bare,
-            "edited": edited}
+            "edited": edited, "old_recall": old_recall}
 
 
 async def mcp(layout: Layout, env: dict[str, str], queries: list[str], warmup: int) -> dict[str, Any]:
@@ -218,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100, help="timed MCP searches per size")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--runs", type=int, default=7, help="one-shot runs per command")
+    ap.add_argument("--baseline-src", default="", help="a source tree of the code before (e.g. `git archive main "
+                    "reasonix_tui | tar -x -C DIR`): one-shot recall is also run from it, interleaved (PYTHONPATH)")
     ns = ap.parse_args(argv)
     queries = make_queries(ns.queries + ns.warmup)
     verdicts: list[str] = []
@@ -228,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             layout = build(tmp, size)
             env = env_for(tmp)
             print(f"{size} facts (written in {time.perf_counter() - t:.0f} s)")
-            shot = one_shot(layout, env, queries, ns.runs)
+            shot = one_shot(layout, env, queries, ns.runs, ns.baseline_src)
             shot_load = load_average()
             m = asyncio.run(mcp(layout, env, queries, ns.warmup))
             print(f"  MCP memory search, warm       {ms(m['search'])}   load {m['load']:.1f}")
@@ -243,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
                   "what every run cost before)")
             print(f"    first recall (no recall index yet): {shot['first_recall'] * 1e3:8.0f} ms")
+            if shot["old_recall"]:
+                print(f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({ns.baseline_src})")
             print(f"    floor: python -c pass        {ms(shot['bare'])}")
             print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
             target = TARGETS.get(size)
