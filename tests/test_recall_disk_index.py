@@ -170,3 +170,22 @@ def test_in_process_hook_answers_from_disk_and_sees_changes(layout: Layout, disk
                                    description="package manager is bun", body="use bun install, never npm or pnpm"))
     after = hooks.user_prompt_submit(prompt, layout, Settings())
     assert "<memory-update>" in after and "bun" in after  # the shown fact changed: retraction note, new text
+
+
+def test_cli_recall_writes_and_uses_the_disk_index(layout: Layout, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from reasonix_tui.integrations import cli
+
+    store = seeded(layout)
+    argv = ["--home", str(layout.root), "--workspace", str(layout.workspace), "recall", "--dry-run", "--json",
+            "how do we deploy with helm"]
+    assert cli.main(argv) == 0
+    first = capsys.readouterr().out
+    assert Path(index_path(store)).exists()
+    with monkeypatch.context() as m:
+        refuse_full_load(m)
+        assert cli.main(argv) == 0
+    second = capsys.readouterr().out
+    strip = lambda out: [ln for ln in out.splitlines() if '"at"' not in ln]  # noqa: E731 - the trace's clock
+    assert strip(second) == strip(first) and "deploy-target" in second
+    assert service._DISK is False  # the switch does not outlive the command

@@ -773,16 +773,18 @@ def _in_process(event: str, data: str, home: str | None, workspace: str | None,
     through :func:`~.hookd.request_env`, exactly as the hook server sees it."""
     from ..core.paths import resolve_state_root
     from ..core.recall.index import FACT_MEMO, memo_path
+    from ..core.recall.service import use_disk_index
     from .hookd import request_env
 
-    from ..core.recall.service import use_disk_index
-
-    use_disk_index()  # recall starts from the on-disk recall index
     try:
         FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
     except Exception:
         pass
-    return run_hook(event, data, home=home, workspace=workspace, env=request_env(), client=client), FACT_MEMO.save
+    use_disk_index()  # recall starts from the on-disk recall index
+    try:
+        return run_hook(event, data, home=home, workspace=workspace, env=request_env(), client=client), FACT_MEMO.save
+    finally:
+        use_disk_index(False)
 
 
 def to_cursor(event: str, text: str) -> str:

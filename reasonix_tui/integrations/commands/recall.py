@@ -38,18 +38,21 @@ def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
     settings = ctx.settings
     # A one-shot process: recall starts from the on-disk recall index; when files changed,
     # tokens and features of unchanged facts come from the last run.
-    use_disk_index()
     FACT_MEMO.attach(memo_path(ctx.layout.cache_dir))
-    trace = run_recall(
-        ctx.layout,
-        _query(args),
-        settings=settings,
-        source=args.source,
-        session_id=args.session_id or "",
-        mode=args.mode,
-        store=ctx.store,
-        record=not args.dry_run,
-    )
+    use_disk_index()
+    try:
+        trace = run_recall(
+            ctx.layout,
+            _query(args),
+            settings=settings,
+            source=args.source,
+            session_id=args.session_id or "",
+            mode=args.mode,
+            store=ctx.store,
+            record=not args.dry_run,
+        )
+    finally:
+        use_disk_index(False)  # the CLI can be driven in-process (tests, embedding)
     FACT_MEMO.save()
     if args.json:
         ctx.print_json(trace.to_json())
