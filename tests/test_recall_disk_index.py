@@ -11,7 +11,7 @@ import pytest
 
 from reasonix_tui.core.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.recall import disk_index, service
+from reasonix_tui.core.recall import channels, disk_index, service
 from reasonix_tui.core.recall.disk_index import Changed, StoredRecallIndex, index_for, index_path
 from reasonix_tui.core.recall.engine import MODES, recall
 from reasonix_tui.core.recall.index import RecallIndex
@@ -24,6 +24,7 @@ QUERIES = [
     "how do we deploy with helm", "redis cache timeout", "which package manager, pnpm or npm", "pnpm install",
     "flaky test retry in the queue worker", "postgres migration rollout", "部署 缓存", "canary rollout for staging",
     "CACHE_TIMEOUT_MS", "ok thanks", "zyxappended redis", "legacy build server", "the", "nothing-matches-this",
+    "which nvm version", "eslint config",
 ]
 NOW = Timestamp(1_780_000_000 * 1_000_000_000)
 
@@ -58,6 +59,8 @@ def seeded(layout: Layout, n: int = 36, seed: int = 5) -> Store:
                      body="redis cache timeout CACHE_TIMEOUT_MS = 300", expires_at=Timestamp(NOW.ns - 3 * DAY_NS)))
     save(SaveRequest(name="zh-deploy", type="project", description="部署流程", body="部署 前 先 清理 缓存 然后 发布 到 staging"))
     save(SaveRequest(name="punct", type="project", description="...", body="!!! ???"))
+    save(SaveRequest(name="node-version", type="project", description="node version pinned",
+                     body="the node version is pinned in .nvmrc at the repo root; lint rules live in .eslintrc.json"))
     return store
 
 
@@ -67,7 +70,13 @@ def fresh(layout: Layout, q: str, mode: str) -> object:
 
 
 def from_disk(layout: Layout, q: str, mode: str) -> object:
-    return service.try_recall(layout, Settings(), q, now=NOW, mode=mode, store=Store(layout))
+    # as a new process: no file name seen yet (the channels' prefix search over file names)
+    saved = list(channels._FILE_KEYS)
+    channels._FILE_KEYS.clear()
+    try:
+        return service.try_recall(layout, Settings(), q, now=NOW, mode=mode, store=Store(layout))
+    finally:
+        channels._FILE_KEYS[:] = sorted(set(saved) | set(channels._FILE_KEYS))
 
 
 @pytest.fixture

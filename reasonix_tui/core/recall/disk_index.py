@@ -223,6 +223,7 @@ def _channel_class() -> type:
             self._lock = threading.Lock()
             self._vectors = vectors
             self._moments = None
+            _known_file_keys(keys)
 
         def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
             i = bisect_left(self._key_list, key)
@@ -237,6 +238,20 @@ def _channel_class() -> type:
             return self._vectors
 
     return StoredChannels
+
+
+def _known_file_keys(keys: list[str]) -> None:
+    """The channels' prefix search over file names (``^f:nvm`` → ``f:nvmrc``) looks among
+    the ``f:`` keys this process has seen: add the stored ones (``keys`` is sorted)."""
+    from . import channels
+
+    known = getattr(channels, "_FILE_KEYS", None)
+    if known is None:
+        return
+    mine = keys[bisect_left(keys, "f:"):bisect_left(keys, "f;")]
+    if mine:
+        with channels._KEY_LOCK:  # noqa: SLF001
+            known[:] = sorted(set(known).union(mine))
 
 
 def _resolution_class() -> type:
