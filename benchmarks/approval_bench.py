@@ -86,6 +86,9 @@ async def measure(root_dir: Path, facts: int, runs: int) -> dict[str, list[float
             t_modal = await until(lambda: isinstance(app.screen, ApprovalScreen), "the modal did not open")
             # A person reads it (not measured); the dialog takes no decision key before its pause.
             await asyncio.sleep(ApprovalScreen.GUARD_SECONDS + 0.05)
+            # On a loaded machine the dialog can mount (and re-arm its pause) after it became the
+            # screen: a key sent while it is paused is dropped, so wait for the pause to end.
+            await until(lambda: isinstance(app.screen, ApprovalScreen) and not app.screen.paused, "the dialog stayed paused")
             key = events.Key("y", "y")
             key.set_sender(app)
             t_key = time.perf_counter()
