@@ -43,7 +43,9 @@ async def test_typing_in_the_edit_form_across_heartbeats_opens_and_decides_nothi
         assert await wait_until(pilot, lambda: isinstance(app.screen, FactFormScreen))
         form = app.screen
         second = None
-        app.screen.query_one("#form-description", Input).focus()
+        # On a loaded machine the form can be the screen before its fields are mounted.
+        assert await wait_until(pilot, lambda: bool(form.query("#form-description")))
+        form.query_one("#form-description", Input).focus()
         for i in range(4):
             # The heartbeat rewrites the presence marker (the watcher sees approvals/
             # change), a result and a waiting marker appear, and a new proposal arrives:
