@@ -68,6 +68,7 @@ __all__ = [
     "assess_remember",
     "assess_remember_skip",
     "assess_forget",
+    "fact_sensitive_findings",
     "forget_targets",
 ]
 
@@ -355,6 +356,15 @@ def _sensitive_findings(args: Mapping[str, Any], strict: bool) -> tuple[bool, li
         found.append(Finding("secret-assignment", (0, 0), "credential-shaped text", "body"))
     sensitive = go or (strict and bool(found))
     return sensitive, found
+
+
+def fact_sensitive_findings(fact: Fact) -> list[Finding]:
+    """The write policy's sensitive-content scan (strict) over a stored fact's fields:
+    what would make an agent's ``remember`` of this text need a person. Spans are offsets
+    into :attr:`Finding.field` of ``fact``; previews are masked."""
+    args = {"name": fact.name, "title": fact.title, "description": fact.description, "body": fact.body,
+            "keywords": fact.keywords, "subject_key": fact.subject_key}
+    return _sensitive_findings(args, True)[1]
 
 
 def _duplicates(store: FactSource, args: Mapping[str, Any], name: str, *, exclude_name: bool = False) -> list[DuplicateMatch]:

@@ -42,6 +42,7 @@ __all__ = ["main", "run", "build_parser", "command_of", "CliContext", "CliError"
 
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
+    "reasonix_tui.integrations.commands.health",
     "reasonix_tui.integrations.commands.instructions",
     "reasonix_tui.integrations.commands.agent",
     "reasonix_tui.integrations.commands.history",

@@ -1,0 +1,58 @@
+"""Memory health: what is wrong in memory, with its evidence and a fix for each.
+
+Plain Python (no textual, no mcp), shared by ``reasonix-tui memory health`` and the
+Context Center's Health pane:
+
+* :mod:`.model` — :class:`Finding` (kind, severity, the facts involved with their
+  revisions, evidence, fixes, a fingerprint for dismissals), :class:`HealthReport`;
+* :mod:`.checks` — one pure function per kind of finding;
+* :mod:`.checker` — :class:`HealthChecker` (per-fact work memoised, so a run after one
+  write rescans one fact), :func:`gather` (the inputs), :func:`health_report`;
+* :mod:`.dismissals` — dismissed fingerprints in the state root;
+* :mod:`.fixes` — what a fix does, through the store's own operations.
+"""
+
+from __future__ import annotations
+
+from .checker import HealthChecker, gather, health_report, memo_path, run_checks, scan_fact
+from .checks import FactScan, HealthContext, SecretHit
+from .dismissals import Dismissals
+from .model import (
+    FIX_ACTIONS,
+    INFO,
+    KIND_LABELS,
+    KINDS,
+    PROBLEM,
+    SEVERITIES,
+    WARNING,
+    FactRef,
+    Finding,
+    Fix,
+    HealthReport,
+    TraceSpan,
+)
+
+__all__ = [
+    "HealthChecker",
+    "gather",
+    "health_report",
+    "memo_path",
+    "run_checks",
+    "scan_fact",
+    "FactScan",
+    "HealthContext",
+    "SecretHit",
+    "Dismissals",
+    "FIX_ACTIONS",
+    "INFO",
+    "KIND_LABELS",
+    "KINDS",
+    "PROBLEM",
+    "SEVERITIES",
+    "WARNING",
+    "FactRef",
+    "Finding",
+    "Fix",
+    "HealthReport",
+    "TraceSpan",
+]

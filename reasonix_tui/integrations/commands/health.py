@@ -1,0 +1,169 @@
+"""``reasonix-tui memory health``: what is wrong in memory, with evidence and fixes.
+
+* ``memory health [--json] [--all] [--severity S] [--kind K]`` prints the findings (the
+  same the Context Center's Health pane shows). Exit code 0 when no open finding is a
+  ``problem``, 1 otherwise, so it can guard a pre-commit hook or CI of a repository that
+  keeps memory in git. ``--json`` prints a list (``[]`` when there is nothing).
+* ``memory health fix FINGERPRINT ACTION [--fact ID]`` applies a store fix of one finding
+  (``archive``, ``verify``, ``unpin``, ``pin``) as your own write (actor ``cli``).
+* ``memory health dismiss FINGERPRINT`` hides a finding for good (until one of its facts
+  changes); ``memory health restore FINGERPRINT`` brings it back.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
+from ...core.health.fixes import STORE_ACTIONS, apply_fix
+from ...core.health.model import KINDS
+from ...core.store.model import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from ..cli import CliContext, Registry
+
+__all__ = ["register", "cmd_health", "cmd_fix", "cmd_dismiss", "cmd_restore", "render_text"]
+
+
+def register(reg: Registry) -> None:
+    """Add ``memory health`` with ``fix``, ``dismiss`` and ``restore``."""
+    p = reg.add_memory(
+        "health",
+        help="what is wrong in memory, with evidence (exit 1 when a problem is found)",
+        description="Findings about the store: same-subject conflicts, duplicates, secrets, unreadable files, "
+        "instruction problems, the pinned budget, stale, expired and unused facts. Exit 0 when no open "
+        "finding is a problem, 1 otherwise.",
+    )
+    p.add_argument("--json", action="store_true", help="a JSON list of findings")
+    p.add_argument("--all", action="store_true", help="include dismissed findings (marked)")
+    p.add_argument("--severity", choices=SEVERITIES, help="only findings at least this serious")
+    p.add_argument("--kind", action="append", choices=KINDS, help="only findings of this kind (repeatable)")
+    p.set_defaults(func=cmd_health)
+    sub = p.add_subparsers(dest="health_command", metavar="SUBCOMMAND", parser_class=type(p))
+
+    f = sub.add_parser("fix", help="apply a store fix of one finding (archive, verify, unpin, pin)")
+    f.add_argument("fingerprint", help="the finding's fingerprint (or key), from `memory health`")
+    f.add_argument("action", choices=STORE_ACTIONS)
+    f.add_argument("--fact", help="the fact to act on, when the finding offers the action for several")
+    f.add_argument("--json", action="store_true", help="machine-readable output")
+    f.set_defaults(func=cmd_fix)
+
+    d = sub.add_parser("dismiss", help="hide a finding for good (until one of its facts changes)")
+    d.add_argument("fingerprint")
+    d.set_defaults(func=cmd_dismiss)
+
+    r = sub.add_parser("restore", help="undo a dismissal")
+    r.add_argument("fingerprint")
+    r.set_defaults(func=cmd_restore)
+
+
+def _report(ctx: CliContext) -> HealthReport:
+    return health_report(ctx.layout, ctx.settings, ctx.store)
+
+
+def _selected(report: HealthReport, args: argparse.Namespace) -> list[tuple[Finding, bool]]:
+    items = [(f, False) for f in report.findings]
+    if getattr(args, "all", False):
+        items += [(f, True) for f in report.dismissed]
+    if getattr(args, "severity", None):
+        allowed = SEVERITIES[: SEVERITIES.index(args.severity) + 1]
+        items = [(f, d) for f, d in items if f.severity in allowed]
+    if getattr(args, "kind", None):
+        items = [(f, d) for f, d in items if f.kind in args.kind]
+    return items
+
+
+def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``memory health``."""
+    report = _report(ctx)
+    items = _selected(report, args)
+    if args.json:
+        out = []
+        for f, dismissed in items:
+            data = f.to_json()
+            if args.all:
+                data["dismissed"] = dismissed
+            out.append(data)
+        ctx.print_json(out)
+    else:
+        ctx.print(render_text(report, items))
+    return 1 if report.problems else 0
+
+
+def render_text(report: HealthReport, items: list[tuple[Finding, bool]]) -> str:
+    """The text report: a summary line, then each finding with its facts, evidence and fixes."""
+    counts = report.counts()
+    head = ", ".join(f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}" for sev, n in counts.items() if n)
+    lines = [f"memory health: {head or 'no findings'} ({report.facts:,} facts; {report.span.describe()})"]
+    if report.dismissed:
+        lines[0] += f"; {len(report.dismissed)} dismissed"
+    for note in report.partial:
+        lines.append(f"incomplete: {note}")
+    for f, dismissed in items:
+        lines.append("")
+        mark = " (dismissed)" if dismissed else ""
+        lines.append(f"{f.severity.upper():<8} {f.label}: {f.title}{mark}")
+        for ref in f.facts:
+            role = f", {ref.role}" if ref.role else ""
+            lines.append(f"  fact: {ref.ref} {ref.id} revision {ref.revision}{role}")
+        if f.path and not f.facts:
+            lines.append(f"  file: {f.path}")
+        for ev in f.evidence:
+            lines.append(f"  {ev}")
+        for ov in f.overlap:
+            lines.append(f"  shared: {ov}")
+        for fix in f.fixes:
+            lines.append(f"  fix: {fix.action} — {fix.label}")
+        lines.append(f"  fingerprint: {f.fingerprint}")
+    return "\n".join(lines)
+
+
+def _find(report: HealthReport, ident: str, include_dismissed: bool = True) -> Finding:
+    ident = ident.strip()
+    pool = list(report.findings) + (list(report.dismissed) if include_dismissed else [])
+    for f in pool:
+        if ident in (f.fingerprint, f.key):
+            return f
+    raise NotFound(f"no finding {ident} (it may be fixed already, or its facts changed: run `memory health`)")
+
+
+def cmd_fix(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``memory health fix FINGERPRINT ACTION``."""
+    finding = _find(_report(ctx), args.fingerprint)
+    fixes = [x for x in finding.fixes if x.action == args.action and (not args.fact or x.fact_id == args.fact)]
+    if not fixes:
+        offered = ", ".join(sorted({x.action for x in finding.fixes if x.action in STORE_ACTIONS})) or "none"
+        raise InvalidInput(f"this finding offers no {args.action} fix"
+                           + (f" for {args.fact}" if args.fact else "") + f" (store fixes offered: {offered})")
+    outcome = apply_fix(ctx.store, finding, fixes[0], actor=ctx.actor)
+    if getattr(args, "json", False):
+        ctx.print_json({"text": outcome.text, "fact_id": outcome.fact_id, "paths": list(outcome.paths)})
+    else:
+        ctx.print(outcome.text)
+    return 0
+
+
+def cmd_dismiss(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``memory health dismiss FINGERPRINT``."""
+    finding = _find(_report(ctx), args.fingerprint)
+    if Dismissals(ctx.layout).dismiss(finding):
+        ctx.print(f"dismissed: {finding.title} (it comes back if one of its facts changes)")
+    else:
+        ctx.print(f"already dismissed: {finding.title}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, ctx: CliContext) -> int:
+    """``memory health restore FINGERPRINT``."""
+    fp = args.fingerprint.strip()
+    dismissals = Dismissals(ctx.layout)
+    if not dismissals.restore(fp):
+        for key, entry in dismissals.entries().items():
+            if entry.get("key") == fp:
+                dismissals.restore(key)
+                ctx.print(f"restored: {entry.get('title', key)}")
+                return 0
+        raise NotFound(f"{fp} is not dismissed")
+    ctx.print(f"restored: {fp}")
+    return 0
