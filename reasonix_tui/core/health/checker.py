@@ -106,6 +106,8 @@ class HealthChecker:
         self._disk_path = os.fspath(memo_file) if memo_file else ""
         self._disk: dict[bytes, Any] | None = None
         self._dirty = False
+        self._memo = checks.FindingMemo()
+        self._usage: tuple[tuple[tuple[str, str, int], ...], checks.Usage] | None = None
         self.scanned = 0
         """Facts scanned (not taken from a memo) by the last :meth:`scan_all`."""
 
@@ -198,6 +200,13 @@ class HealthChecker:
 
     # ------------------------------------------------------------------ a run
 
+    def usage(self, traces: Sequence[Any]) -> checks.Usage:
+        """:func:`~.checks.usage_from_traces`, reused while the traces are the same."""
+        sig = tuple((t.at, t.session_id, len(t.hits)) for t in traces)
+        if self._usage is None or self._usage[0] != sig:
+            self._usage = (sig, checks.usage_from_traces(traces))
+        return self._usage[1]
+
     def report(
         self,
         ctx: HealthContext,
@@ -209,11 +218,12 @@ class HealthChecker:
         """Every finding of ``ctx`` (its ``scans`` filled in here), dismissed ones apart."""
         scans, left = self.scan_all(ctx.facts, progress, budget_s=budget_s)
         ctx = replace(ctx, scans=scans)
-        findings = run_checks(ctx)
+        usage = self.usage(ctx.traces)
+        findings = run_checks(ctx, memo=self._memo, usage=usage)
+        self._memo.retain(ctx.facts)
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
-        usage = checks.usage_from_traces(ctx.traces)
         partial = (f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ()
         return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(ctx.facts), usage.span, partial)
 
@@ -224,8 +234,11 @@ def _words(fact: Fact) -> frozenset[str]:
     return frozenset(FACT_MEMO.get(fact, "tokens", _recall_tokens))
 
 
-def run_checks(ctx: HealthContext) -> list[Finding]:
-    """Every check over ``ctx`` (pure; ``ctx.scans`` should hold every fact's scan)."""
+def run_checks(
+    ctx: HealthContext, *, memo: checks.FindingMemo | None = None, usage: checks.Usage | None = None
+) -> list[Finding]:
+    """Every check over ``ctx`` (``ctx.scans`` should hold every fact's scan; ``memo``
+    keeps per-fact findings between runs, ``usage`` is the folded traces when known)."""
     facts = ctx.facts
     out: list[Finding] = []
     conflicts = checks.check_subject_conflicts(facts)
@@ -238,11 +251,11 @@ def run_checks(ctx: HealthContext) -> list[Finding]:
     out += checks.check_unreadable(ctx.errors)
     out += checks.check_instructions(ctx.diagnostics, ctx.workspace)
     out += checks.check_pinned_budget(facts, ctx.pinned_budget)
-    usage = checks.usage_from_traces(ctx.traces)
+    usage = usage if usage is not None else checks.usage_from_traces(ctx.traces)
     out += checks.check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
-    out += checks.check_freshness(facts, ctx.now)
+    out += checks.check_freshness(facts, ctx.now, memo)
     out += checks.check_oversized(facts, ctx.scans)
-    out += checks.check_recall_usage(facts, usage, ctx.now)
+    out += checks.check_recall_usage(facts, usage, ctx.now, memo)
     return out
 
 

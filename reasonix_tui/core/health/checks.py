@@ -8,13 +8,15 @@ No check reads a file: the inputs come in as data.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..freshness import explain_freshness
+from ..freshness import FreshnessReport, explain_freshness
 from ..gostr import one_line, trim_space, truncate_runes
 from ..gotime import DAY_NS, Timestamp
 from ..instructions import Diagnostic
@@ -31,6 +33,7 @@ __all__ = [
     "HealthContext",
     "newness",
     "make_finding",
+    "FindingMemo",
     "dup_keys",
     "check_subject_conflicts",
     "check_overrides",
@@ -80,7 +83,12 @@ def newness(f: Fact) -> tuple[int, int, str]:
 
 
 def _day(ts: Timestamp | None) -> str:
-    return ts.rfc3339()[:10] if ts is not None else "unknown"
+    return _day_of(ts.ns // DAY_NS) if ts is not None else "unknown"
+
+
+@lru_cache(maxsize=4096)
+def _day_of(day: int) -> str:
+    return Timestamp(day * DAY_NS).rfc3339()[:10]
 
 
 def _n(value: int) -> str:
@@ -178,6 +186,40 @@ def make_finding(
         key=key_of(kind, facts, path), fingerprint=fingerprint_of(kind, facts, path + "\0" + extra), path=path,
         overlap=tuple(overlap), data=tuple((data or {}).items()),
     )
+
+
+class FindingMemo:
+    """Findings about one fact kept between runs: reused while the fact is the same object
+    and the values that shape the finding (its *signature*: counts, days, labels) are
+    equal, so a run after one write builds findings for the facts that changed only."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[str, int], tuple[Fact, Hashable, Finding | None]] = {}
+
+    def get(self, kind: str, fact: Fact, signature: Hashable, build: Callable[[], Finding | None]) -> Finding | None:
+        """``build()``, or what it gave for this fact and signature last time."""
+        key = (kind, id(fact))
+        hit = self._items.get(key)
+        if hit is not None and hit[0] is fact and hit[1] == signature:
+            return hit[2]
+        value = build()
+        self._items[key] = (fact, signature, value)
+        return value
+
+    def retain(self, facts: Sequence[Fact]) -> None:
+        """Forget the findings of facts not in ``facts``."""
+        alive = {id(f): f for f in facts}
+        for key, (fact, _, _) in list(self._items.items()):
+            if alive.get(key[1]) is not fact:
+                del self._items[key]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _memo_get(memo: FindingMemo | None, kind: str, fact: Fact, signature: Hashable,
+              build: Callable[[], Finding | None]) -> Finding | None:
+    return build() if memo is None else memo.get(kind, fact, signature, build)
 
 
 def _archive(fact: Fact, what: str) -> Fix:
@@ -478,8 +520,6 @@ class Usage:
 
     def turns_since(self, ns: int) -> int:
         """Counted turns at or after ``ns``."""
-        import bisect
-
         return len(self.turn_times) - bisect.bisect_left(self.turn_times, ns)
 
 
@@ -515,12 +555,15 @@ def _since(fact: Fact) -> int:
     return start.ns if start is not None else _NO_TIME
 
 
-def check_recall_usage(facts: Sequence[Fact], usage: Usage, now: Timestamp) -> list[Finding]:
+def check_recall_usage(
+    facts: Sequence[Fact], usage: Usage, now: Timestamp, memo: FindingMemo | None = None
+) -> list[Finding]:
     """Facts never recalled in the recorded turns since they were created (at least
     :data:`MIN_TURNS` of them), and facts recalled often."""
     out: list[Finding] = []
     if usage.span.turns < MIN_TURNS:
         return out
+    first_turn, last_day = usage.turn_times[0], _day(usage.span.last)
     for f in facts:
         if f.pinned:
             continue
@@ -530,30 +573,40 @@ def check_recall_usage(facts: Sequence[Fact], usage: Usage, now: Timestamp) -> l
         turns = usage.turns_since(since)
         if turns < MIN_TURNS:
             continue
-        hits = [t for t in usage.recalled.get(str(f.id), ()) if t >= since]
-        first = Timestamp(max(since, usage.turn_times[0]))
-        window = f"{_day(first)} → {_day(usage.span.last)}"
-        if not hits:
-            evidence = [f"not recalled in any of the {turns} recorded turns since it was created ({window})"]
-            lost = usage.lost.get(str(f.id))
-            if lost:
-                evidence.append("it was a candidate and lost: " + ", ".join(f"{k} ×{v}" for k, v in lost.most_common()))
-            else:
-                evidence.append("no recorded turn came close to it")
-            evidence.append("a fact nobody asks about costs nothing per turn, but it may be obsolete")
-            fixes = [_archive(f, ""), _edit(f)]
-            out.append(make_finding("never-recalled", INFO, f"{f.display_title}: never recalled in {turns} turns",
-                                    [FactRef.of(f)], evidence, fixes, data={"turns": turns}))
-        elif len(hits) >= OFTEN_MIN and len(hits) >= OFTEN_SHARE * turns:
-            evidence = [
-                f"recalled in {len(hits)} of the {turns} recorded turns since it was created ({len(hits) / turns:.0%}, "
-                f"{window})",
-                f"pinning it would cost {_n(len(trim_space(f.body)))} chars of the pinned budget in every session",
-            ]
-            fixes = [Fix("pin", f"pin {f.ref}", fact_id=str(f.id))]
-            out.append(make_finding("often-recalled", INFO, f"{f.display_title}: recalled in {len(hits)}/{turns} turns",
-                                    [FactRef.of(f)], evidence, fixes, data={"turns": turns, "recalled": len(hits)}))
+        fid = str(f.id)
+        recalled = usage.recalled.get(fid, ())
+        hits = len(recalled) - bisect.bisect_left(recalled, since) if recalled else 0
+        if hits and not (hits >= OFTEN_MIN and hits >= OFTEN_SHARE * turns):
+            continue
+        lost = usage.lost.get(fid)
+        sig = (turns, hits, max(since, first_turn) // DAY_NS, last_day, tuple(lost.most_common()) if lost else ())
+        found = _memo_get(memo, "usage", f, sig, lambda f=f, turns=turns, hits=hits, since=since, lost=lost:
+                          _usage_finding(f, turns, hits, Timestamp(max(since, first_turn)), last_day, lost))
+        if found is not None:
+            out.append(found)
     return out
+
+
+def _usage_finding(f: Fact, turns: int, hits: int, first: Timestamp, last_day: str,
+                   lost: Counter[str] | None) -> Finding:
+    window = f"{_day(first)} → {last_day}"
+    if not hits:
+        evidence = [f"not recalled in any of the {turns} recorded turns since it was created ({window})"]
+        if lost:
+            evidence.append("it was a candidate and lost: " + ", ".join(f"{k} ×{v}" for k, v in lost.most_common()))
+        else:
+            evidence.append("no recorded turn came close to it")
+        evidence.append("a fact nobody asks about costs nothing per turn, but it may be obsolete")
+        fixes = [_archive(f, ""), _edit(f)]
+        return make_finding("never-recalled", INFO, f"{f.display_title}: never recalled in {turns} turns",
+                            [FactRef.of(f)], evidence, fixes, data={"turns": turns})
+    evidence = [
+        f"recalled in {hits} of the {turns} recorded turns since it was created ({hits / turns:.0%}, {window})",
+        f"pinning it would cost {_n(len(trim_space(f.body)))} chars of the pinned budget in every session",
+    ]
+    fixes = [Fix("pin", f"pin {f.ref}", fact_id=str(f.id))]
+    return make_finding("often-recalled", INFO, f"{f.display_title}: recalled in {hits}/{turns} turns",
+                        [FactRef.of(f)], evidence, fixes, data={"turns": turns, "recalled": hits})
 
 
 DF_SAMPLE = 2000
@@ -620,50 +673,69 @@ def check_pinned_unused(
 # --------------------------------------------------------------------------- freshness
 
 
-def check_freshness(facts: Sequence[Fact], now: Timestamp) -> list[Finding]:
+def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | None = None) -> list[Finding]:
     """Expired facts (warning), stale facts (info), and facts whose expiry or freshness
     window ends within :data:`SOON_DAYS` days (info)."""
     out: list[Finding] = []
     soon = now.ns + SOON_DAYS * DAY_NS
     for f in facts:
-        if f.expires_at is not None and now > f.expires_at:
-            ago = (now.ns - f.expires_at.ns) // DAY_NS
-            evidence = [f"expired at {f.expires_at.rfc3339()} ({ago} d ago): recall skips it, it only takes room",
-                        _fact_line("fact", f)]
-            out.append(make_finding("expired", WARNING, f"{f.display_title}: expired {_day(f.expires_at)}", [FactRef.of(f)],
-                                    evidence, [_archive(f, "expired"), _edit(f)]))
-            continue
-        report = explain_freshness(f, now)
-        if report.label == "stale":
-            evidence = [f"stale: {report.reason}", "recall ranks it lower; verify it if it still holds",
-                        _fact_line("fact", f)]
-            out.append(make_finding("stale", INFO, f"{f.display_title}: stale ({report.age_days or 0:.0f} d)",
-                                    [FactRef.of(f)], evidence,
-                                    [Fix("verify", f"verify {f.ref} (still true: renew its clock)", fact_id=str(f.id)),
-                                     _archive(f, "stale"), _edit(f)],
-                                    extra=report.label))
-            continue
-        if f.expires_at is not None and f.expires_at.ns <= soon:
-            days = max(0, (f.expires_at.ns - now.ns) // DAY_NS)
-            evidence = [f"expires at {f.expires_at.rfc3339()} (in {days} d); after that recall skips it",
-                        _fact_line("fact", f)]
-            out.append(make_finding("ending-soon", INFO, f"{f.display_title}: expires in {days} d", [FactRef.of(f)],
-                                    evidence, [_edit(f, why="change the expiry")], extra="expiry"))
-            continue
-        start = f.clock_start
-        if report.windows is None or start is None or start > now:
-            continue
-        ends = start.ns + report.windows[1] * DAY_NS
-        if now.ns < ends <= soon:
-            days = max(0, (ends - now.ns) // DAY_NS)
-            evidence = [f"turns stale in {days} d ({_day(Timestamp(ends))}): {report.reason}",
-                        "verify it if it still holds", _fact_line("fact", f)]
-            out.append(make_finding("ending-soon", INFO, f"{f.display_title}: stale in {days} d", [FactRef.of(f)],
-                                    evidence,
-                                    [Fix("verify", f"verify {f.ref} (still true: renew its clock)", fact_id=str(f.id)),
-                                     _edit(f)],
-                                    extra="window"))
+        exp = f.expires_at
+        if exp is not None and now > exp:
+            ago = (now.ns - exp.ns) // DAY_NS
+            found = _memo_get(memo, "freshness", f, ("expired", ago), lambda f=f, ago=ago: _expired(f, ago))
+        else:
+            report = explain_freshness(f, now)
+            if report.label == "stale":
+                found = _memo_get(memo, "freshness", f, ("stale", report.reason),
+                                  lambda f=f, report=report: _stale(f, report))
+            elif exp is not None and exp.ns <= soon:
+                days = max(0, (exp.ns - now.ns) // DAY_NS)
+                found = _memo_get(memo, "freshness", f, ("expires", days), lambda f=f, days=days: _expires(f, days))
+            else:
+                start = f.clock_start
+                if report.windows is None or start is None or start > now:
+                    continue
+                ends = start.ns + report.windows[1] * DAY_NS
+                if not now.ns < ends <= soon:
+                    continue
+                days = max(0, (ends - now.ns) // DAY_NS)
+                found = _memo_get(memo, "freshness", f, ("window", days, ends, report.reason),
+                                  lambda f=f, days=days, ends=ends, report=report: _window(f, days, ends, report))
+        if found is not None:
+            out.append(found)
     return out
+
+
+def _verify(f: Fact) -> Fix:
+    return Fix("verify", f"verify {f.ref} (still true: renew its clock)", fact_id=str(f.id))
+
+
+def _expired(f: Fact, ago: int) -> Finding:
+    assert f.expires_at is not None
+    evidence = [f"expired at {f.expires_at.rfc3339()} ({ago} d ago): recall skips it, it only takes room",
+                _fact_line("fact", f)]
+    return make_finding("expired", WARNING, f"{f.display_title}: expired {_day(f.expires_at)}", [FactRef.of(f)],
+                        evidence, [_archive(f, "expired"), _edit(f)])
+
+
+def _stale(f: Fact, report: FreshnessReport) -> Finding:
+    evidence = [f"stale: {report.reason}", "recall ranks it lower; verify it if it still holds", _fact_line("fact", f)]
+    return make_finding("stale", INFO, f"{f.display_title}: stale ({report.age_days or 0:.0f} d)", [FactRef.of(f)],
+                        evidence, [_verify(f), _archive(f, "stale"), _edit(f)], extra="stale")
+
+
+def _expires(f: Fact, days: int) -> Finding:
+    assert f.expires_at is not None
+    evidence = [f"expires at {f.expires_at.rfc3339()} (in {days} d); after that recall skips it", _fact_line("fact", f)]
+    return make_finding("ending-soon", INFO, f"{f.display_title}: expires in {days} d", [FactRef.of(f)], evidence,
+                        [_edit(f, why="change the expiry")], extra="expiry")
+
+
+def _window(f: Fact, days: int, ends: int, report: FreshnessReport) -> Finding:
+    evidence = [f"turns stale in {days} d ({_day(Timestamp(ends))}): {report.reason}", "verify it if it still holds",
+                _fact_line("fact", f)]
+    return make_finding("ending-soon", INFO, f"{f.display_title}: stale in {days} d", [FactRef.of(f)], evidence,
+                        [_verify(f), _edit(f)], extra="window")
 
 
 # --------------------------------------------------------------------------- size
