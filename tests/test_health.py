@@ -493,3 +493,21 @@ def test_cli_dismiss_restore_and_fix(layout: Layout, capsys) -> None:
     assert Store(layout).find_by_id(old.id) is None
     assert main(_cli(layout, "fix", "nope", "archive")) == 1
     assert "no finding nope" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- side by side
+
+
+def test_compare_marks_the_differing_words_of_two_facts() -> None:
+    from reasonix_tui.core.health.compare import compare_facts
+
+    a = Fact(id="mem-a", revision=2, created_at=None, updated_at=None, name="deploy-target",
+             description="Production runs on Fly.io in ams", subject_key="project.deploy_target")
+    b = Fact(id="mem-b", revision=1, created_at=None, updated_at=None, name="deploy-on-render",
+             description="Production runs on Render", subject_key="project.deploy_target")
+    by = {d.field: d for d in compare_facts(a, b)}
+    assert by["subject"].same and not by["description"].same
+    d = by["description"]
+    assert [d.left[s:e] for s, e in d.left_spans] == ["Fly.io in ams"]
+    assert [d.right[s:e] for s, e in d.right_spans] == ["Render"]
+    assert by["revision"].left == "2" and by["revision"].right == "1"
