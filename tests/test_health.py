@@ -511,3 +511,14 @@ def test_compare_marks_the_differing_words_of_two_facts() -> None:
     assert [d.left[s:e] for s, e in d.left_spans] == ["Fly.io in ams"]
     assert [d.right[s:e] for s, e in d.right_spans] == ["Render"]
     assert by["revision"].left == "2" and by["revision"].right == "1"
+
+
+def test_cli_text_counts_what_is_past_ten_of_a_kind(layout: Layout, capsys) -> None:
+    for i in range(12):
+        save(layout, f"old-{i:02d}", days_ago=200, description=f"Old decision number {i}")
+    assert main(_cli(layout)) == 0
+    out = capsys.readouterr().out
+    assert out.count("INFO     stale:") == 10
+    assert "… and 2 more stale (memory health --kind stale lists them all)" in out
+    assert main(_cli(layout, "--kind", "stale")) == 0
+    assert capsys.readouterr().out.count("INFO     stale:") == 12

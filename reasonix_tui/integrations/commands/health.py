@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
 from ...core.health.fixes import STORE_ACTIONS, apply_fix
-from ...core.health.model import KINDS
+from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
 
 if TYPE_CHECKING:
@@ -87,12 +87,17 @@ def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
             out.append(data)
         ctx.print_json(out)
     else:
-        ctx.print(render_text(report, items))
+        ctx.print(render_text(report, items, per_kind=None if args.kind or args.all else PER_KIND))
     return 1 if report.problems else 0
 
 
-def render_text(report: HealthReport, items: list[tuple[Finding, bool]]) -> str:
-    """The text report: a summary line, then each finding with its facts, evidence and fixes."""
+PER_KIND = 10
+"""Findings of one kind printed in full before the rest are counted (``--kind`` lists all)."""
+
+
+def render_text(report: HealthReport, items: list[tuple[Finding, bool]], per_kind: int | None = PER_KIND) -> str:
+    """The text report: a summary line, then each finding with its facts, evidence and
+    fixes (at most ``per_kind`` of one kind; the rest counted on one line)."""
     counts = report.counts()
     head = ", ".join(f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}" for sev, n in counts.items() if n)
     lines = [f"memory health: {head or 'no findings'} ({report.facts:,} facts; {report.span.describe()})"]
@@ -100,7 +105,13 @@ def render_text(report: HealthReport, items: list[tuple[Finding, bool]]) -> str:
         lines[0] += f"; {len(report.dismissed)} dismissed"
     for note in report.partial:
         lines.append(f"incomplete: {note}")
+    shown: dict[str, int] = {}
+    more: dict[str, int] = {}
     for f, dismissed in items:
+        shown[f.kind] = shown.get(f.kind, 0) + 1
+        if per_kind is not None and shown[f.kind] > per_kind:
+            more[f.kind] = more.get(f.kind, 0) + 1
+            continue
         lines.append("")
         mark = " (dismissed)" if dismissed else ""
         lines.append(f"{f.severity.upper():<8} {f.label}: {f.title}{mark}")
@@ -116,6 +127,10 @@ def render_text(report: HealthReport, items: list[tuple[Finding, bool]]) -> str:
         for fix in f.fixes:
             lines.append(f"  fix: {fix.action} — {fix.label}")
         lines.append(f"  fingerprint: {f.fingerprint}")
+    if more:
+        lines.append("")
+        for kind, n in more.items():
+            lines.append(f"… and {n:,} more {KIND_LABELS.get(kind, kind)} (memory health --kind {kind} lists them all)")
     return "\n".join(lines)
 
 
