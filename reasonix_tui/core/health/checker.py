@@ -28,7 +28,7 @@ from ..settings import Settings
 from ..store.model import Fact
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from . import checks
-from .checks import FactScan, HealthContext, SecretHit
+from .checks import FactScan, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
 from .model import Finding, HealthReport, sort_key
 
@@ -122,10 +122,10 @@ class HealthChecker:
 
     def cached(self, fact: Fact) -> FactScan | None:
         """The scan of ``fact`` if one is memoised (never scans)."""
-        hit = self._mem.get(str(fact.id))
+        hit = self._mem.get(scan_key(fact))
         if hit is not None and (hit[0] is fact or _same_text(hit[0], fact)):
             if hit[0] is not fact:
-                self._mem[str(fact.id)] = (fact, hit[1])
+                self._mem[scan_key(fact)] = (fact, hit[1])
             return hit[1]
         if self._disk_path:
             stored = self._disk_layer().get(_content_key(fact))
@@ -134,7 +134,7 @@ class HealthChecker:
                     scan = _decode(stored)
                 except (TypeError, ValueError):
                     return None
-                self._mem[str(fact.id)] = (fact, scan)
+                self._mem[scan_key(fact)] = (fact, scan)
                 return scan
         return None
 
@@ -145,7 +145,7 @@ class HealthChecker:
             return scan
         scan = scan_fact(fact)
         self.scanned += 1
-        self._mem[str(fact.id)] = (fact, scan)
+        self._mem[scan_key(fact)] = (fact, scan)
         if self._disk_path:
             self._disk_layer()[_content_key(fact)] = _encode(scan)
             self._dirty = True
@@ -166,14 +166,14 @@ class HealthChecker:
                 if scan is None:
                     todo.append(f)
                 else:
-                    out[str(f.id)] = scan
+                    out[scan_key(f)] = scan
             deadline = None if budget_s is None else time.monotonic() + budget_s
             left = 0
             for i, f in enumerate(todo):
                 if deadline is not None and time.monotonic() > deadline:
                     left = len(todo) - i
                     break
-                out[str(f.id)] = self.scan(f)
+                out[scan_key(f)] = self.scan(f)
                 if progress is not None and i % 200 == 199:
                     progress(len(out), len(facts))
             self._retain(facts)
@@ -181,7 +181,7 @@ class HealthChecker:
 
     def _retain(self, facts: Sequence[Fact]) -> None:
         if len(self._mem) > 2 * len(facts) + 1000:
-            alive = {str(f.id) for f in facts}
+            alive = {scan_key(f) for f in facts}
             for k in [k for k in self._mem if k not in alive]:
                 del self._mem[k]
 

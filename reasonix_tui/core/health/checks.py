@@ -32,6 +32,7 @@ __all__ = [
     "Usage",
     "HealthContext",
     "newness",
+    "scan_key",
     "make_finding",
     "FindingMemo",
     "dup_keys",
@@ -80,6 +81,11 @@ _NO_TIME = -(1 << 62)
 def newness(f: Fact) -> tuple[int, int, str]:
     """Newest first ordering: ``updated_at``, then revision, then id (the resolver's rule)."""
     return (f.updated_at.ns if f.updated_at is not None else _NO_TIME, f.revision, str(f.id))
+
+
+def scan_key(f: Fact) -> str:
+    """How per-fact scans are keyed: the file (two files may carry one id), else the id."""
+    return f.path or str(f.id)
 
 
 def _day(ts: Timestamp | None) -> str:
@@ -143,7 +149,7 @@ class HealthContext:
     facts: Sequence[Fact]
     """Active facts of both scopes."""
     scans: Mapping[str, FactScan]
-    """Per-fact scans by fact id (facts without one are skipped by text checks)."""
+    """Per-fact scans by :func:`scan_key` (facts without one are skipped by text checks)."""
     now: Timestamp
     """The moment freshness is judged at."""
     pinned_budget: int = 1500
@@ -319,7 +325,7 @@ def check_duplicates(
     scans = scans or {}
     by_text: dict[tuple[str, bytes], list[Fact]] = {}
     for f in facts:
-        scan = scans.get(str(f.id))
+        scan = scans.get(scan_key(f))
         for key in scan.dup_keys if scan is not None else dup_keys(f):
             by_text.setdefault(key, []).append(f)
     parent: dict[str, str] = {}
@@ -384,7 +390,7 @@ def check_secrets(facts: Sequence[Fact], scans: Mapping[str, FactScan]) -> list[
     (an e-mail address alone is a warning; anything else a problem)."""
     out: list[Finding] = []
     for f in facts:
-        scan = scans.get(str(f.id))
+        scan = scans.get(scan_key(f))
         if scan is None or not scan.secrets:
             continue
         only_email = all(s.kind == "email" for s in scan.secrets)
@@ -745,7 +751,7 @@ def check_oversized(facts: Sequence[Fact], scans: Mapping[str, FactScan]) -> lis
     """Facts whose body is longer than :data:`OVERSIZED_RUNES`."""
     out: list[Finding] = []
     for f in facts:
-        scan = scans.get(str(f.id))
+        scan = scans.get(scan_key(f))
         runes = scan.body_runes if scan is not None else len(trim_space(f.body))
         if runes <= OVERSIZED_RUNES:
             continue
