@@ -425,7 +425,7 @@ def check_unreadable(errors: Sequence[tuple[str, str, str, str]]) -> list[Findin
             why = "it is read with replacement characters; a rewrite would lose the original bytes"
         else:
             why = "it is not loaded at all: the agent never sees it"
-        evidence = [f"{scope} folder: {path}", message, why]
+        evidence = [f"a file in the {scope} fact folder: {message}", why]
         fixes = [Fix("edit", f"open {name} in the editor", path=path)]
         out.append(make_finding("unreadable", PROBLEM, f"{name}: {truncate_runes(message, 80)}", (), evidence, fixes,
                                 extra=signature + "\0" + message, path=path))
