@@ -522,3 +522,26 @@ def test_cli_text_counts_what_is_past_ten_of_a_kind(layout: Layout, capsys) -> N
     assert "… and 2 more stale (memory health --kind stale lists them all)" in out
     assert main(_cli(layout, "--kind", "stale")) == 0
     assert capsys.readouterr().out.count("INFO     stale:") == 12
+
+
+def test_usage_from_real_recall_traces(layout: Layout) -> None:
+    """Traces recorded by real automatic recall (as the prompt hook records them) drive
+    the usage findings: the fact the turns ask about is recalled often, the other never,
+    and the pinned fact no turn is about is reported."""
+    from reasonix_tui.core.recall import run_recall
+
+    deploy = save(layout, "deploy-target", days_ago=5, title="Deploy target is Fly.io",
+                  description="Production deploys go to Fly.io", body="Deploy production with fly deploy to Fly.io.")
+    save(layout, "release-branch", days_ago=5, title="Release branch", description="Release branches",
+         body="Cut releases from release/2026.07.")
+    pinned = save(layout, "commit-style", days_ago=5, title="Commit style", activation="pinned",
+                  description="Conventional commits", body="Write conventional commits with a scope.")
+    store = store_at(layout, 0)
+    for i in range(MIN_TURNS):
+        at = Timestamp(NOW.ns - (MIN_TURNS - i) * 3_600_000_000_000)
+        trace = run_recall(layout, "how do we deploy production to fly?", settings=SETTINGS, now=at, store=store)
+        assert [h.id for h in trace.hits] == [deploy.id]
+    k = kinds(layout)
+    assert [f.facts[0].ref for f in k["often-recalled"]] == ["project/deploy-target.md"]
+    assert [f.facts[0].ref for f in k["never-recalled"]] == ["project/release-branch.md"]
+    assert [f.facts[0].id for f in k["pinned-unused"]] == [pinned.id]

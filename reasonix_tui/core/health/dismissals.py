@@ -9,7 +9,6 @@ dismissing at once both land.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -81,16 +80,3 @@ class Dismissals:
             del entries[fingerprint]
             self._write(entries)
         return True
-
-    def prune(self, open_fingerprints: Iterable[str]) -> int:
-        """Forget dismissals of findings that no longer exist (their facts changed or
-        went away); returns how many were dropped."""
-        keep = set(open_fingerprints)
-        with self._locked():
-            entries = self._read()
-            stale = [k for k in entries if k not in keep]
-            for k in stale:
-                del entries[k]
-            if stale:
-                self._write(entries)
-        return len(stale)
