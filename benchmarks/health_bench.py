@@ -30,11 +30,13 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for p in (str(ROOT), str(ROOT / "benchmarks")):
+    if p not in sys.path:
+        sys.path.insert(0, p)
 
 from reasonix_tui.core.gotime import DAY_NS, Timestamp  # noqa: E402
 from reasonix_tui.core.health import HealthChecker, gather  # noqa: E402
@@ -45,12 +47,8 @@ from reasonix_tui.core.settings import Settings  # noqa: E402
 from reasonix_tui.core.store.fileformat import render_fact  # noqa: E402
 from reasonix_tui.core.store.model import Fact, new_memory_id  # noqa: E402
 from reasonix_tui.core.store.store import SaveRequest, Store  # noqa: E402
+from reasonix_tui.core.tokenize import query_terms  # noqa: E402
 
-WORDS = (
-    "pnpm npm cache build deploy release branch staging database migration token api endpoint "
-    "retry timeout flaky test lint format review commit docker compose kubernetes redis postgres "
-    "queue worker cron schedule feature flag rollout canary metric alert oncall runbook incident"
-).split()
 NOW = Timestamp.now()
 SETTINGS = Settings(pinned_budget_chars=1500)
 
@@ -60,27 +58,29 @@ def pinned(i: int, n: int) -> bool:
     return i % max(n // 6, 1) == 0
 
 
-def make_fact(i: int, n: int, rng: random.Random) -> Fact:
-    """One generated fact; six pinned, every 7th old enough to be stale, every
-    50th expiring soon, every 500th holding a secret, every 400th a duplicate."""
-    scope = "global" if i % 5 == 0 else "project"
-    type_ = ("user", "feedback", "project", "reference")[i % 4]
-    age = 300 if i % 7 == 0 else rng.randint(1, 20)
-    ts = Timestamp(NOW.ns - age * DAY_NS)
-    body = " ".join(rng.choice(WORDS) for _ in range(60))
-    if i % 500 == 1:
-        body += "\naws key AKIA" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
-    desc = " ".join(rng.choice(WORDS) for _ in range(8))
-    if i % 400 == 2:
-        desc = "the shared description of a duplicated fact"
-    return Fact(
-        id=new_memory_id(), revision=1 + i % 3, created_at=ts, updated_at=ts, name=f"fact-{i:06d}",
-        title=f"Fact {i} about {rng.choice(WORDS)}", description=desc,
-        keywords=" ".join(rng.choice(WORDS) for _ in range(3)), activation="pinned" if pinned(i, n) else "relevant",
-        type=type_, scope=scope, body=body,
-        subject_key="bench.shared" if i in (3, 4) else (f"bench.s{i}" if i % 10 == 0 else ""),
-        expires_at=Timestamp(NOW.ns + 3 * DAY_NS) if i % 50 == 0 else None,
-    )
+def make_facts(n: int) -> list[Fact]:
+    """The recall benchmark's generated facts (agent-memory style, a long tail of rare
+    words, symbols, some Chinese), ages 0-400 days, plus what health looks for: six
+    pinned, every 500th holding a secret, every 50th expiring in three days, every 400th
+    a copy of another's description, two on one subject key."""
+    from recall_bench import make_facts as recall_facts
+
+    rng = random.Random(n)
+    out = []
+    for i, f in enumerate(recall_facts(n)):
+        body = f.body
+        if i % 500 == 1:
+            body += "\naws key AKIA" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
+        ts = Timestamp(NOW.ns - (NOW.ns - f.updated_at.ns) % (400 * DAY_NS)) if f.updated_at else NOW
+        out.append(replace(
+            f, id=new_memory_id(), created_at=ts, updated_at=ts, body=body, file_scope=f.scope,
+            description="the shared description of a duplicated fact" if i % 400 == 2 else f.description,
+            activation="pinned" if pinned(i, n) else "relevant",
+            subject_key="bench.shared" if i in (3, 4) else (f"bench.s{i}" if i % 10 == 0 else ""),
+            expires_at=Timestamp(NOW.ns + 3 * DAY_NS) if i % 50 == 0 else None,
+            scope="project" if i in (3, 4) else f.scope,
+        ))
+    return out
 
 
 def build(root: Path, n: int, traces: int) -> tuple[Layout, list[Fact]]:
@@ -90,18 +90,21 @@ def build(root: Path, n: int, traces: int) -> tuple[Layout, list[Fact]]:
     rng = random.Random(n)
     layout.project_dir.mkdir(parents=True)
     layout.global_dir.mkdir(parents=True)
-    facts = [make_fact(i, n, rng) for i in range(n)]
+    facts = make_facts(n)
     for f in facts:
-        f = Fact(**{**{k: getattr(f, k) for k in f.__dataclass_fields__}, "file_scope": f.scope})
+        f = replace(f, file_scope=f.scope)
         (layout.dir_for(f.scope) / f"{f.name}.md").write_text(render_fact(f))
+    from recall_bench import make_queries
+
+    queries = make_queries(max(traces, 1))
     store = TraceStore(layout, keep=max(traces, 1))
     for t in range(traces):
         at = Timestamp(NOW.ns - (traces - t) * 600 * 1_000_000_000)
         picked = rng.sample(facts[: max(1, n // 3)], 3)
         hits = tuple(TraceHit(id=str(f.id), ref=f.ref, name=f.name, title=f.title, revision=f.revision, scope=f.scope,
                               type=f.type, freshness="fresh", score=1.0, reason="matched", snippet="") for f in picked)
-        q = " ".join(rng.choice(WORDS) for _ in range(5))
-        store.record(RecallTrace(query=q, at=at.rfc3339(), hits=hits, terms=tuple(q.split())))
+        q = queries[t]
+        store.record(RecallTrace(query=q, at=at.rfc3339(), hits=hits, terms=tuple(query_terms(q))))
     return layout, facts
 
 
@@ -117,7 +120,8 @@ def best(fn, reps: int) -> tuple[float, object]:
 
 def run(n: int, traces: int, reps: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        layout, _ = build(Path(tmp), n, traces)
+        layout, facts = build(Path(tmp), n, traces)
+        names = [f.name for f in facts]
         Store(layout, settings=SETTINGS).list_all()  # the parse cache on disk, as after any CLI call
         memo = memo_path(layout)
 
@@ -144,9 +148,9 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
         writes: list[tuple[float, float, float]] = []
         for k in range(reps):
             i = rng.randrange(n)
-            while pinned(i, n):
+            while pinned(i, n) or i in (3, 4):
                 i = rng.randrange(n)
-            store.save(SaveRequest(name=f"fact-{i:06d}", description=f"changed {k}", body=f"new body {k} " * 20))
+            store.save(SaveRequest(name=names[i], description=f"changed {k}", body=f"new body {k} " * 20))
             t0 = time.perf_counter()
             ctx = gather(layout, SETTINGS, store)
             t1 = time.perf_counter()

@@ -545,3 +545,79 @@ def test_usage_from_real_recall_traces(layout: Layout) -> None:
     assert [f.facts[0].ref for f in k["often-recalled"]] == ["project/deploy-target.md"]
     assert [f.facts[0].ref for f in k["never-recalled"]] == ["project/release-branch.md"]
     assert [f.facts[0].id for f in k["pinned-unused"]] == [pinned.id]
+
+
+# --------------------------------------------------------------------------- the resolver's pairs
+
+
+def test_a_newer_fact_that_says_it_replaced_an_older_one(layout: Layout) -> None:
+    old = save(layout, "package-manager", days_ago=90, title="Package manager",
+               description="Install dependencies with npm", body="Run npm install before building.")
+    new = save(layout, "pnpm-migration", days_ago=3, title="Package manager is pnpm",
+               description="Install dependencies with pnpm", body="We switched from npm last month; run pnpm install.")
+    [f] = kinds(layout)["topic-supersession"]
+    assert f.severity == "warning"
+    assert [(r.id, r.role) for r in f.facts] == [(new.id, "current"), (old.id, "superseded")]
+    assert "it says npm was replaced" in f.evidence[0]
+    assert f.fix("archive").fact_id == old.id
+
+
+def test_facts_on_different_topics_are_no_supersession(layout: Layout) -> None:
+    save(layout, "package-manager", days_ago=90, description="Install dependencies with pnpm", body="Run pnpm install.")
+    save(layout, "deploy-target", days_ago=3, description="Production runs on Fly.io", body="Deploy with fly deploy.")
+    assert "topic-supersession" not in kinds(layout)
+
+
+def test_a_project_fact_overriding_a_global_default_by_topic(layout: Layout) -> None:
+    g = save(layout, "js-tooling", scope="global", days_ago=60, title="JavaScript package manager",
+             description="Default package manager for JavaScript projects is npm", body="Use npm install for dependencies.")
+    p = save(layout, "this-repo-installs", days_ago=2, title="Installing in this repository",
+             description="This repository installs packages with pnpm, not npm", body="Use pnpm install, not npm install.")
+    [f] = kinds(layout)["project-override"]
+    assert [r.id for r in f.facts] == [p.id, g.id] and f.evidence[0].startswith("by topic, under other words")
+
+
+def test_the_same_fact_in_other_words_is_a_near_duplicate(layout: Layout) -> None:
+    a = save(layout, "billing-owner", days_ago=20, title="Billing owner", description="Dana owns the billing service",
+             body="Dana owns the billing service.")
+    b = save(layout, "who-owns-billing", days_ago=2, title="Who owns billing",
+             description="The billing service owner is Dana", body="The billing service owner is Dana; ask her first.")
+    [f] = kinds(layout)["near-duplicate"]
+    assert [r.id for r in f.facts] == [b.id, a.id]
+    assert f.overlap[0].startswith("words: ") and "dana" in f.overlap[0].lower()
+    assert "meaning similarity" in f.evidence[1]
+    assert f.fix("merge").keep_id == b.id and f.fix("archive").fact_id == a.id
+
+
+def test_different_values_in_similar_words_are_not_duplicates(layout: Layout) -> None:
+    save(layout, "billing-owner", days_ago=20, description="Dana owns the billing service", body="Dana owns billing.")
+    save(layout, "search-owner", days_ago=2, description="Lee owns the search service", body="Lee owns search.")
+    save(layout, "node-runtime", days_ago=20, description="Node 18 is the runtime", body="The services run on Node 18.")
+    save(layout, "node-version", days_ago=2, description="Runtime is Node 20", body="The services run on Node 20.")
+    assert "near-duplicate" not in kinds(layout)
+
+
+def test_meaning_pairs_after_one_write_equal_a_fresh_computation(layout: Layout) -> None:
+    """The incremental near-duplicate pairs (one row computed after a write) are the pairs
+    a computation from scratch finds; the saved state spares the next process the work."""
+    from reasonix_tui.core.health.similar import MeaningPairs
+
+    texts = ["Dana owns the billing service", "The billing service owner is Dana", "Lee owns search",
+             "Search is owned by Lee", "Deploy with fly deploy", "Production deploys use fly deploy",
+             "Run make check before committing", "Before a commit, run make check"]
+    for i, t in enumerate(texts):
+        save(layout, f"fact-{i}", description=t, body=t)
+    facts = Store(layout, settings=SETTINGS).list_all()
+    incremental = MeaningPairs()
+    first = incremental.update(facts)
+    assert incremental.computed == len(facts) and first
+    store = Store(layout, settings=SETTINGS)
+    store.save(SaveRequest(name="fact-2", description="Lee owns the search service", body="Lee owns search."))
+    facts = store.list_all()
+    again = incremental.update(facts)
+    assert incremental.computed == 1
+    fresh = MeaningPairs().update(facts)
+    assert [(i, j, round(c, 5)) for i, j, c in again] == [(i, j, round(c, 5)) for i, j, c in fresh]
+    restored = MeaningPairs()
+    assert restored.restore(incremental.state())
+    assert restored.update(facts) == again and restored.computed == 0

@@ -5,7 +5,10 @@ Context Center's Health pane:
 
 * :mod:`.model` — :class:`Finding` (kind, severity, the facts involved with their
   revisions, evidence, fixes, a fingerprint for dismissals), :class:`HealthReport`;
-* :mod:`.checks` — one pure function per kind of finding;
+* :mod:`.checks` — one pure function per kind of finding; same-subject conflicts, topic
+  supersessions and overrides come from the recall's resolver (:mod:`reasonix_tui.core.resolve`);
+* :mod:`.similar` — near-duplicates by the recall's meaning channel, kept incrementally;
+* :mod:`.compare` — two facts side by side, the differing words marked;
 * :mod:`.checker` — :class:`HealthChecker` (per-fact work memoised, so a run after one
   write rescans one fact), :func:`gather` (the inputs), :func:`health_report`;
 * :mod:`.dismissals` — dismissed fingerprints in the state root;

@@ -30,6 +30,8 @@ from ..store.sealed import read_sealed, source_stamp, write_sealed
 from . import checks
 from .checks import FactScan, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
+from .similar import MeaningPairs, near_duplicates
+from ..resolve import Resolution, resolve, resolve_subjects
 from .model import Finding, HealthReport, sort_key
 
 if TYPE_CHECKING:
@@ -81,14 +83,19 @@ def memo_path(layout: Layout) -> str:
 def _memo_version() -> str:
     from .. import policy, secrets
 
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-        ds = version("detect-secrets")
-    except Exception:  # noqa: BLE001 - a missing distribution only changes the stamp
-        ds = "?"
+    versions = []
+    for dist in ("detect-secrets", "wordllama"):
+        try:
+            versions.append(version(dist))
+        except PackageNotFoundError:  # a missing distribution only changes the stamp
+            versions.append("?")
     here = os.path.dirname(__file__)
-    return source_stamp(secrets.__file__, policy.__file__, os.path.join(here, "checks.py")) + ":" + ds + ":1"
+    fields = os.path.join(os.path.dirname(here), "recall", "fields.py")
+    stamp = source_stamp(secrets.__file__, policy.__file__, os.path.join(here, "checks.py"),
+                         os.path.join(here, "similar.py"), fields)
+    return f"{stamp}:{':'.join(versions)}:2"
 
 
 class HealthChecker:
@@ -107,6 +114,8 @@ class HealthChecker:
         self._disk: dict[bytes, Any] | None = None
         self._dirty = False
         self._memo = checks.FindingMemo()
+        self._meaning = MeaningPairs()
+        self._meaning_loaded = False
         self._usage: tuple[tuple[tuple[str, str, int], ...], checks.Usage] | None = None
         self.scanned = 0
         """Facts scanned (not taken from a memo) by the last :meth:`scan_all`."""
@@ -116,8 +125,10 @@ class HealthChecker:
     def _disk_layer(self) -> dict[bytes, Any]:
         if self._disk is None:
             data = read_sealed(self._disk_path, self._MAGIC) if self._disk_path else None
-            ok = type(data) is tuple and len(data) == 2 and data[0] == _memo_version() and isinstance(data[1], dict)
+            ok = type(data) is tuple and len(data) == 3 and data[0] == _memo_version() and isinstance(data[1], dict)
             self._disk = data[1] if ok else {}
+            if ok and not self._meaning_loaded:
+                self._meaning_loaded = self._meaning.restore(data[2])
         return self._disk
 
     def cached(self, fact: Fact) -> FactScan | None:
@@ -188,12 +199,12 @@ class HealthChecker:
     def save(self) -> bool:
         """Write the disk layer when something new was scanned (best effort)."""
         with self._lock:
-            if not self._disk_path or not self._dirty or self._disk is None:
+            if not self._disk_path or self._disk is None or not (self._dirty or self._meaning.computed):
                 return False
             items = list(self._disk.items())[-self._LIMIT:]
             self._dirty = False
         try:
-            write_sealed(self._disk_path, self._MAGIC, (_memo_version(), dict(items)))
+            write_sealed(self._disk_path, self._MAGIC, (_memo_version(), dict(items), self._meaning.state()))
         except (OSError, ValueError):
             return False
         return True
@@ -219,12 +230,15 @@ class HealthChecker:
         scans, left = self.scan_all(ctx.facts, progress, budget_s=budget_s)
         ctx = replace(ctx, scans=scans)
         usage = self.usage(ctx.traces)
-        findings = run_checks(ctx, memo=self._memo, usage=usage)
+        notes: list[str] = []
+        if self._disk_path:
+            self._disk_layer()  # the near-duplicate pairs a previous process left
+        findings = run_checks(ctx, memo=self._memo, usage=usage, meaning=self._meaning, notes=notes)
         self._memo.retain(ctx.facts)
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
-        partial = (f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ()
+        partial = tuple(notes) + ((f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ())
         return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(ctx.facts), usage.span, partial)
 
 
@@ -234,19 +248,55 @@ def _words(fact: Fact) -> frozenset[str]:
     return frozenset(FACT_MEMO.get(fact, "tokens", _recall_tokens))
 
 
+def _pairs_of(findings: Sequence[Finding]) -> set[frozenset[str]]:
+    out: set[frozenset[str]] = set()
+    for f in findings:
+        ids = [r.id for r in f.facts]
+        out.update(frozenset((a, b)) for a in ids for b in ids if a != b)
+    return out
+
+
 def run_checks(
-    ctx: HealthContext, *, memo: checks.FindingMemo | None = None, usage: checks.Usage | None = None
+    ctx: HealthContext,
+    *,
+    memo: checks.FindingMemo | None = None,
+    usage: checks.Usage | None = None,
+    meaning: MeaningPairs | None = None,
+    notes: list[str] | None = None,
 ) -> list[Finding]:
-    """Every check over ``ctx`` (``ctx.scans`` should hold every fact's scan; ``memo``
-    keeps per-fact findings between runs, ``usage`` is the folded traces when known)."""
+    """Every check over ``ctx`` (``ctx.scans`` should hold every fact's scan).
+
+    ``memo`` keeps per-fact findings between runs, ``usage`` is the folded traces when
+    known, ``meaning`` the near-duplicate pairs kept between runs; a check that could not
+    run (a language resource missing) adds a line to ``notes``.
+    """
     facts = ctx.facts
     out: list[Finding] = []
-    conflicts = checks.check_subject_conflicts(facts)
-    overrides = checks.check_overrides(facts)
-    out += conflicts
-    out += overrides
-    skip = {frozenset(f.fact_ids[:1] + (other,)) for f in conflicts + overrides for other in f.fact_ids[1:]}
-    out += checks.check_duplicates(facts, ctx.scans, skip)
+    try:
+        resolution = resolve(facts)
+    except (ImportError, OSError, ValueError) as exc:  # the topic pairs need the language resources
+        resolution = Resolution(tuple(resolve_subjects(facts)))
+        if notes is not None:
+            notes.append(f"topic pairs unavailable ({type(exc).__name__}: {exc}); subject keys only")
+    claimed = checks.check_subject_conflicts(facts, resolution)
+    claimed += checks.check_overrides(facts, resolution)
+    # a pair the topic resolver only *guesses* is a replacement (same topic, newer) is a
+    # near-duplicate when the two say the same thing; a stated replacement never is
+    skip = _pairs_of(claimed) | {frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items
+                                 if s.kind != "topic" or s.certain}
+    exact = checks.check_duplicates(facts, ctx.scans, skip)
+    dups = _pairs_of(exact)
+    try:
+        meaning = meaning or MeaningPairs()
+        pairs = meaning.update(facts)
+        near = checks.check_near_duplicates(facts, near_duplicates(facts, pairs, skip | dups, meaning.verdicts,
+                                                                   meaning.last_keys), memo)
+        dups |= _pairs_of(near)
+        exact += near
+    except (ImportError, OSError, ValueError) as exc:
+        if notes is not None:
+            notes.append(f"near-duplicates by meaning unavailable ({type(exc).__name__}: {exc})")
+    out += claimed + exact + checks.check_topic_supersessions(facts, resolution, dups)
     out += checks.check_secrets(facts, ctx.scans)
     out += checks.check_unreadable(ctx.errors)
     out += checks.check_instructions(ctx.diagnostics, ctx.workspace)
@@ -336,8 +386,12 @@ def instruction_targets(workspace: str, limit: int = INSTRUCTION_WALK_LIMIT) -> 
 
 
 def function_words() -> frozenset[str]:
-    """Words that are never evidence of a topic (empty until a language resource gives them)."""
-    return frozenset()
+    """Words that are never evidence of a topic (the language package's English closed class)."""
+    try:
+        from ..lang import FUNCTION_WORDS
+    except ImportError:
+        return frozenset()
+    return frozenset(FUNCTION_WORDS)
 
 
 def health_report(
@@ -350,8 +404,14 @@ def health_report(
 ) -> HealthReport:
     """Findings of the workspace's store with the dismissals of its state root applied
     (scans are memoised on disk under the cache folder)."""
+    from ..recall.index import FACT_MEMO
+    from ..recall.index import memo_path as recall_memo_path
+
     checker = checker or HealthChecker(memo_path(layout))
+    # a one-shot process: analysed fields and meaning vectors of unchanged facts come from the last run
+    FACT_MEMO.attach(recall_memo_path(layout.cache_dir))
     ctx = gather(layout, settings, store, now=now)
     report = checker.report(ctx, Dismissals(layout).fingerprints())
     checker.save()
+    FACT_MEMO.save()
     return report

@@ -24,6 +24,8 @@ from ..recall.engine import SUPPRESSED_EMPTY, SUPPRESSED_GENERIC, SUPPRESSED_NO_
 from ..recall.trace import RecallTrace
 from ..store.model import Fact, normalize_subject_key, normalized_phrase
 from ..store.precedence import find_overrides
+from ..resolve import Resolution, Supersession
+from .similar import MAX_GROUP, NearDuplicate
 from .model import INFO, PROBLEM, WARNING, FactRef, Finding, Fix, TraceSpan, fingerprint_of, key_of
 
 __all__ = [
@@ -37,6 +39,8 @@ __all__ = [
     "FindingMemo",
     "dup_keys",
     "check_subject_conflicts",
+    "check_topic_supersessions",
+    "check_near_duplicates",
     "check_overrides",
     "check_duplicates",
     "check_secrets",
@@ -201,6 +205,7 @@ class FindingMemo:
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, int], tuple[Fact, Hashable, Finding | None]] = {}
+        self._groups: dict[tuple[str, tuple[int, ...]], tuple[tuple[Fact, ...], Hashable, Finding | None]] = {}
 
     def get(self, kind: str, fact: Fact, signature: Hashable, build: Callable[[], Finding | None]) -> Finding | None:
         """``build()``, or what it gave for this fact and signature last time."""
@@ -212,12 +217,26 @@ class FindingMemo:
         self._items[key] = (fact, signature, value)
         return value
 
+    def get_group(self, kind: str, group: Sequence[Fact], signature: Hashable,
+                  build: Callable[[], Finding | None]) -> Finding | None:
+        """:meth:`get` for a finding about several facts (all must be the same objects)."""
+        key = (kind, tuple(id(f) for f in group))
+        hit = self._groups.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], group)) and hit[1] == signature:
+            return hit[2]
+        value = build()
+        self._groups[key] = (tuple(group), signature, value)
+        return value
+
     def retain(self, facts: Sequence[Fact]) -> None:
         """Forget the findings of facts not in ``facts``."""
         alive = {id(f): f for f in facts}
         for key, (fact, _, _) in list(self._items.items()):
             if alive.get(key[1]) is not fact:
                 del self._items[key]
+        for gkey, (group, _, _) in list(self._groups.items()):
+            if any(alive.get(id(f)) is not f for f in group):
+                del self._groups[gkey]
 
     def __len__(self) -> int:
         return len(self._items)
@@ -244,59 +263,104 @@ def _fact_line(role: str, fact: Fact) -> str:
     return f"{role}: {_name(fact)}, revision {fact.revision}, updated {_day(fact.updated_at)}: {_gist(fact)}"
 
 
-def check_subject_conflicts(facts: Sequence[Fact]) -> list[Finding]:
-    """Two or more active facts of one scope holding one subject key.
-
-    The store refuses a second holder, so this comes from hand edits or a sync. The
-    newest is current (the subject resolver's rule); the others are superseded.
-    """
-    groups: dict[tuple[str, str], list[Fact]] = {}
-    for f in facts:
-        key = normalize_subject_key(f.subject_key)
-        if key:
-            groups.setdefault((f.scope, key), []).append(f)
-    out: list[Finding] = []
-    for (scope, key), group in groups.items():
-        if len(group) < 2:
+def check_subject_conflicts(facts: Sequence[Fact], resolution: Resolution) -> list[Finding]:
+    """Two or more active facts of one scope holding one subject key, as the subject
+    resolver sees them (:func:`~reasonix_tui.core.resolve.resolve_subjects`: the newest is
+    current, the others superseded). The store refuses a second holder, so this comes from
+    hand edits or a sync. A project fact over a global one on a subject is an override
+    (:func:`check_overrides`), not a conflict."""
+    groups: dict[int, tuple[Fact, list[Supersession]]] = {}
+    for sup in resolution.items:
+        if sup.kind != "subject" or sup.old.scope != sup.current.scope:
             continue
-        group.sort(key=newness, reverse=True)
-        current, older = group[0], group[1:]
+        groups.setdefault(id(sup.current), (sup.current, []))[1].append(sup)
+    out: list[Finding] = []
+    for current, sups in groups.values():
+        older = sorted((s.old for s in sups), key=newness, reverse=True)
+        key = normalize_subject_key(current.subject_key)
+        n = len(older) + 1
         refs = [FactRef.of(current, "current"), *(FactRef.of(f, "superseded") for f in older)]
         evidence = [
-            f"subject {key} has {len(group)} active {scope} facts; a subject has one current value "
+            f"subject {key} has {n} active {current.scope} facts; a subject has one current value, the newest "
             "(the store refuses a second holder, so a hand edit or a sync made this)",
             _fact_line("current (newest)", current),
             *(_fact_line("superseded", f) for f in older),
         ]
         fixes = [*(_archive(f, "the superseded") for f in older), _edit(current, "the current")]
-        title = f"{len(group)} {scope} facts hold subject {key}"
+        title = f"{n} {current.scope} facts hold subject {key}"
         out.append(make_finding("subject-conflict", PROBLEM, title, refs, evidence, fixes))
+    return out
+
+
+def check_topic_supersessions(
+    facts: Sequence[Fact], resolution: Resolution, skip: set[frozenset[str]] | None = None
+) -> list[Finding]:
+    """Pairs of facts on one topic where the newer replaces the older without a link (the
+    topic resolver, :func:`~reasonix_tui.core.resolve.topic_pairs`): ``warning`` when the
+    newer one says so in words, ``info`` when only the overlap and the dates say it. Pairs
+    of ids in ``skip`` (already reported as duplicates) are left out."""
+    out: list[Finding] = []
+    for sup in resolution.items:
+        if sup.kind != "topic" or frozenset((str(sup.old.id), str(sup.current.id))) in (skip or ()):
+            continue
+        old, cur = sup.old, sup.current
+        if str(old.id) in cur.supersedes or old.ref in cur.supersedes:
+            continue  # linked: the newer fact already says it replaces this one
+        severity = WARNING if sup.certain else INFO
+        lead = "replaced" if sup.certain else "possibly replaced"
+        evidence = [
+            f"{lead} by a newer fact on the same topic: {sup.evidence}",
+            _fact_line("current (newer)", cur),
+            _fact_line("older", old),
+            "both are active: recall ranks the older one after the newer, but still shows it",
+        ]
+        fixes = [_archive(old, "the replaced"), _edit(cur, "the current"), _edit(old, "the older")]
+        title = f"{old.display_title}: {lead} by {cur.display_title}"
+        out.append(make_finding("topic-supersession", severity, title,
+                                [FactRef.of(cur, "current"), FactRef.of(old, "superseded")], evidence, fixes,
+                                extra=sup.evidence))
     return out
 
 
 # --------------------------------------------------------------------------- overrides
 
 
-def check_overrides(facts: Sequence[Fact]) -> list[Finding]:
-    """Project facts that shadow a global default by identity (id, name, title or
-    subject key; ``FindOverrides``, the rule recall and the pinned block apply)."""
+def _override(p: Fact, g: Fact, why: str, extra: str) -> Finding:
+    refs = [FactRef.of(p, "project"), FactRef.of(g, "global")]
+    evidence = [why, _fact_line("project", p), _fact_line("global default", g)]
+    if g.pinned:
+        evidence.append("the global fact is pinned: it still rides in every other workspace's sessions")
+    fixes = [_edit(g, "the global default"), _edit(p, "the project fact"),
+             Fix("archive", f"archive the global default {g.ref} (every workspace)", fact_id=str(g.id))]
+    title = f"{p.display_title} overrides the global {g.display_title}"
+    return make_finding("project-override", INFO, title, refs, evidence, fixes, extra=extra)
+
+
+def check_overrides(facts: Sequence[Fact], resolution: Resolution | None = None) -> list[Finding]:
+    """Project facts that shadow a global default: by identity (id, name, title or subject
+    key; ``FindOverrides``, the rule recall and the pinned block apply), or on the same
+    topic under other words (the topic resolver's overrides)."""
     out: list[Finding] = []
+    seen: set[frozenset[str]] = set()
     for o in find_overrides(facts):
         p, g = o.project, o.global_fact
         kind_, _, value = o.key.partition(":")
-        refs = [FactRef.of(p, "project"), FactRef.of(g, "global")]
-        evidence = [
-            f"in this workspace the project fact overrides the global one (shared {kind_} {value}): recall "
-            "and the session-start block use the project fact only",
-            _fact_line("project", p),
-            _fact_line("global default", g),
-        ]
-        if g.pinned:
-            evidence.append("the global fact is pinned: it still rides in every other workspace's sessions")
-        fixes = [_edit(g, "the global default"), _edit(p, "the project fact"),
-                 Fix("archive", f"archive the global default {g.ref} (every workspace)", fact_id=str(g.id))]
-        title = f"{p.display_title} overrides the global {g.display_title}"
-        out.append(make_finding("project-override", INFO, title, refs, evidence, fixes, extra=o.key))
+        seen.add(frozenset((str(p.id), str(g.id))))
+        why = (f"in this workspace the project fact overrides the global one (shared {kind_} {value}): recall "
+               "and the session-start block use the project fact only")
+        out.append(_override(p, g, why, o.key))
+    for sup in resolution.items if resolution is not None else ():
+        if sup.kind != "override":
+            continue
+        p, g = sup.current, sup.old
+        pair = frozenset((str(p.id), str(g.id)))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        said = sup.evidence.split("overrides this global default: ", 1)[-1]
+        why = (f"by topic, under other words ({said}): recall and the session-start block (enhanced mode) "
+               "use the project fact only")
+        out.append(_override(p, g, why, "topic"))
     return out
 
 
@@ -380,6 +444,69 @@ def check_duplicates(
         title = f"{keep.display_title}: {len(fs)} facts say the same"
         out.append(make_finding("near-duplicate", WARNING, title, refs, evidence, fixes, overlap=overlap))
     return out
+
+
+def check_near_duplicates(
+    facts: Sequence[Fact], dups: Sequence[NearDuplicate], memo: FindingMemo | None = None
+) -> list[Finding]:
+    """Facts that say the same thing in other words (:mod:`.similar`: alike by meaning,
+    sharing their words, no different values), one finding per group of them; the newest
+    stays."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    size: dict[int, int] = {}
+    kept: list[NearDuplicate] = []
+    for d in sorted(dups, key=lambda d: -d.meaning):
+        ri, rj = find(d.i), find(d.j)
+        if ri != rj:
+            if size.get(ri, 1) + size.get(rj, 1) > MAX_GROUP:
+                continue  # a family of look-alike facts (a template), not duplicates to merge
+            parent[rj] = ri
+            size[ri] = size.get(ri, 1) + size.get(rj, 1)
+        kept.append(d)
+    groups: dict[int, list[NearDuplicate]] = {}
+    for d in kept:
+        groups.setdefault(find(d.i), []).append(d)
+    out: list[Finding] = []
+    for pairs in groups.values():
+        members = sorted({facts[x] for d in pairs for x in (d.i, d.j)}, key=newness, reverse=True)
+        sig = tuple(sorted((str(facts[d.i].id), str(facts[d.j].id), round(d.meaning, 4)) for d in pairs))
+        found = (memo.get_group("near-duplicate", members, sig, lambda m=members, p=pairs: _near(facts, m, p))
+                 if memo is not None else _near(facts, members, pairs))
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _near(facts: Sequence[Fact], members: list[Fact], pairs: list[NearDuplicate]) -> Finding:
+    keep, others = members[0], members[1:]
+    best = max(pairs, key=lambda d: d.meaning)
+    overlap = []
+    if best.shared:
+        overlap.append("words: " + ", ".join(best.shared[:12]))
+    overlap += [f"passage: {truncate_runes(p, 160)}" for p in best.passages[:3]]
+    evidence = [
+        f"{len(members)} facts say the same thing in other words; recall may spend its budget on all of them",
+        *(f"{facts[d.i].ref} ≈ {facts[d.j].ref}: meaning similarity {d.meaning:.2f}, "
+          f"{d.cover[0]:.0%} and {d.cover[1]:.0%} of their words (weighted by what each word says) shared"
+          for d in sorted(pairs, key=lambda d: -d.meaning)[:6]),
+        _fact_line("newest", keep),
+        *(_fact_line("duplicate", f) for f in others),
+    ]
+    fixes = [*(_archive(f, "the duplicate") for f in others),
+             Fix("merge", f"merge into {keep.ref} (the form opens with the merged text)", fact_id=str(keep.id),
+                 keep_id=str(keep.id))]
+    title = f"{keep.display_title} ≈ " + ", ".join(f.display_title for f in others)
+    return make_finding("near-duplicate", WARNING, truncate_runes(title, 120),
+                        [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)],
+                        evidence, fixes, overlap=overlap, extra="meaning")
 
 
 # --------------------------------------------------------------------------- secrets
