@@ -36,6 +36,12 @@ __all__ = [
     "accept_suggestion",
     "dismiss_suggestion",
     "quick_add",
+    "HealthUndo",
+    "health_fix",
+    "merge_form",
+    "health_merge",
+    "health_dismiss",
+    "health_undo",
 ]
 
 
@@ -315,3 +321,125 @@ def quick_add(layout: Layout, scope: str, note: str) -> Outcome:
     from .backend import quick_add as add
 
     return Outcome(add(layout, scope, note), refresh=("instructions",))
+
+
+# ----------------------------------------------------------------- memory health
+
+
+@dataclass(frozen=True, slots=True)
+class HealthUndo:
+    """How to take back one health fix: the store steps of a fix or merge, or a dismissal."""
+
+    label: str
+    """What it takes back, for the person (``archive of project/x.md``)."""
+    fix: Any = None
+    """The :class:`~reasonix_tui.core.health.fixes.FixOutcome` to undo, or ``None``."""
+    fingerprint: str = ""
+    """A dismissed finding's fingerprint (undo restores it)."""
+
+
+def _health_paths(outcomes: list[Any]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(p for o in outcomes for p in o.paths if p))
+
+
+def health_fix(store: Store, finding: Any, action: str, undo: list[HealthUndo]) -> Outcome:
+    """Apply a store fix of a health finding (``archive``: every fact the finding offers to
+    archive; ``verify``, ``unpin``, ``pin``: the first such fix), refused when a fact changed
+    since the finding was computed. What can be taken back is appended to ``undo``."""
+    from ..core.health.fixes import FixOutcome, apply_fix
+
+    fixes = [f for f in finding.fixes if f.action == action]
+    if action != "archive":
+        fixes = fixes[:1]
+    if not fixes:
+        raise InvalidInput(f"this finding offers no {action} fix")
+    done: list[FixOutcome] = []
+    refused: list[str] = []
+    for fix in fixes:
+        try:
+            done.append(apply_fix(store, finding, fix))
+        except StoreError as exc:
+            if not done and len(fixes) == 1:
+                raise
+            refused.append(str(exc))
+    if not done:
+        raise StoreError("; ".join(refused))
+    steps = tuple(u for o in done for u in o.undo)
+    text = "; ".join(o.text for o in done)
+    text = text[:1].upper() + text[1:] + "."
+    if refused:
+        text += " Refused: " + "; ".join(refused)
+    if steps:
+        undo.append(HealthUndo(f"{action} ({finding.label})", FixOutcome(text, done[0].fact_id, _health_paths(done), steps)))
+        text += " U undoes it."
+    return Outcome(text, done[0].fact_id or None, (), _health_paths(done), ("health",))
+
+
+def merge_form(facts: list[Fact], keep_id: str) -> tuple[Any, FactFormValues]:
+    """The merged draft of ``facts`` into ``keep_id`` and the fact form pre-filled with it."""
+    from ..core.health.fixes import merged_draft
+
+    draft = merged_draft(facts, keep_id)
+    values = FactFormValues(
+        name=draft.name, title=draft.title, description=draft.description, type=draft.type, scope=draft.scope,
+        activation=draft.activation, volatility=draft.volatility, subject_key=draft.subject_key,
+        keywords=draft.keywords, expires_at=draft.expires_at.rfc3339() if draft.expires_at else "", body=draft.body,
+    )
+    return draft, values
+
+
+def health_merge(store: Store, finding: Any, draft: Any, values: FactFormValues, undo: list[HealthUndo]) -> Outcome:
+    """Save the merged fact as edited in the form and archive the finding's other facts
+    (:func:`~reasonix_tui.core.health.fixes.save_merge`: refused before anything is
+    written when a fact changed since the finding)."""
+    from dataclasses import replace
+
+    from ..core.health.fixes import save_merge
+
+    if not values.description.strip() or not values.body.strip():
+        raise InvalidInput("description and body are required")
+    expires_at, clear = parse_expires_at(values.expires_at)
+    request = replace(
+        draft, name=values.name.strip() or draft.name, title=values.title.strip(),
+        description=values.description.strip(), type=values.type, scope=values.scope,
+        keywords=values.keywords.strip(), subject_key=values.subject_key.strip(), activation=values.activation,
+        volatility=values.volatility, expires_at=None if clear else (expires_at or draft.expires_at),
+        verified=values.verified, body=values.body,
+    )
+    outcome = save_merge(store, finding, request)
+    text = outcome.text[:1].upper() + outcome.text[1:] + ". U undoes it."
+    undo.append(HealthUndo(f"merge ({finding.label})", outcome))
+    return Outcome(text, outcome.fact_id or None, (), outcome.paths, ("health",))
+
+
+def health_dismiss(store: Store, finding: Any, undo: list[HealthUndo]) -> Outcome:
+    """Dismiss a finding for good (kept in the state root by fingerprint, so it comes back
+    only when one of its facts changes); audited as ``health-dismiss``."""
+    from ..core.health.dismissals import Dismissals
+
+    first = finding.facts[0] if finding.facts else None
+    if not Dismissals(store.layout).dismiss(finding):
+        return Outcome("Already dismissed.", refresh=("health",))
+    store.audit.record(
+        "health-dismiss", True, store.actor, workspace=str(store.layout.workspace),
+        id=first.id if first else "", ref=first.ref if first else finding.path, reason=finding.title,
+        detail={"kind": finding.kind, "fingerprint": finding.fingerprint},
+    )
+    undo.append(HealthUndo(f"dismissal ({finding.label})", fingerprint=finding.fingerprint))
+    return Outcome("Dismissed: it stays hidden until one of its facts changes. U undoes it.", refresh=("health", "audit"))
+
+
+def health_undo(store: Store, item: HealthUndo) -> Outcome:
+    """Take back a health fix (recover what it archived, restore the revision it replaced,
+    set an activation back) or a dismissal."""
+    from ..core.health.dismissals import Dismissals
+    from ..core.health.fixes import undo_fix
+
+    if item.fix is None:
+        Dismissals(store.layout).restore(item.fingerprint)
+        store.audit.record("health-restore", True, store.actor, workspace=str(store.layout.workspace),
+                           detail={"fingerprint": item.fingerprint})
+        return Outcome(f"Undone: the {item.label} — the finding is shown again.", refresh=("health", "audit"))
+    text = undo_fix(store, item.fix)
+    paths = tuple(item.fix.paths)
+    return Outcome(f"Undone {item.label}: {text}.", item.fix.fact_id or None, (), paths, ("health",))

@@ -57,6 +57,9 @@ from .messages import (
     EditFileRequested,
     EditRequested,
     ForgetRequested,
+    HealthChecked,
+    HealthFixRequested,
+    HealthUndoRequested,
     NewFactRequested,
     PinRequested,
     ProposalViewReady,
@@ -125,7 +128,8 @@ TICK_SECONDS = 30.0
 WriteJob = Callable[[Store], actions.Outcome]
 """One store change, run by the write worker."""
 
-_STORE_WRITES = frozenset({"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo"})
+_STORE_WRITES = frozenset({"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo",
+                           "archive", "merge"})
 """Jobs that change fact files (reloaded after, wholly when they name no paths)."""
 
 
@@ -189,6 +193,16 @@ class ContextCenterApp(App[None]):
         """Published every :data:`TICK_SECONDS` so relative ages move on screen."""
         self.approvals = ApprovalFlow()
         """The approval flow's state."""
+        self.health: Any = None
+        """The last :class:`~reasonix_tui.core.health.HealthReport` (``None`` until the first)."""
+        self.health_changed: Signal[Any] = Signal(self, "health-changed")
+        """Published with each new health report."""
+        self.health_undo: list[actions.HealthUndo] = []
+        """Health fixes that can be taken back, newest last."""
+        self._health_gen = 0
+        self._health_lock = threading.Lock()
+        self._health_checker: Any = None
+        self._health_store: Store | None = None
         self.queue = ApprovalQueue(layout)
         """The approval queue of the state root."""
         self.keymap: dict[str, str] = dict(self.settings.keymap)
@@ -247,6 +261,86 @@ class ContextCenterApp(App[None]):
             attach_resolution(snapshot)
         except Exception:  # noqa: BLE001 - a label in the detail view is never worth a failed worker
             return
+
+    # ----------------------------------------------------------------- memory health
+
+    def refresh_health(self) -> None:
+        """Compute memory health again in a worker (requests made while one runs collapse
+        into one run; :class:`HealthChecked` carries the result)."""
+        self._health_gen += 1
+        self._health_worker(self._health_gen)
+
+    @work(thread=True, group="health", exit_on_error=False, description="check memory health")
+    def _health_worker(self, generation: int) -> None:
+        """Findings of the store, the traces and the instructions (thread worker). One
+        long-lived checker and store, so a run after a write scans only what changed."""
+        from ..core.health import Dismissals, HealthChecker, gather, memo_path
+
+        with self._health_lock:
+            if generation != self._health_gen:
+                return  # a newer request follows: it will do the work
+            if self._health_checker is None:
+                self._health_checker = HealthChecker(memo_path(self.layout))
+                self._health_store = Store(self.layout, settings=self.settings, actor="context-center")
+            checker = self._health_checker
+            ctx = gather(self.layout, self.settings, self._health_store, now=self.clock())
+            report = checker.report(ctx, Dismissals(self.layout).fingerprints())
+            checker.save()
+        self.post_message(HealthChecked(report, generation))
+
+    @on(HealthChecked)
+    def _health_checked(self, message: HealthChecked) -> None:
+        if not self.screen_stack or message.generation < self._health_gen and self.health is not None:
+            return  # a newer run is on its way
+        self.health = message.report
+        self.health_changed.publish(message.report)
+
+    @on(HealthFixRequested)
+    def _health_fix_requested(self, message: HealthFixRequested) -> None:
+        finding, action = message.finding, message.action
+        fix = finding.fix(action)
+        if fix is None:
+            self.notify(f"This finding offers no {action} fix.", severity="warning", timeout=4)
+            return
+        undo = self.health_undo
+        if action == "edit":
+            if fix.fact_id and fix.fact_id in self.snapshot.facts:
+                self.post_message(EditRequested(fix.fact_id, external=True))
+            elif fix.path:
+                self._edit_file(fix.path, fact_file=finding.kind == "unreadable")
+            return
+        if action == "dismiss":
+            self.run_write("dismiss", lambda store: actions.health_dismiss(store, finding, undo))
+            return
+        if action == "merge":
+            facts = [self.snapshot.facts.get(r.id) for r in finding.facts]
+            if any(f is None for f in facts):
+                self.notify("A fact of this finding is no longer active; look at the findings again.",
+                            severity="warning")
+                return
+            try:
+                draft, values = actions.merge_form([f for f in facts if f is not None], fix.keep_id or fix.fact_id)
+            except StoreError as exc:
+                self.notify(str(exc), title="merge: refused", severity="error")
+                return
+            others = ", ".join(r.ref for r in finding.facts if r.id != draft.id)
+            screen = FactFormScreen(values, title=f"Merge into {finding.facts[0].ref} (saving archives {others})")
+
+            def saved(values: actions.FactFormValues | None) -> None:
+                if values is not None:
+                    self.run_write("merge", lambda store: actions.health_merge(store, finding, draft, values, undo))
+
+            self.push_screen(screen, saved)
+            return
+        self.run_write(action, lambda store: actions.health_fix(store, finding, action, undo))
+
+    @on(HealthUndoRequested)
+    def _health_undo_requested(self, message: HealthUndoRequested) -> None:
+        if not self.health_undo:
+            self.notify("No health fix to undo.", timeout=3)
+            return
+        item = self.health_undo.pop()
+        self.run_write("undo", lambda store: actions.health_undo(store, item))
 
     def on_unmount(self) -> None:
         """Remove the presence marker."""
@@ -360,6 +454,7 @@ class ContextCenterApp(App[None]):
         self.snapshot = message.snapshot
         if complete:
             self._resolve_worker(message.snapshot)
+            self.refresh_health()
         if first and len(message.snapshot.rows) > 2_000:
             # A big store is millions of long-lived objects without cycles: keep the cyclic
             # GC from walking them again and again (a full pass costs ~0.3 s at 100k facts).
@@ -475,6 +570,8 @@ class ContextCenterApp(App[None]):
             self.refresh_approvals()
         if message.waiting:
             self._read_wait()
+        if message.recall or message.instructions:
+            self.refresh_health()  # usage findings read the traces; diagnostics the documents
         self.sidecars_changed.publish(message)
 
     # ----------------------------------------------------------------- actions
@@ -594,9 +691,12 @@ class ContextCenterApp(App[None]):
             self._select_after_reload = message.fact_id
         if message.ok and (message.paths or message.action in _STORE_WRITES):
             self.reload_store(message.paths or None)
+        if "health" in message.refresh and not (message.ok and (message.paths or message.action in _STORE_WRITES)):
+            self.refresh_health()  # a dismissal: no reload follows to do it
         if message.refresh:
             self.post_message(SidecarsReloaded(
                 approvals="approvals" in message.refresh, instructions="instructions" in message.refresh,
+                audit="audit" in message.refresh,
                 suggestions="suggestions" in message.refresh,
             ))
 

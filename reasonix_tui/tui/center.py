@@ -7,7 +7,7 @@ so the tui package has no import cycle.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.signal import Signal
@@ -51,6 +51,12 @@ class Center(Protocol):
     """Published when approvals, traces, the audit log, instructions or suggestions change."""
     clock_ticked: Signal[None]
     """Published every half minute so relative ages ("3m ago") move on screen."""
+    health: Any
+    """The last :class:`~reasonix_tui.core.health.HealthReport` (``None`` until the first)."""
+    health_changed: Signal[Any]
+    """Published with each new health report."""
+    health_undo: list[Any]
+    """Health fixes that can be taken back, newest last."""
 
     def make_store(self) -> Store:
         """A store for reads by panes (actor ``context-center``)."""

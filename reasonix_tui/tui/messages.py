@@ -44,6 +44,9 @@ __all__ = [
     "ApprovalsRead",
     "ProposalViewReady",
     "AgentWaitRead",
+    "HealthChecked",
+    "HealthFixRequested",
+    "HealthUndoRequested",
 ]
 
 
@@ -318,3 +321,29 @@ class AgentWaitRead(Message):
     """The proposal."""
     waiting: WaitInfo
     """What its waiting marker says."""
+
+
+@dataclass
+class HealthChecked(Message):
+    """Memory health was computed (a worker result)."""
+
+    report: Any
+    """The :class:`~reasonix_tui.core.health.HealthReport`."""
+    generation: int = 0
+    """Which request it answers (an older one is dropped)."""
+
+
+@dataclass
+class HealthFixRequested(Message):
+    """Apply one fix of a health finding (``archive``, ``merge``, ``verify``, ``unpin``,
+    ``pin``, ``edit``, ``dismiss``)."""
+
+    finding: Any
+    """The :class:`~reasonix_tui.core.health.Finding` as shown."""
+    action: str
+    """The fix."""
+
+
+@dataclass
+class HealthUndoRequested(Message):
+    """Take back the last health fix."""

@@ -1,4 +1,4 @@
-"""The main screen: a status line, the seven panes in tabs, and the footer."""
+"""The main screen: a status line, the eight panes in tabs, and the footer."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..panes.activity import ActivityPane
 from ..panes.archive import ArchivePane
 from ..panes.base import Pane
 from ..panes.facts import FactsPane
+from ..panes.health import HealthPane
 from ..panes.instructions import InstructionsPane
 from ..panes.recall import RecallPane
 from ..panes.revisions import RevisionsPane
@@ -32,8 +33,9 @@ PANES: tuple[tuple[str, str], ...] = (
     ("recall", "Recall"),
     ("suggestions", "Suggestions"),
     ("activity", "Activity"),
+    ("health", "Health"),
 )
-"""Pane ids and titles, in key order (1-7)."""
+"""Pane ids and titles, in key order (1-8)."""
 
 
 _PANE_CLASSES: dict[str, type[Pane]] = {
@@ -44,6 +46,7 @@ _PANE_CLASSES: dict[str, type[Pane]] = {
     "recall": RecallPane,
     "suggestions": SuggestionsPane,
     "activity": ActivityPane,
+    "health": HealthPane,
 }
 """Pane classes by id."""
 
@@ -64,6 +67,13 @@ _PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("suggestions", "rescan", "suggestions: scan again", "Scan recent sessions again (g)"),
     ("activity", "focus_filter", "activity: filter the audit log", "By words, actor:, op:, ref:, refused (/)"),
     ("activity", "open_fact", "activity: show the fact of the highlighted entry", "Jump to the fact (enter)"),
+    ("health", "fix('archive')", "health: archive the superseded or duplicate fact", "The current one stays; U undoes it (a)"),
+    ("health", "fix('merge')", "health: merge duplicates", "The form opens with the merged text; saving archives the others (m)"),
+    ("health", "fix('verify')", "health: verify", "Renew the fact's freshness clock (v)"),
+    ("health", "fix('unpin')", "health: unpin", "Unpin the fact the finding names (p)"),
+    ("health", "fix('edit')", "health: open in $EDITOR", "Open the fact or file the finding names (E)"),
+    ("health", "fix('dismiss')", "health: dismiss for good", "Hidden until one of its facts changes (d)"),
+    ("health", "undo", "health: undo the last fix", "Recover, restore or show again what the last fix changed (U)"),
 )
 """Palette commands of the panes other than Facts: (pane, action, title, help)."""
 
@@ -73,7 +83,7 @@ class StatusBar(Static):
 
 
 class MainScreen(Screen[None]):
-    """Facts, Revisions, Archive, Instructions, Recall, Suggestions, Activity."""
+    """Facts, Revisions, Archive, Instructions, Recall, Suggestions, Activity, Health."""
 
     AUTO_FOCUS = "#facts-table"
     """The table has the keys from the first frame, before its rows arrive (the default
@@ -107,6 +117,7 @@ class MainScreen(Screen[None]):
         """Subscribe to the app's signals and draw the status line."""
         self.center.store_changed.subscribe(self, lambda _update: self.refresh_status())
         self.center.sidecars_changed.subscribe(self, self._sidecars)
+        self.center.health_changed.subscribe(self, lambda _report: self.refresh_status())
         self.refresh_status()
         self.call_after_refresh(self._activate, "facts")
 
@@ -130,6 +141,10 @@ class MainScreen(Screen[None]):
             + (f" [$warning]· reading {snap.reading[0]:,}/{snap.reading[1]:,} files…[/]" if snap.reading[1] else ""),
             f"{pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
         ]
+        problems = app.health.problems if app.health is not None else 0
+        if problems:
+            key = app.effective_keys("app-pane-health", "8").split(",")[0]
+            parts.insert(2, f"[b $error]{problems} memory problem{'s' if problems != 1 else ''} — press {key}[/]")
         if app.demo:
             parts.append("[b $accent]demo home[/]")
         parts.append("[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching"))
@@ -227,7 +242,11 @@ class MainScreen(Screen[None]):
             if attempts > 0:
                 self.set_timer(0.05, partial(self.run_pane_action, pane_id, action, attempts - 1))
             return
-        getattr(pane, f"action_{action}")()
+        name, _, arg = action.partition("(")
+        if arg:
+            getattr(pane, f"action_{name}")(arg.rstrip(")").strip("'\""))
+        else:
+            getattr(pane, f"action_{action}")()
 
     def _run_facts_action(self, facts: FactsPane, name: str) -> None:
         self.show_pane("facts")
