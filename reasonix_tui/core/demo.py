@@ -87,7 +87,48 @@ _FACTS: tuple[tuple[Any, ...], ...] = (
      "All services target Python 3.12; use `uv` to manage interpreters."),
     ("commit-style", "Commit message style", "Conventional commits with a scope", "feedback", "global", "pinned", "", "user.commit_style", "git commit message", 5,
      "Write conventional commits: `feat(api): …`, `fix(db): …`. Keep the subject under 72 characters."),
+    # What memory health finds (the Health pane): an error tracker replaced in plain words
+    # but still active, the test command said twice in other words, a pinned checklist
+    # nobody asks about that fills most of the pinned budget.
+    ("error-tracking", "Errors go to Sentry", "Application errors are reported to Sentry", "project", "project", "", "", "", "exceptions monitoring", 120,
+     "Exceptions are reported to Sentry (project `acme-api`); check it first when a deploy fails."),
+    ("error-tracking-honeycomb", "Error tracking is Honeycomb", "Application errors are reported to Honeycomb", "project", "project", "", "", "", "exceptions monitoring", 8,
+     "We switched from Sentry to Honeycomb in July: exceptions and traces go to the `acme-api` dataset."),
+    ("before-commit", "Before committing, run make check", "Run make check before every commit: lint, types and tests", "feedback", "project", "", "", "", "pytest ruff mypy", 4,
+     "Before every commit, run `make check`: it runs ruff, mypy and pytest."),
+    ("review-checklist", "Code review checklist", "What every pull request review covers", "project", "project", "pinned", "stable", "", "pull request review", 25,
+     "Every pull request review covers, in this order:\n\n"
+     "1. The change does what its description says, and nothing else.\n"
+     "2. New behaviour has tests; a fixed bug has a test that failed before the fix.\n"
+     "3. Public functions have docstrings; renamed ones keep a deprecated alias for one release.\n"
+     "4. Database changes come with an alembic migration and a downgrade path.\n"
+     "5. No new dependency without a note in the description saying why.\n"
+     "6. Errors say what happened and what to do next, in one line.\n"
+     "7. Logs carry no personal data; request ids are logged, bodies are not.\n"
+     "8. Feature flags have an owner and a removal date.\n"
+     "9. The changelog entry is written for users, not for reviewers.\n"
+     "10. Anything left for later has an issue linked from a TODO.\n"
+     "11. Screenshots in the description for every visible change to the admin UI."),
 )
+
+_RELEASE_AREAS = ("invoices", "payments", "webhooks", "auth", "exports", "reports", "search", "the admin UI",
+                  "rate limits", "the CLI", "emails", "tax rules")
+_RELEASE_VERBS = ("fix a crash in", "speed up", "add pagination to", "log more context in", "tidy up",
+                  "retry failures in", "document", "harden input checks in")
+
+
+def _release_notes() -> str:
+    """A long pasted changelog (an oversized fact, as agents sometimes store)."""
+    lines = ["Pasted from the June release thread, every merged change:", ""]
+    for i in range(150):
+        lines.append(f"- 2026.06.{1 + i % 28:02d}: {_RELEASE_VERBS[i % len(_RELEASE_VERBS)]} "
+                     f"{_RELEASE_AREAS[(i * 5) % len(_RELEASE_AREAS)]} (#{1200 + i})")
+    return "\n".join(lines)
+
+
+def _demo_key() -> str:
+    """An access-key-shaped string made at run time (the secret the demo's Health pane flags)."""
+    return "AKIA" + "".join(chr(65 + (i * 7 + 3) % 26) for i in range(16))
 
 
 def demo_facts() -> tuple[tuple[Any, ...], ...]:
@@ -208,6 +249,18 @@ def build_demo_home(
     for fields in _FACTS:
         at(fields[9], partial(create, *fields))
 
+    # Memory health's other kinds: a secret pasted into a note, an oversized changelog,
+    # and (below, after the history) a second holder of a subject a sync brought in.
+    at(18, lambda: store_at(18).save(SaveRequest(
+        name="ci-deploy-user", title="CI deploy user", description="The IAM user CI deploys with", type="reference",
+        scope="project", keywords="aws iam ci", body=f"CI deploys as IAM user `ci-deploy`, access key `{_demo_key()}`.",
+    ), require_create=True))
+    at(35, lambda: store_at(35).save(SaveRequest(
+        name="release-notes-june", title="Release notes, June", description="Every change merged in June (pasted)",
+        type="reference", scope="project", keywords="changelog", body=_release_notes(),
+    ), require_create=True))
+    report.facts += 2
+
     # Revisions: the deploy target moved, then moved back (a superseded value for the demo).
     at(9, lambda: store_at(9).save(
         SaveRequest(
@@ -271,6 +324,19 @@ def build_demo_home(
     for _days_ago, write in sorted(history, key=lambda item: -item[0]):
         write()
 
+    # A sync brought a second holder of the release branch's subject (the store refuses
+    # one, so it is written as the sync would: a file that names the subject itself).
+    synced = store_at(1).save(SaveRequest(
+        name="release-branch-august", title="Release branch for August", description="The August release branch",
+        type="project", scope="project", subject_key="project.release_branch_synced", keywords="release branch",
+        body="The current release branch is `release/2026.08`.",
+    ), require_create=True).fact
+    path = Path(synced.path)
+    path.write_text(path.read_text(encoding="utf-8").replace("project.release_branch_synced", "project.release_branch"),
+                    encoding="utf-8")
+    os.utime(path, ns=(now.ns - DAY_NS, now.ns - DAY_NS))
+    report.facts += 1
+
     # A file Reasonix cannot parse (shows as an error row).
     broken = layout.project_dir / "broken-note.md"
     broken.write_text("---\ntitle: [unclosed\n---\nA note with broken frontmatter.\n", encoding="utf-8")
@@ -284,8 +350,15 @@ def build_demo_home(
     # (cross-language terms), then two that hit on their real terms.
     queries = (
         ("continue", 50),
-        ("which package manager should I use", 40),
-        ("发布分支叫什么？", 30),
+        ("which package manager should I use", 48),
+        ("where does production run?", 46),
+        ("发布分支叫什么？", 44),
+        ("what is the staging database host", 42),
+        ("which region do we deploy to", 40),
+        ("which python version do the services use", 38),
+        ("is the rolling deploy strategy still what we use for fly deploy", 36),
+        ("who is on call this week", 34),
+        ("where are production deploys hosted now", 30),
         ("how do I run the tests before committing?", 20),
         ("how do we deploy to production?", 10),
     )
