@@ -284,7 +284,7 @@ def run_checks(
     # near-duplicate when the two say the same thing; a stated replacement never is
     skip = _pairs_of(claimed) | {frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items
                                  if s.kind != "topic" or s.certain}
-    exact = checks.check_duplicates(facts, ctx.scans, skip)
+    exact = checks.check_duplicates(facts, ctx.scans, skip, memo)
     dups = _pairs_of(exact)
     try:
         meaning = meaning or MeaningPairs()

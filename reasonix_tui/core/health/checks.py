@@ -380,11 +380,15 @@ def dup_keys(f: Fact) -> tuple[tuple[str, bytes], ...]:
 
 
 def check_duplicates(
-    facts: Sequence[Fact], scans: Mapping[str, FactScan] | None = None, skip_pairs: set[frozenset[str]] | None = None
+    facts: Sequence[Fact],
+    scans: Mapping[str, FactScan] | None = None,
+    skip_pairs: set[frozenset[str]] | None = None,
+    memo: FindingMemo | None = None,
 ) -> list[Finding]:
     """Facts that say the same thing: the same title, description or body once case,
     spacing and punctuation are ignored (the write policy's duplicate rule, applied to the
-    store). Pairs in ``skip_pairs`` (already a conflict or an override) are left out."""
+    store). Pairs in ``skip_pairs`` (already a conflict or an override) are left out;
+    ``memo`` keeps a group's finding while its facts and shared texts are the same."""
     skip = skip_pairs or set()
     scans = scans or {}
     by_text: dict[tuple[str, bytes], list[Fact]] = {}
@@ -412,38 +416,47 @@ def check_duplicates(
                 continue
             parent[find(other)] = find(ids[0])
             linked.append((ids[0], other, field_name, one_line(getattr(group[0], field_name))))
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, dict[str, None]] = {}
     fields_of: dict[str, dict[str, str]] = {}
     for a, b, field_name, text in linked:
         root = find(a)
-        members = groups.setdefault(root, [])
-        for i in (a, b):
-            if i not in members:
-                members.append(i)
+        members = groups.setdefault(root, {})  # a dict: ordered, and membership in O(1) for big groups
+        members.setdefault(a)
+        members.setdefault(b)
         fields_of.setdefault(root, {}).setdefault(field_name, text)
     out: list[Finding] = []
     for root, members in groups.items():
         fs = sorted((by_id[i] for i in members), key=newness, reverse=True)
         if len(fs) < 2:
             continue
-        keep, others = fs[0], fs[1:]
-        fields_shared = [fld for fld in ("title", "description", "body") if fld in fields_of[root]]
-        refs = [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)]
-        overlap = []
-        for fld in fields_shared:
-            overlap.append(f"{fld}: {truncate_runes(fields_of[root][fld], 160)}")
-        evidence = [
-            f"{len(fs)} facts share the same {', '.join(fields_shared)} (case, spacing and punctuation ignored); "
-            "recall may spend its budget on both",
-            _fact_line("newest", keep),
-            *(_fact_line("duplicate", f) for f in others),
-        ]
-        fixes = [*(_archive(f, "the duplicate") for f in others),
-                 Fix("merge", f"merge into {keep.ref} (the form opens with the merged text)", fact_id=str(keep.id),
-                     keep_id=str(keep.id))]
-        title = f"{keep.display_title}: {len(fs)} facts say the same"
-        out.append(make_finding("near-duplicate", WARNING, title, refs, evidence, fixes, overlap=overlap))
+        shared = fields_of[root]
+        sig = tuple(sorted(shared.items()))
+        found = (memo.get_group("duplicate", fs, sig, lambda fs=fs, shared=shared: _duplicate(fs, shared))
+                 if memo is not None else _duplicate(fs, shared))
+        if found is not None:
+            out.append(found)
     return out
+
+
+def _duplicate(fs: list[Fact], shared: dict[str, str]) -> Finding:
+    """The finding of one group of exact duplicates (newest first)."""
+    keep, others = fs[0], fs[1:]
+    fields_shared = [fld for fld in ("title", "description", "body") if fld in shared]
+    refs = [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)]
+    overlap = []
+    for fld in fields_shared:
+        overlap.append(f"{fld}: {truncate_runes(shared[fld], 160)}")
+    evidence = [
+        f"{len(fs)} facts share the same {', '.join(fields_shared)} (case, spacing and punctuation ignored); "
+        "recall may spend its budget on both",
+        _fact_line("newest", keep),
+        *(_fact_line("duplicate", f) for f in others),
+    ]
+    fixes = [*(_archive(f, "the duplicate") for f in others),
+             Fix("merge", f"merge into {keep.ref} (the form opens with the merged text)", fact_id=str(keep.id),
+                 keep_id=str(keep.id))]
+    title = f"{keep.display_title}: {len(fs)} facts say the same"
+    return make_finding("near-duplicate", WARNING, title, refs, evidence, fixes, overlap=overlap)
 
 
 def check_near_duplicates(
