@@ -122,6 +122,9 @@ THEME = Theme(
 HEARTBEAT_SECONDS = 5.0
 """How often the presence marker is refreshed."""
 
+HEALTH_SLICE_SECONDS = 3.0
+"""How long one slice of a big store's first health scan may take before its findings are shown."""
+
 TICK_SECONDS = 30.0
 """How often relative ages ("3m ago") are redrawn."""
 
@@ -283,10 +286,15 @@ class ContextCenterApp(App[None]):
                 self._health_checker = HealthChecker(memo_path(self.layout))
                 self._health_store = Store(self.layout, settings=self.settings, actor="context-center")
             checker = self._health_checker
-            ctx = gather(self.layout, self.settings, self._health_store, now=self.clock())
-            report = checker.report(ctx, Dismissals(self.layout).fingerprints())
-            checker.save()
-        self.post_message(HealthChecked(report, generation))
+            while True:
+                # A big store's first scan is done in slices, each shown as it lands
+                # ("secrets: 3,000/10,000 facts scanned"), so the pane fills in step by step.
+                ctx = gather(self.layout, self.settings, self._health_store, now=self.clock())
+                report = checker.report(ctx, Dismissals(self.layout).fingerprints(), budget_s=HEALTH_SLICE_SECONDS)
+                checker.save()
+                self.post_message(HealthChecked(report, generation))
+                if not any(p.startswith("secrets:") for p in report.partial) or generation != self._health_gen:
+                    return
 
     @on(HealthChecked)
     def _health_checked(self, message: HealthChecked) -> None:
