@@ -54,7 +54,7 @@ async def test_start_shows_every_fact_and_error_rows(demo: Layout) -> None:
         await settle(pilot)
         table = table_of(app)
         facts = store(demo).list_all()
-        assert len(app.snapshot.facts) == len(facts) == 15
+        assert len(app.snapshot.facts) == len(facts) == 22
         assert table.row_count == len(app.snapshot.rows)
         # The broken file shows as an error row, sorted first.
         first = app.snapshot.rows[table.order[0]]
@@ -156,7 +156,7 @@ async def test_pin_and_unpin(demo: Layout) -> None:
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(pilot)
-        fact_id = await select(pilot, "project/release-branch.md")
+        fact_id = await select(pilot, "project/api-style-guide.md")
         await pilot.press("p")
         await settle(pilot)
         [request] = posted(messages, PinRequested)

@@ -80,7 +80,7 @@ def test_corrupt_row_cache_is_ignored(demo: Layout) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"\x00garbage")
     snap = load_snapshot(demo, settings(), NOW)
-    assert len(snap.facts) == 15
+    assert len(snap.facts) == 22
 
 
 def test_symlink_out_of_the_store_is_an_error_row(demo: Layout, tmp_path: Path) -> None:

@@ -1,0 +1,220 @@
+"""The Health pane (issue 15): findings of the demo home by severity, the status line's
+count, the evidence side by side, and each one-key fix through the one write worker
+(audited, undoable where the store allows)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from reasonix_tui.core.health import Dismissals
+from reasonix_tui.core.health.model import KINDS
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.audit import AuditLog
+from reasonix_tui.tui.messages import HealthFixRequested, WriteFinished
+from reasonix_tui.tui.screens.fact_form import FactFormScreen
+from reasonix_tui.tui.screens.main import MainScreen
+
+from .helpers import SIZE, make, plain, settle, store
+
+
+def finished(messages: list[Any], action: str) -> WriteFinished:
+    """The last write of ``action``."""
+    done = [m for m in messages if isinstance(m, WriteFinished) and m.action == action]
+    assert done, f"no {action} write finished"
+    return done[-1]
+
+
+async def open_health(pilot: Any, kind: str, title_part: str = "") -> Any:
+    """Show the Health pane with the cursor on the first finding of ``kind``."""
+    await settle(pilot)
+    await pilot.press("8")
+    await settle(pilot)
+    pane = pilot.app.screen.query_one("#health-pane")
+    index = next(i for i, f in enumerate(pane.findings) if f.kind == kind and title_part in f.title)
+    pane.query_one("#health-list", OptionList).highlighted = index
+    await settle(pilot)
+    return pane.findings[index]
+
+
+def audit_ops(layout: Layout) -> list[tuple[str, str, str]]:
+    """``(op, actor, ref)`` of the audit log, newest first."""
+    return [(e.op, e.actor, e.ref) for e in AuditLog(layout.audit_log).read(30)]
+
+
+async def test_the_pane_lists_every_kind_by_severity_with_a_status_count(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        report = app.health
+        assert report is not None and {f.kind for f in report.findings} == set(KINDS)
+        status = plain(app.screen.query_one("#status-bar", Static))
+        assert f"{report.problems} memory problems — press 8" in status
+        await pilot.press("8")
+        await settle(pilot)
+        pane = app.screen.query_one("#health-pane")
+        severities = [f.severity for f in pane.findings]
+        assert severities == sorted(severities, key=("problem", "warning", "info").index)
+        assert pane.query_one("#health-list", OptionList).option_count == len(report.findings)
+        assert "4 problems" in plain(pane.query_one("#health-heading"))
+
+
+async def test_two_facts_side_by_side_with_the_differing_words_marked(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        finding = await open_health(pilot, "subject-conflict")
+        text = plain(app.screen.query_one("#health-detail", Static))
+        assert "current: project/release-branch-august.md" in text and "superseded: project/release-branch.md" in text
+        table = app.screen.query_one("#health-detail", Static).content.renderables[1]
+        body_row = [d for d in table.columns[1].cells if "2026.08" in str(d)]
+        assert body_row and any("reverse" in str(s.style) for s in body_row[0].spans)
+        assert finding.fix("archive").fact_id == store(demo).get("project/release-branch.md").id
+
+
+async def test_archive_the_replaced_fact_then_undo(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "topic-supersession")
+        old, current = finding.facts[1], finding.facts[0]
+        await pilot.press("a")
+        await settle(pilot)
+        assert finished(messages, "archive").ok
+        assert store(demo).find_by_id(old.id) is None and store(demo).find_by_id(current.id) is not None
+        assert ("forget", "context-center", old.ref) in audit_ops(demo)
+        assert "topic-supersession" not in {f.kind for f in app.health.findings}
+        await pilot.press("U")
+        await settle(pilot)
+        assert finished(messages, "undo").ok and store(demo).find_by_id(old.id) is not None
+        assert "topic-supersession" in {f.kind for f in app.health.findings}
+
+
+async def test_merge_opens_the_form_prefilled_and_archives_the_other_on_save(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "near-duplicate")
+        keep, other = finding.facts[0], finding.facts[1]
+        await pilot.press("m")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, FactFormScreen)
+        values = form.collect()
+        assert "Before every commit, run `make check`" in values.body
+        assert "in that order" in values.body  # the other fact's paragraph, merged in
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert finished(messages, "merge").ok
+        merged = store(demo).get(keep.id)
+        assert "in that order" in merged.body and other.id in merged.supersedes
+        assert store(demo).find_by_id(other.id) is None
+        assert ("forget", "context-center", other.ref) in audit_ops(demo)
+
+
+async def test_merge_cancelled_writes_nothing(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        finding = await open_health(pilot, "near-duplicate")
+        before = [store(demo).get(r.id).revision for r in finding.facts]
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert [store(demo).get(r.id).revision for r in finding.facts] == before
+
+
+async def test_verify_a_stale_fact(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "stale", "Editor is Helix")
+        await pilot.press("v")
+        await settle(pilot)
+        assert finished(messages, "verify").ok
+        fact = store(demo).get(finding.facts[0].id)
+        assert fact.last_verified_at is not None and fact.revision == finding.facts[0].revision + 1
+        assert ("verify", "context-center", fact.ref) in [(o, a, r) for o, a, r in audit_ops(demo)]
+        assert not [f for f in app.health.findings if f.kind == "stale" and f.facts[0].id == fact.id]
+
+
+async def test_unpin_a_pinned_fact_nobody_asks_about_then_undo(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "pinned-unused", "Commit message style")
+        await pilot.press("p")
+        await settle(pilot)
+        assert finished(messages, "unpin").ok
+        assert not store(demo).get(finding.facts[0].id).pinned
+        await pilot.press("U")
+        await settle(pilot)
+        assert store(demo).get(finding.facts[0].id).pinned
+
+
+async def test_open_in_the_editor(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+
+    def fake_editor(argv: list[str], check: bool = False) -> None:
+        path = Path(argv[-1])
+        path.write_text(path.read_text(encoding="utf-8").replace("This week: Dana", "This week: Sam"),
+                        encoding="utf-8")
+
+    monkeypatch.setenv("EDITOR", "fake-editor")
+    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "ending-soon")
+        await pilot.press("E")
+        await settle(pilot)
+        assert finished(messages, "edit").ok
+        assert "This week: Sam" in store(demo).get(finding.facts[0].id).body
+
+
+async def test_dismiss_for_good_then_undo(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "often-recalled")
+        await pilot.press("d")
+        await settle(pilot)
+        assert finished(messages, "dismiss").ok
+        assert finding.fingerprint in Dismissals(demo).fingerprints()
+        assert finding.key not in {f.key for f in app.health.findings}
+        assert finding.fingerprint in {f.fingerprint for f in app.health.dismissed}
+        assert ("health-dismiss", "context-center", finding.facts[0].ref) in audit_ops(demo)
+        await pilot.press("U")
+        await settle(pilot)
+        assert finding.fingerprint not in Dismissals(demo).fingerprints()
+        assert finding.key in {f.key for f in app.health.findings}
+
+
+async def test_a_fix_on_a_fact_changed_since_is_refused(demo: Layout) -> None:
+    app = make(demo)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        finding = await open_health(pilot, "topic-supersession")
+        old = finding.facts[1]
+        store(demo).verify(old.id)  # someone else changes it; the pane still shows the old finding
+        pane = app.screen.query_one("#health-pane")
+        pane.post_message(HealthFixRequested(finding, "archive"))
+        await settle(pilot)
+        assert not finished(messages, "archive").ok
+        assert store(demo).find_by_id(old.id) is not None
+
+
+async def test_keys_of_fixes_a_finding_does_not_offer_are_disabled(demo: Layout) -> None:
+    app = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_health(pilot, "unreadable")
+        pane = app.screen.query_one("#health-pane")
+        assert pane.check_action("fix", ("archive",)) is None and pane.check_action("fix", ("merge",)) is None
+        assert pane.check_action("fix", ("edit",)) and pane.check_action("fix", ("dismiss",))
+        await pilot.press("a")  # nothing happens
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
