@@ -140,6 +140,7 @@ async def test_verify_a_stale_fact(demo: Layout) -> None:
         assert fact.last_verified_at is not None and fact.revision == finding.facts[0].revision + 1
         assert ("verify", "context-center", fact.ref) in [(o, a, r) for o, a, r in audit_ops(demo)]
         assert not [f for f in app.health.findings if f.kind == "stale" and f.facts[0].id == fact.id]
+        assert app._health_checker.scanned == 1  # after one write, the written fact only
 
 
 async def test_unpin_a_pinned_fact_nobody_asks_about_then_undo(demo: Layout) -> None:

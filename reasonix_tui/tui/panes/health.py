@@ -41,9 +41,10 @@ _FIX_KEYS = (("archive", "a"), ("merge", "m"), ("verify", "v"), ("unpin", "p"), 
 
 
 def finding_label(finding: Finding) -> Text:
-    """One list row: severity glyph, kind, title."""
+    """One list row: severity glyph and title (each title names what is wrong; the kind
+    heads the detail)."""
     glyph, style = _MARK.get(finding.severity, ("·", ""))
-    return Text.assemble((f"{glyph} ", style), (f"{finding.label}: ", "dim"), finding.title)
+    return Text.assemble((f"{glyph} ", style), finding.title)
 
 
 def _marked(value: str, spans: tuple[tuple[int, int], ...], limit: int = 400) -> Text:
