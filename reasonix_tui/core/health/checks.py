@@ -14,7 +14,8 @@ import os
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Any
+from functools import lru_cache, partial
 
 from ..freshness import FreshnessReport, explain_freshness
 from ..gostr import one_line, trim_space, truncate_runes
@@ -379,6 +380,15 @@ def dup_keys(f: Fact) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
+def _find_root(parent: dict[Any, Any], x: Any) -> Any:
+    """The root of ``x`` in a union-find forest kept in ``parent`` (paths halved)."""
+    parent.setdefault(x, x)
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
 def check_duplicates(
     facts: Sequence[Fact],
     scans: Mapping[str, FactScan] | None = None,
@@ -397,14 +407,7 @@ def check_duplicates(
         for key in scan.dup_keys if scan is not None else dup_keys(f):
             by_text.setdefault(key, []).append(f)
     parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    find = partial(_find_root, parent)
     linked: list[tuple[str, str, str, str]] = []
     by_id = {str(f.id): f for f in facts}
     for (field_name, _), group in by_text.items():
@@ -466,14 +469,7 @@ def check_near_duplicates(
     sharing their words, no different values), one finding per group of them; the newest
     stays."""
     parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    find = partial(_find_root, parent)
     size: dict[int, int] = {}
     kept: list[NearDuplicate] = []
     for d in sorted(dups, key=lambda d: -d.meaning):
