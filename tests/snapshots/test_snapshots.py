@@ -109,3 +109,13 @@ def test_approval_modal_80x24(snap_compare: Any, snap_demo_approval: Layout) -> 
 def test_recall_pane_80x24(snap_compare: Any, snap_demo: Layout, fixed_sidecars: None) -> None:
     """At 80x24 the hits table fits (ref, score, fresh, reason)."""
     assert snap_compare(make(snap_demo), run_before=before("5"), terminal_size=(80, 24))
+
+
+def test_health_pane(snap_compare: Any, snap_demo: Layout) -> None:
+    """Findings by severity; the first (two facts on one subject) side by side."""
+    assert snap_compare(make(snap_demo), run_before=before("8"), terminal_size=SIZE)
+
+
+def test_health_pane_80x24(snap_compare: Any, snap_demo: Layout) -> None:
+    """At 80x24 the list, the evidence and the fix keys in the footer fit."""
+    assert snap_compare(make(snap_demo), run_before=before("8"), terminal_size=(80, 24))

@@ -60,13 +60,14 @@ def side_by_side(left: Any, right: Any, left_role: str, right_role: str) -> Tabl
     with the same value dim."""
     table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
     table.add_column("", style="dim", no_wrap=True, width=11)
-    table.add_column(f"{left_role}: {left.ref}", ratio=1, overflow="fold")
-    table.add_column(f"{right_role}: {right.ref}", ratio=1, overflow="fold")
+    table.add_column(left_role, ratio=1, overflow="fold")
+    table.add_column(right_role, ratio=1, overflow="fold")
+    table.add_row("file", Text(left.ref, style="bold"), Text(right.ref, style="bold"))
     for d in compare_facts(left, right):
         if not d.left and not d.right:
             continue
         if d.same:
-            table.add_row(d.field, Text(d.left[:200], style="dim"), Text("〃" if d.left else "", style="dim"))
+            table.add_row(d.field, Text(d.left[:200], style="dim"), Text("same" if d.left else "", style="dim italic"))
         else:
             table.add_row(d.field, _marked(d.left, d.left_spans), _marked(d.right, d.right_spans))
     return table
