@@ -71,6 +71,7 @@ SHOTS: list[tuple[str, str, bool, list[Step]]] = [
     ("08-approval", "Approval: an agent proposal with its diff, waiting for y / n / e", True, []),
     ("09-edit-form", "Edit: the fact form (saved with the expected revision)", False, [goto("project/oncall-rota.md"), keys("e")]),
     ("10-narrow-80x24", "The facts pane in an 80x24 terminal", False, [goto("project/package-manager.md")]),
+    ("11-health", "Health: what is wrong in memory, the evidence side by side, fixes in one key", False, [keys("8")]),
 ]
 """name, caption, with a pending approval, steps."""
 
