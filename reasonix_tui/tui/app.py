@@ -203,6 +203,7 @@ class ContextCenterApp(App[None]):
         self.health_undo: list[actions.HealthUndo] = []
         """Health fixes that can be taken back, newest last."""
         self._health_gen = 0
+        self._health_seen = 0
         self._health_lock = threading.Lock()
         self._health_checker: Any = None
         self._health_store: Store | None = None
@@ -301,6 +302,7 @@ class ContextCenterApp(App[None]):
         if not self.screen_stack or message.generation < self._health_gen and self.health is not None:
             return  # a newer run is on its way
         self.health = message.report
+        self._health_seen = message.generation
         self.health_changed.publish(message.report)
 
     @on(HealthFixRequested)
