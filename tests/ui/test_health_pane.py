@@ -92,7 +92,7 @@ async def test_archive_the_replaced_fact_then_undo(demo: Layout) -> None:
     app = make(demo)
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        finding = await open_health(pilot, "topic-supersession")
+        finding = await open_health(pilot, "topic-supersession", "Errors go to Sentry")
         old, current = finding.facts[1], finding.facts[0]
         await pilot.press("a")
         await settle(pilot)
@@ -218,7 +218,7 @@ async def test_a_fix_on_a_fact_changed_since_is_refused(demo: Layout) -> None:
     app = make(demo)
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        finding = await open_health(pilot, "topic-supersession")
+        finding = await open_health(pilot, "topic-supersession", "Errors go to Sentry")
         old = finding.facts[1]
         store(demo).verify(old.id)  # someone else changes it; the pane still shows the old finding
         pane = app.screen.query_one("#health-pane")
