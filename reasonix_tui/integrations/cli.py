@@ -59,6 +59,7 @@ COMMANDS: dict[str, str] = {
     **{f"memory {name}": _C + "memory" for name in (
         "archived", "archives", "forget", "list", "migrate", "pin", "recover", "restore", "revisions", "save",
         "show", "subjects", "summary", "unpin", "verify")},
+    "memory health": _C + "health",
     "memory instructions": _C + "instructions", "memory note": _C + "instructions",
     "approval-status": _C + "agent", "forget": _C + "agent", "remember": _C + "agent",
     "history": _C + "history",
