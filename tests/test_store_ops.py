@@ -219,21 +219,33 @@ def test_subject_current_falls_back_to_body(store: Store) -> None:
         store.save(req("b", subject_key="k"))
 
 
-def test_pinned_budget_default_text_and_configured_text(layout: Layout, clock: Clock) -> None:
-    s = Store(layout, settings=Settings(pinned_budget_chars=20), clock=clock)
-    s.save(req("p1", activation="pinned", body="x" * 15))
+def test_pin_refused_only_when_the_budget_is_configured(layout: Layout, clock: Clock) -> None:
+    """Spec §3.6: the default is 0, meaning off: no ceiling; the check runs only at write time
+    when a budget is configured (``memory.pinned_budget_chars``), with the configured text."""
+    unset = Store(layout, settings=Settings(pinned_budget_chars=20), clock=clock)
+    unset.save(req("p1", activation="pinned", body="x" * 15))
+    unset.save(req("p2", activation="pinned", body="y" * 6))  # 21 > 20, but nothing was configured
+    assert unset.pinned_total() == 21
+    s = Store(layout, settings=Settings(pinned_budget_chars=25, pinned_budget_configured=True), clock=clock)
     with pytest.raises(Conflict) as err:
-        s.save(req("p2", activation="pinned", body="y" * 6))
-    assert str(err.value).startswith("pinning this fact would put pinned guidance at 21 chars, over the 20 budget: rules")
-    # updating the pinned fact itself excludes its own old body
-    s.save(req("p1", body="z" * 20))
-    c = Store(layout, settings=Settings(pinned_budget_chars=10, pinned_budget_configured=True), clock=clock)
-    with pytest.raises(Conflict, match="budget you configured \\(memory.pinned_budget_chars\\)"):
-        c.save(req("p3", activation="pinned", body="abc"))
-    # legacy global user facts count as pinned; relevant facts never count
-    assert s.pinned_total() == 20
-    off = Store(layout, settings=Settings(pinned_budget_chars=0), clock=clock)
+        s.save(req("p3", activation="pinned", body="abcde"))
+    assert str(err.value) == (
+        "pinning this fact would put pinned guidance at 26 chars, over the 25 budget you configured "
+        "(memory.pinned_budget_chars): unpin or consolidate existing pinned facts, raise the budget, "
+        "or move rules that must always hold into REASONIX.md/AGENTS.md instructions"
+    )
+    # updating a pinned fact itself excludes its own old body
+    s.save(req("p1", body="z" * 19))
+    off = Store(layout, settings=Settings(pinned_budget_chars=0, pinned_budget_configured=True), clock=clock)
     off.save(req("p4", activation="pinned", body="w" * 100))
+
+
+def test_settings_pin_ceiling_follows_configuration(state_root: Path) -> None:
+    from reasonix_tui.core.settings import load_settings
+
+    assert load_settings(state_root, env={}).pinned_ceiling == 0
+    (state_root / "config.toml").write_text("[memory]\npinned_budget_chars = 900\n")
+    assert load_settings(state_root, env={}).pinned_ceiling == 900
 
 
 # ---------------------------------------------------------------- restore
@@ -543,6 +555,19 @@ def test_migration_is_idempotent_and_backs_up(store: Store, layout: Layout) -> N
     assert set(manifest) == {"migrated_at", "app_version"}
     assert store.migrate().migrated == 0
     assert store.get("prefers-tabs").pinned  # legacy global user fact resolves pinned
+
+
+def test_migration_indexes_the_slug_of_the_name(store: Store, layout: Layout) -> None:
+    """Spec §9.1: set the name to slug(name), rewrite the same path (not renamed, even if
+    slug(name) differs from the file stem), then reindex that name in the directory."""
+    layout.project_dir.mkdir(parents=True)
+    legacy = layout.project_dir / "old_notes.md"
+    legacy.write_text("---\nname: Deploy Target\ndescription: where we deploy\ntype: project\n---\nfly.io\n")
+    assert store.migrate().migrated == 1
+    assert legacy.exists() and "name: deploy-target\n" in legacy.read_text()
+    index = (layout.project_dir / "MEMORY.md").read_text()
+    assert "(deploy-target.md) — [project/project] where we deploy" in index
+    assert "old_notes.md" not in index
 
 
 # ---------------------------------------------------------------- activation, verify, freshness

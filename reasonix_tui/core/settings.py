@@ -7,7 +7,7 @@ Reasonix applies here too), then the defaults below.
 Example ``settings.toml``::
 
     [memory]
-    pinned_budget_chars = 1500   # 0 turns the ceiling off, as in current Reasonix
+    pinned_budget_chars = 1500   # set: a pin over it is refused; 0 turns the ceiling off
     recall_limit = 4
     recall_max_chars = 2400
     auto_confirm_project_remember = false   # true: the agent may also update project facts unasked
@@ -53,9 +53,9 @@ class Settings:
     """Effective settings."""
 
     pinned_budget_chars: int = 1500
-    """Ceiling on the total runes of pinned bodies; 0 means no ceiling."""
+    """The pinned-guidance budget the Context Center measures against; 0 means no ceiling."""
     pinned_budget_configured: bool = False
-    """True when the budget came from a config file or the environment (changes the refusal text)."""
+    """True when the budget came from a config file or the environment: only then is a pin refused."""
     recall_limit: int = 4
     """Automatic recall: most facts per turn."""
     recall_max_chars: int = 2400
@@ -86,6 +86,14 @@ class Settings:
     """Where the settings came from (for diagnostics)."""
     problems: tuple[str, ...] = ()
     """What was wrong in a settings file and ignored (one line each; the CLI prints them)."""
+
+    @property
+    def pinned_ceiling(self) -> int:
+        """The rune ceiling a pin is refused over: the budget when configured, else 0 (off).
+
+        Current Reasonix refuses a pin only when ``memory.pinned_budget_chars`` is set;
+        unconfigured, the Context Center still measures guidance against the 1,500 default."""
+        return self.pinned_budget_chars if self.pinned_budget_configured else 0
 
     def with_overrides(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""

@@ -361,7 +361,9 @@ class CenterSnapshot:
     pinned_chars: int = 0
     """Runes of pinned guidance in use."""
     pinned_budget: int = 1500
-    """The configured ceiling (0: none)."""
+    """The budget pinned guidance is measured against (0: none)."""
+    pinned_refused: bool = False
+    """A pin over :attr:`pinned_budget` is refused (the budget was configured, as in Reasonix)."""
     loaded_at: Timestamp = field(default_factory=lambda: Timestamp(0))
     """When this snapshot was read."""
     source: str = "files"
@@ -753,6 +755,7 @@ class _Builder:
             archived=archived,
             pinned_chars=pinned_chars,
             pinned_budget=settings.pinned_budget_chars,
+            pinned_refused=settings.pinned_ceiling > 0,
             loaded_at=self.now,
             source=source,
             sources=self.sources,

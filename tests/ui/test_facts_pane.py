@@ -174,7 +174,7 @@ async def test_pin_and_unpin(demo: Layout) -> None:
 async def test_pin_over_budget_is_refused_and_explained(demo: Layout) -> None:
     from reasonix_tui.core.settings import Settings
 
-    app = make(demo, settings=Settings(pinned_budget_chars=450))
+    app = make(demo, settings=Settings(pinned_budget_chars=450, pinned_budget_configured=True))
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(pilot)

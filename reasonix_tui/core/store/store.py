@@ -620,13 +620,8 @@ class Store:
             total += _runes_trimmed(fact.body)
         return total
 
-    def _budget_message(self, total: int, budget: int) -> str:
-        if not self.settings.pinned_budget_configured:
-            return (
-                f"pinning this fact would put pinned guidance at {total} chars, over the {budget} budget: "
-                "rules that must always hold belong in REASONIX.md/AGENTS.md instructions; "
-                "unpin or consolidate existing pinned facts first"
-            )
+    @staticmethod
+    def _budget_message(total: int, budget: int) -> str:
         return (
             f"pinning this fact would put pinned guidance at {total} chars, over the {budget} budget you "
             "configured (memory.pinned_budget_chars): unpin or consolidate existing pinned facts, raise the "
@@ -634,8 +629,8 @@ class Store:
         )
 
     def _validate(self, fact: Fact) -> None:
-        """``validateSave``: pinned budget, then subject key."""
-        budget = self.settings.pinned_budget_chars
+        """``validateSave``: pinned budget (only when configured, as current Reasonix), then subject key."""
+        budget = self.settings.pinned_ceiling
         if budget > 0 and fact.pinned:
             total = _runes_trimmed(fact.body) + self.pinned_total(exclude_id=fact.id, exclude_name=fact.name)
             if total > budget:
@@ -712,6 +707,7 @@ class Store:
                 present.pop(stem, None)
                 lines.pop(stem, None)
             else:
+                present.pop(fact.stem, None)  # migration indexes a file under slug(name), not its stem
                 present[stem] = fact
                 lines[stem] = index_md.render_index_line(stem, fact)
         for stem, fact in present.items():
@@ -1309,7 +1305,8 @@ class Store:
                     fact = replace(fact, name=slug(fact.name) or fact.name, scope=fact.file_scope or scope)
                     tx = journal.Change(self.layout.root, self.audit)
                     tx.put(path, render_fact(fact), 0o644)
-                    self._index_step(tx, str(directory), scope, {os.path.splitext(name)[0]: fact})
+                    # ``reindexIn(dir, slug(name))``: the line names the slug even when the file keeps its stem.
+                    self._index_step(tx, str(directory), scope, {fact.name: fact})
                     tx.log(self._entry(
                         "migrate", True, actor, id=fact.id, ref=fact.ref, rev_after=fact.revision, path=path,
                         detail={"backup": backup},

@@ -38,7 +38,9 @@ def budget_line(snapshot: CenterSnapshot, fact: Fact | None = None) -> str:
     if fact is not None and not fact.pinned and body:
         after = used + len(body)  # the rune count the store's budget check uses
         over = budget > 0 and after > budget
-        text += f"; pinning this makes {after:,}" + (" (over budget: it would be refused)" if over else "")
+        refused = over and snapshot.pinned_refused
+        text += f"; pinning this makes {after:,}" + (
+            " (over budget: it would be refused)" if refused else " (over budget)" if over else "")
     return text
 
 
