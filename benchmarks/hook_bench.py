@@ -6,7 +6,7 @@ a JSON payload on stdin, the output read from stdout — ``--runs`` times, and a
 ``python -c pass`` start the same number of times in the same run, so the figures can be
 read against the interpreter's own start-up on any machine.
 
-The first call finds no warm hook server (``reasonix_tui.integrations.hookd``): it
+The first call finds no warm hook server (``reasonix_tui.integrations.hookd``, reached through ``hook_client``): it
 answers in-process and starts one; the timed runs then go through the server, as every
 call but the first does in real use. The in-process path is timed too
 (``REASONIX_TUI_HOOK_DAEMON=0``): from the on-disk recall index, and right after an outside
@@ -39,7 +39,7 @@ from reasonix_tui.core.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Fact, new_memory_id
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 
 TOPICS = (
     "pnpm npm yarn cache build deploy release branch staging database migration token api endpoint retry "
@@ -158,7 +158,7 @@ def main() -> int:
                     fh.write(f"\noutside edit {i}\n")
                 edited += time_runs(hook, payloads[i : i + 1], no_server)[0]
         finally:
-            hookd.shutdown(str(layout.root))
+            hook_client.shutdown(str(layout.root))
         injected = sum(1 for o in outputs if o.strip())
         sizes = [len(json.loads(o)["hookSpecificOutput"]["additionalContext"]) for o in outputs if o.strip()]
         med, hi = statistics.median(warm), p95(warm)
@@ -183,7 +183,7 @@ def main() -> int:
 def server_rss(root: Path) -> int:
     """Resident memory of the warm hook server, in bytes (Linux ``/proc``; 0 when unknown)."""
     try:
-        pid = json.loads((hookd.run_dir(str(root)) / "hookd.json").read_text())["pid"]
+        pid = json.loads((hook_client.run_dir(str(root)) / "hookd.json").read_text())["pid"]
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
@@ -195,7 +195,7 @@ def server_rss(root: Path) -> int:
 def _wait_for_server(root: str, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if hookd.status(root):
+        if hook_client.status(root):
             return True
         time.sleep(0.1)
     return False

@@ -22,7 +22,7 @@ from cli_exe import exe, exe_python
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.store.store import SaveRequest, Store
-from reasonix_tui.integrations import hookd, hooks
+from reasonix_tui.integrations import hook_client, hooks
 from reasonix_tui.integrations.hooks import (
     MAX_CONTEXT,
     SessionState,
@@ -330,7 +330,7 @@ def test_help_lists_the_hook_commands() -> None:
 # --------------------------------------------------------------------------- warm hook server
 
 
-@pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
+@pytest.mark.skipif(not hook_client.enabled({}), reason="no Unix sockets")
 def test_server_is_spawned_on_this_copy_of_the_package(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
     seen: dict[str, Any] = {}
@@ -340,13 +340,13 @@ def test_server_is_spawned_on_this_copy_of_the_package(layout: Layout, monkeypat
 
     monkeypatch.setattr(subprocess, "Popen", fake_popen)
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
-    hookd.spawn(str(layout.root))
-    package_parent = str(Path(hookd.__file__).resolve().parents[2])
+    hook_client.spawn(str(layout.root))
+    package_parent = str(Path(hook_client.__file__).resolve().parents[2])
     assert seen["cmd"][:3] == [sys.executable, "-m", "reasonix_tui"]
     assert seen["env"]["PYTHONPATH"].split(os.pathsep) == [package_parent, "/elsewhere"]
 
 
-@pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
+@pytest.mark.skipif(not hook_client.enabled({}), reason="no Unix sockets")
 def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
     root = str(layout.root)
@@ -356,19 +356,19 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
         deadline = time.monotonic() + 60
         info = None
         while time.monotonic() < deadline and not info:
-            info = hookd.status(root)
+            info = hook_client.status(root)
             time.sleep(0.1)
         # the stamp of the copy the console script runs (under `python -m pytest` this process
         # may import the source tree instead of the installed copy, as in .ci/run)
-        stamp = subprocess.run([*exe_python(), "-c", "from reasonix_tui.integrations import hookd; "
-                                "print(hookd.code_stamp())"], capture_output=True, text=True, timeout=60,
-                               check=True, cwd=str(hookd.run_dir(root))).stdout.strip()
+        stamp = subprocess.run([*exe_python(), "-c", "from reasonix_tui.integrations import hook_client; "
+                                "print(hook_client.code_stamp())"], capture_output=True, text=True, timeout=60,
+                               check=True, cwd=str(hook_client.run_dir(root))).stdout.strip()
         assert info and info["ok"] and info["stamp"] == stamp
-        pid = json.loads((hookd.run_dir(root) / "hookd.json").read_text())["pid"]
+        pid = json.loads((hook_client.run_dir(root) / "hookd.json").read_text())["pid"]
         assert pid == info["pid"] and pid != os.getpid()
         second = hook(layout, "user-prompt-submit", payload, daemon=True)  # served by the server
         assert context_of(second, "UserPromptSubmit") == context_of(first, "UserPromptSubmit")
-        assert hookd.status(root)["pid"] == pid
+        assert hook_client.status(root)["pid"] == pid
         # the server wrote the trace and the session state, as the in-process path does
         assert TraceStore(layout).last().session_id == "srv"  # type: ignore[union-attr]
         state = SessionState.load(session_path(layout, "srv"), "srv")
@@ -378,22 +378,22 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
                            "UserPromptSubmit")
         assert "was forgotten" in third
         # a stale client stamp makes the server step down; the hook still answers
-        reply = hookd.request(root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root,
+        reply = hook_client.request(root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root,
                                      "stamp": "old"})
         assert reply is not None and (reply["ok"], reply["error"]) == (False, "stale")
         hook(layout, "user-prompt-submit", payload, daemon=True)  # restarts a server with the current code
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not hookd.status(root):
+        while time.monotonic() < deadline and not hook_client.status(root):
             time.sleep(0.1)
         stop = subprocess.run([*exe(), "--home", root, "hook", "stop"], capture_output=True, text=True, timeout=60,
                               check=False)
         assert (stop.returncode, stop.stdout.strip()) == (0, "hook server stopped")
     finally:
-        hookd.shutdown(root)
+        hook_client.shutdown(root)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and hookd.status(root):
+    while time.monotonic() < deadline and hook_client.status(root):
         time.sleep(0.1)
-    assert hookd.status(root) is None
+    assert hook_client.status(root) is None
 
 
 # --------------------------------------------------------------------------- Cursor

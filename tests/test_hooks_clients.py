@@ -20,7 +20,7 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.store.store import SaveRequest, Store
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hooks import (
     MAX_CONTEXT,
     PINNED_OMITTED,
@@ -205,7 +205,7 @@ def test_client_detection_without_a_format() -> None:
     assert detect_client("codex", None, {}) == "codex"
 
 
-@pytest.mark.skipif(not hookd.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
+@pytest.mark.skipif(not hook_client.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
 def test_server_and_in_process_answer_alike_for_every_client(layout: Layout, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The project directory comes from each client's own variable, with no cwd in the
@@ -227,22 +227,22 @@ def test_server_and_in_process_answer_alike_for_every_client(layout: Layout, tmp
             data = payload(fmt, layout, event, "how do we deploy to k8s-stage-2 with helm?", session=f"a{i}",
                            with_cwd=with_cwd)
             local = run(fmt, layout, event, data, daemon=False, cwd=str(elsewhere))
-            if not hookd.status(root):
+            if not hook_client.status(root):
                 run(fmt, layout, event, {**data, "session_id": "warm", "conversation_id": "warm"}, daemon=True,
                     cwd=str(elsewhere))
                 deadline = time.monotonic() + 60
-                while not hookd.status(root) and time.monotonic() < deadline:
+                while not hook_client.status(root) and time.monotonic() < deadline:
                     time.sleep(0.1)
             served = run(fmt, layout, event, {**data, "session_id": f"b{i}", "conversation_id": f"b{i}"},
                          daemon=True, cwd=str(elsewhere))
-            info = hookd.status(root)
+            info = hook_client.status(root)
             assert info, "no warm server"
             state = SessionState.load(session_path(layout, f"b{i}"), f"b{i}")
             assert state.handled_by == info["pid"], (fmt, event)  # really answered by the server
             assert context(fmt, served) == context(fmt, local), (fmt, event)
             assert ("k8s-stage-2" if event == "user-prompt-submit" else "pnpm") in context(fmt, local)
     finally:
-        hookd.shutdown(root)
+        hook_client.shutdown(root)
 
 
 # --------------------------------------------------------------------------- retraction

@@ -34,285 +34,42 @@ the store, its parse cache and the warm recall index in memory, and prints the a
 * ``REASONIX_TUI_HOOK_DAEMON=0`` turns it off (every call in-process). Platforms
   without Unix sockets always answer in-process.
 
-The client imports nothing heavy: ``json``, ``socket``, ``os``, ``hashlib``.
+The client side lives in :mod:`.hook_client` (it imports nothing heavy). This module is
+the server; what it answers is injected (:func:`serve`'s ``answer``, ``log`` and
+``warm``), so it never imports the hook module that uses it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
-import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "IDLE_SECONDS",
-    "CLIENT_TIMEOUT",
-    "READ_DEADLINE",
-    "MAX_REPLY",
-    "enabled",
-    "run_dir",
-    "socket_path",
-    "code_stamp",
-    "request",
-    "spawn",
-    "serve",
-    "status",
-    "shutdown",
-    "request_env",
-    "server_env",
-]
-
-IDLE_SECONDS = 1800.0
-"""A server with no request for this long exits."""
-
-CLIENT_TIMEOUT = 1.0
-"""The longest a hook waits, in total, for the server before answering in-process."""
-
-CONNECT_TIMEOUT = 0.3
-"""Of which at most this long for the connection itself."""
-
-READ_DEADLINE = 2.0
-"""How long the server gives one connection to deliver its request, in total."""
-
-WEDGED_SECONDS = 30.0
-"""An answer still computing after this long means the server is stuck: it exits."""
-
-MAX_WORKERS = 16
-"""Connections served at once; more are closed at once (the client answers in-process)."""
-
-MAX_REPLY = 512 * 1024
-"""Most bytes a client reads from the socket (our answers stay under 40 KB)."""
-
-PROTOCOL = 2
-_MAX_REQUEST = 8 * 1024 * 1024
-_TICK = 0.25
-_PKG = Path(__file__).resolve().parent.parent
-_STAMPED_DIRS = ("core", "core/recall", "core/store", "integrations")
-
-REQUEST_ENV_NAMES = (
-    "HOME",
-    "USERPROFILE",
-    "XDG_CONFIG_HOME",
-    "CLAUDE_PROJECT_DIR",
-    "CURSOR_PROJECT_DIR",
-    "CLAUDE_CONFIG_DIR",
-    "REASONIX_HOME",
-    "REASONIX_STATE_HOME",
-    "REASONIX_EXPERIMENT_NO_MEMORY",
+from .hook_client import (
+    IDLE_SECONDS,
+    MAX_REQUEST,
+    MAX_WORKERS,
+    POLL_TICK,
+    PROTOCOL,
+    READ_DEADLINE,
+    WEDGED_SECONDS,
+    code_stamp,
+    private_dir,
+    run_dir,
+    socket_path,
 )
-"""Variables (besides ``REASONIX_TUI_*``) that can change a hook's answer; a request
-carries exactly these, as data."""
 
-SERVER_ENV_NAMES = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TMPDIR",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_CACHE_HOME",
-    "REASONIX_HOME",
-    "REASONIX_STATE_HOME",
-    "SYSTEMROOT",
-)
-"""The hook server's whole environment (plus ``LC_*`` and the numeric libraries'
-thread and CPU settings): no API keys, tokens, client sockets or project directories."""
+__all__ = ["serve", "Answer", "Log"]
 
-_SERVER_ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_")
-
-
-def enabled(env: Mapping[str, str] | None = None) -> bool:
-    """True unless ``REASONIX_TUI_HOOK_DAEMON`` is ``0``/``false``/``off`` or Unix sockets are missing."""
-    env = os.environ if env is None else env
-    if env.get("REASONIX_TUI_HOOK_DAEMON", "").strip().lower() in ("0", "false", "off", "no"):
-        return False
-    return hasattr(socket, "AF_UNIX") and os.name != "nt"
-
-
-def run_dir(root: str | os.PathLike[str]) -> Path:
-    """``<root>/reasonix-tui/run`` (lock, pid file and, when short enough, the socket)."""
-    return Path(root) / "reasonix-tui" / "run"
-
-
-def socket_path(root: str | os.PathLike[str]) -> str:
-    """Where the server for ``root`` listens."""
-    path = str(run_dir(root) / "hookd.sock")
-    if len(path.encode()) <= 100:
-        return path
-    digest = hashlib.sha256(os.path.abspath(os.fspath(root)).encode("utf-8", "surrogatepass")).hexdigest()[:20]
-    import tempfile
-
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return os.path.join(tempfile.gettempdir(), f"reasonix-tui-{uid}", f"{digest}.sock")
-
-
-def code_stamp() -> str:
-    """A cheap fingerprint of the installed code (version + newest source mtime)."""
-    newest = 0
-    count = 0
-    for sub in _STAMPED_DIRS:
-        try:
-            with os.scandir(_PKG / sub) as it:
-                for entry in it:
-                    if entry.name.endswith(".py"):
-                        count += 1
-                        newest = max(newest, entry.stat().st_mtime_ns)
-        except OSError:
-            continue
-    from .. import __version__
-
-    return f"{__version__}:{count}:{newest}"
-
-
-def request_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variables that change what a hook answers (:data:`REQUEST_ENV_NAMES` and
-    ``REASONIX_TUI_*``), sent with each request; the in-process path uses the same view."""
-    env = os.environ if env is None else env
-    return {k: v for k, v in env.items()
-            if k in REQUEST_ENV_NAMES or (k.startswith("REASONIX_TUI_") and k != "REASONIX_TUI_HOOK_DAEMON")}
-
-
-def server_env(env: Mapping[str, str] | None = None, pythonpath: str = "") -> dict[str, str]:
-    """The hook server's environment: an allow-list (:data:`SERVER_ENV_NAMES`), plus a
-    ``PYTHONPATH`` that points at this copy of the package."""
-    env = os.environ if env is None else env
-    out = {k: v for k, v in env.items() if k in SERVER_ENV_NAMES or k.startswith(_SERVER_ENV_PREFIXES)}
-    if pythonpath:
-        out["PYTHONPATH"] = pythonpath
-    return out
-
-
-def _private_dir(directory: str) -> bool:
-    """True when ``directory`` is ours and closed to others (no one else can plant a socket)."""
-    try:
-        st = os.lstat(directory)
-    except OSError:
-        return False
-    import stat
-
-    if not stat.S_ISDIR(st.st_mode):
-        return False
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return False
-    return not st.st_mode & 0o022
-
-
-def _our_socket(path: str) -> bool:
-    """True when ``path`` is a socket owned by this user."""
-    import stat
-
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISSOCK(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
-
-
-# --------------------------------------------------------------------------- client
-
-
-def _exchange(path: str, message: Mapping[str, Any], timeout: float) -> dict[str, Any] | None:
-    """One request/reply within ``timeout`` seconds in total; ``None`` on any failure,
-    an oversized reply, or a reply that is not a JSON object."""
-    deadline = time.monotonic() + timeout
-    try:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    except OSError:
-        return None
-    try:
-        sock.settimeout(min(CONNECT_TIMEOUT, timeout))
-        sock.connect(path)
-        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        sock.settimeout(left)
-        sock.sendall(payload)
-        buf = bytearray()
-        while not buf.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            sock.settimeout(left)
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-            if len(buf) > MAX_REPLY:
-                return None
-        data = json.loads(buf.decode("utf-8"))
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        sock.close()
-
-
-def request(root: str, message: Mapping[str, Any], timeout: float = CLIENT_TIMEOUT) -> dict[str, Any] | None:
-    """Send one request to the server for ``root``; ``None`` when none answers in time,
-    or when the listener is not one of ours (wrong owner, no echo of our nonce)."""
-    if not enabled():
-        return None
-    path = socket_path(root)
-    if not _private_dir(os.path.dirname(path)) or not _our_socket(path):
-        return None
-    nonce = os.urandom(8).hex()
-    reply = _exchange(path, {**message, "v": PROTOCOL, "nonce": nonce}, timeout)
-    if reply is None or reply.get("nonce") != nonce or not isinstance(reply.get("ok"), bool):
-        return None
-    return reply
-
-
-ADMIN_TIMEOUT = 3.0
-"""How long ``hook stop`` and status checks (a person's commands, not a hook) wait."""
-
-
-def status(root: str, timeout: float = ADMIN_TIMEOUT) -> dict[str, Any] | None:
-    """``{"ok": true, "pid": …, "stamp": …}`` from a running server, else ``None``."""
-    return request(root, {"op": "ping"}, timeout)
-
-
-def shutdown(root: str, timeout: float = ADMIN_TIMEOUT) -> bool:
-    """Ask the server for ``root`` to exit; True when one answered."""
-    reply = request(root, {"op": "shutdown"}, timeout)
-    return bool(reply and reply.get("ok"))
-
-
-def spawn(root: str, workspace: str = "") -> None:
-    """Start a server for ``root`` in the background (no-op when disabled; never raises)."""
-    if not enabled():
-        return
-    try:
-        import subprocess
-
-        rd = run_dir(root)
-        rd.mkdir(parents=True, exist_ok=True, mode=0o700)
-        cmd = [sys.executable, "-m", "reasonix_tui", "--home", str(root), "hook", "serve"]
-        if workspace:
-            cmd += ["--warm", workspace]
-        # The server must import the very copy of the package this client runs (a source
-        # checkout, an editable or a regular install), or its code stamp differs and it
-        # answers "stale" forever.
-        pythonpath = os.pathsep.join(p for p in (str(_PKG.parent), os.environ.get("PYTHONPATH", "")) if p)
-        fd = os.open(rd / "hookd.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        with open(fd, "ab") as log:
-            subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True,
-                cwd=str(rd), env=server_env(pythonpath=pythonpath),
-            )
-    except Exception:
-        pass
-
+Answer = Callable[[Mapping[str, Any]], str]
+"""Computes a hook request's output (the request as the client sent it); never raises."""
+Log = Callable[[str], None]
+"""Writes one line to the hook log."""
 
 # --------------------------------------------------------------------------- server
 
@@ -347,7 +104,7 @@ def _read_request(conn: socket.socket, deadline: float) -> dict[str, Any] | None
         if not chunk:
             break
         buf += chunk
-        if len(buf) > _MAX_REQUEST:
+        if len(buf) > MAX_REQUEST:
             return None
     try:
         data = json.loads(buf.decode("utf-8", "surrogatepass"))
@@ -375,8 +132,10 @@ def _identity(path: str) -> tuple[int, int] | None:
 class _Server:
     """One hook server: the accept loop, the worker threads and the exit conditions."""
 
-    def __init__(self, root: str, idle_seconds: float) -> None:
+    def __init__(self, root: str, idle_seconds: float, answer: Answer, log: Log) -> None:
         self.root = root
+        self.answer_request = answer
+        self.log = log
         self.idle_seconds = idle_seconds
         self.rd = run_dir(root)
         self.path = socket_path(root)
@@ -396,7 +155,7 @@ class _Server:
 
     def bind(self) -> bool:
         Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not _private_dir(os.path.dirname(self.path)):
+        if not private_dir(os.path.dirname(self.path)):
             return False  # someone else's (or a world-writable) directory: never listen there
         try:
             os.unlink(self.path)
@@ -409,7 +168,7 @@ class _Server:
         finally:
             os.umask(old_umask)
         srv.listen(64)
-        srv.settimeout(_TICK)
+        srv.settimeout(POLL_TICK)
         self.srv = srv
         self.sock_id = _identity(self.path)
         from ..core.store.atomic import atomic_write
@@ -458,7 +217,7 @@ class _Server:
                 self.wedged()
             try:
                 conn, _ = self.srv.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 if not self.busy_since and time.monotonic() - self.last > self.idle_seconds:
                     self.end("idle")
                 elif why := self.gone():
@@ -475,12 +234,8 @@ class _Server:
             threading.Thread(target=self.handle, args=(conn,), daemon=True, name="hookd-conn").start()
 
     def wedged(self) -> None:
-        from ..core.paths import Layout
-        from .hooks import _log
-
         try:
-            _log(Layout.resolve(home=self.root, workspace=self.root),
-                 f"hook server: an answer has been computing for over {WEDGED_SECONDS:g}s; exiting")
+            self.log(f"hook server: an answer has been computing for over {WEDGED_SECONDS:g}s; exiting")
         except Exception:
             pass
         self.cleanup()
@@ -521,31 +276,21 @@ class _Server:
             _reply(conn, {**base, "ok": False, "error": f"unknown op {op!r}"})
 
     def answer(self, req: Mapping[str, Any]) -> str:
-        from .hooks import run_hook
-
-        raw_env = req.get("env")
-        env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
         with self.compute:
             self.busy_since = time.monotonic()
             try:
-                return run_hook(
-                    str(req.get("event", "")), str(req.get("stdin", "")), home=self.root,
-                    workspace=req.get("workspace") or None, env=env, cwd=str(req.get("cwd") or "") or None,
-                    client=str(req.get("client") or ""),
-                )
+                return self.answer_request(req)
             finally:
                 self.busy_since = 0.0
 
 
-def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str = "") -> int:
+def serve(root: str, answer: Answer, log: Log, *, warm: Callable[[], None] | None = None,
+          idle_seconds: float = IDLE_SECONDS) -> int:
     """Run the server for ``root`` until idle, stale, asked to stop, or cut off from its
-    socket or root. Returns an exit code."""
-    from ..core.recall.service import serve_live
-    from .hooks import _log, warm
-
-    serve_live()  # this process answers many hooks: its stores follow file-system events
+    socket or root, answering each hook request with ``answer`` (one at a time) after
+    ``warm`` (if given) ran. Returns an exit code."""
     root = os.path.abspath(root)
-    server = _Server(root, idle_seconds)
+    server = _Server(root, idle_seconds, answer, log)
     server.rd.mkdir(parents=True, exist_ok=True, mode=0o700)
     lock = _lock(server.rd / "hookd.lock")
     if lock is None:
@@ -561,10 +306,10 @@ def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str 
                 sig = getattr(signal, name, None)
                 if sig is not None:
                     previous[sig] = signal.signal(sig, lambda signum, frame: server.end(f"signal {signum}"))
-        if warm_workspace:
+        if warm is not None:
             def warm_up() -> None:
                 with server.compute:  # a request that comes meanwhile waits, or answers in-process
-                    warm(root, warm_workspace)
+                    warm()
 
             threading.Thread(target=warm_up, daemon=True, name="hookd-warm").start()
         server.loop()
@@ -572,9 +317,7 @@ def serve(root: str, *, idle_seconds: float = IDLE_SECONDS, warm_workspace: str 
     except Exception as exc:  # pragma: no cover - logged, the next hook call answers in-process
         import traceback
 
-        from ..core.paths import Layout
-
-        _log(Layout.resolve(home=root, workspace=root), f"hook server failed: {exc}\n{traceback.format_exc()}")
+        log(f"hook server failed: {exc}\n{traceback.format_exc()}")
         return 1
     finally:
         server.cleanup()

@@ -39,13 +39,14 @@ apply (and which revision is current). The state also keeps Claude Code's
 
 Speed: the console script routes ``hook …`` here through :func:`fast_main` before the
 full CLI parser is built, and the hook process forwards the payload to a warm hook
-server (:mod:`.hookd`) that keeps the store and the recall index in memory; without
+server (:mod:`.hookd`, reached through :mod:`.hook_client`) that keeps the store and the recall index in memory; without
 one it answers in-process (importing the store and the recall engine only then) and
 starts one for the next call.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -637,7 +638,7 @@ def run_hook(
 
     ``env`` replaces ``os.environ`` for resolving the workspace, the state root and the
     settings (both the hook server and the in-process path pass
-    :func:`~.hookd.request_env`, so they answer alike); ``cwd`` is the caller's working
+    :func:`~.hook_client.request_env`, so they answer alike); ``cwd`` is the caller's working
     directory (the hook server passes its client's); ``client`` names the client in the
     session state and the trace source (default: :func:`detect_client`).
     """
@@ -680,6 +681,40 @@ def _log_without_layout(home: str | None, env: Mapping[str, str] | None, message
         _log(Layout.resolve(home=home, workspace=os.getcwd(), env=dict(env) if env is not None else None), message)
     except Exception:
         pass
+
+
+def answer_request(request: Mapping[str, Any], root: str) -> str:
+    """The hook server's answer to one request for the state root ``root``: :func:`run_hook`
+    with the event, the payload, the environment, the working directory and the client the
+    request carries."""
+    raw_env = request.get("env")
+    env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
+    return run_hook(
+        str(request.get("event", "")), str(request.get("stdin", "")), home=root,
+        workspace=request.get("workspace") or None, env=env, cwd=str(request.get("cwd") or "") or None,
+        client=str(request.get("client") or ""),
+    )
+
+
+def serve(root: str, *, warm_workspace: str = "") -> int:
+    """Run the warm hook server for ``root`` (``hook serve``): :mod:`.hookd` with this
+    module's answer, log and warm-up injected. Returns an exit code."""
+    from ..core.recall.service import serve_live
+    from .hookd import serve as serve_hooks
+
+    serve_live()  # this process answers many hooks: its stores follow file-system events
+    root = os.path.abspath(root)
+
+    def log(message: str) -> None:
+        from ..core.paths import Layout
+
+        _log(Layout.resolve(home=root, workspace=root), message)
+
+    def warm_up() -> None:
+        warm(root, warm_workspace)
+
+    return serve_hooks(root, functools.partial(answer_request, root=root), log,
+                       warm=warm_up if warm_workspace else None)
 
 
 def warm(root: str, workspace: str) -> None:
@@ -740,7 +775,7 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None,
     Asks the warm hook server first (and accepts only a reply that :func:`valid_output`
     approves); without one, starts it and answers in-process.
     """
-    from . import hookd
+    from . import hook_client as hookd
 
     if event not in EVENTS or not hookd.enabled():
         return _in_process(event, data, home, workspace, client)
@@ -770,11 +805,11 @@ def _in_process(event: str, data: str, home: str | None, workspace: str | None,
                 client: str = "") -> tuple[str, Any]:
     """Answer in this (one-shot) process: the per-fact recall memo comes from disk, and what
     was computed is written back after the answer is printed. The environment is seen
-    through :func:`~.hookd.request_env`, exactly as the hook server sees it."""
+    through :func:`~.hook_client.request_env`, exactly as the hook server sees it."""
     from ..core.paths import resolve_state_root
     from ..core.recall.index import FACT_MEMO, memo_path
     from ..core.recall.service import use_disk_index
-    from .hookd import request_env
+    from .hook_client import request_env
 
     try:
         FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
@@ -909,7 +944,6 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return None  # not a hook call: the regular parser handles it
     if positional[1] == "serve" and len(positional) == 2 and not unknown:
         from ..core.paths import resolve_state_root
-        from .hookd import serve
 
         return serve(str(resolve_state_root(home)), warm_workspace=warm_ws)
     if positional[1] not in HOOK_EVENTS or len(positional) > 2 or unknown:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cli_exe import exe
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 
 
 
@@ -33,13 +33,13 @@ def wait_for(check: Callable[[], object], seconds: float = 60.0, step: float = 0
 @contextmanager
 def running_server(root: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
     """A real hook server for ``root`` (``REASONIX_TUI_HOOK_DAEMON`` must be on in this
-    process for :mod:`hookd`'s client calls); stopped and reaped on exit."""
+    process for :mod:`hook_client`'s client calls); stopped and reaped on exit."""
     e = dict(os.environ if env is None else env)
     e["REASONIX_TUI_HOOK_DAEMON"] = "1"
     proc = subprocess.Popen([*exe(), "--home", str(root), "hook", "serve"], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e, start_new_session=True)
     try:
-        assert wait_for(lambda: hookd.status(str(root)) or proc.poll() is not None), "the server did not start"
+        assert wait_for(lambda: hook_client.status(str(root)) or proc.poll() is not None), "the server did not start"
         assert proc.poll() is None, "the server exited at start"
         yield proc
     finally:

@@ -23,12 +23,12 @@ import pytest
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hooks import MAX_CONTEXT
 
 from ._hookd_support import Listener, Peer, exe, running_server, wait_for
 
-pytestmark = pytest.mark.skipif(not hookd.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
+pytestmark = pytest.mark.skipif(not hook_client.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
 
 
 @pytest.fixture(autouse=True)
@@ -50,13 +50,13 @@ def _run_hook(layout: Layout, stdin: str) -> subprocess.CompletedProcess[str]:
 def test_a_slow_peer_does_not_hold_up_other_clients(layout: Layout) -> None:
     root = str(layout.root)
     with running_server(layout.root):
-        peer = Peer(hookd.socket_path(root))
+        peer = Peer(hook_client.socket_path(root))
         peer.start()
         assert peer.connected.wait(30)
         try:
             # The server is busy reading the peer's never-ending request; a single-threaded
             # server would answer nobody else until the peer gave up.
-            reply = hookd.request(root, {"op": "ping"}, timeout=30)
+            reply = hook_client.request(root, {"op": "ping"}, timeout=30)
             assert reply is not None and reply["ok"] is True
             assert peer.is_alive() and not peer.cut_off
             # ...and the peer itself is cut off after the per-connection deadline.
@@ -70,14 +70,14 @@ def test_a_slow_peer_does_not_hold_up_other_clients(layout: Layout) -> None:
 def test_many_stuck_connections_cannot_starve_the_server(layout: Layout) -> None:
     root = str(layout.root)
     with running_server(layout.root):
-        peers = [Peer(hookd.socket_path(root)) for _ in range(hookd.MAX_WORKERS + 4)]
+        peers = [Peer(hook_client.socket_path(root)) for _ in range(hook_client.MAX_WORKERS + 4)]
         for p in peers:
             p.start()
         try:
             for p in peers:
                 assert p.connected.wait(30)
             # Once the deadline has cut the stuck peers off, the server answers again.
-            assert wait_for(lambda: hookd.request(root, {"op": "ping"}, timeout=5), seconds=60)
+            assert wait_for(lambda: hook_client.request(root, {"op": "ping"}, timeout=5), seconds=60)
         finally:
             for p in peers:
                 p.stop.set()
@@ -87,7 +87,7 @@ def test_many_stuck_connections_cannot_starve_the_server(layout: Layout) -> None
 
 @pytest.mark.parametrize("behaviour", ["silent", "trickle"])
 def test_the_client_gives_up_on_a_listener_that_never_answers(layout: Layout, behaviour: str) -> None:
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     trickling = {"done": False}
 
@@ -99,7 +99,7 @@ def test_the_client_gives_up_on_a_listener_that_never_answers(layout: Layout, be
     listener = Listener(path, reply)
     listener.start()
     try:
-        assert hookd.request(str(layout.root), {"op": "ping"}) is None
+        assert hook_client.request(str(layout.root), {"op": "ping"}) is None
         assert listener.requests, "the client did reach the listener"
     finally:
         trickling["done"] = True
@@ -108,21 +108,21 @@ def test_the_client_gives_up_on_a_listener_that_never_answers(layout: Layout, be
 
 
 def test_a_dead_socket_is_not_waited_on(layout: Layout) -> None:
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     listener = Listener(path, lambda r: b"{}\n")
     listener.sock.close()  # bound, never accepting: connect is refused
     assert os.path.exists(path)
-    assert hookd.request(str(layout.root), {"op": "ping"}) is None
+    assert hook_client.request(str(layout.root), {"op": "ping"}) is None
 
 
 def test_replies_are_read_up_to_a_cap(layout: Layout) -> None:
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    listener = Listener(path, lambda r: b"A" * (hookd.MAX_REPLY * 4))
+    listener = Listener(path, lambda r: b"A" * (hook_client.MAX_REPLY * 4))
     listener.start()
     try:
-        assert hookd.request(str(layout.root), {"op": "ping"}, timeout=30) is None
+        assert hook_client.request(str(layout.root), {"op": "ping"}, timeout=30) is None
     finally:
         listener.stop.set()
         listener.join(10)
@@ -147,7 +147,7 @@ def _echo_nonce(output: str):  # type: ignore[no-untyped-def]
 def test_a_foreign_listener_is_never_printed(layout: Layout, output: str) -> None:
     Store(layout).save(SaveRequest(name="deploy-target", type="project", description="Deploys go to k8s-stage-2",
                                    body="helm upgrade --install app deploy/chart on k8s-stage-2"))
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     listener = Listener(path, _echo_nonce(output))
     listener.start()
@@ -166,12 +166,12 @@ def test_a_foreign_listener_is_never_printed(layout: Layout, output: str) -> Non
 
 
 def test_a_listener_that_does_not_echo_the_nonce_is_not_ours(layout: Layout) -> None:
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     listener = Listener(path, lambda r: json.dumps({"ok": True, "pid": 1, "stamp": "x"}).encode() + b"\n")
     listener.start()
     try:
-        assert hookd.status(str(layout.root)) is None
+        assert hook_client.status(str(layout.root)) is None
     finally:
         listener.stop.set()
         listener.join(10)

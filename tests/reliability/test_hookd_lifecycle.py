@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 
 from ._hookd_support import running_server, wait_for
 
-pytestmark = pytest.mark.skipif(not hookd.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
+pytestmark = pytest.mark.skipif(not hook_client.enabled({}) or sys.platform == "win32", reason="no Unix sockets")
 
 
 @pytest.fixture(autouse=True)
@@ -27,34 +27,34 @@ def daemon_on(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run_files(root: Path) -> list[str]:
-    rd = hookd.run_dir(root)
+    rd = hook_client.run_dir(root)
     return sorted(p.name for p in rd.iterdir()) if rd.exists() else []
 
 
 def test_sigterm_removes_the_run_files(layout: Layout) -> None:
     with running_server(layout.root) as proc:
-        pid_file = hookd.run_dir(layout.root) / "hookd.json"
+        pid_file = hook_client.run_dir(layout.root) / "hookd.json"
         assert json.loads(pid_file.read_text())["pid"] == proc.pid
         assert oct(pid_file.stat().st_mode & 0o777) == "0o600"
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
     assert not pid_file.exists()
-    assert not os.path.exists(hookd.socket_path(layout.root))
+    assert not os.path.exists(hook_client.socket_path(layout.root))
     assert _run_files(layout.root) == ["hookd.lock"]
 
 
 def test_a_deleted_socket_makes_the_server_exit_and_free_the_root(layout: Layout) -> None:
     with running_server(layout.root) as proc:
-        os.unlink(hookd.socket_path(layout.root))
+        os.unlink(hook_client.socket_path(layout.root))
         assert proc.wait(timeout=60) == 0
-        assert not (hookd.run_dir(layout.root) / "hookd.json").exists()
+        assert not (hook_client.run_dir(layout.root) / "hookd.json").exists()
     # the lock is free: a new server starts and answers
     with running_server(layout.root):
-        assert hookd.status(str(layout.root))
+        assert hook_client.status(str(layout.root))
 
 
 def test_a_replaced_socket_is_left_to_its_new_owner(layout: Layout) -> None:
-    path = hookd.socket_path(layout.root)
+    path = hook_client.socket_path(layout.root)
     with running_server(layout.root) as proc:
         os.unlink(path)
         Path(path).write_text("not a socket")  # something else took the path
@@ -81,8 +81,8 @@ def test_the_server_starts_with_an_allow_list_environment(layout: Layout, monkey
     }
     for key, value in secrets.items():
         monkeypatch.setenv(key, value)
-    hookd.spawn(str(layout.root), str(layout.workspace))
-    info = wait_for(lambda: hookd.status(str(layout.root)))
+    hook_client.spawn(str(layout.root), str(layout.workspace))
+    info = wait_for(lambda: hook_client.status(str(layout.root)))
     assert info, "the spawned server did not answer"
     pid = info["pid"]  # type: ignore[index]
     try:
@@ -90,17 +90,17 @@ def test_the_server_starts_with_an_allow_list_environment(layout: Layout, monkey
         names = {item.split(b"=", 1)[0].decode() for item in raw.split(b"\0") if item}
         assert not names & set(secrets), names & set(secrets)
         assert {"PATH", "HOME", "PYTHONPATH"} <= names
-        assert names <= set(hookd.SERVER_ENV_NAMES) | {"PYTHONPATH"} | {
+        assert names <= set(hook_client.SERVER_ENV_NAMES) | {"PYTHONPATH"} | {
             n for n in names if n.startswith(("LC_", "OPENBLAS_", "OMP_", "MKL_"))}
     finally:
-        hookd.shutdown(str(layout.root))
-        wait_for(lambda: not Path(f"/proc/{pid}").exists() or hookd.status(str(layout.root)) is None)
+        hook_client.shutdown(str(layout.root))
+        wait_for(lambda: not Path(f"/proc/{pid}").exists() or hook_client.status(str(layout.root)) is None)
 
 
 def test_request_env_carries_only_what_changes_an_answer() -> None:
     env = {"CLAUDE_PROJECT_DIR": "/p", "CURSOR_PROJECT_DIR": "/c", "REASONIX_TUI_RECALL_MODE": "enhanced",
            "ANTHROPIC_API_KEY": "k", "PATH": "/bin", "SSH_AUTH_SOCK": "/s", "REASONIX_TUI_HOOK_DAEMON": "1",
            "HOME": "/h"}
-    assert hookd.request_env(env) == {"CLAUDE_PROJECT_DIR": "/p", "CURSOR_PROJECT_DIR": "/c",
+    assert hook_client.request_env(env) == {"CLAUDE_PROJECT_DIR": "/p", "CURSOR_PROJECT_DIR": "/c",
                                       "REASONIX_TUI_RECALL_MODE": "enhanced", "HOME": "/h"}
-    assert hookd.server_env(env, pythonpath="/pkg") == {"PATH": "/bin", "HOME": "/h", "PYTHONPATH": "/pkg"}
+    assert hook_client.server_env(env, pythonpath="/pkg") == {"PATH": "/bin", "HOME": "/h", "PYTHONPATH": "/pkg"}

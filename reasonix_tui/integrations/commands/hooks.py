@@ -65,13 +65,13 @@ def register(reg: Registry) -> None:
 
 
 def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..hookd import serve
+    from ..hooks import serve
 
     return serve(str(ctx.layout.root), warm_workspace=args.warm)
 
 
 def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ..hookd import shutdown
+    from ..hook_client import shutdown
 
     if shutdown(str(ctx.layout.root)):
         ctx.print("hook server stopped")
