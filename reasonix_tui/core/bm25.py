@@ -1,9 +1,13 @@
-"""BM25 as Reasonix scores it, on top of ``rank-bm25``, with an inverted index.
+"""BM25 as Reasonix scores it: the one formula, and an index on top of ``rank-bm25``.
 
 Reasonix (store-format §6.4, history §B.4) uses ``k1 = 1.2``, ``b = 0.75`` and the
-"plus one" idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative.
+"plus one" idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. The
+formula lives here once — :func:`idf`, :func:`length_norm` and :func:`term_score`, in
+Go's floating-point order, for floats and numpy arrays alike — and every scorer (recall,
+the memory search, history search) calls it.
+
 ``rank_bm25.BM25Okapi`` has the same term-frequency part but a different idf (with an
-epsilon floor), so :class:`ReasonixBM25` overrides ``_calc_idf``.
+epsilon floor), so :class:`ReasonixBM25` overrides ``_calc_idf`` with :func:`idf`.
 
 ``BM25Okapi.get_scores`` scores every document for every query. Recall and history
 search must cost what the *matches* cost, so :class:`BM25Index` keeps postings
@@ -16,14 +20,36 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-__all__ = ["ReasonixBM25", "BM25Index", "K1", "B"]
+__all__ = ["ReasonixBM25", "BM25Index", "K1", "B", "KP1", "idf", "length_norm", "term_score"]
 
 K1 = 1.2
+"""Term-frequency saturation."""
 B = 0.75
+"""Length normalisation."""
+KP1 = 2.2
+"""``k1 + 1`` as Go folds the constant."""
+
+_Num = TypeVar("_Num", float, "np.ndarray")
+
+
+def idf(n_docs: float, df: float) -> float:
+    """Reasonix's idf of a term found in ``df`` of ``n_docs`` documents (never negative)."""
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def length_norm(doc_len: _Num, avg_len: float) -> _Num:
+    """``k1·(1 − b + b·len/avgLen)`` for a document length (or an array of them)."""
+    return K1 * ((1 - B) + (B * doc_len) / avg_len)
+
+
+def term_score(term_idf: float, tf: _Num, norm: _Num) -> _Num:
+    """One term's contribution ``idf·(tf·(k1+1)) / (tf + norm)`` (scalars or arrays)."""
+    return (term_idf * (tf * KP1)) / (tf + norm)
 
 
 class ReasonixBM25(BM25Okapi):
@@ -60,7 +86,7 @@ class ReasonixBM25(BM25Okapi):
     def _calc_idf(self, nd: dict[str, int]) -> None:
         n = self.corpus_size
         for word, df in nd.items():
-            self.idf[word] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            self.idf[word] = idf(n, df)
         self.average_idf = (sum(self.idf.values()) / len(self.idf)) if self.idf else 0.0
 
     def get_batch_scores(self, query: Sequence[str], doc_ids: Sequence[int]) -> list[float]:
@@ -70,13 +96,13 @@ class ReasonixBM25(BM25Okapi):
         ids = list(doc_ids)
         score = np.zeros(len(ids))
         doc_len = self._doc_len_array[ids]
-        norm = self.k1 * (1 - self.b + self.b * doc_len / self.avgdl)
+        norm = length_norm(doc_len, self.avgdl)
         for q in query:
-            idf = self.idf.get(q)
-            if not idf:
+            q_idf = self.idf.get(q)
+            if not q_idf:
                 continue
             q_freq = np.array([self.doc_freqs[i].get(q, 0) for i in ids], dtype=float)
-            score += idf * (q_freq * (self.k1 + 1) / (q_freq + norm))
+            score += term_score(q_idf, q_freq, norm)
         return score.tolist()
 
 
@@ -128,6 +154,24 @@ class BM25Index:
         if internal is None:
             return 0
         return int(self._bm25.doc_freqs[internal].get(term, 0))
+
+    def idf(self, term: str) -> float:
+        """The idf of a term present in the index (``0.0`` for an absent one)."""
+        return float(self._bm25.idf.get(term, 0.0)) if self._bm25 is not None else 0.0
+
+    def term_frequencies(self, doc_internal: int) -> Mapping[str, int]:
+        """Term → frequency of an internal document."""
+        assert self._bm25 is not None
+        return self._bm25.doc_freqs[doc_internal]
+
+    def document_lengths(self) -> np.ndarray:
+        """Token counts of the internal documents."""
+        return self._bm25._doc_len_array if self._bm25 is not None else np.zeros(0)
+
+    @property
+    def average_length(self) -> float:
+        """Mean document length (``avgdl``; 1.0 for an empty index)."""
+        return float(self._bm25.avgdl) if self._bm25 is not None else 1.0
 
     def matched_terms(self, doc_internal: int, terms: Sequence[str]) -> list[str]:
         """Query terms present in an internal document, in query order."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import threading
@@ -35,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from . import bm25
 from .gostr import go_quote, to_lower, trim_space
 from .gotime import Timestamp
 from .paths import Layout
@@ -1055,9 +1055,8 @@ class HistoryIndex:
             if df == 0:
                 continue
             tf = tfs[keep].astype(np.float64)
-            idf = math.log(1 + (float(n_docs) - float(df) + 0.5) / (float(df) + 0.5))
-            dl = doc_len[ids].astype(np.float64)
-            scores[ids] += idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * dl / avg))
+            norm = bm25.length_norm(doc_len[ids].astype(np.float64), avg)
+            scores[ids] += bm25.term_score(bm25.idf(float(n_docs), float(df)), tf, norm)
             touched = True
         if not touched:
             return [], n_docs

@@ -618,9 +618,8 @@ class _Run:
     def _matched(self, doc: int) -> list[str]:
         if self.cs is not None:
             return self.cs.matched(doc)
-        assert self.bm is not None and self.bm._bm25 is not None
-        freqs = self.bm._bm25.doc_freqs[doc]
-        return [t for t in self.terms if t in freqs]
+        assert self.bm is not None
+        return self.bm.matched_terms(doc, self.terms)
 
     def _reason(self, h: _Hit) -> str:
         reason = "matched " + ", ".join(list(h.matched)[:4]) + "; " + h.fact.scope + " scope"

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bm25 import B, K1, BM25Index
+from ..bm25 import BM25Index, length_norm, term_score
 from ..freshness import windows_for
 from ..gotime import DAY_NS
 from .. import tokenize as _tokenize
@@ -34,8 +34,6 @@ from .pool import Exclusion, Pool, build_pool, list_all_order
 
 __all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo", "memo_path"]
 
-KP1 = 2.2
-"""``k1 + 1`` as Go folds the constant."""
 NO_TIME = -(1 << 62)
 """Stand-in for a zero ``time.Time`` (sorts before every real instant)."""
 
@@ -302,11 +300,7 @@ class PoolBM25(BM25Index):
             self._array_postings.document_frequencies() if self._array_postings is not None else None,
         )
         assert self.size == len(docs), "PoolBM25 needs non-empty documents"
-        bm = self._bm25
-        assert bm is not None
-        doc_len = np.asarray(bm.doc_len, dtype=float)
-        # k1·(1 − b + b·len/avgLen), evaluated in Go's order.
-        self.norm = K1 * ((1 - B) + (B * doc_len) / bm.avgdl)
+        self.norm = length_norm(self.document_lengths(), self.average_length)
         """Per-document length normalisation."""
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
         self._per_fact = None  # only needed while building
@@ -329,20 +323,11 @@ class PoolBM25(BM25Index):
         internal = self._postings.get(term)
         value: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if internal is not None and len(internal):
-            bm = self._bm25
-            assert bm is not None
-            freqs = bm.doc_freqs
             idx = np.fromiter(internal, dtype=np.int64, count=len(internal))
-            tf = np.fromiter((freqs[i][term] for i in internal), dtype=float, count=len(internal))
-            contrib = (float(bm.idf[term]) * (tf * KP1)) / (tf + self.norm[idx])
-            value = (idx, tf, contrib)
+            tf = np.fromiter((self.term_frequencies(i)[term] for i in internal), dtype=float, count=len(internal))
+            value = (idx, tf, term_score(self.idf(term), tf, self.norm[idx]))
         self._arrays[term] = value
         return value
-
-    def idf(self, term: str) -> float:
-        """The Reasonix idf of a term present in the index."""
-        assert self._bm25 is not None
-        return float(self._bm25.idf[term])
 
     def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
         """Dense ``(scores, matched-term counts, per-term document arrays)``.
