@@ -69,6 +69,7 @@ from .messages import (
     ReviewApprovalsRequested,
     SidecarsReloaded,
     StoreLoadFailed,
+    SnapshotResolved,
     StoreReloaded,
     StoreUpdate,
     SuggestionAcceptRequested,
@@ -86,8 +87,8 @@ from .screens.main import PANES, MainScreen
 from .state import (
     CenterSnapshot,
     Clock,
-    attach_identity_index,
-    attach_resolution,
+    resolve_snapshot,
+    with_identity_index,
     diff_snapshots,
     load_snapshot,
     save_row_cache,
@@ -258,13 +259,22 @@ class ContextCenterApp(App[None]):
     @work(thread=True, group="resolve", exit_on_error=False, description="resolve subjects and topics")
     def _resolve_worker(self, snapshot: CenterSnapshot) -> None:
         """Which facts are superseded, for the detail view's label (thread worker; never
-        blocks a reload, which runs in its own worker)."""
-        if snapshot is not self.snapshot:
+        blocks a reload, which runs in its own worker): a copy of the snapshot that carries
+        it goes to :meth:`_snapshot_resolved`."""
+        if snapshot.generation != self.snapshot.generation:
             return
         try:
-            attach_resolution(snapshot)
+            resolved = resolve_snapshot(snapshot)
         except Exception:  # noqa: BLE001 - a label in the detail view is never worth a failed worker
             return
+        if resolved is not None:
+            self.post_message(SnapshotResolved(resolved))
+
+    @on(SnapshotResolved)
+    def _snapshot_resolved(self, message: SnapshotResolved) -> None:
+        """Hold the resolved copy when it is still of the snapshot on screen."""
+        if message.snapshot.generation == self.snapshot.generation:
+            self.snapshot = message.snapshot
 
     # ----------------------------------------------------------------- memory health
 
@@ -433,14 +443,15 @@ class ContextCenterApp(App[None]):
                 if snapshot is None:
                     progress = self._partial_poster(shown) if base is None else None
                     snapshot = load_snapshot(self.layout, self.settings, self.clock(), base, progress=progress)
-                with self._reload_lock:
-                    self._reload_base = snapshot  # the next batch builds on this one
                 # Against what the screen has (the last partial of a first load), so the
                 # screen applies a diff instead of working one out itself.
                 changes = diff_snapshots(shown[0], snapshot)
+                # Complete before it is posted: nothing changes a snapshot once the screen has it.
+                snapshot = with_identity_index(snapshot, shown[0], changes)
+                with self._reload_lock:
+                    self._reload_base = snapshot  # the next batch builds on this one
                 self.post_message(StoreReloaded(snapshot, shown[0], changes))
-                # After posting, so the screen does not wait for either:
-                attach_identity_index(snapshot, shown[0], changes)
+                # After posting, so the screen does not wait for it:
                 if snapshot.cache_dirty:
                     save_row_cache(self.layout, snapshot)
                 base = snapshot
@@ -454,7 +465,8 @@ class ContextCenterApp(App[None]):
         if not self.screen_stack:
             return  # read while the app was closing
         changes = message.changes
-        if message.base is not self.snapshot or (message.base is None and self.loaded):
+        base = message.base
+        if (base is None and self.loaded) or (base is not None and base.generation != self.snapshot.generation):
             changes = diff_snapshots(self.snapshot if self.loaded else None, message.snapshot)
         first_rows = not self.loaded
         complete = not message.snapshot.reading[1]

@@ -22,6 +22,7 @@ __all__ = [
     "StoreUpdate",
     "StoreReloaded",
     "StoreLoadFailed",
+    "SnapshotResolved",
     "SidecarsReloaded",
     "WriteFinished",
     "PinRequested",
@@ -76,6 +77,15 @@ class StoreReloaded(Message):
     def can_replace(self, message: Message) -> bool:
         """A burst of reloads draws once (the handler re-diffs when the base moved on)."""
         return isinstance(message, StoreReloaded)
+
+
+@dataclass
+class SnapshotResolved(Message):
+    """The subject/topic resolution of a snapshot is ready: a copy of it (same generation)
+    that carries the resolution."""
+
+    snapshot: CenterSnapshot
+    """The resolved copy."""
 
 
 @dataclass

@@ -18,6 +18,7 @@ start, the store's parse cache.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import stat
 import time
@@ -46,8 +47,8 @@ __all__ = [
     "LazyFacts",
     "update_snapshot",
     "save_row_cache",
-    "attach_identity_index",
-    "attach_resolution",
+    "with_identity_index",
+    "resolve_snapshot",
     "freshness_label",
     "FactRow",
     "ErrorRow",
@@ -346,6 +347,10 @@ class LazyFacts(Mapping[str, Fact]):
         return self._loaded.get(key)
 
 
+_GENERATIONS = itertools.count(1)
+"""Snapshot generation numbers (process-wide, increasing)."""
+
+
 @dataclass(frozen=True)
 class CenterSnapshot:
     """An immutable view of the store at one moment."""
@@ -378,22 +383,22 @@ class CenterSnapshot:
     """Files were parsed that the row cache does not hold: write it after posting."""
     counts: Mapping[str, int] = field(default_factory=dict)
     """``project``, ``global``, ``pinned`` and ``unreadable`` row counts."""
+    generation: int = 0
+    """This snapshot's number: every snapshot the loader makes gets the next one (0: empty)."""
     derived_from: int = 0
-    """``id()`` of the snapshot an incremental update started from (0 for a full scan)."""
+    """:attr:`generation` of the snapshot an incremental update started from (0 for a full scan)."""
     touched: frozenset[str] = frozenset()
     """Row keys that incremental update dropped or (re)built."""
     reading: tuple[int, int] = (0, 0)
     """``(files read, files to read)`` while a first load is still going (a partial
     snapshot: more rows follow); ``(0, 0)`` once complete."""
 
-    def identity_index(self) -> dict[str, list[str]] | None:
-        """Row keys by identity key, once :func:`attach_identity_index` ran (else ``None``)."""
-        return self.__dict__.get("_identity_index")
-
-    def resolution(self) -> Resolution | None:
-        """Which facts are superseded (subject and topic resolver), once
-        :func:`attach_resolution` ran (else ``None``)."""
-        return self.__dict__.get("_resolution")
+    identity: Mapping[str, tuple[str, ...]] | None = None
+    """Row keys by identity key (:func:`with_identity_index` builds it before the snapshot is
+    posted; ``None`` on a partial snapshot of a first load: lookups then scan the rows)."""
+    resolution: Resolution | None = None
+    """Which facts are superseded (subject and topic resolver): :func:`resolve_snapshot`
+    makes a copy of the snapshot that carries it (``None`` until then)."""
 
     @classmethod
     def empty(cls, budget: int = 1500) -> CenterSnapshot:
@@ -415,7 +420,7 @@ class CenterSnapshot:
         if not fact.subject_key:
             return None, None
         same = other = None
-        index = self.identity_index()
+        index = self.identity
         candidates = index.get("subject:" + fact.subject_key, ()) if index is not None else self.sources
         for key in candidates:
             src = self.sources.get(key)
@@ -438,7 +443,7 @@ class CenterSnapshot:
         """
         mine = identity_keys(fact)
         found: list[tuple[Fact, str]] = []
-        index = self.identity_index()
+        index = self.identity
         if index is not None:
             seen: set[str] = set()
             for ident in mine:
@@ -473,33 +478,36 @@ RESOLVE_LIMIT = 5_000
 """Stores up to this many facts get the subject/topic resolution in the Context Center."""
 
 
-def attach_resolution(snapshot: CenterSnapshot, limit: int = RESOLVE_LIMIT) -> None:
-    """Compute the snapshot's :class:`~reasonix_tui.core.resolve.Resolution` (in the reload
-    worker, after posting; a complete snapshot of at most ``limit`` facts)."""
-    if snapshot.reading[1] or len(snapshot.facts) > limit or "_resolution" in snapshot.__dict__:
-        return
+def resolve_snapshot(snapshot: CenterSnapshot, limit: int = RESOLVE_LIMIT) -> CenterSnapshot | None:
+    """A copy of ``snapshot`` (same generation) carrying its
+    :class:`~reasonix_tui.core.resolve.Resolution`; ``None`` for a partial snapshot, one of
+    more than ``limit`` facts, or one that has it already (run in a worker: it takes time)."""
+    if snapshot.reading[1] or len(snapshot.facts) > limit or snapshot.resolution is not None:
+        return None
     from ..core.resolve import resolve
 
     facts = [f for f in (snapshot.facts.get(k) for k in list(snapshot.facts)) if f is not None]
-    snapshot.__dict__["_resolution"] = resolve(facts)
+    return replace(snapshot, resolution=resolve(facts))
 
 
-def attach_identity_index(
+def with_identity_index(
     snapshot: CenterSnapshot, previous: CenterSnapshot | None = None, changes: Changes | None = None
-) -> None:
-    """Build (or patch from ``previous`` and ``changes``) the identity index of ``snapshot``.
+) -> CenterSnapshot:
+    """A copy of ``snapshot`` (same generation) carrying its identity index, patched from
+    ``previous``'s when ``changes`` (``previous`` → ``snapshot``) are few, else built anew.
 
-    Called by the reload worker after the snapshot was posted, so neither the start nor
-    a live update waits for it; until it is there, lookups scan the rows.
+    The reload worker calls it before posting, so the snapshot the screen holds is never
+    changed afterwards. A live update patches a few keys; a first load builds it once.
     """
     with _no_gc():
-        _attach_identity_index(snapshot, previous, changes)
+        return replace(snapshot, identity=_identity_index(snapshot, previous, changes))
 
 
-def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | None, changes: Changes | None) -> None:
-    old = previous.identity_index() if previous is not None else None
+def _identity_index(
+    snapshot: CenterSnapshot, previous: CenterSnapshot | None, changes: Changes | None
+) -> dict[str, tuple[str, ...]]:
+    old = previous.identity if previous is not None else None
     if old is not None and previous is not None:
-        index = dict(old)
         if changes is not None and not changes.full:
             gone = [k for k in changes.removed | changes.changed if k in previous.sources]
             new = [k for k in changes.added | changes.changed if k in snapshot.sources]
@@ -507,25 +515,25 @@ def _attach_identity_index(snapshot: CenterSnapshot, previous: CenterSnapshot | 
             gone = [k for k in previous.sources if snapshot.sources.get(k) is not previous.sources[k]]
             new = [k for k in snapshot.sources if previous.sources.get(k) is not snapshot.sources[k]]
         if len(gone) + len(new) < 1000:
+            index = dict(old)
             for key in gone:
                 for ident in previous.sources[key].keys:
                     keys = index.get(ident)
                     if keys and key in keys:
-                        index[ident] = [k for k in keys if k != key]
+                        index[ident] = tuple(k for k in keys if k != key)
             for key in new:
                 for ident in snapshot.sources[key].keys:
-                    index[ident] = [*index.get(ident, ()), key]
-            object.__setattr__(snapshot, "_identity_index", index)
-            return
-    index = {}
+                    index[ident] = (*index.get(ident, ()), key)
+            return index
+    lists: dict[str, list[str]] = {}
     for key, src in snapshot.sources.items():
         for ident in src.keys:
-            bucket = index.get(ident)
+            bucket = lists.get(ident)
             if bucket is None:
-                index[ident] = [key]
+                lists[ident] = [key]
             else:
                 bucket.append(key)
-    object.__setattr__(snapshot, "_identity_index", index)
+    return {ident: tuple(keys) for ident, keys in lists.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -559,7 +567,7 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
     if old is None:
         return Changes(added=frozenset(new.rows), full=True, archive_changed=True)
     old_rows, new_rows = old.rows, new.rows
-    if new.derived_from == id(old):
+    if new.derived_from and new.derived_from == old.generation:
         # An incremental update knows which keys it touched: no need to walk 100k rows.
         touched = new.touched
         added = frozenset(k for k in touched if k in new_rows and k not in old_rows)
@@ -763,6 +771,7 @@ class _Builder:
             sigs=self.sigs,
             cache_dirty=self.parsed > 0,
             counts=counts,
+            generation=next(_GENERATIONS),
         )
 
 
@@ -980,6 +989,6 @@ def _update_snapshot(
         b.snapshot(settings, archived, previous.source),
         cache_dirty=False,
         loaded_at=loaded_at,
-        derived_from=id(previous),
+        derived_from=previous.generation,
         touched=frozenset(touched),
     )

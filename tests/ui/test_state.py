@@ -93,27 +93,52 @@ def test_symlink_out_of_the_store_is_an_error_row(demo: Layout, tmp_path: Path) 
 
 
 def test_identity_index_gives_the_same_overrides_and_holders(demo: Layout) -> None:
-    from reasonix_tui.tui.state import attach_identity_index, update_snapshot
+    from reasonix_tui.tui.state import update_snapshot, with_identity_index
 
     snap = load_snapshot(demo, settings(), NOW)
     keys = list(snap.facts)
     before = {k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys}
-    attach_identity_index(snap)
-    assert snap.identity_index() is not None
-    after = {k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys}
+    indexed = with_identity_index(snap)
+    assert snap.identity is None and indexed.identity is not None  # a copy: the snapshot itself is untouched
+    assert indexed.generation == snap.generation
+    after = {k: ([(o.id, why) for o, why in indexed.overrides(indexed.facts[k])],
+                 indexed.subject_holder(indexed.facts[k])) for k in keys}
     assert before == after
     assert any(o for o, _ in before.values())  # the demo has a project-over-global override
     # Patched after an incremental update: a new project fact takes over a global subject.
     saved = store(demo).save(
         SaveRequest(name="project/deploy-target-global", description="Here: Fly", body="Fly.", type="project", scope="project")
     )
-    nxt = update_snapshot(snap, demo, settings(), NOW, [saved.fact.path])
+    nxt = update_snapshot(indexed, demo, settings(), NOW, [saved.fact.path])
     assert nxt is not None
-    attach_identity_index(nxt, snap)
+    nxt = with_identity_index(nxt, indexed, diff_snapshots(indexed, nxt))
     patched = nxt.overrides(nxt.facts[str(saved.fact.id)])
     fresh = load_snapshot(demo, settings(), NOW)
     assert [(o.id, w) for o, w in patched] == [(o.id, w) for o, w in fresh.overrides(fresh.facts[str(saved.fact.id)])]
     assert patched
+
+
+def test_a_diff_names_its_base_by_generation(demo: Layout) -> None:
+    """An incremental update records its base's generation; a copy of the base (the same
+    generation, e.g. carrying its identity index) still gets the touched-keys diff, and a
+    snapshot of another generation gets the full comparison."""
+    from dataclasses import replace
+
+    from reasonix_tui.tui.state import update_snapshot, with_identity_index
+
+    base = load_snapshot(demo, settings(), NOW)
+    other = load_snapshot(demo, settings(), NOW)
+    assert 0 < base.generation < other.generation
+    saved = store(demo).save(SaveRequest(name="gen-test", description="d", body="b", scope="project"))
+    nxt = update_snapshot(base, demo, settings(), NOW, [saved.fact.path])
+    assert nxt is not None and nxt.derived_from == base.generation and nxt.generation > other.generation
+    copy = with_identity_index(base)
+    fast = diff_snapshots(copy, nxt)
+    assert fast.added == frozenset({str(saved.fact.id)}) and not fast.full
+    # The fast path trusts ``touched``: a forged one shows it is the path taken for the base's copy only.
+    forged = replace(nxt, touched=frozenset())
+    assert diff_snapshots(copy, forged).empty
+    assert diff_snapshots(other, forged).added == frozenset({str(saved.fact.id)})
 
 
 async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:

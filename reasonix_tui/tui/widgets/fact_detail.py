@@ -102,7 +102,7 @@ def fact_metadata(fact: Fact, snapshot: CenterSnapshot, now: Timestamp) -> Table
                 style="cyan",
             )
         row("override", note)
-    resolution = snapshot.resolution()
+    resolution = snapshot.resolution
     sup = resolution.of(fact) if resolution is not None else None
     shadowed = fact.scope == "global" and bool(overrides)  # the override row already says it
     if sup is not None and not shadowed:
