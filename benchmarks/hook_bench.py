@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Fact, new_memory_id

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact

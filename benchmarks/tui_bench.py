@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from reasonix_tui.core.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact
@@ -183,7 +183,7 @@ def main() -> int:
             shutil.rmtree(cache)  # the "cold" start parses every file
         try:
             cold = asyncio.run(measure(layout, n))
-            from reasonix_tui.tui.state import row_cache_path
+            from reasonix_tui.tui.model.snapshot import row_cache_path
 
             row_cache_path(layout).unlink(missing_ok=True)  # the store's cache stays warm
             first = asyncio.run(measure(layout, n))

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel  # noqa: E402
 
-from reasonix_tui.core.approvals import ApprovalQueue  # noqa: E402
+from reasonix_tui.core.agent.approvals import ApprovalQueue  # noqa: E402
 from reasonix_tui.core.paths import Layout  # noqa: E402
 from reasonix_tui.core.store.store import SaveRequest, Store  # noqa: E402
 

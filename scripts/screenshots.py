@@ -127,7 +127,7 @@ def _freeze() -> None:
     """
     import itertools
 
-    import reasonix_tui.core.approvals as approvals
+    import reasonix_tui.core.agent.approvals as approvals
     import reasonix_tui.core.store.store as store_module
     from textual.widgets import Input, TextArea
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations.cli import main
@@ -60,7 +60,7 @@ def test_low_risk_json(layout: Layout, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_create_only_race_is_a_conflict(layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from reasonix_tui.core import agent_writes
+    from reasonix_tui.core.agent import writes as agent_writes
 
     real = agent_writes.assess_remember
 

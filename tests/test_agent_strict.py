@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent_writes import agent_remember, check_agent_arguments
-from reasonix_tui.core.approvals import ApprovalQueue
+from reasonix_tui.core.agent.writes import agent_remember, check_agent_arguments
+from reasonix_tui.core.agent.approvals import ApprovalQueue
 from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import InvalidInput

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.approvals import (
+from reasonix_tui.core.agent.approvals import (
     ApprovalError,
     ApprovalQueue,
     ApprovalResult,
@@ -22,7 +22,7 @@ from reasonix_tui.core.approvals import (
     valid_proposal_id,
 )
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.policy import assess_forget, assess_remember
+from reasonix_tui.core.agent.policy import assess_forget, assess_remember
 from reasonix_tui.core.store.model import Conflict, InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store
 
@@ -321,7 +321,7 @@ def test_wait_sees_a_decision_from_another_process(queue: ApprovalQueue, store: 
         "import sys, time\n"
         "from pathlib import Path\n"
         "from reasonix_tui.core.paths import Layout\n"
-        "from reasonix_tui.core.approvals import ApprovalQueue\n"
+        "from reasonix_tui.core.agent.approvals import ApprovalQueue\n"
         "time.sleep(0.3)\n"
         f"lay = Layout(root=Path({str(layout.root)!r}), workspace=Path({str(layout.workspace)!r}))\n"
         f"print(ApprovalQueue(lay).apply({p.id!r}, 'approve').state)\n"
@@ -371,7 +371,7 @@ def test_stale_presence_markers_are_ignored(queue: ApprovalQueue, layout: Layout
     proc.wait()
     import socket
 
-    from reasonix_tui.core.gotime import Timestamp
+    from reasonix_tui.core.compat.gotime import Timestamp
 
     now = Timestamp.now().rfc3339()
     dead = presence / "dead.json"
@@ -418,7 +418,7 @@ def test_undo_refuses_when_changed_or_gone(queue: ApprovalQueue, store: Store) -
 
 
 def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import reasonix_tui.core.approvals as approvals_mod
+    import reasonix_tui.core.agent.approvals as approvals_mod
 
     assert queue.latest_auto_write() is None
     stamps = iter(["2026-07-25T10:00:05Z", "2026-07-25T10:00:05.5Z", "2026-07-25T10:00:04Z"])
@@ -454,9 +454,9 @@ def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: 
     ],
 )
 def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, Any]) -> None:
-    from reasonix_tui.core.approvals import planned_fact
-    from reasonix_tui.core.gotime import Timestamp
-    from reasonix_tui.core.policy import remember_request
+    from reasonix_tui.core.agent.approvals import planned_fact
+    from reasonix_tui.core.compat.gotime import Timestamp
+    from reasonix_tui.core.agent.policy import remember_request
     from reasonix_tui.core.store.fileformat import render_fact
 
     now = Timestamp(1_800_000_000 * 10**9)

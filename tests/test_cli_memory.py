@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.integrations.cli import main
 

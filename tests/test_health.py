@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report
 from reasonix_tui.core.health.checks import MIN_TURNS
 from reasonix_tui.core.health.fixes import apply_fix, merged_draft, save_merge, undo_fix

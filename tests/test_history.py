@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core import history as H
+from reasonix_tui.core.sessions import history as H
 from reasonix_tui.core.bm25 import BM25Index
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.retrieval import make_snippet
-from reasonix_tui.core.sessions import Message, ToolCall, claude_project_slugs
-from reasonix_tui.core.tokenize import query_terms, tokens
+from reasonix_tui.core.compat.retrieval import make_snippet
+from reasonix_tui.core.sessions.transcripts import Message, ToolCall, claude_project_slugs
+from reasonix_tui.core.compat.tokenize import query_terms, tokens
 from reasonix_tui.integrations.cli import main
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.instructions import (
+from reasonix_tui.core.instructions.documents import (
     BLOCK_PREAMBLE,
     Resolution,
     instruction_block,

@@ -14,7 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from reasonix_tui.core.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 
@@ -80,7 +80,7 @@ async def test_tools_and_their_rules(layout: Layout, store: Store) -> None:
     assert tools["memory"].annotations.read_only_hint is True
     assert set(tools["remember"].input_schema["required"]) == {"description", "body"}
     try:
-        from reasonix_tui.core.history import history_tool_call  # noqa: F401
+        from reasonix_tui.core.sessions.history import history_tool_call  # noqa: F401
     except ImportError:
         assert "history" not in tools
     else:
@@ -219,7 +219,7 @@ async def test_unexpanded_placeholder_falls_back(layout: Layout, store: Store) -
 
 
 async def test_history_tool_answers(layout: Layout, store: Store) -> None:
-    pytest.importorskip("reasonix_tui.core.history")
+    pytest.importorskip("reasonix_tui.core.sessions.history")
     async with session(layout) as s:
         result = await s.call_tool("history", {"op": "search", "query": "flaky redis queue"})
         bad = await s.call_tool("history", {"op": "rewind"})

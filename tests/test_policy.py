@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.policy import (
+from reasonix_tui.core.agent.policy import (
     MAX_AUTO_BODY_RUNES,
     InvalidArguments,
     Reason,

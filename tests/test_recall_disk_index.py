@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import channels, disk_index, service
 from reasonix_tui.core.recall.disk_index import Changed, StoredRecallIndex, index_for, index_path

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import (
     RecallTrace,

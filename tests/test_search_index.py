@@ -12,7 +12,7 @@ import pytest
 from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import search_index
-from reasonix_tui.core.recall.search import search_memories
+from reasonix_tui.core.recall.memory_tool import search_memories
 from reasonix_tui.core.recall.search_index import index_path, search_from_disk
 from reasonix_tui.core.store.store import SaveRequest, Store
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasonix_tui.core.secrets import (
+from reasonix_tui.core.agent.secrets import (
     EMAIL_PATTERN,
     REDACTED,
     findings,
@@ -286,7 +286,7 @@ def test_email_search_matches_plain_regex(text: str) -> None:
     plain = re.compile(EMAIL_PATTERN.encode()[4:], re.IGNORECASE)
     data = text.encode()
     expected = [(m.start(), m.end()) for m in plain.finditer(data)]
-    from reasonix_tui.core.secrets import _email_spans
+    from reasonix_tui.core.agent.secrets import _email_spans
 
     assert list(_email_spans(data)) == expected
 
@@ -297,7 +297,7 @@ _URL = re.compile(rb"(?i)\b([a-z][a-z0-9+.-]*://)([^/\t\n\f\r ]+)@")
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ALPHABET, max_size=30).map("".join))
 def test_userinfo_search_matches_plain_regex(text: str) -> None:
-    from reasonix_tui.core.secrets import _edits_url_userinfo
+    from reasonix_tui.core.agent.secrets import _edits_url_userinfo
 
     data = text.encode()
     expected = _URL.sub(rb"\1[redacted]@", data)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core import sessions as S
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.sessions import transcripts as S
+from reasonix_tui.core.compat.gotime import Timestamp
 
 
 def write_jsonl(path: Path, lines: list[object], header: bool = True, raw_tail: str = "") -> Path:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.freshness import freshness_for
-from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339
+from reasonix_tui.core.store.freshness import freshness_for
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store import cache as cache_mod

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core import suggestions as S
-from reasonix_tui.core.history import history_tool_call
+from reasonix_tui.core.sessions import suggestions as S
+from reasonix_tui.core.sessions.history import history_tool_call
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.sessions import claude_project_slugs
+from reasonix_tui.core.sessions.transcripts import claude_project_slugs
 from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.model import InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store
-from reasonix_tui.core.suggestions import signals as sig
-from reasonix_tui.core.suggestions.mining import cache_path, mine_sessions
-from reasonix_tui.core.suggestions.procedures import command_keys, find_procedures
+from reasonix_tui.core.sessions.suggestions import signals as sig
+from reasonix_tui.core.sessions.suggestions.mining import cache_path, mine_sessions
+from reasonix_tui.core.sessions.suggestions.procedures import command_keys, find_procedures
 from reasonix_tui.integrations.cli import main
 
 DAY_MS = 86_400_000
@@ -352,7 +352,7 @@ def test_merging_across_languages_and_objects(layout: Layout) -> None:
 
 
 def test_names_without_the_language_resources_are_readable(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reasonix_tui.core.suggestions import language
+    from reasonix_tui.core.sessions.suggestions import language
 
     monkeypatch.setattr(language, "_lang", lambda: None)
     language.stem.cache_clear()
@@ -453,7 +453,7 @@ def test_listing_writes_nothing(layout: Layout) -> None:
 
 
 def test_an_unchanged_history_is_listed_from_the_result_cache(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reasonix_tui.core.suggestions import api
+    from reasonix_tui.core.sessions.suggestions import api
 
     reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("From now on deploys go through ArgoCD.")], T0)
     first = S.list_suggestions(layout)
@@ -579,8 +579,8 @@ def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
 
 
 def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
-    from reasonix_tui.core.history import misses_path
-    from reasonix_tui.core.suggestions.imports import misses_path as our_path
+    from reasonix_tui.core.sessions.history import misses_path
+    from reasonix_tui.core.sessions.suggestions.imports import misses_path as our_path
 
     assert our_path(layout) == misses_path(layout)
     for _ in range(2):
@@ -741,7 +741,7 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
     """The merge state: sessions added one by one (and one that grows) give, at every step,
     exactly the candidates a listing from nothing gives; the statements already clustered
     are not clustered again."""
-    from reasonix_tui.core.suggestions import api, candidates
+    from reasonix_tui.core.sessions.suggestions import api, candidates
 
     suite = _suite_module()
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions" / "histories"
@@ -756,7 +756,7 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
         clustered: list[int] = []
         real = candidates.cluster_items
         monkeypatch.setattr(api, "_seed", api._seed)  # the real seed; only cluster_items is watched
-        import reasonix_tui.core.suggestions.candidates as cmod
+        import reasonix_tui.core.sessions.suggestions.candidates as cmod
 
         def watch(items: Any, seed: Any = ()) -> Any:
             clustered.append(len(items))
@@ -779,7 +779,7 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
 
 
 def _statements_of(path: Path) -> tuple[Any, ...]:
-    from reasonix_tui.core.suggestions.mining import _mine
+    from reasonix_tui.core.sessions.suggestions.mining import _mine
 
     fmt = "claude" if "claude" in str(path) else "reasonix"
     mined = _mine(str(path), fmt)
@@ -798,7 +798,7 @@ def _statements_of(path: Path) -> tuple[Any, ...]:
 def test_titles_are_short_rules_in_every_language(said: str, title: str) -> None:
     """A title is the rule, without what leads into it, and fits the list row (44 cells, a
     Han character two): never the whole Chinese sentence (the demo showed them whole)."""
-    from reasonix_tui.core.suggestions.candidates import TITLE_CELLS, cells, short_title
+    from reasonix_tui.core.sessions.suggestions.candidates import TITLE_CELLS, cells, short_title
 
     assert short_title(said) == title and cells(title) <= TITLE_CELLS
 
@@ -807,7 +807,7 @@ def test_the_demo_suggestions_have_short_titles_and_readable_names(tmp_path: Pat
     """What the demo's Suggestions pane lists: every title fits the row and is not a cut
     sentence's head; every name is readable words (glosses for Chinese), never a hash."""
     from reasonix_tui.core.demo import build_demo_home
-    from reasonix_tui.core.suggestions.candidates import TITLE_CELLS, cells
+    from reasonix_tui.core.sessions.suggestions.candidates import TITLE_CELLS, cells
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     demo = build_demo_home(tmp_path / "demo", with_approval=False)

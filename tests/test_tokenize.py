@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasonix_tui.core.gostr import _lower_char, to_lower
-from reasonix_tui.core.tokenize import query_terms, tokens, tokens_reference
+from reasonix_tui.core.compat.gostr import _lower_char, to_lower
+from reasonix_tui.core.compat.tokenize import query_terms, tokens, tokens_reference
 
 TRICKY = list("aZ_9 -.é中文字かなカナ한글İΣσΑßǅⅫ²٣\u00a0\u3000\x1c\t\n")
 

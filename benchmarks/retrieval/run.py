@@ -75,7 +75,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from reasonix_tui.core.gotime import DAY_NS, Timestamp, parse_rfc3339  # noqa: E402
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339  # noqa: E402
 from reasonix_tui.core.paths import Layout  # noqa: E402
 from reasonix_tui.core.recall import Enhancements, pinned_report, recall  # noqa: E402
 from reasonix_tui.core.settings import Settings  # noqa: E402

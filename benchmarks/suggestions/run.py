@@ -129,7 +129,7 @@ def build(history: dict[str, Any], base: Path) -> tuple[Any, Any, list[Any], dic
     """Render a history into ``base``: ``(layout, store, sessions, labels)`` where labels map
     ``(session id, message index)`` to ``plant:x`` / ``noise:y``."""
     from reasonix_tui.core.paths import Layout
-    from reasonix_tui.core.sessions import read_transcript, user_message_text
+    from reasonix_tui.core.sessions.transcripts import read_transcript, user_message_text
     from reasonix_tui.core.store.store import SaveRequest, Store
 
     home = base / "home"
@@ -259,7 +259,7 @@ def run_history(path: Path, export: Path | None = None) -> HistoryResult:
     tmp = Path(tempfile.mkdtemp(prefix="sugg-suite-"))
     try:
         with isolated_env(tmp / "home"):
-            from reasonix_tui.core.suggestions import list_suggestions
+            from reasonix_tui.core.sessions.suggestions import list_suggestions
 
             layout, store, rendered, labels = build(history, tmp)
             view = list_suggestions(layout, store)

@@ -21,8 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
-from . import approvals, policy
-from .gotime import DAY_NS, Timestamp
+from .agent import approvals, policy
+from .compat.gotime import DAY_NS, Timestamp
 from .paths import Layout
 from .recall import run_recall
 from .settings import Settings

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gostr import bound_filename_component
+from .compat.gostr import bound_filename_component
 from .store.safeio import register_root
 
 __all__ = [
@@ -77,7 +77,7 @@ def workspace_slug(abs_path: str, windows: bool | None = None) -> str:
         windows = os.name == "nt"
     s = abs_path
     if windows:
-        from .gostr import to_lower
+        from .compat.gostr import to_lower
 
         s = to_lower(s)
     for ch in {os.sep, "/", "\\", ":"}:

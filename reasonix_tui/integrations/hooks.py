@@ -390,7 +390,7 @@ class Retraction:
 
     def line(self) -> str:
         """One line for the agent."""
-        from ..core.gostr import html_escape, one_line, truncate_runes
+        from ..core.compat.gostr import html_escape, one_line, truncate_runes
 
         label = html_escape(one_line(self.title or self.ref or self.id))
         head = f"- id={html_escape(self.id)} revision={self.revision} ({label})"

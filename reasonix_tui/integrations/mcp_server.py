@@ -7,11 +7,11 @@ Tools (names as the client shows them: ``mcp__reasonix-tui__<tool>`` in Claude C
 * ``remember`` — the CLI's arguments; a low-risk write lands at once, anything else
   becomes a proposal that waits (bounded) for a person's decision in the Context Center
   and otherwise reports ``pending`` with the proposal id
-  (:mod:`reasonix_tui.core.agent_writes`, shared with the CLI verbs);
+  (:mod:`reasonix_tui.core.agent.writes`, shared with the CLI verbs);
 * ``forget`` — always a proposal;
 * ``approval_status`` — check on (or wait a little longer for) a pending proposal;
 * ``history`` — ``op`` ``search`` | ``around`` over saved sessions, registered when
-  :mod:`reasonix_tui.core.history` provides ``history_tool_call``.
+  :mod:`reasonix_tui.core.sessions.history` provides ``history_tool_call``.
 
 stdout is the JSON-RPC channel: nothing else is ever printed there (the SDK logs to
 stderr; our own errors go to ``<root>/reasonix-tui/mcp.log``).
@@ -35,8 +35,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ..core.agent_writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
-from ..core.approvals import Requester
+from ..core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
+from ..core.agent.approvals import Requester
 from ..core.paths import Layout
 from ..core.settings import Settings, load_settings
 from ..core.store.model import StoreError
@@ -310,7 +310,7 @@ def _start_prewarm(ctx: _Context, history: bool = True) -> None:
         if not history:
             return
         try:
-            from ..core.history import prewarm as history_prewarm
+            from ..core.sessions.history import prewarm as history_prewarm
 
             history_prewarm(ctx.layout)
         except Exception:
@@ -323,7 +323,7 @@ def _history_tool() -> Callable[[Layout, Any], str] | None:
     """``history_tool_call`` when the sessions engine is installed (its description is
     :data:`mcp_tools.HISTORY_DESCRIPTION`, checked against the engine's by a test)."""
     try:
-        from ..core import history
+        from ..core.sessions import history
     except ImportError:
         return None
     return getattr(history, "history_tool_call", None)

@@ -38,14 +38,14 @@ from textual.theme import Theme
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from ..core.approvals import ApprovalQueue, PresenceMarker, Proposal
-from ..core.gotime import Timestamp
+from ..core.agent.approvals import ApprovalQueue, PresenceMarker, Proposal
+from ..core.compat.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings
 from ..core.store.atomic import ensure_dir
 from ..core.store.model import StoreError
 from ..core.store.store import Store, fact_file_problem
-from . import actions
+from . import writes as actions
 from .approval_flow import ApprovalFlow, announcement, form_edits, form_values
 from .commands import FactsProvider
 from .messages import (
@@ -78,13 +78,13 @@ from .messages import (
     VerifyRequested,
     WriteFinished,
 )
-from .proposals import Decision, ProposalView, proposal_view
+from .model.proposals import Decision, ProposalView, proposal_view
 from .screens.approval import ApprovalScreen
 from .screens.dialogs import ConfirmScreen, QuickAddScreen
 from .screens.fact_form import FactFormScreen
 from .screens.help import HelpScreen, binding_ids
 from .screens.main import PANES, MainScreen
-from .state import (
+from .model.snapshot import (
     CenterSnapshot,
     Clock,
     resolve_snapshot,

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..core.approvals import AutoWrite, Proposal
-from ..core.gotime import Timestamp, parse_rfc3339
-from .actions import FactFormValues
-from .proposals import ProposalView
-from .state import CenterSnapshot
+from ..core.agent.approvals import AutoWrite, Proposal
+from ..core.compat.gotime import Timestamp, parse_rfc3339
+from .writes import FactFormValues
+from .model.proposals import ProposalView
+from .model.snapshot import CenterSnapshot
 
 __all__ = ["ApprovalFlow", "QueueChange", "ANNOUNCE_WINDOW_NS", "form_values", "form_edits", "announcement"]
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..core.store.store import Store
     from .approval_flow import ApprovalFlow
     from .messages import SidecarsReloaded, StoreUpdate
-    from .state import CenterSnapshot, Clock
+    from .model.snapshot import CenterSnapshot, Clock
 
 __all__ = ["Center"]
 

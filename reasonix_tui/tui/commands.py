@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from .messages import ShowFactRequested
 
 if TYPE_CHECKING:
-    from .state import FactRow
+    from .model.snapshot import FactRow
 
 __all__ = ["FactsProvider"]
 

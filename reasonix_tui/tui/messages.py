@@ -14,9 +14,9 @@ from typing import Any
 
 from textual.message import Message
 
-from ..core.approvals import ApprovalResult, AutoWrite, Proposal, WaitInfo
-from .proposals import ProposalView
-from .state import CenterSnapshot, Changes
+from ..core.agent.approvals import ApprovalResult, AutoWrite, Proposal, WaitInfo
+from .model.proposals import ProposalView
+from .model.snapshot import CenterSnapshot, Changes
 
 __all__ = [
     "StoreUpdate",
@@ -290,7 +290,7 @@ class SuggestionAcceptRequested(Message):
     suggestion_id: str
     """The suggestion."""
     values: Any
-    """The form's :class:`~reasonix_tui.tui.actions.FactFormValues`."""
+    """The form's :class:`~reasonix_tui.tui.writes.FactFormValues`."""
 
 
 @dataclass

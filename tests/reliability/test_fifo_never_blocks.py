@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.approvals import ApprovalQueue
+from reasonix_tui.core.agent.approvals import ApprovalQueue
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import load_settings
 from reasonix_tui.core.store.store import Store

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.approvals import ApprovalQueue, Requester
+from reasonix_tui.core.agent.approvals import ApprovalQueue, Requester
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.policy import assess_remember
+from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.store.store import Store
 
 SIZE_CHARS = 1_000_000
@@ -35,7 +35,7 @@ async def test_a_big_proposal_is_prepared_off_the_ui_thread_and_drawn_bounded(
 
     from reasonix_tui.tui import app as app_module
     from reasonix_tui.tui.messages import SidecarsReloaded
-    from reasonix_tui.tui.proposals import SHOWN_CHARS
+    from reasonix_tui.tui.model.proposals import SHOWN_CHARS
     from reasonix_tui.tui.screens.approval import ApprovalScreen
     from ui.helpers import SIZE, make, plain, settle
 

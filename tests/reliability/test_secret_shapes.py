@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from reasonix_tui.core.policy import Reason, assess_remember
-from reasonix_tui.core.secrets import detect, reasonix_redact, redact_detected
+from reasonix_tui.core.agent.policy import Reason, assess_remember
+from reasonix_tui.core.agent.secrets import detect, reasonix_redact, redact_detected
 
 # Shapes only: every value below is made up (right alphabet and length, no real key).
 SECRETS: list[tuple[str, str]] = [

@@ -13,10 +13,10 @@ from typing import Iterator
 import pytest
 from filelock import FileLock
 
-from reasonix_tui.core.gotime import parse_rfc3339
+from reasonix_tui.core.compat.gotime import parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import RecallTrace
-from reasonix_tui.core.suggestions import Evidence, MemorySuggestion, SuggestionsView
+from reasonix_tui.core.sessions.suggestions import Evidence, MemorySuggestion, SuggestionsView
 
 from ui.helpers import build_demo
 
@@ -148,7 +148,7 @@ def fixed_sidecars(monkeypatch: pytest.MonkeyPatch, snap_demo: Layout) -> None:
 
     ids = {f.ref: str(f.id) for f in Store(snap_demo).list_all()}
     traces = [_with_demo_ids(t, ids) for t in FIXED_TRACES]
-    monkeypatch.setattr("reasonix_tui.tui.backend.last_trace", lambda layout: traces[0])
-    monkeypatch.setattr("reasonix_tui.tui.backend.trace_history", lambda layout, limit=200: list(traces))
+    monkeypatch.setattr("reasonix_tui.tui.reads.last_trace", lambda layout: traces[0])
+    monkeypatch.setattr("reasonix_tui.tui.reads.trace_history", lambda layout, limit=200: list(traces))
     view = SuggestionsView(memories=tuple(FIXED_SUGGESTIONS), available=True, sessions=2, window_days=30, more=3)
-    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: view)
+    monkeypatch.setattr("reasonix_tui.tui.reads.scan_suggestions", lambda layout, settings, now=None: view)

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
-from reasonix_tui.core import approvals
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.agent import approvals
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.tui.messages import SidecarsReloaded
 from reasonix_tui.tui.screens.approval import ApprovalScreen

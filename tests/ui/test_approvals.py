@@ -10,12 +10,12 @@ from typing import Any
 
 from textual.widgets import Input, Label, Static
 
-from reasonix_tui.core import approvals, policy
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.agent import approvals, policy
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.messages import SidecarsReloaded
-from reasonix_tui.tui.proposals import Decision
+from reasonix_tui.tui.model.proposals import Decision
 from reasonix_tui.tui.screens.approval import ApprovalScreen
 from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
@@ -359,7 +359,7 @@ async def test_key_A_reopens_postponed_proposals(demo: Layout) -> None:
 
 
 async def test_auto_update_notice_and_undo_brings_the_old_revision_back(demo: Layout) -> None:
-    from reasonix_tui.core.agent_writes import agent_remember
+    from reasonix_tui.core.agent.writes import agent_remember
     from reasonix_tui.core.settings import Settings
     from reasonix_tui.core.store.store import Store
 

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.notifications import Notify
 from textual.widgets import DataTable, Input, Markdown, OptionList, Static
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.store import SaveRequest

@@ -493,7 +493,7 @@ async def test_mark_several_then_verify_or_forget_them_at_once(demo: Layout) -> 
 
 def test_bulk_action_reports_each_refusal_and_carries_on(demo: Layout) -> None:
     from reasonix_tui.core.store.model import StoreError
-    from reasonix_tui.tui import actions
+    from reasonix_tui.tui import writes as actions
 
     st = store(demo)
     ids = (str(st.get("project/oncall-rota.md").id), "mem-does-not-exist", str(st.get("project/test-command.md").id))

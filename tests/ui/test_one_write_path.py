@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core import approvals
+from reasonix_tui.core.agent import approvals
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui import approval_flow
@@ -27,15 +27,15 @@ TUI = Path(approval_flow.__file__).parent
 
 
 async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reasonix_tui.core.suggestions import MemorySuggestion, SuggestionsView
+    from reasonix_tui.core.sessions.suggestions import MemorySuggestion, SuggestionsView
 
     suggestion = MemorySuggestion(id="s-1", name="use-alembic", title="Use alembic", description="Migrations via alembic",
                                   type="project", scope="project", body="Run alembic.", reason="rule", evidence=())
-    monkeypatch.setattr("reasonix_tui.tui.backend.scan_suggestions", lambda layout, settings, now=None: SuggestionsView(memories=(suggestion,), available=True))
+    monkeypatch.setattr("reasonix_tui.tui.reads.scan_suggestions", lambda layout, settings, now=None: SuggestionsView(memories=(suggestion,), available=True))
     accepted: list[str] = []
-    monkeypatch.setattr("reasonix_tui.core.suggestions.accept_suggestion",
+    monkeypatch.setattr("reasonix_tui.core.sessions.suggestions.accept_suggestion",
                         lambda layout, sid, edits, store=None, actor="": accepted.append(sid) or _accepted(store))
-    monkeypatch.setattr("reasonix_tui.core.suggestions.dismiss_suggestion",
+    monkeypatch.setattr("reasonix_tui.core.sessions.suggestions.dismiss_suggestion",
                         lambda layout, sid, store=None: accepted.append("dismissed " + sid))
     messages: list[Any] = []
     app = make(demo)
@@ -78,7 +78,7 @@ async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypat
 
 
 def _accepted(st: Any) -> Any:
-    from reasonix_tui.core.suggestions import AcceptResult
+    from reasonix_tui.core.sessions.suggestions import AcceptResult
 
     fact = st.save(SaveRequest(name="use-alembic", description="Migrations via alembic", body="Run alembic.", type="project")).fact
     return AcceptResult(fact=fact, path=fact.path)
@@ -87,7 +87,7 @@ def _accepted(st: Any) -> Any:
 async def test_writes_run_one_at_a_time_in_order(demo: Layout) -> None:
     import threading
 
-    from reasonix_tui.tui import actions
+    from reasonix_tui.tui import writes as actions
 
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Input, Label, OptionList, Static, Tree
 
-from reasonix_tui.core.gotime import Timestamp
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen
@@ -290,7 +290,7 @@ async def test_new_unparseable_file_appears_as_an_error_row(demo: Layout) -> Non
 
 
 async def test_full_reload_equals_incremental(demo: Layout) -> None:
-    from reasonix_tui.tui.state import load_snapshot, update_snapshot
+    from reasonix_tui.tui.model.snapshot import load_snapshot, update_snapshot
 
     from .helpers import NOW, settings
 
@@ -330,7 +330,7 @@ async def test_reload_failure_keeps_the_last_good_snapshot(demo: Layout, monkeyp
 
 
 async def test_fact_written_after_start_is_fresh(demo: Layout) -> None:
-    from reasonix_tui.core.gotime import Timestamp
+    from reasonix_tui.core.compat.gotime import Timestamp
     from reasonix_tui.tui.app import make_app
 
     from .helpers import settings
@@ -385,7 +385,7 @@ async def test_activity_orders_an_out_of_order_log_by_time(demo: Layout) -> None
 
 def test_demo_writes_its_history_chronologically(demo: Layout) -> None:
     """The demo's backdated writes go to the audit log oldest first, like a real history."""
-    from reasonix_tui.core.gotime import parse_rfc3339
+    from reasonix_tui.core.compat.gotime import parse_rfc3339
     from reasonix_tui.core.store.audit import AuditEntry
 
     entries = [AuditEntry.from_dict(json.loads(line)) for line in demo.audit_log.read_text(encoding="utf-8").splitlines() if line]

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..gostr import trim_space
-from ..gotime import Timestamp
+from ..compat.gostr import trim_space
+from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings
 from ..store.model import Fact
@@ -45,7 +45,7 @@ Progress = Callable[[int, int], None]
 
 def scan_fact(fact: Fact) -> FactScan:
     """The per-fact part of the checks (the write policy's secret scan, size, digests)."""
-    from ..policy import fact_sensitive_findings
+    from ..agent.policy import fact_sensitive_findings
 
     hits = []
     for f in fact_sensitive_findings(fact):
@@ -81,7 +81,7 @@ def memo_path(layout: Layout) -> str:
 
 
 def _memo_version() -> str:
-    from .. import policy, secrets
+    from ..agent import policy, secrets
 
     from importlib.metadata import PackageNotFoundError, version
 
@@ -331,7 +331,7 @@ def gather(
 ) -> HealthContext:
     """Read what the checks need: the store's active facts and unreadable files (unless
     given), the recorded recall traces and the instruction diagnostics of the workspace."""
-    from ..instructions import resolve
+    from ..instructions.documents import resolve
     from ..recall.trace import TraceStore
 
     if facts is None or errors is None:
@@ -370,7 +370,7 @@ def instruction_targets(workspace: str, limit: int = INSTRUCTION_WALK_LIMIT) -> 
     """The workspace root and every folder below it that holds an instruction document
     (hidden folders and dependency or build folders skipped; at most ``limit`` folders
     walked), so imports rejected or missing in a sub-folder's ``AGENTS.md`` are found too."""
-    from ..instructions import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
+    from ..instructions.documents import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
 
     names = frozenset(DOCUMENT_NAMES + LOCAL_DOCUMENT_NAMES)
     out = [workspace]

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 from functools import lru_cache, partial
 
-from ..freshness import FreshnessReport, explain_freshness
-from ..gostr import one_line, trim_space, truncate_runes
-from ..gotime import DAY_NS, Timestamp
-from ..instructions import Diagnostic
+from ..store.freshness import FreshnessReport, explain_freshness
+from ..compat.gostr import one_line, trim_space, truncate_runes
+from ..compat.gotime import DAY_NS, Timestamp
+from ..instructions.documents import Diagnostic
 from ..recall.engine import SUPPRESSED_EMPTY, SUPPRESSED_GENERIC, SUPPRESSED_NO_TERMS
 from ..recall.trace import RecallTrace
 from ..store.model import Fact, normalize_subject_key, normalized_phrase
@@ -667,7 +667,7 @@ class Usage:
 
 def usage_from_traces(traces: Iterable[RecallTrace]) -> Usage:
     """Fold recorded traces into per-fact usage (generic and empty turns left out)."""
-    from ..gotime import parse_rfc3339
+    from ..compat.gotime import parse_rfc3339
 
     times: list[int] = []
     recalled: dict[str, list[int]] = {}

@@ -12,7 +12,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from ..store.model import Fact
 
 __all__ = ["FieldDiff", "compare_facts", "word_spans", "FIELDS"]

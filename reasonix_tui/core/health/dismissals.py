@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..store import safeio
 from .model import Finding

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..gostr import trim_space
+from ..compat.gostr import trim_space
 from ..store.model import Conflict, Fact, InvalidInput, NotFound, normalized_phrase
 from .model import FactRef, Finding, Fix
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from ..store.model import Fact
 
 __all__ = [

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .index import RecallIndex, clear_index_cache, get_index
     from .pinned import PinnedReport, background_block, pinned_block, pinned_report
     from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
-    from .search import MemoryToolError, SearchHit, memory_tool_call, search_memories
+    from .memory_tool import MemoryToolError, SearchHit, memory_tool_call, search_memories
     from .service import load_facts, run_recall, store_for, try_recall
     from .trace import RecallTrace, TraceCandidate, TraceHit, TraceStore, render_history_text, render_recall_text
 
@@ -30,7 +30,7 @@ _HOME = {
     "index": ("RecallIndex", "clear_index_cache", "get_index"),
     "pinned": ("PinnedReport", "background_block", "pinned_block", "pinned_report"),
     "pool": ("PinnedGuidance", "find_overrides", "identity_keys", "pinned_guidance"),
-    "search": ("MemoryToolError", "SearchHit", "memory_tool_call", "search_memories"),
+    "memory_tool": ("MemoryToolError", "SearchHit", "memory_tool_call", "search_memories"),
     "service": ("load_facts", "run_recall", "store_for", "try_recall"),
     "trace": ("RecallTrace", "TraceCandidate", "TraceHit", "TraceStore", "render_history_text", "render_recall_text"),
 }

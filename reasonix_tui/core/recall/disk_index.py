@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import tokenize as _tokenize
+from ..compat import tokenize as _tokenize
 from ..store.cache import stat_key
 from ..store.precedence import Exclusion
 from ..store.sealed import read_sealed, source_stamp, write_sealed

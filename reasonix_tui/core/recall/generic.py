@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import regex
 
-from ..gostr import fields, to_lower, trim_space
+from ..compat.gostr import fields, to_lower, trim_space
 
 __all__ = ["GENERIC_TURNS", "is_generic_exact", "is_generic_enhanced"]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..gostr import trim_space
+from ..compat.gostr import trim_space
 from ..settings import Settings
 from ..store.model import Fact, display_title, normalize_fact_scope, normalize_type
 from .pool import PinnedGuidance, pinned_guidance

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..gostr import go_quote, html_escape
+from ..compat.gostr import go_quote, html_escape
 from ..store.model import Fact, display_title, normalize_fact_scope, normalize_type
-from .snippet import redact_home
+from .redact import redact_home
 
 __all__ = ["PREAMBLE", "OPEN_TAG", "CLOSE_TAG", "render_entry", "clipped_entry", "build_block", "Renderable"]
 

@@ -38,18 +38,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import tokenize as _tokenize
+from ..compat import tokenize as _tokenize
 from ..bm25 import B, K1
-from ..gostr import trim_space
+from ..compat.gostr import trim_space
 from ..store.index_md import INDEX_NAME
 from ..store.cache import stat_key
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..store.store import read_fact_file
-from ..tokenize import query_terms, tokens
+from ..compat.tokenize import query_terms, tokens
 from .index import KP1
 from .pool import list_all_order
-from .search import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
-from ..retrieval import make_snippet
+from .memory_tool import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
+from ..compat.retrieval import make_snippet
 
 if TYPE_CHECKING:
     from ..store.live import LiveStore

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
 from ..store.model import Fact

@@ -9,7 +9,7 @@ Every automatic recall made for a turn (``reasonix-tui recall``, the
   ``rotate_bytes`` it is rewritten (atomically) with the newest ``keep`` traces.
 
 Both files are private (0600 in a 0700 folder, written without following symlinks) and
-hold the prompt with secrets redacted (:func:`~reasonix_tui.core.secrets.redact_detected`);
+hold the prompt with secrets redacted (:func:`~reasonix_tui.core.agent.secrets.redact_detected`);
 with ``[privacy] record_prompts = false`` they hold no prompt text at all.
 
 :func:`render_recall_text` prints a trace as ``/memory recall`` does
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..gostr import one_line
-from ..gotime import Timestamp
+from ..compat.gostr import one_line
+from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..store import safeio
 from ..store.atomic import atomic_write, ensure_dir
@@ -224,7 +224,7 @@ class RecallTrace:
     def for_disk(self, keep_prompt: bool = True) -> RecallTrace:
         """The trace as it may be stored: the prompt with secrets redacted and only the
         query terms that survive the redaction, or (``keep_prompt=False``) neither."""
-        from ..secrets import redact_detected
+        from ..agent.secrets import redact_detected
 
         if not keep_prompt:
             return replace(self, query="", terms=(), extra={**self.extra, "prompt_recorded": False})

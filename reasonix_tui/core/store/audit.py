@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from . import safeio
 
 __all__ = ["ACTORS", "AuditEntry", "AuditLog"]

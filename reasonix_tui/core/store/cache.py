@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from . import safeio
 from .atomic import atomic_write
 from .model import Fact, FactId

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import re
 
-from ..encoding import decode_bytes
-from ..gostr import one_line
+from ..compat.encoding import decode_bytes
+from ..compat.gostr import one_line
 from . import safeio
 from .atomic import atomic_write
 from .model import Fact, display_title, normalize_fact_scope, normalize_type

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..gotime import Timestamp
+from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings
 from . import index_md, journal

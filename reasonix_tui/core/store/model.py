@@ -12,16 +12,8 @@ import secrets as _secrets
 from dataclasses import dataclass, field
 from typing import NewType
 
-from ..gostr import (
-    bound_filename_component,
-    is_digit,
-    is_letter,
-    is_number,
-    one_line,
-    to_lower,
-    trim_space,
-)
-from ..gotime import Timestamp
+from ..compat.gostr import bound_filename_component, is_digit, is_letter, is_number, one_line, to_lower, trim_space
+from ..compat.gotime import Timestamp
 
 __all__ = [
     "FactId",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..gostr import trim_space
+from ..compat.gostr import trim_space
 from .model import Fact, normalize_subject_key, normalized_phrase, slug
 
 __all__ = [

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..gostr import to_lower, trim_space
-from ..gotime import Timestamp, parse_rfc3339
+from ..compat.gostr import to_lower, trim_space
+from ..compat.gotime import Timestamp, parse_rfc3339
 from .model import InvalidInput, normalize_activation, normalize_subject_key, normalize_volatility, slug
 from .store import SaveRequest
 

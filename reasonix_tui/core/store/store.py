@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..gostr import go_quote, one_line, trim_space
-from ..gotime import Timestamp, format_archive_stamp, parse_archive_stamp
+from ..compat.gostr import go_quote, one_line, trim_space
+from ..compat.gotime import Timestamp, format_archive_stamp, parse_archive_stamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
 from . import index_md, journal, safeio

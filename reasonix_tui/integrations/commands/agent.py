@@ -2,7 +2,7 @@
 
 These are what a coding agent calls from its shell. A low-risk ``remember`` lands at
 once; everything else becomes a proposal a person approves in the Context Center, and
-the command waits for the decision (see :mod:`reasonix_tui.core.agent_writes`).
+the command waits for the decision (see :mod:`reasonix_tui.core.agent.writes`).
 
 Exit codes: 0 written (or approved and written), 2 invalid input, 3 denied by the
 person or refused (headless / sub-agent run), 4 still pending (the proposal stays
@@ -15,8 +15,8 @@ import argparse
 import os
 from typing import Any
 
-from ...core.agent_writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
-from ...core.approvals import Requester
+from ...core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
+from ...core.agent.approvals import Requester
 from ..cli import CliContext, Registry
 
 __all__ = ["register", "detect_agent"]

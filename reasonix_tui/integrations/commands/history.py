@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ...core.history import (
+from ...core.sessions.history import (
     KINDS,
     HistoryOptions,
     format_around,

@@ -16,8 +16,8 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from ...core.instructions import POLICIES, nearest_git_root, render_report, report_json, resolve
-from ...core.quickadd import append_doc, doc_path
+from ...core.instructions.documents import POLICIES, nearest_git_root, render_report, report_json, resolve
+from ...core.instructions.quickadd import append_doc, doc_path
 from ...core.store.model import InvalidInput
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ...core.freshness import explain_freshness, freshness_for
-from ...core.gostr import one_line
-from ...core.gotime import Timestamp
+from ...core.store.freshness import explain_freshness, freshness_for
+from ...core.compat.gostr import one_line
+from ...core.compat.gotime import Timestamp
 from ...core.store.model import Fact, InvalidInput, StoreError, name_was_normalised, normalisation_note
 from ...core.store.requests import build_save_request
 from ...core.store.store import ArchivedFact
@@ -82,14 +82,14 @@ EDIT_HINT = "edit doc files or use “/remember <note>”; doc edits apply next 
 
 def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
     """Bare ``/memory``: instructions, saved memories and archives (``RenderMemorySummary``)."""
-    from ...core.instructions import resolve
+    from ...core.instructions.documents import resolve
 
     resolution = resolve(str(ctx.layout.workspace), str(ctx.layout.root))
     facts = [] if ctx.settings.no_memory else ctx.store.list_all()
     archived = [] if ctx.settings.no_memory else ctx.store.list_archived()
     now = ctx.store.clock()
     if getattr(args, "json", False):
-        from ...core.instructions import report_json
+        from ...core.instructions.documents import report_json
 
         ctx.print_json(
             {

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...core.gotime import Timestamp
+from ...core.compat.gotime import Timestamp
 from ...core.settings import RECALL_MODES as MODES  # the engine's MODES, without importing the engine
 from ...core.store.model import InvalidInput
 from ..cli import CliContext, Registry
@@ -86,7 +86,7 @@ def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _search(args: argparse.Namespace, ctx: CliContext) -> int:
-    from ...core.recall.search import format_search, search_memories
+    from ...core.recall.memory_tool import format_search, search_memories
     from ...core.recall.search_index import search_from_disk
 
     query = " ".join(args.query)

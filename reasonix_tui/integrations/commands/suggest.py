@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...core.store.model import InvalidInput
-from ...core.suggestions import (
+from ...core.sessions.suggestions import (
     MemorySuggestion,
     SuggestionEdits,
     accept_suggestion,

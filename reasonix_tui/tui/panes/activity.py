@@ -13,10 +13,10 @@ from textual.binding import Binding, BindingType
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Label
 
-from ...core.gotime import parse_rfc3339
+from ...core.compat.gotime import parse_rfc3339
 from ...core.store.audit import AuditEntry
 from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
-from ..state import ago, human_time, zone_name
+from ..model.snapshot import ago, human_time, zone_name
 from .base import Pane
 
 __all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches", "entry_ref", "entry_outcome"]
@@ -150,7 +150,7 @@ class ActivityPane(Pane):
 
     @work(thread=True, exclusive=True, group="activity-load", exit_on_error=False, description="read the audit log")
     def _load_worker(self) -> None:
-        from ..backend import read_audit
+        from ..reads import read_audit
 
         entries = newest_first(read_audit(self.center.layout, self.center.settings, ACTIVITY_LIMIT))
         self.post_message(self.Loaded(entries))

@@ -9,7 +9,7 @@ from textual.widget import Widget
 
 from ..center import Center
 from ..messages import SidecarsReloaded, StoreUpdate
-from ..state import Changes
+from ..model.snapshot import Changes
 
 
 class Pane(Container):

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.instructions import Diagnostic, Import, InstructionDoc, Resolution
+from ...core.instructions.documents import Diagnostic, Import, InstructionDoc, Resolution
 from ..messages import EditFileRequested, QuickAddRequested, SidecarsReloaded
 from .base import Pane
 
@@ -93,7 +93,7 @@ class InstructionsPane(Pane):
 
     @work(thread=True, exclusive=True, group="instructions-load", exit_on_error=False, description="resolve instructions")
     def _resolve_worker(self, target: str | None) -> None:
-        from ..backend import instruction_block, resolve_instructions
+        from ..reads import instruction_block, resolve_instructions
 
         try:
             if target and not target.startswith("/"):

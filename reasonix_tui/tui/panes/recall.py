@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.gotime import parse_rfc3339
+from ...core.compat.gotime import parse_rfc3339
 from ...core.recall import RecallTrace
 from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
-from ..state import FactRow, human_time, relative_time
+from ..model.snapshot import FactRow, human_time, relative_time
 from .base import Pane
 
 __all__ = ["RecallPane", "render_trace"]
@@ -191,7 +191,7 @@ class RecallPane(Pane):
 
     @work(thread=True, exclusive=True, group="recall-load", exit_on_error=False, description="read recall traces")
     def _load_worker(self) -> None:
-        from ..backend import last_trace, trace_history
+        from ..reads import last_trace, trace_history
 
         last = last_trace(self.center.layout)
         history = trace_history(self.center.layout, 200)
@@ -266,7 +266,7 @@ class RecallPane(Pane):
 
     @work(thread=True, exclusive=True, group="recall-try", exit_on_error=False, description="try a query")
     def _try_worker(self, query: str) -> None:
-        from ..backend import try_query
+        from ..reads import try_query
 
         trace = try_query(self.center.layout, self.center.settings, query, now=self.center.clock())
         self.post_message(self.Tried(trace))

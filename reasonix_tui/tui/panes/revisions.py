@@ -18,12 +18,12 @@ from textual.reactive import reactive
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.encoding import read_text
-from ...core.gostr import one_line
+from ...core.compat.encoding import read_text
+from ...core.compat.gostr import one_line
 from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact
 from ..messages import RestoreRequested, StoreUpdate
-from ..state import relative_time
+from ..model.snapshot import relative_time
 from .base import Pane
 
 __all__ = ["RevisionsPane", "diff_text", "RevisionList"]

@@ -20,8 +20,8 @@ from textual.message import Message
 from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.suggestions import MemorySuggestion, Suggestion, SuggestionsView
-from ..actions import FactFormValues
+from ...core.sessions.suggestions import MemorySuggestion, Suggestion, SuggestionsView
+from ..writes import FactFormValues
 from ..messages import SidecarsReloaded, SuggestionAcceptRequested, SuggestionDismissRequested
 from .base import Pane
 
@@ -87,7 +87,7 @@ class SuggestionsPane(Pane):
 
     @work(thread=True, exclusive=True, group="suggestions-scan", exit_on_error=False, description="scan for suggestions")
     def _scan_worker(self) -> None:
-        from ..backend import scan_suggestions
+        from ..reads import scan_suggestions
 
         center = self.center
         try:

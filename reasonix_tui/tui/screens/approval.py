@@ -1,6 +1,6 @@
 """The approval dialog: one agent proposal, in full, with ``y`` / ``n`` / ``e``.
 
-The modal only returns a :class:`~reasonix_tui.tui.proposals.Decision` carrying the
+The modal only returns a :class:`~reasonix_tui.tui.model.proposals.Decision` carrying the
 digest of the content it showed; applying it is the app's job, through the one write
 worker (house style §3.5). ``dismiss`` is called plainly (Textual #6600).
 
@@ -28,10 +28,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ...core.approvals import WaitInfo
-from ...core.gotime import Timestamp, parse_rfc3339
-from ..proposals import SHOWN_CHARS, Decision, ProposalView
-from ..state import ago, human_time, relative_time
+from ...core.agent.approvals import WaitInfo
+from ...core.compat.gotime import Timestamp, parse_rfc3339
+from ..model.proposals import SHOWN_CHARS, Decision, ProposalView
+from ..model.snapshot import ago, human_time, relative_time
 
 __all__ = ["ApprovalScreen", "render_proposal", "status_text", "agent_text"]
 

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from ...core.store.model import ACTIVATIONS, SCOPES, TYPES, VOLATILITIES
-from ..actions import FactFormValues
+from ..writes import FactFormValues
 
 __all__ = ["FactFormScreen"]
 

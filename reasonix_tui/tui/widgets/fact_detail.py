@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from ...core.freshness import explain_freshness
-from ...core.gostr import trim_space
-from ...core.gotime import Timestamp
+from ...core.store.freshness import explain_freshness
+from ...core.compat.gostr import trim_space
+from ...core.compat.gotime import Timestamp
 from ...core.store.model import Fact
-from ..state import CenterSnapshot, relative_time
+from ..model.snapshot import CenterSnapshot, relative_time
 
 __all__ = ["FactDetail", "fact_metadata", "budget_line"]
 

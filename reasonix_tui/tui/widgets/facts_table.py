@@ -4,7 +4,7 @@ A ``DataTable`` filled row by row costs about 0.25 ms a row here (24 s at 100k),
 facts table keeps its rows in plain Python structures and draws only the lines on screen
 (Toolong's ``LogLines`` approach): ``render_line`` looks the row up by position.
 
-* Rows are keyed by fact id (:class:`~reasonix_tui.tui.state.FactRow.key`).
+* Rows are keyed by fact id (:class:`~reasonix_tui.tui.model.snapshot.FactRow.key`).
 * :meth:`FactsTable.set_rows` takes the new rows and the :class:`Changes`; when nothing
   that affects order or filtering changed it keeps the order and only redraws, otherwise
   it re-sorts (about 0.1 s at 100k). The cursor stays on the same key either way.
@@ -29,8 +29,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.gotime import Timestamp
-from ..state import Changes, FactRow, relative_ns
+from ...core.compat.gotime import Timestamp
+from ..model.snapshot import Changes, FactRow, relative_ns
 
 __all__ = ["Column", "COLUMNS", "FactsTable", "parse_filter", "row_matches"]
 

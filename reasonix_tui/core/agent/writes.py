@@ -35,9 +35,9 @@ from .policy import (
     parse_remember_arguments,
     remember_request,
 )
-from .gostr import to_lower, trim_space
-from .gotime import Timestamp
-from .store.model import (
+from ..compat.gostr import to_lower, trim_space
+from ..compat.gotime import Timestamp
+from ..store.model import (
     ACTIVATIONS,
     SCOPES,
     TYPES,
@@ -48,8 +48,8 @@ from .store.model import (
     StoreError,
     normalisation_note,
 )
-from .store.requests import parse_expires_at
-from .store.store import Store
+from ..store.requests import parse_expires_at
+from ..store.store import Store
 
 __all__ = ["EXIT_CODES", "AgentWriteOutcome", "agent_remember", "agent_forget", "await_proposal",
            "check_agent_arguments"]

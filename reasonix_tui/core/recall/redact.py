@@ -1,6 +1,6 @@
 """Home-directory redaction of recall snippets (store-format §6.7).
 
-Snippets themselves come from :func:`reasonix_tui.core.retrieval.make_snippet`.
+Snippets themselves come from :func:`reasonix_tui.core.compat.retrieval.make_snippet`.
 """
 
 from __future__ import annotations

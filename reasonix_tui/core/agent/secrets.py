@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .gostr import trim_space
+from ..compat.gostr import trim_space
 
 __all__ = [
     "Finding",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..gotime import Timestamp
+from ...compat.gotime import Timestamp
 
 __all__ = [
     "Evidence",

@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .encoding import read_text
-from .store.safeio import open_read
-from .gostr import one_line, trim_space, truncate_runes
-from .gotime import Timestamp, parse_rfc3339
+from ..compat.encoding import read_text
+from ..store.safeio import open_read
+from ..compat.gostr import one_line, trim_space, truncate_runes
+from ..compat.gotime import Timestamp, parse_rfc3339
 
 __all__ = [
     "FORMAT_REASONIX",

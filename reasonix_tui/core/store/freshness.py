@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .gotime import DAY_NS, Timestamp
-from .store.model import Fact
+from ..compat.gotime import DAY_NS, Timestamp
+from .model import Fact
 
 __all__ = ["FRESHNESS_LABELS", "windows_for", "windows_for_kind", "freshness_for", "explain_freshness", "FreshnessReport"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.approvals import ApprovalQueue, ApprovalResult, AutoWrite, Proposal, ProposalChanged
+from ..core.agent.approvals import ApprovalQueue, ApprovalResult, AutoWrite, Proposal, ProposalChanged
 from ..core.paths import Layout
 from ..core.store.model import Fact, InvalidInput, StoreError
 from ..core.store.requests import parse_expires_at, remember_request_name
@@ -294,7 +294,7 @@ def undo_auto_write(store: Store, queue: ApprovalQueue, record: AutoWrite) -> Ou
 
 def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) -> Outcome:
     """Accept a suggestion with the person's edits (their own write)."""
-    from ..core.suggestions import SuggestionEdits, accept_suggestion as accept
+    from ..core.sessions.suggestions import SuggestionEdits, accept_suggestion as accept
 
     edits = SuggestionEdits(
         name=values.name, title=values.title, description=values.description,
@@ -310,7 +310,7 @@ def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) 
 
 def dismiss_suggestion(store: Store, suggestion_id: str) -> Outcome:
     """Dismiss a suggestion for good."""
-    from ..core.suggestions import dismiss_suggestion as dismiss
+    from ..core.sessions.suggestions import dismiss_suggestion as dismiss
 
     dismiss(store.layout, suggestion_id, store)
     return Outcome("Dismissed: it will not be suggested again.", refresh=("suggestions",))
@@ -318,7 +318,7 @@ def dismiss_suggestion(store: Store, suggestion_id: str) -> Outcome:
 
 def quick_add(layout: Layout, scope: str, note: str) -> Outcome:
     """Append a note to the standing instructions of ``scope``."""
-    from .backend import quick_add as add
+    from .reads import quick_add as add
 
     return Outcome(add(layout, scope, note), refresh=("instructions",))
 

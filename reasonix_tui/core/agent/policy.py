@@ -37,9 +37,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .gostr import to_lower, trim_space
+from ..compat.gostr import to_lower, trim_space
 from .secrets import Finding, detect, findings, reasonix_sensitive
-from .store.model import (
+from ..store.model import (
     Fact,
     InvalidInput,
     normalize_activation,
@@ -51,7 +51,7 @@ from .store.model import (
 )
 
 if TYPE_CHECKING:
-    from .store.requests import RememberArgs
+    from ..store.requests import RememberArgs
 
 __all__ = [
     "MAX_AUTO_BODY_RUNES",
@@ -299,7 +299,7 @@ def remember_request_name(args: Mapping[str, Any]) -> str:
 
 def remember_request(raw: Mapping[str, Any] | str | bytes) -> RememberArgs:
     """Validate arguments into the store's request (Reasonix's remember-tool errors, exit 2)."""
-    from .store.requests import build_save_request
+    from ..store.requests import build_save_request
 
     args = parse_remember_arguments(raw)
     payload = dict(args)
@@ -558,7 +558,7 @@ def assess_remember_skip(
 def _normalised_hit(store: FactSource | None, a: Mapping[str, Any], name: str) -> bool:
     """A requested name that is stored under another spelling lands on an existing fact
     (``a\\b`` → the fact ``a-b``): never a silent update."""
-    from .store.model import name_was_normalised
+    from ..store.model import name_was_normalised
 
     requested = trim_space(str(a.get("name") or ""))
     if store is None or not name or not requested or not name_was_normalised(requested):

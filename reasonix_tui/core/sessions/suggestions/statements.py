@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..gostr import one_line, truncate_runes
-from ..sessions import Message, is_user_authored_turn_message, user_message_text
+from ...compat.gostr import one_line, truncate_runes
+from ..transcripts import Message, is_user_authored_turn_message, user_message_text
 from .language import merge_terms
 from .signals import (
     EXTEND_THRESHOLD,

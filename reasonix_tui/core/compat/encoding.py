@@ -74,6 +74,6 @@ def decode_bytes(data: bytes) -> Decoded:
 def read_text(path: str | Path) -> Decoded:
     """Read a regular file and decode it (raises ``OSError`` like ``open``; a FIFO or a
     device raises at once instead of blocking)."""
-    from .store.safeio import read_regular
+    from ..store.safeio import read_regular
 
     return decode_bytes(read_regular(path))

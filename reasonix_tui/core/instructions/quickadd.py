@@ -23,14 +23,14 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .encoding import decode_bytes
-from .gostr import go_quote, one_line, trim_space
-from .instructions import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
-from .store.atomic import atomic_write
-from .store.model import InvalidInput, StoreError
+from ..compat.encoding import decode_bytes
+from ..compat.gostr import go_quote, one_line, trim_space
+from .documents import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
+from ..store.atomic import atomic_write
+from ..store.model import InvalidInput, StoreError
 
 if TYPE_CHECKING:
-    from .paths import Layout
+    from ..paths import Layout
 
 __all__ = [
     "QUICK_ADD_HEADING",

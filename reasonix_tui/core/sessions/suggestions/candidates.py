@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..gostr import fields, one_line, to_lower, truncate_runes
-from ..gotime import Timestamp
+from ...compat.gostr import fields, one_line, to_lower, truncate_runes
+from ...compat.gotime import Timestamp
 from . import language as lang
 from .model import Evidence, MemorySuggestion, SkillSuggestion
 from .procedures import Procedure, step_words

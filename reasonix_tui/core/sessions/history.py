@@ -7,7 +7,7 @@ Spec: instructions-history-suggestions §B.2-§B.6 (Reasonix ``internal/history`
 * Scores are Reasonix's BM25 (``k1 = 1.2``, ``b = 0.75``, idf ``ln(1 + (N-df+0.5)/(df+0.5))``)
   with corpus statistics over the documents *selected for the call* (scope, kinds and
   tool filter), exactly as :class:`reasonix_tui.core.bm25.BM25Index` would score the same
-  selection; the tokenizer is :func:`reasonix_tui.core.tokenize.tokens`.
+  selection; the tokenizer is :func:`reasonix_tui.core.compat.tokenize.tokens`.
 * The cost follows the matches: :class:`HistoryIndex` keeps a warm inverted index
   (term → postings of document ids and term frequencies). A search re-lists the session
   directories, re-reads only files whose size or mtime changed (an appended file is read
@@ -34,11 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from . import bm25
-from .gostr import go_quote, to_lower, trim_space
-from .gotime import Timestamp
-from .paths import Layout
-from .sessions import (
+from .. import bm25
+from ..compat.gostr import go_quote, to_lower, trim_space
+from ..compat.gotime import Timestamp
+from ..paths import Layout
+from .transcripts import (
     FORMAT_CLAUDE,
     FORMAT_REASONIX,
     ClaudeParser,
@@ -55,11 +55,11 @@ from .sessions import (
     session_id_of,
     subagents_dir,
 )
-from .retrieval import go_json_quote, make_snippet
-from .store.model import InvalidInput
-from .store.safeio import open_read
-from .store.sealed import read_sealed, source_stamp, write_sealed
-from .tokenize import query_terms, tokens
+from ..compat.retrieval import go_json_quote, make_snippet
+from ..store.model import InvalidInput
+from ..store.safeio import open_read
+from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..compat.tokenize import query_terms, tokens
 
 __all__ = [
     "KINDS",
@@ -552,7 +552,7 @@ class HistoryIndex:
         cached = self._meta_cache.get(meta)
         if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
             return cached[2], cached[3]
-        from .sessions import subagent_parent_session
+        from .transcripts import subagent_parent_session
 
         parent, ok = subagent_parent_session(path)
         self._meta_cache[meta] = (st.st_mtime_ns, st.st_size, parent, ok)
@@ -1353,7 +1353,7 @@ def _options_key(options: HistoryOptions) -> tuple[Any, ...]:
     layout, and the tokenizer (a changed tokenizer makes every cached term wrong)."""
     import sys
 
-    from . import tokenize as tok
+    from ..compat import tokenize as tok
 
     o = options.normalized()
     return (o.session_dir, o.global_session_dir, o.archive_dir, o.claude_dir, sys.byteorder,
@@ -1429,9 +1429,9 @@ def misses_path(layout: Layout) -> str:
 def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None, tool_name: str, via: str) -> None:
     """Record a zero-result search (the "memory wanted" signal). Never raises."""
     try:
-        from .secrets import redact_detected
-        from .settings import load_settings
-        from .store.safeio import append_bytes
+        from ..agent.secrets import redact_detected
+        from ..settings import load_settings
+        from ..store.safeio import append_bytes
 
         # Kept like a prompt: secrets redacted, or no text at all with record_prompts off.
         query = redact_detected(query) if load_settings(layout.root).record_prompts else ""

@@ -27,19 +27,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
-from ..core.freshness import windows_for_kind
-from ..core.gostr import trim_space
-from ..core.gotime import DAY_NS, Timestamp
-from ..core.paths import Layout
-from ..core.settings import Settings
-from ..core.store.index_md import INDEX_NAME
-from ..core.store.model import Fact
-from ..core.store.precedence import identity_keys
-from ..core.store.cache import ParseCache
-from ..core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, read_through, scan_fact_entries
+from ...core.store.freshness import windows_for_kind
+from ...core.compat.gostr import trim_space
+from ...core.compat.gotime import DAY_NS, Timestamp
+from ...core.paths import Layout
+from ...core.settings import Settings
+from ...core.store.index_md import INDEX_NAME
+from ...core.store.model import Fact
+from ...core.store.precedence import identity_keys
+from ...core.store.cache import ParseCache
+from ...core.store.store import ArchivedFact, Store, fact_file_problem, read_fact_file, read_through, scan_fact_entries
 
 if TYPE_CHECKING:
-    from ..core.resolve import Resolution
+    from ...core.resolve import Resolution
 
 __all__ = [
     "Clock",
@@ -165,7 +165,7 @@ class FactRow(NamedTuple):
 def freshness_label(
     type_: str, volatility: str, expires_ns: int | None, start_ns: int | None, now_ns: int
 ) -> str:
-    """:func:`~reasonix_tui.core.freshness.freshness_for` on plain numbers (spec §5).
+    """:func:`~reasonix_tui.core.store.freshness.freshness_for` on plain numbers (spec §5).
 
     ``start_ns`` is the clock start (updated, else created, renewed by verification); the
     windows are the core's (``windows_for_kind``). A row keeps only these numbers, so 100k
@@ -484,7 +484,7 @@ def resolve_snapshot(snapshot: CenterSnapshot, limit: int = RESOLVE_LIMIT) -> Ce
     more than ``limit`` facts, or one that has it already (run in a worker: it takes time)."""
     if snapshot.reading[1] or len(snapshot.facts) > limit or snapshot.resolution is not None:
         return None
-    from ..core.resolve import resolve
+    from ...core.resolve import resolve
 
     facts = [f for f in (snapshot.facts.get(k) for k in list(snapshot.facts)) if f is not None]
     return replace(snapshot, resolution=resolve(facts))

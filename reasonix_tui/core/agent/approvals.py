@@ -57,15 +57,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 
-from .gostr import one_line, trim_space
-from .gotime import Timestamp, parse_rfc3339
-from .paths import Layout
+from ..compat.gostr import one_line, trim_space
+from ..compat.gotime import Timestamp, parse_rfc3339
+from ..paths import Layout
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .secrets import redact
-from .store import safeio
-from .store.safeio import pid_alive as _pid_alive
-from .store.atomic import atomic_write, ensure_dir
-from .store.model import (
+from ..store import safeio
+from ..store.safeio import pid_alive as _pid_alive
+from ..store.atomic import atomic_write, ensure_dir
+from ..store.model import (
     Fact,
     FactId,
     InvalidInput,
@@ -81,8 +81,8 @@ from .store.model import (
 )
 
 if TYPE_CHECKING:
-    from .settings import Settings
-    from .store.store import Store
+    from ..settings import Settings
+    from ..store.store import Store
 
 __all__ = [
     "TOOLS",
@@ -907,7 +907,7 @@ class ApprovalQueue:
     # ------------------------------------------------------------------ applying
 
     def _store_for(self, proposal: Proposal, store: Store | None, settings: Settings | None = None) -> Store:
-        from .store.store import Store
+        from ..store.store import Store
 
         if not _same_root(proposal.state_root, self.layout.root):
             raise ApprovalError(f"proposal {proposal.id} names another state root ({proposal.state_root})")
@@ -959,7 +959,7 @@ class ApprovalQueue:
                 st = self._store_for(current, store)
             except ApprovalError as exc:
                 # A proposal for another state root is never applied; it leaves the queue.
-                from .store.store import Store as _Store
+                from ..store.store import Store as _Store
 
                 audit_store = store if store is not None else _Store(self.layout, actor="context-center")
                 result = ApprovalResult(proposal_id, current.tool, "denied" if verdict == "deny" else "error",
@@ -1437,8 +1437,8 @@ class ApprovalQueue:
     def undo_auto_write(self, record: AutoWrite, store: Store | None = None, actor: str = "context-center") -> Any:
         """Undo an automatic write while the fact is still the revision that was written:
         a new fact is archived; an update brings the replaced revision back (as a new one)."""
-        from .store.model import Conflict, NotFound
-        from .store.store import Store
+        from ..store.model import Conflict, NotFound
+        from ..store.store import Store
 
         if not _same_root(record.state_root or self.layout.root, self.layout.root):
             raise ApprovalError("the auto-write belongs to another state root")
@@ -1494,7 +1494,7 @@ def _verdict(decision: str) -> str:
 
 
 def _is_conflict(exc: BaseException) -> bool:
-    from .store.model import Conflict, NotFound
+    from ..store.model import Conflict, NotFound
 
     return isinstance(exc, (Conflict, NotFound))
 

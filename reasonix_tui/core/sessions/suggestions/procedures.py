@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..gostr import one_line, truncate_runes
-from ..sessions import Message, is_user_authored_turn_message
+from ...compat.gostr import one_line, truncate_runes
+from ..transcripts import Message, is_user_authored_turn_message
 from .statements import _args
 
 __all__ = ["Step", "Procedure", "extract_steps", "find_procedures", "command_keys"]

@@ -23,11 +23,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..encoding import read_text
-from ..gostr import one_line, trim_space, truncate_runes
-from ..gotime import DAY_NS, Timestamp, parse_rfc3339
-from ..paths import Layout, abs_clean
-from ..sessions import (
+from ...compat.encoding import read_text
+from ...compat.gostr import one_line, trim_space, truncate_runes
+from ...compat.gotime import DAY_NS, Timestamp, parse_rfc3339
+from ...paths import Layout, abs_clean
+from ..transcripts import (
     FORMAT_CLAUDE,
     FORMAT_REASONIX,
     claude_project_dir,
@@ -37,7 +37,7 @@ from ..sessions import (
     session_id_of,
     user_message_text,
 )
-from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ...store.sealed import read_sealed, source_stamp, write_sealed
 
 __all__ = ["SessionRecord", "MinedHistory", "mine_sessions", "cache_path", "list_transcripts", "miner_stamp"]
 

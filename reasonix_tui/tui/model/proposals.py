@@ -1,7 +1,7 @@
 """What the approval dialog shows about one proposal (no textual import).
 
-:func:`proposal_view` turns a queued :class:`~reasonix_tui.core.approvals.Proposal`, its
-fresh :class:`~reasonix_tui.core.approvals.ProposalPreview` and the current snapshot into
+:func:`proposal_view` turns a queued :class:`~reasonix_tui.core.agent.approvals.Proposal`, its
+fresh :class:`~reasonix_tui.core.agent.approvals.ProposalPreview` and the current snapshot into
 a :class:`ProposalView`: the fact as it would be written (every field, kept ones included),
 a diff of the file against the current revision for updates, the subject holder,
 sensitive findings (``core.secrets``), the policy's reasons, a conflict note when the
@@ -17,12 +17,12 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..core.approvals import Proposal, ProposalPreview, Requester, WaitInfo
-from ..core.secrets import findings
-from ..core.store.fileformat import render_fact
-from ..core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference
-from ..core.store.requests import remember_request_name
-from .state import CenterSnapshot
+from ...core.agent.approvals import Proposal, ProposalPreview, Requester, WaitInfo
+from ...core.agent.secrets import findings
+from ...core.store.fileformat import render_fact
+from ...core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference
+from ...core.store.requests import remember_request_name
+from .snapshot import CenterSnapshot
 
 __all__ = ["ProposalView", "Decision", "proposal_view", "SHOWN_CHARS", "NOISE_KEYS"]
 
@@ -40,7 +40,7 @@ class Decision:
     action: str
     """``approve``, ``deny``, ``edit``, ``later`` (or ``gone`` when closed by the app)."""
     digest: str = ""
-    """The :attr:`~reasonix_tui.core.approvals.Proposal.digest` of the content shown."""
+    """The :attr:`~reasonix_tui.core.agent.approvals.Proposal.digest` of the content shown."""
 
 
 @dataclass(frozen=True)

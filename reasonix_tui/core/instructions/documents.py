@@ -16,7 +16,7 @@ What is resolved
 * The workspace root is the nearest ancestor of the target (inclusive) holding a ``.git``
   entry of any type, else the target. A target outside an explicit root gives
   ``target_outside_workspace`` and the root is used instead.
-* Each file is decoded like Reasonix (:func:`~reasonix_tui.core.encoding.decode_bytes`),
+* Each file is decoded like Reasonix (:func:`~reasonix_tui.core.compat.encoding.decode_bytes`),
   trimmed, and skipped silently when missing, unreadable or empty. Documents are confined to
   ``realpath(root)`` (``realpath(user_dir)`` for user documents): a document that is a symlink
   resolving outside is dropped with ``document_symlink_escape``.
@@ -53,9 +53,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .encoding import decode_bytes
-from .store.safeio import read_regular
-from .gostr import go_quote, html_escape, one_line, trim_space
+from ..compat.encoding import decode_bytes
+from ..store.safeio import read_regular
+from ..compat.gostr import go_quote, html_escape, one_line, trim_space
 
 __all__ = [
     "DOCUMENT_NAMES",

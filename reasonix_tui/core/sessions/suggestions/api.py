@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..encoding import read_text
-from ..gostr import one_line, trim_space
-from ..gotime import Timestamp
-from ..paths import Layout
-from ..settings import load_settings
-from ..store.atomic import atomic_create, atomic_write
-from ..store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
-from ..store.yamlv3 import scalar as yaml_scalar
+from ...compat.encoding import read_text
+from ...compat.gostr import one_line, trim_space
+from ...compat.gotime import Timestamp
+from ...paths import Layout
+from ...settings import load_settings
+from ...store.atomic import atomic_create, atomic_write
+from ...store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
+from ...compat.yamlv3 import scalar as yaml_scalar
 from .mining import cache_path, list_transcripts, mine_sessions, miner_stamp
 from .model import (
     AcceptResult,
@@ -92,7 +92,7 @@ def state_path(layout: Layout) -> Path:
 
 
 def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
-    from ..store.safeio import read_regular
+    from ...store.safeio import read_regular
 
     try:
         data = json.loads(read_regular(state_path(layout)))  # never blocks on a FIFO
@@ -140,7 +140,7 @@ def _state_record(s: Suggestion) -> list[str]:
 
 def _instruction_docs(layout: Layout) -> list[tuple[str, str]]:
     try:
-        from ..instructions import nearest_git_root, resolve
+        from ...instructions.documents import nearest_git_root, resolve
     except ImportError:  # pragma: no cover - the module ships with the package
         return []
     ws = str(layout.workspace)
@@ -160,7 +160,7 @@ def _instruction_docs(layout: Layout) -> list[tuple[str, str]]:
 
 def _facts(layout: Layout, store: Any) -> list[Any]:
     if store is None:
-        from ..store.store import Store
+        from ...store.store import Store
 
         store = Store(layout)
     try:
@@ -258,7 +258,7 @@ def _base_key(layout: Layout, window: int, include_claude: bool) -> str:
     for label, body in _instruction_docs(layout):
         put("instructions", label, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest())
     if include_claude:
-        from ..sessions import claude_project_dir
+        from ..transcripts import claude_project_dir
 
         cdir = claude_project_dir(layout.workspace)
         put("claude-memory", *(_dir_sig(cdir / "memory", (".md",)) if cdir is not None else []))
@@ -289,7 +289,7 @@ def abs_ws(layout: Layout) -> str:
 
 
 def _code_stamp() -> str:
-    from ..store.sealed import source_stamp
+    from ...store.sealed import source_stamp
 
     here = os.path.dirname(os.path.abspath(__file__))
     return source_stamp(*(os.path.join(here, n) for n in ("api.py", "candidates.py", "imports.py", "language.py",
@@ -298,7 +298,7 @@ def _code_stamp() -> str:
 
 def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int] | None:
     """The cached candidates as raw tuples (objects are built only for what is shown)."""
-    from ..store.sealed import read_sealed
+    from ...store.sealed import read_sealed
 
     data = read_sealed(_result_path(layout), _RESULT_MAGIC)
     if type(data) is not tuple or len(data) != 6 or data[0] != key:
@@ -310,7 +310,7 @@ def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, 
 
 def _load_terms_memo(layout: Layout) -> None:
     """Terms of texts the last computation analysed (valid whatever its key)."""
-    from ..store.sealed import read_sealed
+    from ...store.sealed import read_sealed
     from .candidates import TERMS_MEMO
 
     data = read_sealed(_result_path(layout), _RESULT_MAGIC)
@@ -322,7 +322,7 @@ def _load_terms_memo(layout: Layout) -> None:
 
 def _save_result(layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...],
                  covered: int, sessions: int) -> None:
-    from ..store.sealed import write_sealed
+    from ...store.sealed import write_sealed
     from .candidates import TERMS_MEMO
 
     try:
@@ -343,7 +343,7 @@ def _load_merge(layout: Layout, base: str) -> tuple[dict[str, str], frozenset[st
     """The merge state of the last computation when it was made with the same facts,
     instructions, imports, window and code: ``(transcript versions, tools, clusters as
     member refs)``."""
-    from ..store.sealed import read_sealed
+    from ...store.sealed import read_sealed
 
     data = read_sealed(_merge_path(layout), _MERGE_MAGIC)
     if type(data) is not tuple or len(data) != 4 or data[0] != base:
@@ -356,7 +356,7 @@ def _load_merge(layout: Layout, base: str) -> tuple[dict[str, str], frozenset[st
 
 def _save_merge(layout: Layout, base: str, sigs: dict[str, str], tools: frozenset[str],
                 clusters: Sequence[Sequence[Any]]) -> None:
-    from ..store.sealed import write_sealed
+    from ...store.sealed import write_sealed
 
     refs = [[m.ref for m in c] for c in clusters]
     try:
@@ -593,7 +593,7 @@ def accept_suggestion(
 
 
 def _accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, store: Any, actor: str) -> AcceptResult:
-    from ..store.store import SaveRequest, Store
+    from ...store.store import SaveRequest, Store
 
     if sug.needs_edit and (e.body is None or trim_space(e.body) == trim_space(sug.body)):
         raise InvalidInput(

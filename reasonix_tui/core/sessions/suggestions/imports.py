@@ -21,11 +21,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..encoding import read_text
-from ..gostr import one_line, trim_space
-from ..gotime import Timestamp, parse_rfc3339
-from ..paths import Layout, abs_clean
-from ..sessions import claude_home, claude_project_dir
+from ...compat.encoding import read_text
+from ...compat.gostr import one_line, trim_space
+from ...compat.gotime import Timestamp, parse_rfc3339
+from ...paths import Layout, abs_clean
+from ..transcripts import claude_home, claude_project_dir
 from .model import Evidence
 
 if TYPE_CHECKING:
@@ -87,8 +87,8 @@ def claude_memory_items(layout: Layout) -> list[Item]:
     """The workspace's Claude Code auto-memory files."""
     import yaml
 
-    from ..store.fileformat import split_frontmatter
-    from ..store.model import normalize_type, slug
+    from ...store.fileformat import split_frontmatter
+    from ...store.model import normalize_type, slug
     from .candidates import IMPORT_SCORES, Item, readable_name
     from .signals import score_sentence
 
@@ -190,7 +190,7 @@ def agent_note_files(layout: Layout) -> list[tuple[Path, str]]:
 
 def agent_note_items(layout: Layout) -> list[Item]:
     """Bullet notes (or, without bullets, plain lines) of other agents' instruction files."""
-    from ..store.fileformat import split_frontmatter
+    from ...store.fileformat import split_frontmatter
 
     out: list[Item] = []
     for path, scope in agent_note_files(layout):
@@ -237,7 +237,7 @@ def misses_path(layout: Layout) -> str:
 def _read_misses(path: Path) -> list[dict[str, Any]]:
     import io
 
-    from ..store.safeio import open_read
+    from ...store.safeio import open_read
 
     out: list[dict[str, Any]] = []
     try:
@@ -256,7 +256,7 @@ def _read_misses(path: Path) -> list[dict[str, Any]]:
 
 def wanted_items(layout: Layout) -> list[Item]:
     """Queries searched at least twice in this workspace without a result."""
-    from ..tokenize import query_terms
+    from ...compat.tokenize import query_terms
     from .candidates import Item, readable_name
 
     ws = abs_clean(str(layout.workspace))

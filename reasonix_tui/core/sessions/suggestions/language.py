@@ -25,7 +25,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from ..tokenize import tokens
+from ...compat.tokenize import tokens
 from .signals import Entity, has_cjk
 
 __all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT",
@@ -60,7 +60,7 @@ def _lang() -> ModuleType | None:
     """The shared package, imported on first use (it loads numpy; a listing from the result
     cache never needs it)."""
     try:
-        from .. import lang
+        from ... import lang
     except ImportError:
         return None
     if _CACHE_DIR:
@@ -125,7 +125,7 @@ glosses, prior), …)``. A listing after new sessions then loads jieba and the d
 
 
 def _zh_stamp() -> tuple[Any, ...]:
-    from ..store.sealed import source_stamp
+    from ...store.sealed import source_stamp
 
     core = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     lang_dir = os.path.join(core, "lang")
@@ -141,7 +141,7 @@ def _zh_memo() -> dict[str, tuple[tuple[str, bool, tuple[str, ...], float], ...]
     if memo is None:
         memo = {}
         if _CACHE_DIR:
-            from ..store.sealed import read_sealed
+            from ...store.sealed import read_sealed
 
             _ZH["path"] = os.path.join(_CACHE_DIR[-1], "suggestions-zh.marshal")
             data = read_sealed(_ZH["path"], _ZH_MAGIC)
@@ -155,7 +155,7 @@ def save_memo() -> None:
     """Write the Chinese analysis memo when this process added to it (sealed, 0600)."""
     if not _ZH["dirty"] or not _ZH["path"]:
         return
-    from ..store.sealed import write_sealed
+    from ...store.sealed import write_sealed
 
     try:
         write_sealed(_ZH["path"], _ZH_MAGIC, (_zh_stamp(), _ZH["memo"]))
@@ -172,7 +172,7 @@ def _zh_run(run: str) -> tuple[tuple[str, bool, tuple[str, ...], float], ...]:
         return hit
     lang = _lang()
     try:
-        from ..lang.prior import word_prior
+        from ...lang.prior import word_prior
     except ImportError:  # an older package without priors
         word_prior = None
     out = []

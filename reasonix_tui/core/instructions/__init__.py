@@ -1,0 +1,2 @@
+"""Standing instructions: which REASONIX.md / AGENTS.md / CLAUDE.md apply, and quick-add notes.
+"""

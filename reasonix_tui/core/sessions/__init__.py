@@ -1,0 +1,3 @@
+"""Session transcripts (one reader per format), history search over them, and memory
+suggestions mined from them.
+"""
