@@ -441,3 +441,17 @@ def test_to_cursor_reshapes_only_real_context() -> None:
     assert json.loads(hooks.to_cursor("user-prompt-submit", claude)) == {"continue": True, "additional_context": "ctx"}
     assert json.loads(hooks.to_cursor("session-start", claude)) == {"additional_context": "ctx"}
     assert hooks.to_cursor("user-prompt-submit", "") == "" and hooks.to_cursor("session-start", "{}") == ""
+
+
+def test_code_stamp_covers_every_sub_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A changed module anywhere under core/ or integrations/ (core/compat, core/agent…)
+    changes the stamp, so a warm hook server never answers with code older than the client's."""
+    for rel in ("core/a.py", "core/compat/deep/b.py", "integrations/commands/c.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+        os.utime(tmp_path / rel, ns=(1_000_000_000, 1_000_000_000))
+    monkeypatch.setattr(hook_client, "_PKG", tmp_path)
+    before = hook_client.code_stamp()
+    assert before.endswith(":3:1000000000")
+    os.utime(tmp_path / "core/compat/deep/b.py", ns=(2_000_000_000, 2_000_000_000))
+    assert hook_client.code_stamp() != before

@@ -65,7 +65,8 @@ MAX_REQUEST = 8 * 1024 * 1024
 POLL_TICK = 0.25
 """How often the server's accept loop looks at its exit conditions (seconds)."""
 _PKG = Path(__file__).resolve().parent.parent
-_STAMPED_DIRS = ("core", "core/recall", "core/store", "integrations")
+_STAMPED_DIRS = ("core", "integrations")
+"""Folders whose ``.py`` files (sub-folders included) make the code stamp."""
 
 REQUEST_ENV_NAMES = (
     "HOME",
@@ -132,13 +133,16 @@ def code_stamp() -> str:
     """A cheap fingerprint of the installed code (version + newest source mtime)."""
     newest = 0
     count = 0
-    for sub in _STAMPED_DIRS:
+    pending = [_PKG / sub for sub in _STAMPED_DIRS]
+    while pending:
         try:
-            with os.scandir(_PKG / sub) as it:
+            with os.scandir(pending.pop()) as it:
                 for entry in it:
                     if entry.name.endswith(".py"):
                         count += 1
                         newest = max(newest, entry.stat().st_mtime_ns)
+                    elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
         except OSError:
             continue
     from .. import __version__
