@@ -45,7 +45,7 @@ from ..core.settings import Settings
 from ..core.store.atomic import ensure_dir
 from ..core.store.model import StoreError
 from ..core.store.store import Store, fact_file_problem
-from . import writes as actions
+from . import writes
 from .approval_flow import ApprovalFlow, announcement, form_edits, form_values
 from .commands import FactsProvider
 from .messages import (
@@ -129,7 +129,7 @@ HEALTH_SLICE_SECONDS = 3.0
 TICK_SECONDS = 30.0
 """How often relative ages ("3m ago") are redrawn."""
 
-WriteJob = Callable[[Store], actions.Outcome]
+WriteJob = Callable[[Store], writes.Outcome]
 """One store change, run by the write worker."""
 
 _STORE_WRITES = frozenset({"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo",
@@ -240,7 +240,7 @@ class ContextCenterApp(App[None]):
         self._warm_language()
         self.refresh_approvals()
         # An approve that a crash interrupted after its write landed is finished first.
-        self.run_write("approval", lambda store: actions.finish_interrupted(store, self.queue))
+        self.run_write("approval", lambda store: writes.finish_interrupted(store, self.queue))
         if self.watch_enabled:
             self.watch_files()
             # Ages ("3m", "stale") move with the clock: recompute rows now and then
@@ -730,14 +730,14 @@ class ContextCenterApp(App[None]):
         if fact is not None and self._refuse_unreadable(fact, "pin" if message.pin else "unpin"):
             return
         ref = str(fact.id) if fact else message.fact_id
-        self.run_write("pin" if message.pin else "unpin", lambda store: actions.pin(store, ref, message.pin))
+        self.run_write("pin" if message.pin else "unpin", lambda store: writes.pin(store, ref, message.pin))
 
     @on(VerifyRequested)
     def _verify_requested(self, message: VerifyRequested) -> None:
         fact = self.snapshot.facts.get(message.fact_id)
         if fact is not None and self._refuse_unreadable(fact, "verify"):
             return
-        self.run_write("verify", lambda store: actions.verify(store, message.fact_id))
+        self.run_write("verify", lambda store: writes.verify(store, message.fact_id))
 
     def _refuse_unreadable(self, fact: Any, what: str) -> bool:
         """Say why a side action will not touch a file that does not parse (the store
@@ -757,7 +757,7 @@ class ContextCenterApp(App[None]):
         if not ids:
             return
         if message.action == "verify":
-            self.run_write("verify", lambda store: actions.many(store, "verify", ids))
+            self.run_write("verify", lambda store: writes.many(store, "verify", ids))
             return
         refs = [self.snapshot.facts[i].ref for i in ids]
         listing = "\n".join(f"  {r}" for r in refs[:8]) + (f"\n  … and {len(refs) - 8} more" if len(refs) > 8 else "")
@@ -768,7 +768,7 @@ class ContextCenterApp(App[None]):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.run_write("forget", lambda store: actions.many(store, "forget", ids))
+                self.run_write("forget", lambda store: writes.many(store, "forget", ids))
 
         self.push_screen(ConfirmScreen(f"Forget {len(ids)} facts?", question, yes="Forget all", danger=True), answered)
 
@@ -789,16 +789,16 @@ class ContextCenterApp(App[None]):
 
     def _forget_confirmed(self, fact_id: str, confirmed: bool | None) -> None:
         if confirmed:
-            self.run_write("forget", lambda store: actions.forget(store, fact_id))
+            self.run_write("forget", lambda store: writes.forget(store, fact_id))
 
     @on(NewFactRequested)
     def _new_requested(self, message: NewFactRequested) -> None:
-        values = actions.FactFormValues(**message.prefill) if message.prefill else actions.FactFormValues()
+        values = writes.FactFormValues(**message.prefill) if message.prefill else writes.FactFormValues()
         self.push_screen(FactFormScreen(values, title="New fact"), self._new_submitted)
 
-    def _new_submitted(self, values: actions.FactFormValues | None) -> None:
+    def _new_submitted(self, values: writes.FactFormValues | None) -> None:
         if values is not None:
-            self.run_write("new", lambda store: actions.save_form(store, values))
+            self.run_write("new", lambda store: writes.save_form(store, values))
 
     @on(EditRequested)
     def _edit_requested(self, message: EditRequested) -> None:
@@ -815,14 +815,14 @@ class ContextCenterApp(App[None]):
         if message.external:
             self.edit_in_editor(str(fact.id))
             return
-        screen = FactFormScreen(actions.form_from_fact(fact), title=f"Edit {fact.ref} (revision {fact.revision})")
+        screen = FactFormScreen(writes.form_from_fact(fact), title=f"Edit {fact.ref} (revision {fact.revision})")
         self.push_screen(screen, partial(self._edit_submitted, str(fact.id), fact.revision))
 
-    def _edit_submitted(self, fact_id: str, revision: int, values: actions.FactFormValues | None) -> None:
+    def _edit_submitted(self, fact_id: str, revision: int, values: writes.FactFormValues | None) -> None:
         if values is not None:
             self.run_write(
                 "edit",
-                lambda store: actions.save_form(store, values, fact_id=fact_id, expected_revision=revision),
+                lambda store: writes.save_form(store, values, fact_id=fact_id, expected_revision=revision),
             )
 
     def _run_editor(self, path: str, hint: str = "") -> bool:
@@ -874,8 +874,8 @@ class ContextCenterApp(App[None]):
         if edited.parse_error:
             self.notify(f"Not saved: the frontmatter does not parse ({edited.parse_error}).", severity="error")
             return
-        values = actions.form_from_fact(edited)
-        if values == actions.form_from_fact(fact):
+        values = writes.form_from_fact(edited)
+        if values == writes.form_from_fact(fact):
             self.notify("No change.", timeout=2)
             return
         self._edit_submitted(fact_id, fact.revision, values)
@@ -904,11 +904,11 @@ class ContextCenterApp(App[None]):
 
     def _restore_confirmed(self, fact_id: str, revision: int, confirmed: bool | None) -> None:
         if confirmed:
-            self.run_write("restore", lambda store: actions.restore(store, fact_id, revision))
+            self.run_write("restore", lambda store: writes.restore(store, fact_id, revision))
 
     @on(RecoverRequested)
     def _recover_requested(self, message: RecoverRequested) -> None:
-        self.run_write("recover", lambda store: actions.recover(store, message.path))
+        self.run_write("recover", lambda store: writes.recover(store, message.path))
 
     @on(QuickAddRequested)
     def _quick_add(self, message: QuickAddRequested) -> None:
@@ -918,15 +918,15 @@ class ContextCenterApp(App[None]):
         if not result:
             return
         scope, note = result
-        self.run_write("note", lambda store: actions.quick_add(self.layout, scope, note))
+        self.run_write("note", lambda store: writes.quick_add(self.layout, scope, note))
 
     @on(SuggestionAcceptRequested)
     def _suggestion_accept(self, message: SuggestionAcceptRequested) -> None:
-        self.run_write("accept", lambda store: actions.accept_suggestion(store, message.suggestion_id, message.values))
+        self.run_write("accept", lambda store: writes.accept_suggestion(store, message.suggestion_id, message.values))
 
     @on(SuggestionDismissRequested)
     def _suggestion_dismiss(self, message: SuggestionDismissRequested) -> None:
-        self.run_write("dismiss", lambda store: actions.dismiss_suggestion(store, message.suggestion_id))
+        self.run_write("dismiss", lambda store: writes.dismiss_suggestion(store, message.suggestion_id))
 
     # ----------------------------------------------------------------- approvals: presence
 
@@ -1126,7 +1126,7 @@ class ContextCenterApp(App[None]):
         digest = view.digest
         flow.editing = proposal.id
 
-        def submitted(result: actions.FactFormValues | None) -> None:
+        def submitted(result: writes.FactFormValues | None) -> None:
             if flow.editing == proposal.id:
                 flow.editing = None
             if result is None:
@@ -1143,7 +1143,7 @@ class ContextCenterApp(App[None]):
         self._refresh_status()
         self.run_write(
             "approval",
-            lambda store: actions.decide(store, self.queue, message.proposal_id, message.action, message.digest, message.edits),
+            lambda store: writes.decide(store, self.queue, message.proposal_id, message.action, message.digest, message.edits),
         )
         self._show_next()
 
@@ -1184,7 +1184,7 @@ class ContextCenterApp(App[None]):
         if record is None:
             return
         self.refresh_bindings()
-        self.run_write("undo", lambda store: actions.undo_auto_write(store, self.queue, record))
+        self.run_write("undo", lambda store: writes.undo_auto_write(store, self.queue, record))
 
     @on(ReviewApprovalsRequested)
     def _review_requested(self, message: ReviewApprovalsRequested) -> None:

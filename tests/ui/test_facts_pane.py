@@ -493,12 +493,12 @@ async def test_mark_several_then_verify_or_forget_them_at_once(demo: Layout) -> 
 
 def test_bulk_action_reports_each_refusal_and_carries_on(demo: Layout) -> None:
     from reasonix_tui.core.store.model import StoreError
-    from reasonix_tui.tui import writes as actions
+    from reasonix_tui.tui import writes
 
     st = store(demo)
     ids = (str(st.get("project/oncall-rota.md").id), "mem-does-not-exist", str(st.get("project/test-command.md").id))
-    out = actions.many(st, "verify", ids)
+    out = writes.many(st, "verify", ids)
     assert out.text.startswith("Verified 2 facts; 1 refused: mem-does-not-exist:")
     assert len(out.paths) >= 2
     with pytest.raises(StoreError, match="Forgot none of 1"):
-        actions.many(st, "forget", ("mem-does-not-exist",))
+        writes.many(st, "forget", ("mem-does-not-exist",))

@@ -87,7 +87,7 @@ def _accepted(st: Any) -> Any:
 async def test_writes_run_one_at_a_time_in_order(demo: Layout) -> None:
     import threading
 
-    from reasonix_tui.tui import writes as actions
+    from reasonix_tui.tui import writes
 
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:
@@ -98,7 +98,7 @@ async def test_writes_run_one_at_a_time_in_order(demo: Layout) -> None:
         lock = threading.Lock()
 
         def job(n: int) -> Any:
-            def run(st: Any) -> actions.Outcome:
+            def run(st: Any) -> writes.Outcome:
                 with lock:
                     running[0] += 1
                     overlap.append(running[0])
@@ -106,7 +106,7 @@ async def test_writes_run_one_at_a_time_in_order(demo: Layout) -> None:
                 threading.Event().wait(0.01)
                 with lock:
                     running[0] -= 1
-                return actions.Outcome(f"job {n}")
+                return writes.Outcome(f"job {n}")
 
             return run
 
