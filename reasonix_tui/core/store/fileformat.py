@@ -1,12 +1,14 @@
 """Reading and writing fact files (spec §2.1-§2.4).
 
-Reading: bytes → text (:mod:`..encoding`) → fence split → YAML node tree (PyYAML's
+Reading: bytes → text (:mod:`..compat.encoding`) → fence split → YAML node tree (PyYAML's
 ``compose`` with the C loader, so scalars stay raw text: ``007`` stays ``"007"`` and
 timestamps stay strings) → the "legacy flat view" (nested mappings collapsed onto
 their leaf keys, sequences joined with ``", "``, last write wins) → :class:`Fact`.
 
-Writing: :class:`Fact` → fixed key order → :mod:`.yamlv3` scalars →
-``---\\n<yaml>---\\n\\n<trimmed body>\\n`` through python-frontmatter's handler API.
+Writing: :class:`Fact` → fixed key order → :mod:`..compat.yamlv3` scalars →
+``---\\n<yaml>---\\n\\n<trimmed body>\\n``, byte-identical to Reasonix's Go ``render``.
+(python-frontmatter is not used here: it would add nothing to a fixed layout. It reads
+and writes the documents that need no Go compatibility: :mod:`reasonix_tui.core.markdown`.)
 
 A YAML error never loses the body: the frontmatter is treated as empty (as Reasonix
 does) and :attr:`Fact.parse_error` says why, so the UI can show an error row.
@@ -19,9 +21,7 @@ import os
 import re
 from typing import Any
 
-import frontmatter
 import yaml
-from frontmatter.default_handlers import BaseHandler
 
 from ..compat.encoding import decode_bytes
 from ..compat.gostr import one_line, to_lower, trim_space
@@ -43,7 +43,6 @@ from .model import (
 )
 
 __all__ = [
-    "ReasonixHandler",
     "split_frontmatter",
     "flatten_yaml",
     "parse_fact_text",
@@ -302,47 +301,6 @@ def _flatten_parsed(raw_yaml: str) -> tuple[dict[str, str], str]:
     return result, ""
 
 
-class ReasonixHandler(BaseHandler):
-    """python-frontmatter handler for Reasonix fact files.
-
-    ``split`` follows Reasonix's fence rule (python-frontmatter's default strips the
-    whole text first and accepts ``----`` fences, which Reasonix does not); ``load``
-    returns the flat raw-text view; ``export``/``format`` write yaml.v3's bytes.
-    """
-
-    START_DELIMITER = END_DELIMITER = "---"
-
-    def __init__(self) -> None:
-        import re
-
-        super().__init__(fm_boundary=re.compile(r"^---[ \t]*$", re.MULTILINE))
-
-    def detect(self, text: str) -> bool:
-        return split_frontmatter(text)[0] is not None
-
-    def split(self, text: str) -> tuple[str, str]:
-        raw, body = split_frontmatter(text)
-        if raw is None:
-            raise ValueError("no frontmatter")
-        return raw, body
-
-    def load(self, fm: str) -> dict[str, Any]:
-        flat, _ = flatten_yaml(fm)
-        flat.pop("__top__", None)
-        return dict(flat)
-
-    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
-        pairs = metadata.get("__pairs__")
-        if not isinstance(pairs, list):
-            pairs = list(metadata.items())
-        return yamlv3.emit_mapping(pairs)
-
-    def format(self, post: frontmatter.Post, **kwargs: object) -> str:
-        yaml_text = self.export(post.metadata)
-        return f"---\n{yaml_text}---\n\n{trim_space(post.content)}\n"
-
-
-_HANDLER = ReasonixHandler()
 
 
 def _atoi_revision(value: str) -> int:
@@ -502,5 +460,4 @@ def _pairs_for(fact: Fact) -> list[tuple[str, object]]:
 
 def render_fact(fact: Fact) -> str:
     """The exact text Reasonix's ``render`` writes for this fact."""
-    post = frontmatter.Post(fact.body, handler=_HANDLER, __pairs__=_pairs_for(fact))
-    return frontmatter.dumps(post, handler=_HANDLER)
+    return f"---\n{yamlv3.emit_mapping(_pairs_for(fact))}---\n\n{trim_space(fact.body)}\n"

@@ -16,7 +16,7 @@ from ...paths import Layout
 from ...settings import load_settings
 from ...store.atomic import atomic_create, atomic_write
 from ...store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
-from ...compat.yamlv3 import scalar as yaml_scalar
+from ...markdown import write_markdown
 from .mining import cache_path, list_transcripts, mine_sessions, miner_stamp
 from .model import (
     AcceptResult,
@@ -550,14 +550,7 @@ _VALID_SKILL_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$")
 
 def render_skill_file(name: str, description: str, body: str) -> str:
     """``SKILL.md``: frontmatter ``name`` and ``description`` (YAML-escaped), then the body."""
-    return (
-        "---\n"
-        f"name: {yaml_scalar(name)}\n"
-        f"description: {yaml_scalar(description)}\n"
-        "---\n\n"
-        + body.rstrip(" \t\r\n")
-        + "\n"
-    )
+    return write_markdown({"name": name, "description": description}, body)
 
 
 def _pick(value: str | None, default: str) -> str:

@@ -85,9 +85,7 @@ def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scop
 
 def claude_memory_items(layout: Layout) -> list[Item]:
     """The workspace's Claude Code auto-memory files."""
-    import yaml
-
-    from ...store.fileformat import split_frontmatter
+    from ...markdown import read_markdown
     from ...store.model import normalize_type, slug
     from .candidates import IMPORT_SCORES, Item, readable_name
     from .signals import score_sentence
@@ -123,15 +121,9 @@ def claude_memory_items(layout: Layout) -> list[Item]:
                     if count >= IMPORT_LIMIT_PER_SOURCE:
                         break
             continue
-        raw_yaml, body = split_frontmatter(text)
-        meta: dict[str, Any] = {}
-        if raw_yaml is not None:
-            try:
-                loaded = yaml.safe_load(raw_yaml)
-                meta = loaded if isinstance(loaded, dict) else {}
-            except yaml.YAMLError:
-                meta = {}
-        body = trim_space(body)
+        doc = read_markdown(text)
+        meta = doc.metadata
+        body = trim_space(doc.body)
         description = one_line(str(meta.get("description") or "")) or one_line(body.split("\n", 1)[0] if body else "")
         if not body or not description:
             continue
@@ -190,7 +182,7 @@ def agent_note_files(layout: Layout) -> list[tuple[Path, str]]:
 
 def agent_note_items(layout: Layout) -> list[Item]:
     """Bullet notes (or, without bullets, plain lines) of other agents' instruction files."""
-    from ...store.fileformat import split_frontmatter
+    from ...markdown import read_markdown
 
     out: list[Item] = []
     for path, scope in agent_note_files(layout):
@@ -198,8 +190,8 @@ def agent_note_items(layout: Layout) -> list[Item]:
             text = read_text(path).text
         except OSError:
             continue
-        _, body = split_frontmatter(text)
-        offset = text.replace("\r\n", "\n").count("\n") - body.count("\n")
+        doc = read_markdown(text)
+        body, offset = doc.body, doc.body_line - 1
         label = home_label(path) if scope == "global" else os.path.relpath(path, layout.workspace)
         in_fence = False
         items: list[tuple[int, str]] = []
