@@ -111,7 +111,8 @@ async def measure_large(root_dir: Path, size_mb: float) -> dict[str, float]:
     """A big proposal (``size_mb`` of body) against a 1 KB one in the same run: proposal
     written → dialog on screen (the view is computed in a worker and what is drawn is
     bounded), and the longest the event loop stalled meanwhile (keys wait that long)."""
-    from reasonix_tui.core.agent.approvals import ApprovalQueue, Requester
+    from reasonix_tui.core.agent.approvals import ApprovalQueue
+    from reasonix_tui.core.agent.proposals import Requester
     from reasonix_tui.core.agent.policy import assess_remember
     from reasonix_tui.core.settings import Settings
     from reasonix_tui.core.store.store import Store

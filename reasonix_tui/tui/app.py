@@ -38,7 +38,8 @@ from textual.theme import Theme
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerState
 
-from ..core.agent.approvals import ApprovalQueue, PresenceMarker, Proposal
+from ..core.agent.approvals import ApprovalQueue, PresenceMarker
+from ..core.agent.proposals import Proposal
 from ..core.compat.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings

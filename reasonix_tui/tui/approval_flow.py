@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..core.agent.approvals import AutoWrite, Proposal
+from ..core.agent.proposals import AutoWrite, Proposal
 from ..core.compat.gotime import Timestamp, parse_rfc3339
 from .writes import FactFormValues
 from .model.proposals import ProposalView

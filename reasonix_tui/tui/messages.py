@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.message import Message
 
-from ..core.agent.approvals import ApprovalResult, AutoWrite, Proposal, WaitInfo
+from ..core.agent.proposals import ApprovalResult, AutoWrite, Proposal, WaitInfo
 from .model.proposals import ProposalView
 from .model.snapshot import CenterSnapshot, Changes
 

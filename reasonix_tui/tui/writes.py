@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.agent.approvals import ApprovalQueue, ApprovalResult, AutoWrite, Proposal, ProposalChanged
+from ..core.agent.approvals import ApprovalQueue
+from ..core.agent.proposals import ApprovalResult, AutoWrite, Proposal, ProposalChanged
 from ..core.paths import Layout
 from ..core.store.model import Fact, InvalidInput, StoreError
 from ..core.store.requests import parse_expires_at, remember_request_name

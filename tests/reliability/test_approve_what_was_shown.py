@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent.approvals import ApprovalQueue, Proposal, ProposalChanged, Requester
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.proposals import Proposal, ProposalChanged, Requester
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.store.store import SaveRequest, Store

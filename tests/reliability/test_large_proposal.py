@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent.approvals import ApprovalQueue, Requester
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.proposals import Requester
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.store.store import Store

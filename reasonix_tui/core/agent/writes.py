@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .approvals import ApprovalQueue, ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
+from .approvals import ApprovalQueue
+from .proposals import ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
 from .policy import (
     Assessment,
     assess_forget,

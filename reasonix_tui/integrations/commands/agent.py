@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from ...core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
-from ...core.agent.approvals import Requester
+from ...core.agent.proposals import Requester
 from ..cli import CliContext, Registry
 
 __all__ = ["register", "detect_agent"]

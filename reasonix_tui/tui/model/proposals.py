@@ -17,7 +17,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ...core.agent.approvals import Proposal, ProposalPreview, Requester, WaitInfo
+from ...core.agent.proposals import Proposal, ProposalPreview, Requester, WaitInfo
 from ...core.agent.secrets import findings
 from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact, normalize_fact_scope, normalize_subject_key, parse_reference

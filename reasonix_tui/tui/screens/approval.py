@@ -28,7 +28,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ...core.agent.approvals import WaitInfo
+from ...core.agent.proposals import WaitInfo
 from ...core.compat.gotime import Timestamp, parse_rfc3339
 from ..model.proposals import SHOWN_CHARS, Decision, ProposalView
 from ..model.snapshot import ago, human_time, relative_time
