@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.core.sessions import history as H
+from reasonix_tui.core.sessions import history_docs as HD
+from reasonix_tui.core.sessions import history_tool as HT
 from reasonix_tui.core.bm25 import BM25Index
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.compat.retrieval import make_snippet
@@ -163,7 +165,7 @@ def test_extract_documents_kinds_and_texts() -> None:
         Message(role="tool", name="read", content="ok"),
         Message(role="user", content="   "),
     ]
-    docs = [(d.message_index, d.kind, d.tool_name, d.text) for d in H.extract_documents(msgs)]
+    docs = [(d.message_index, d.kind, d.tool_name, d.text) for d in HD.extract_documents(msgs)]
     assert docs == [
         (1, "user_text", "", "plan this"),
         (2, "tool_input", "bash", 'bash  {"cmd":"ls"}'),
@@ -185,14 +187,14 @@ def test_extract_documents_kinds_and_texts() -> None:
     ],
 )
 def test_strip_compose_prefixes(content: str, expected: str) -> None:
-    assert H.strip_compose_prefixes(content) == expected
+    assert HD.strip_compose_prefixes(content) == expected
 
 
 def test_is_tool_error() -> None:
-    assert H.is_tool_error("  Error: boom")
-    assert H.is_tool_error("BLOCKED: by policy")
-    assert H.is_tool_error("cat: x: Permission denied")
-    assert not H.is_tool_error("errors: none")
+    assert HD.is_tool_error("  Error: boom")
+    assert HD.is_tool_error("BLOCKED: by policy")
+    assert HD.is_tool_error("cat: x: Permission denied")
+    assert not HD.is_tool_error("errors: none")
 
 
 # --------------------------------------------------------------------------------------
@@ -260,12 +262,12 @@ def test_limit_default_max_and_nonpositive(tmp_path: Path) -> None:
 
 
 def test_snippet_short_text_is_whole_and_collapsed() -> None:
-    assert make_snippet("a\n\tb   c", "b", ["b"], H.MAX_SNIPPET) == "a b c"
+    assert make_snippet("a\n\tb   c", "b", ["b"], HD.MAX_SNIPPET) == "a b c"
 
 
 def test_snippet_window_around_query() -> None:
     text = "x " * 300 + "needle here " + "y " * 300
-    out = make_snippet(text, "needle", ["needle"], H.MAX_SNIPPET)
+    out = make_snippet(text, "needle", ["needle"], HD.MAX_SNIPPET)
     assert out.startswith("...") and out.endswith("...")
     assert "needle here" in out
     assert len(out) == 240 + 6
@@ -278,10 +280,10 @@ def test_snippet_multibyte_and_tail_shift() -> None:
     out = make_snippet(text, "synthesis cache", query_terms("synthesis cache"), 60)
     assert "synthesis cache" in out and "\ufffd" not in out
     tail = "a" * 300 + " end"
-    out = make_snippet(tail, "end", ["end"], H.MAX_SNIPPET)
+    out = make_snippet(tail, "end", ["end"], HD.MAX_SNIPPET)
     assert out.startswith("...") and not out.endswith("...") and out.endswith("end")
     # Single-rune non-CJK terms are skipped; without any match the window starts at 0.
-    out = make_snippet("z" * 300, "q", ["q"], H.MAX_SNIPPET)
+    out = make_snippet("z" * 300, "q", ["q"], HD.MAX_SNIPPET)
     assert out == "z" * 240 + "..."
 
 
@@ -309,7 +311,7 @@ def test_around_window_and_rendering(tmp_path: Path) -> None:
     assert [m.index for m in index.around(str(p), 2, 1, 1)] == [1, 2, 3]
     assert [m.index for m in index.around(str(p), 0, 0, 0)] == [0, 1, 2, 3]  # 0 means the default 3
     assert [m.index for m in index.around(str(p), 0, 0, 100)] == [0, 1, 2, 3, 4, 5]
-    text = H.format_around(str(p), 2, index.around(str(p), 2, 1, 1))
+    text = HD.format_around(str(p), 2, index.around(str(p), 2, 1, 1))
     assert text.startswith(f"History around {p} message_index=2:\n\n[1 user]\nfirst\n\n[2 assistant]")
     assert not text.endswith("\n")
 
@@ -345,27 +347,27 @@ def test_around_errors_and_confinement(tmp_path: Path) -> None:
 
 
 def test_tool_description_and_schema_are_reasonix_bytes() -> None:
-    assert H.HISTORY_TOOL_DESCRIPTION == (
+    assert HD.HISTORY_TOOL_DESCRIPTION == (
         "Search saved local session history with lightweight BM25 retrieval, then read messages around a hit. "
         "Use search when past decisions, failed attempts, commands, or tool inputs may help the current task; "
         "use around with a returned session_path and message_index to inspect the nearby transcript. "
         "By default it searches user text, assistant text, tool inputs, and tool errors; normal tool outputs "
         "are excluded unless kind includes tool_output."
     )
-    assert H.HISTORY_TOOL_SCHEMA_TEXT.startswith('{\n\t\t"type": "object",\n\t\t"properties": {\n\t\t\t"operation": ')
-    assert H.HISTORY_TOOL_SCHEMA_TEXT.endswith('\t\t},\n\t\t"required": ["operation"]\n\t}')
-    assert H.HISTORY_TOOL_SCHEMA["required"] == ["operation"]
-    assert list(H.HISTORY_TOOL_SCHEMA["properties"]) == [
+    assert HD.HISTORY_TOOL_SCHEMA_TEXT.startswith('{\n\t\t"type": "object",\n\t\t"properties": {\n\t\t\t"operation": ')
+    assert HD.HISTORY_TOOL_SCHEMA_TEXT.endswith('\t\t},\n\t\t"required": ["operation"]\n\t}')
+    assert HD.HISTORY_TOOL_SCHEMA["required"] == ["operation"]
+    assert list(HD.HISTORY_TOOL_SCHEMA["properties"]) == [
         "operation", "query", "scope", "kind", "tool_name", "limit", "session_path", "message_index", "before", "after"]
-    assert H.HISTORY_TOOL_SCHEMA["properties"]["kind"]["items"]["enum"] == list(H.KINDS)
+    assert HD.HISTORY_TOOL_SCHEMA["properties"]["kind"]["items"]["enum"] == list(HD.KINDS)
 
 
 def test_search_output_bytes() -> None:
     hits = [
-        H.Hit(2.25, "/s/first.jsonl", "first", "project", 1, "assistant", "assistant_text", "", "keep it"),
-        H.Hit(1.0, "/s/t.jsonl", "t", "archive", 0, "assistant", "tool_input", "bash", 'bash {"cmd":"<ls>"}'),
+        HD.Hit(2.25, "/s/first.jsonl", "first", "project", 1, "assistant", "assistant_text", "", "keep it"),
+        HD.Hit(1.0, "/s/t.jsonl", "t", "archive", 0, "assistant", "tool_input", "bash", 'bash {"cmd":"<ls>"}'),
     ]
-    assert H.format_hits('a "q" <b>', hits) == (
+    assert HD.format_hits('a "q" <b>', hits) == (
         'History search results for "a \\"q\\" \\u003cb\\u003e":\n'
         "\n1. score=2.250 source=project session_id=first message_index=1 kind=assistant_text role=assistant\n"
         "   session_path: /s/first.jsonl\n   snippet: keep it\n"
@@ -376,7 +378,7 @@ def test_search_output_bytes() -> None:
 
 
 def test_zero_result_output_bytes() -> None:
-    assert H.format_hits("nothing here", []) == (
+    assert HD.format_hits("nothing here", []) == (
         'No saved session history matched "nothing here".\n'
         "\n"
         "0 results does not prove the event never happened. Try:\n"
@@ -387,9 +389,9 @@ def test_zero_result_output_bytes() -> None:
 
 
 def test_hit_json_omits_empty_tool_name() -> None:
-    h = H.Hit(1.5, "/p.jsonl", "p", "project", 3, "user", "user_text", "", "s")
+    h = HD.Hit(1.5, "/p.jsonl", "p", "project", 3, "user", "user_text", "", "s")
     assert list(h.to_json()) == ["score", "session_path", "session_id", "source", "message_index", "role", "kind", "snippet"]
-    assert H.Hit(1.5, "/p", "p", "project", 3, "tool", "tool_error", "bash", "s").to_json()["tool_name"] == "bash"
+    assert HD.Hit(1.5, "/p", "p", "project", 3, "tool", "tool_error", "bash", "s").to_json()["tool_name"] == "bash"
 
 
 # --------------------------------------------------------------------------------------
@@ -413,7 +415,7 @@ def test_tool_call_validation_errors(layout: Layout) -> None:
     ]
     for args, message in cases:
         with pytest.raises(H.HistoryError) as e:
-            H.history_tool_call(layout, args)
+            HT.history_tool_call(layout, args)
         if message is None:
             assert str(e.value).startswith("invalid arguments: ")
         else:
@@ -426,15 +428,15 @@ def test_tool_call_search_around_and_misses(layout: Layout) -> None:
         {"role": "assistant", "content": "Decision: keep history retrieval lightweight with BM25 and no vector database."},
         {"role": "user", "content": "Great, port that to Vcode."},
     ])
-    out = H.history_tool_call(layout, {"operation": "search", "query": "BM25 vector database", "limit": 5.0})
+    out = HT.history_tool_call(layout, {"operation": "search", "query": "BM25 vector database", "limit": 5.0})
     for want in ("History search results", "decision.jsonl", "message_index=1", "keep history retrieval lightweight", 'Use operation="around"'):
         assert want in out
-    out = H.history_tool_call(layout, json.dumps({"operation": "around", "session_path": str(p), "message_index": 1, "before": 1, "after": 1}))
+    out = HT.history_tool_call(layout, json.dumps({"operation": "around", "session_path": str(p), "message_index": 1, "before": 1, "after": 1}))
     assert "History around" in out and "[0 user]" in out and "[1 assistant]" in out and "[2 user]" in out
-    assert not Path(H.misses_path(layout)).exists()
-    out = H.history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress", "scope": "global"})
+    assert not Path(HT.misses_path(layout)).exists()
+    out = HT.history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress", "scope": "global"})
     assert out.startswith('No saved session history matched "kubernetes ingress".')
-    rec = json.loads(Path(H.misses_path(layout)).read_text().splitlines()[-1])
+    rec = json.loads(Path(HT.misses_path(layout)).read_text().splitlines()[-1])
     assert rec["query"] == "kubernetes ingress" and rec["scope"] == "global" and rec["via"] == "mcp"
     assert rec["terms"] == ["kubernetes", "ingress"] and rec["workspace"] == str(layout.workspace)
 
@@ -535,7 +537,7 @@ def test_claude_transcripts_are_searched_and_opened(tmp_path: Path, monkeypatch:
     assert {(h.source, h.kind) for h in hits} == {("claude", "user_text"), ("claude", "tool_input"), ("claude", "tool_error")}
     err = next(h for h in hits if h.kind == "tool_error")
     assert err.tool_name == "Bash" and err.message_index == 2
-    text = H.history_tool_call(layout, {"operation": "around", "session_path": str(p), "message_index": 2})
+    text = HT.history_tool_call(layout, {"operation": "around", "session_path": str(p), "message_index": 2})
     assert "[2 tool Bash result]\nmake: *** [gizmo] Error 2" in text
 
 
@@ -564,7 +566,7 @@ def test_cli_search_and_around(layout: Layout, capsys: pytest.CaptureFixture[str
     assert main(base + ["history", "around", "/etc/hosts", "0"]) == 2
     assert "outside the configured history roots" in capsys.readouterr().err
     assert main(base + ["history", "search", "nothingmatches"]) == 0
-    assert json.loads(Path(H.misses_path(layout)).read_text().splitlines()[-1])["via"] == "cli"
+    assert json.loads(Path(HT.misses_path(layout)).read_text().splitlines()[-1])["via"] == "cli"
     # the tool's hints name tool arguments; on the command line they name the options
     out = capsys.readouterr().out
     assert "--kind tool_output or filter with --tool-name N" in out and "Widen --scope from project" in out

@@ -112,7 +112,7 @@ async def test_static_tools_equal_the_sdk_servers_list(layout: Layout) -> None:
 def test_handshake_data_matches_the_sdk() -> None:
     from mcp.server import runner
 
-    from reasonix_tui.core.sessions.history import HISTORY_TOOL_DESCRIPTION
+    from reasonix_tui.core.sessions.history_docs import HISTORY_TOOL_DESCRIPTION
 
     assert mcp_tools.PROTOCOL_VERSIONS == tuple(runner.HANDSHAKE_PROTOCOL_VERSIONS)
     assert mcp_tools.PROTOCOL_VERSIONS[-1] == runner.LATEST_HANDSHAKE_VERSION

@@ -80,7 +80,7 @@ async def test_tools_and_their_rules(layout: Layout, store: Store) -> None:
     assert tools["memory"].annotations.read_only_hint is True
     assert set(tools["remember"].input_schema["required"]) == {"description", "body"}
     try:
-        from reasonix_tui.core.sessions.history import history_tool_call  # noqa: F401
+        from reasonix_tui.core.sessions.history_tool import history_tool_call  # noqa: F401
     except ImportError:
         assert "history" not in tools
     else:

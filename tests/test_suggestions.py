@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.sessions import suggestions as S
-from reasonix_tui.core.sessions.history import history_tool_call
+from reasonix_tui.core.sessions.history_tool import history_tool_call
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.sessions.transcripts import claude_project_slugs
 from reasonix_tui.core.settings import Settings, load_settings
@@ -579,7 +579,7 @@ def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
 
 
 def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
-    from reasonix_tui.core.sessions.history import misses_path
+    from reasonix_tui.core.sessions.history_tool import misses_path
     from reasonix_tui.core.sessions.suggestions.imports import misses_path as our_path
 
     assert our_path(layout) == misses_path(layout)

@@ -11,7 +11,7 @@ Tools (names as the client shows them: ``mcp__reasonix-tui__<tool>`` in Claude C
 * ``forget`` — always a proposal;
 * ``approval_status`` — check on (or wait a little longer for) a pending proposal;
 * ``history`` — ``op`` ``search`` | ``around`` over saved sessions, registered when
-  :mod:`reasonix_tui.core.sessions.history` provides ``history_tool_call``.
+  :mod:`reasonix_tui.core.sessions.history_tool` provides ``history_tool_call``.
 
 stdout is the JSON-RPC channel: nothing else is ever printed there (the SDK logs to
 stderr; our own errors go to ``<root>/reasonix-tui/mcp.log``).
@@ -323,10 +323,10 @@ def _history_tool() -> Callable[[Layout, Any], str] | None:
     """``history_tool_call`` when the sessions engine is installed (its description is
     :data:`mcp_tools.HISTORY_DESCRIPTION`, checked against the engine's by a test)."""
     try:
-        from ..core.sessions import history
+        from ..core.sessions import history_tool
     except ImportError:
         return None
-    return getattr(history, "history_tool_call", None)
+    return getattr(history_tool, "history_tool_call", None)
 
 
 def run(workspace: str | None = None, home: str | None = None, *, max_wait: float = DEFAULT_MAX_WAIT) -> int:

@@ -56,7 +56,7 @@ HISTORY_DESCRIPTION = (
     "text, assistant text, tool inputs, and tool errors; normal tool outputs are excluded unless kind includes "
     "tool_output."
 )
-"""Reasonix's history tool description (``core.history.HISTORY_TOOL_DESCRIPTION``, checked by a test)."""
+"""Reasonix's history tool description (``core.sessions.history_docs.HISTORY_TOOL_DESCRIPTION``, checked by a test)."""
 
 HISTORY_SUFFIX = " Past sessions are background: they may be outdated."
 

@@ -14,7 +14,7 @@ import pytest
 from reasonix_tui.core.agent.writes import agent_forget
 from reasonix_tui.core.agent.approvals import ApprovalQueue
 from reasonix_tui.core.agent.proposals import Requester
-from reasonix_tui.core.sessions.history import log_miss
+from reasonix_tui.core.sessions.history_tool import log_miss
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.service import run_recall
 from reasonix_tui.core.recall.trace import TraceStore

@@ -15,16 +15,14 @@ Spec: instructions-history-suggestions §B.2-§B.6 (Reasonix ``internal/history`
 * Provider-visible texts (search output, zero-result guidance, around output, tool
   description and schema) are byte-identical to Reasonix.
 
-:func:`history_tool_call` is the whole MCP ``history`` tool: arguments in, provider text
+:func:`~.history_tool.history_tool_call` is the whole MCP ``history`` tool: arguments in, provider text
 out, :class:`HistoryError` (with Reasonix's exact message) for invalid input.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
@@ -35,14 +33,12 @@ from typing import Any
 import numpy as np
 
 from .. import bm25
-from ..compat.gostr import go_quote, to_lower, trim_space
-from ..compat.gotime import Timestamp
+from ..compat.gostr import go_quote, trim_space
 from ..paths import Layout
 from .transcripts import (
     FORMAT_CLAUDE,
     FORMAT_REASONIX,
     ClaudeParser,
-    Message,
     ReasonixParser,
     claude_project_dir,
     is_pinned_context_revision,
@@ -55,51 +51,28 @@ from .transcripts import (
     session_id_of,
     subagents_dir,
 )
-from ..compat.retrieval import go_json_quote, make_snippet
+from ..compat.retrieval import make_snippet
 from ..store.model import InvalidInput
 from ..store.safeio import open_read
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..compat.tokenize import query_terms, tokens
+from .history_docs import DEFAULT_KINDS, Hit, KINDS, MAX_SNIPPET, MessageContext, SearchResult, _message_documents, render_message, strip_compose_prefixes
 
 __all__ = [
-    "KINDS",
-    "DEFAULT_KINDS",
     "DEFAULT_LIMIT",
     "MAX_LIMIT",
     "DEFAULT_AROUND",
     "MAX_AROUND",
-    "MAX_SNIPPET",
     "SCORE_FLOOR",
-    "HISTORY_TOOL_NAME",
-    "HISTORY_TOOL_DESCRIPTION",
-    "HISTORY_TOOL_SCHEMA",
-    "HISTORY_TOOL_SCHEMA_TEXT",
     "HistoryError",
     "HistoryOptions",
-    "Document",
-    "Hit",
-    "MessageContext",
-    "SearchResult",
     "HistoryIndex",
-    "extract_documents",
-    "strip_compose_prefixes",
-    "is_tool_error",
-    "render_message",
-    "format_hits",
-    "format_around",
     "search",
     "around",
-    "history_tool_call",
     "index_for",
     "prewarm",
-    "log_miss",
-    "misses_path",
 ]
 
-KINDS = ("user_text", "assistant_text", "tool_input", "tool_error", "tool_output")
-"""Record kinds, in schema order."""
-DEFAULT_KINDS = frozenset(("user_text", "assistant_text", "tool_input", "tool_error"))
-"""Kinds searched when the caller names none (tool outputs are opt-in)."""
 _KIND_ID = {k: i for i, k in enumerate(KINDS)}
 _KIND_ROLE = ("user", "assistant", "assistant", "tool", "tool")
 
@@ -107,7 +80,6 @@ DEFAULT_LIMIT = 8
 MAX_LIMIT = 20
 DEFAULT_AROUND = 3
 MAX_AROUND = 10
-MAX_SNIPPET = 240
 SCORE_FLOOR = 0.15
 
 SOURCE_PROJECT = "project"
@@ -119,46 +91,6 @@ _NP_TYPES = {"b": np.int8, "i": np.int32, "q": np.int64}
 
 _BIG_TEXT = 8192
 """Document texts longer than this are not kept in memory; snippets re-read the line."""
-
-HISTORY_TOOL_NAME = "history"
-
-HISTORY_TOOL_DESCRIPTION = (
-    "Search saved local session history with lightweight BM25 retrieval, then read messages around a hit. "
-    "Use search when past decisions, failed attempts, commands, or tool inputs may help the current task; "
-    "use around with a returned session_path and message_index to inspect the nearby transcript. "
-    "By default it searches user text, assistant text, tool inputs, and tool errors; normal tool outputs "
-    "are excluded unless kind includes tool_output."
-)
-"""Reasonix ``history`` tool description (provider-visible, byte-exact)."""
-
-HISTORY_TOOL_SCHEMA_TEXT = """{
-\t\t"type": "object",
-\t\t"properties": {
-\t\t\t"operation": {"type": "string", "enum": ["search", "around"], "description": "search ranks saved history; around returns nearby messages for a search hit."},
-\t\t\t"query": {"type": "string", "description": "Search query for operation=search."},
-\t\t\t"scope": {"type": "string", "enum": ["project", "global"], "description": "project searches the current session directory; global also includes compacted-history archives."},
-\t\t\t"kind": {"type": "array", "items": {"type": "string", "enum": ["user_text", "assistant_text", "tool_input", "tool_error", "tool_output"]}, "description": "History parts to search. Defaults to user_text, assistant_text, tool_input, and tool_error."},
-\t\t\t"tool_name": {"type": "string", "description": "Optional tool-name filter for tool_input, tool_error, or tool_output."},
-\t\t\t"limit": {"type": "integer", "description": "Maximum search hits to return, default 8, max 20."},
-\t\t\t"session_path": {"type": "string", "description": "Path from a search hit. Required for operation=around."},
-\t\t\t"message_index": {"type": "integer", "description": "Message index from a search hit. Required for operation=around."},
-\t\t\t"before": {"type": "integer", "description": "Messages before message_index for operation=around, default 3, max 10."},
-\t\t\t"after": {"type": "integer", "description": "Messages after message_index for operation=around, default 3, max 10."}
-\t\t},
-\t\t"required": ["operation"]
-\t}"""
-"""Reasonix ``history`` tool schema, byte-for-byte as ``tool.go`` returns it (tabs included)."""
-
-HISTORY_TOOL_SCHEMA: dict[str, Any] = json.loads(HISTORY_TOOL_SCHEMA_TEXT)
-"""The same schema as a dict (for SDKs that take a JSON object)."""
-
-ZERO_RESULT_LINES = (
-    "",
-    "0 results does not prove the event never happened. Try:",
-    "1. Retry with fewer, rarer terms such as a function name, command, error phrase, ticket id, or decision keyword.",
-    "2. Widen scope from project to global when cross-project or compacted-history context may matter.",
-    '3. If you need tool output, include kind=["tool_output"] or filter by tool_name for tool input/error/output searches.',
-)
 
 
 class HistoryError(InvalidInput):
@@ -217,204 +149,12 @@ class HistoryOptions:
 # Documents
 
 
-_GO_S = r"[\t\n\f\r ]"
-_COMPOSE_TAGS = "memory-update|background-jobs|active-goal|hook-context|execution-policy"
-_RE_COMPOSE = re.compile(rf"^{_GO_S}*<(?:{_COMPOSE_TAGS})(?:{_GO_S}+[^>]*)?>.*?</(?:{_COMPOSE_TAGS})>{_GO_S}*\n", re.S)
-_PLAN_MODE_PREFIX = "[Plan mode"
-
-
-def strip_compose_prefixes(content: str) -> str:
-    """Reasonix ``stripComposePrefixes``: drop leading host blocks, then a plan-mode marker."""
-    s = content
-    while True:
-        nxt = _RE_COMPOSE.sub("", s, count=1)
-        if nxt == s:
-            break
-        s = nxt
-    trimmed = trim_space(s)
-    if trimmed.startswith(_PLAN_MODE_PREFIX):
-        i = trimmed.find("]")
-        if i >= 0:
-            return trim_space(trimmed[i + 1 :])
-    return trimmed
-
-
-def is_tool_error(content: str) -> bool:
-    """``error:`` / ``blocked:`` prefix or ``permission denied`` anywhere (lower-cased, trimmed)."""
-    s = to_lower(trim_space(content))
-    return s.startswith("error:") or s.startswith("blocked:") or "permission denied" in s
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """One searchable record."""
-
-    message_index: int
-    """Position of the message in the transcript."""
-    role: str
-    """Message role."""
-    kind: str
-    """Record kind."""
-    tool_name: str
-    """Tool name (tool kinds only)."""
-    text: str
-    """Trimmed document text."""
-    call_index: int = -1
-    """For ``tool_input``: which call of the message."""
-
-
-def extract_documents(messages: Sequence[Message], start_index: int = 0) -> list[Document]:
-    """Every record of ``messages`` (all five kinds; filters apply at query time).
-
-    Mirrors Reasonix ``extractDocuments``: pinned-context revisions and system messages are
-    skipped, blank texts dropped. A Claude tool result flagged ``is_error`` is also a
-    ``tool_error`` record.
-    """
-    out: list[Document] = []
-    for i, msg in enumerate(messages, start_index):
-        out.extend(_message_documents(i, msg))
-    return out
-
-
-def _message_documents(i: int, msg: Message) -> list[Document]:
-    docs: list[Document] = []
-    if is_pinned_context_revision(msg):
-        return docs
-    role = msg.role
-    if role == "user":
-        if trim_space(msg.content):
-            _append_doc(docs, i, role, "user_text", "", strip_compose_prefixes(msg.content))
-    elif role == "assistant":
-        if trim_space(msg.content):
-            _append_doc(docs, i, role, "assistant_text", "", msg.content)
-        for ci, call in enumerate(msg.tool_calls):
-            _append_doc(docs, i, role, "tool_input", call.name, call.name + " " + call.arguments, ci)
-    elif role == "tool":
-        text = msg.name + " " + msg.content
-        if msg.is_error or is_tool_error(msg.content):
-            _append_doc(docs, i, role, "tool_error", msg.name, text)
-        _append_doc(docs, i, role, "tool_output", msg.name, text)
-    return docs
-
-
-def _append_doc(docs: list[Document], i: int, role: str, kind: str, tool: str, text: str, call_index: int = -1) -> None:
-    text = trim_space(text)
-    if text:
-        docs.append(Document(i, role, kind, tool, text, call_index))
-
-
 # --------------------------------------------------------------------------------------
 # Snippets, floor, rendering
 
 
-def _truncate(s: str, max_runes: int) -> str:
-    s = trim_space(s)
-    if len(s) <= max_runes:
-        return s
-    return s[:max_runes] + "..."
-
-
-def render_message(idx: int, msg: Message) -> str:
-    """Reasonix ``renderMessage`` for ``around``."""
-    role = msg.role
-    if role == "user":
-        out = f"[{idx} user]\n" + _truncate(strip_compose_prefixes(msg.content), 2000)
-    elif role == "assistant":
-        if trim_space(msg.content):
-            out = f"[{idx} assistant]\n" + _truncate(msg.content, 2000)
-        else:
-            out = f"[{idx} assistant]"
-        for call in msg.tool_calls:
-            out += f"\n[tool call: {call.name}]\n" + _truncate(call.arguments, 1200)
-    elif role == "tool":
-        out = f"[{idx} tool {msg.name} result]\n" + _truncate(msg.content, 2000)
-    elif role == "system":
-        out = f"[{idx} system]\n" + _truncate(msg.content, 1200)
-    else:
-        out = f"[{idx} {role}]\n" + _truncate(msg.content, 2000)
-    return trim_space(out)
-
-
 # --------------------------------------------------------------------------------------
 # Results
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """A ranked search result."""
-
-    score: float
-    session_path: str
-    session_id: str
-    source: str
-    message_index: int
-    role: str
-    kind: str
-    tool_name: str
-    snippet: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Reasonix's JSON shape (``tool_name`` omitted when empty)."""
-        out: dict[str, Any] = {
-            "score": self.score,
-            "session_path": self.session_path,
-            "session_id": self.session_id,
-            "source": self.source,
-            "message_index": self.message_index,
-            "role": self.role,
-            "kind": self.kind,
-        }
-        if self.tool_name:
-            out["tool_name"] = self.tool_name
-        out["snippet"] = self.snippet
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class MessageContext:
-    """One rendered message of an ``around`` window."""
-
-    index: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """Hits plus what was searched."""
-
-    query: str
-    scope: str
-    hits: tuple[Hit, ...]
-    documents: int = 0
-    """Documents in the selection (``N``)."""
-    files: int = 0
-    """Session files in the selection."""
-
-
-def format_hits(query: str, hits: Sequence[Hit]) -> str:
-    """Reasonix ``formatHits`` (the search output, or the zero-result guidance)."""
-    if not hits:
-        return "\n".join(("No saved session history matched " + go_json_quote(query) + ".",) + ZERO_RESULT_LINES)
-    parts = [f"History search results for {go_json_quote(query)}:\n"]
-    for i, hit in enumerate(hits, 1):
-        line = (
-            f"\n{i}. score={hit.score:.3f} source={hit.source} session_id={hit.session_id} "
-            f"message_index={hit.message_index} kind={hit.kind} role={hit.role}"
-        )
-        if hit.tool_name:
-            line += f" tool={hit.tool_name}"
-        line += f"\n   session_path: {hit.session_path}\n   snippet: {hit.snippet}\n"
-        parts.append(line)
-    parts.append('\nUse operation="around" with a session_path and message_index to read nearby messages.')
-    return trim_space("".join(parts))
-
-
-def format_around(path: str, idx: int, msgs: Sequence[MessageContext]) -> str:
-    """Reasonix ``formatAround``."""
-    parts = [f"History around {path} message_index={idx}:\n"]
-    for m in msgs:
-        parts.append(f"\n{m.text}\n")
-    return trim_space("".join(parts))
 
 
 # --------------------------------------------------------------------------------------
@@ -1421,117 +1161,3 @@ def prewarm(layout: Layout, scope: str = SOURCE_GLOBAL) -> int:
     return index_for(HistoryOptions.for_layout(layout)).warm(scope)
 
 
-def misses_path(layout: Layout) -> str:
-    """``<root>/reasonix-tui/history-misses.jsonl``."""
-    return str(layout.tui_dir / "history-misses.jsonl")
-
-
-def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None, tool_name: str, via: str) -> None:
-    """Record a zero-result search (the "memory wanted" signal). Never raises."""
-    try:
-        from ..agent.secrets import redact_detected
-        from ..settings import load_settings
-        from ..store.safeio import append_bytes
-
-        # Kept like a prompt: secrets redacted, or no text at all with record_prompts off.
-        query = redact_detected(query) if load_settings(layout.root).record_prompts else ""
-        record = {
-            "at": Timestamp.now().rfc3339(),
-            "query": query,
-            "terms": query_terms(query) if query else [],
-            "scope": scope,
-            "kinds": sorted(kinds) if kinds else [],
-            "tool_name": tool_name,
-            "workspace": str(layout.workspace),
-            "via": via,
-        }
-        append_bytes(misses_path(layout), (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii"), 0o600)
-    except Exception:  # noqa: BLE001 - logging must never break a search
-        pass
-
-
-_GO_TYPES = {"operation": "string", "query": "string", "scope": "string", "tool_name": "string",
-             "session_path": "string", "limit": "int", "message_index": "int", "before": "int", "after": "int"}
-
-
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
-
-
-def _decode_arguments(arguments: Any) -> dict[str, Any]:
-    """Go ``json.Unmarshal`` into the tool's input struct, with Go-like error texts."""
-    if isinstance(arguments, (str, bytes)):
-        try:
-            arguments = json.loads(arguments) if arguments else None
-        except ValueError as exc:
-            raise HistoryError(f"invalid arguments: {exc}") from None
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, dict):
-        raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(arguments)} into Go value of type struct")
-    out: dict[str, Any] = {}
-    for key, value in arguments.items():
-        if key == "kind":
-            if value is None:
-                continue
-            if not isinstance(value, list):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .kind of type []history.Kind")
-            for item in value:
-                if not isinstance(item, str):
-                    raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(item)} into Go struct field .kind of type history.Kind")
-            out["kind"] = list(value)
-            continue
-        gotype = _GO_TYPES.get(key)
-        if gotype is None or value is None:
-            continue
-        if gotype == "string":
-            if not isinstance(value, str):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type string")
-            out[key] = value
-        else:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type int")
-            if isinstance(value, float):
-                if not value.is_integer():
-                    raise HistoryError(f"invalid arguments: json: cannot unmarshal number {value!r} into Go struct field .{key} of type int")
-                value = int(value)
-            out[key] = value
-    return out
-
-
-def history_tool_call(layout: Layout, arguments: Any, options: HistoryOptions | None = None) -> str:
-    """The MCP ``history`` tool: Reasonix ``historyTool.Execute``.
-
-    Returns the provider-visible text. Invalid input raises :class:`HistoryError` whose
-    message is Reasonix's exact error text (the MCP server reports it as a tool error).
-    Zero-result searches are logged to ``history-misses.jsonl``.
-    """
-    args = _decode_arguments(arguments)
-    op = trim_space(args.get("operation", ""))
-    opts = options or HistoryOptions.for_layout(layout)
-    if op == "search":
-        query = args.get("query", "")
-        result = index_for(opts).search(query, args.get("scope", ""), args.get("kind"), args.get("tool_name", ""), args.get("limit", 0))
-        if not result.hits:
-            log_miss(layout, query, result.scope, args.get("kind"), args.get("tool_name", ""), "mcp")
-        return format_hits(query, result.hits)
-    if op == "around":
-        if "message_index" not in args:
-            raise HistoryError("message_index is required for operation=around")
-        idx = args["message_index"]
-        path = args.get("session_path", "")
-        msgs = index_for(opts).around(path, idx, args.get("before", 0), args.get("after", 0))
-        return format_around(path, idx, msgs)
-    if op == "":
-        raise HistoryError("operation is required")
-    raise HistoryError(f"unknown operation {go_quote(args.get('operation', ''))}")

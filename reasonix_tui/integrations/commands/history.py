@@ -19,15 +19,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ...core.sessions.history import (
-    KINDS,
-    HistoryOptions,
-    format_around,
-    format_hits,
-    history_cache_path,
-    index_for,
-    log_miss,
-)
+from ...core.sessions.history import HistoryOptions, history_cache_path, index_for
+from ...core.sessions.history_tool import log_miss
+from ...core.sessions.history_docs import KINDS, format_around, format_hits
 
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry

@@ -221,7 +221,7 @@ def agent_note_items(layout: Layout) -> list[Item]:
 
 
 def misses_path(layout: Layout) -> str:
-    """The history tool's zero-result log (``history.misses_path``; not imported from there:
+    """The history tool's zero-result log (``history_tool.misses_path``; not imported from there:
     that module loads numpy, which a listing does not need)."""
     return str(layout.tui_dir / "history-misses.jsonl")
 
