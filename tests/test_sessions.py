@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from reasonix_tui.core.sessions import claude as C
+from reasonix_tui.core.sessions import messages as M
 from reasonix_tui.core.sessions import transcripts as S
+from reasonix_tui.core.sessions import user_text as U
 from reasonix_tui.core.compat.gotime import Timestamp
 
 
@@ -41,7 +44,7 @@ def test_reasonix_header_and_messages(tmp_path: Path) -> None:
         ],
     )
     t = S.read_reasonix_session(p)
-    assert t.ok and t.format == S.FORMAT_REASONIX
+    assert t.ok and t.format == M.FORMAT_REASONIX
     assert t.schema_version == 1
     assert [m.role for m in t.messages] == ["system", "user", "assistant", "tool"]
     user = t.messages[1]
@@ -115,7 +118,7 @@ def test_huge_line_and_oversized_line(tmp_path: Path) -> None:
     p = write_jsonl(tmp_path / "big.jsonl", [{"role": "tool", "name": "cat", "content": big}, {"role": "user", "content": "after"}])
     t = S.read_reasonix_session(p)
     assert len(t.messages[0].content) == len(big) and t.messages[1].content == "after"
-    lines = list(S.iter_json_lines(p, max_line=1024))
+    lines = list(M.iter_json_lines(p, max_line=1024))
     assert [ln.oversized for ln in lines] == [False, True, False]
     assert lines[2].value == {"role": "user", "content": "after"}
     assert lines[1].end == lines[2].offset
@@ -210,7 +213,7 @@ CLAUDE_LINES = [
 def test_claude_transcript(tmp_path: Path) -> None:
     p = write_jsonl(tmp_path / "abc-123.jsonl", CLAUDE_LINES + ["{broken"], header=False)
     t = S.read_transcript(p)
-    assert t.format == S.FORMAT_CLAUDE
+    assert t.format == M.FORMAT_CLAUDE
     assert t.cwd == "/repo" and t.session_id == "abc-123"
     roles = [(m.role, m.origin) for m in t.messages]
     assert roles == [
@@ -236,21 +239,21 @@ def test_claude_transcript(tmp_path: Path) -> None:
 def test_sniff_format(tmp_path: Path) -> None:
     c = write_jsonl(tmp_path / "c.jsonl", CLAUDE_LINES[:2], header=False)
     r = write_jsonl(tmp_path / "r.jsonl", [{"role": "user", "content": "x"}])
-    assert S.sniff_format(c) == S.FORMAT_CLAUDE
-    assert S.sniff_format(r) == S.FORMAT_REASONIX
+    assert S.sniff_format(c) == M.FORMAT_CLAUDE
+    assert S.sniff_format(r) == M.FORMAT_REASONIX
 
 
 def test_claude_project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = tmp_path / "work" / "my.proj"
     ws.mkdir(parents=True)
-    slugs = S.claude_project_slugs(ws)
+    slugs = C.claude_project_slugs(ws)
     assert slugs[0] == str(ws).replace("/", "-").replace(".", "-")
     home = tmp_path / "claude"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    assert S.claude_home() == home
-    assert S.claude_project_dir(ws) is None
+    assert C.claude_home() == home
+    assert C.claude_project_dir(ws) is None
     (home / "projects" / slugs[0]).mkdir(parents=True)
-    assert S.claude_project_dir(ws) == home / "projects" / slugs[0]
+    assert C.claude_project_dir(ws) == home / "projects" / slugs[0]
     write_jsonl(home / "projects" / slugs[0] / "s1.jsonl", CLAUDE_LINES[:2], header=False)
     write_jsonl(home / "projects" / slugs[0] / "s1" / "subagents" / "agent-1.jsonl", CLAUDE_LINES[:2], header=False)
     names = sorted(os.path.basename(p) for p, _ in S.list_claude_transcripts(home / "projects" / slugs[0]))
@@ -258,7 +261,7 @@ def test_claude_project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_claude_home_defaults_to_dot_claude(isolated_home: Path) -> None:
-    assert S.claude_home() == isolated_home / ".claude"
+    assert C.claude_home() == isolated_home / ".claude"
 
 
 # --------------------------------------------------------------------------------------
@@ -270,23 +273,23 @@ def test_strip_transient_user_blocks() -> None:
         '<response-language>zh</response-language>\n<memory-update kind="x">new fact</memory-update>\n'
         "  Please fix the bug\n\n<execution-policy>\nbe careful\n</execution-policy>\n"
     )
-    assert S.strip_transient_user_blocks(text) == "Please fix the bug"
-    assert S.strip_transient_user_blocks("a <memory-recall>x</memory-recall>") == "a"
-    assert S.strip_transient_user_blocks("keep <hook-context>inline</hook-context>") == "keep <hook-context>inline</hook-context>"
+    assert U.strip_transient_user_blocks(text) == "Please fix the bug"
+    assert U.strip_transient_user_blocks("a <memory-recall>x</memory-recall>") == "a"
+    assert U.strip_transient_user_blocks("keep <hook-context>inline</hook-context>") == "keep <hook-context>inline</hook-context>"
     wrapped = '<memory-compiler-execution>{"planner_ir":{"source_event":"typed words"}}</memory-compiler-execution>'
-    assert S.strip_transient_user_blocks(wrapped) == "typed words"
+    assert U.strip_transient_user_blocks(wrapped) == "typed words"
 
 
 def test_user_authored_turns() -> None:
-    assert S.is_user_authored_turn_message(S.Message(role="user", content="hello"))
-    assert not S.is_user_authored_turn_message(S.Message(role="user", origin="host", content="hello"))
-    assert not S.is_user_authored_turn_message(S.Message(role="user", content="Host progress check: 3 steps"))
-    assert not S.is_user_authored_turn_message(S.Message(role="user", content="<memory-update>x</memory-update>\n"))
-    steer = S.MID_TURN_STEER_PREFIX + "\nuse pnpm"
-    assert S.steer_text(steer) == ("use pnpm", True)
-    assert not S.is_user_authored_turn_message(S.Message(role="user", content=steer, raw_content="use pnpm"))
-    assert S.is_user_authored_turn_message(S.Message(role="user", origin="user", content="x", raw_content="typed"))
-    assert S.user_message_text(S.Message(role="user", content="x", raw_content="  typed ")) == "typed"
+    assert U.is_user_authored_turn_message(M.Message(role="user", content="hello"))
+    assert not U.is_user_authored_turn_message(M.Message(role="user", origin="host", content="hello"))
+    assert not U.is_user_authored_turn_message(M.Message(role="user", content="Host progress check: 3 steps"))
+    assert not U.is_user_authored_turn_message(M.Message(role="user", content="<memory-update>x</memory-update>\n"))
+    steer = U.MID_TURN_STEER_PREFIX + "\nuse pnpm"
+    assert U.steer_text(steer) == ("use pnpm", True)
+    assert not U.is_user_authored_turn_message(M.Message(role="user", content=steer, raw_content="use pnpm"))
+    assert U.is_user_authored_turn_message(M.Message(role="user", origin="user", content="x", raw_content="typed"))
+    assert U.user_message_text(M.Message(role="user", content="x", raw_content="  typed ")) == "typed"
     handoff = "# Reasonix executor handoff\n\nOriginal task:\nship it\n\nPlanner output:\nplan"
-    assert S.user_preview_text(handoff) == "ship it"
-    assert S.is_pinned_context_revision(S.Message(role="user", origin="host", content=" <pinned_context_revision>x"))
+    assert U.user_preview_text(handoff) == "ship it"
+    assert U.is_pinned_context_revision(M.Message(role="user", origin="host", content=" <pinned_context_revision>x"))

@@ -16,7 +16,7 @@ import pytest
 from reasonix_tui.core.sessions import suggestions as S
 from reasonix_tui.core.sessions.history_tool import history_tool_call
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.sessions.transcripts import claude_project_slugs
+from reasonix_tui.core.sessions.claude import claude_project_slugs
 from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.model import InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store

@@ -129,7 +129,8 @@ def build(history: dict[str, Any], base: Path) -> tuple[Any, Any, list[Any], dic
     """Render a history into ``base``: ``(layout, store, sessions, labels)`` where labels map
     ``(session id, message index)`` to ``plant:x`` / ``noise:y``."""
     from reasonix_tui.core.paths import Layout
-    from reasonix_tui.core.sessions.transcripts import read_transcript, user_message_text
+    from reasonix_tui.core.sessions.transcripts import read_transcript
+    from reasonix_tui.core.sessions.user_text import user_message_text
     from reasonix_tui.core.store.store import SaveRequest, Store
 
     home = base / "home"

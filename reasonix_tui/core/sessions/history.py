@@ -35,22 +35,11 @@ import numpy as np
 from .. import bm25
 from ..compat.gostr import go_quote, trim_space
 from ..paths import Layout
-from .transcripts import (
-    FORMAT_CLAUDE,
-    FORMAT_REASONIX,
-    ClaudeParser,
-    ReasonixParser,
-    claude_project_dir,
-    is_pinned_context_revision,
-    is_session_transcript_name,
-    is_visible_session,
-    is_visible_subagent_session,
-    iter_json_lines,
-    list_claude_transcripts,
-    read_transcript,
-    session_id_of,
-    subagents_dir,
-)
+from .transcripts import ReasonixParser, is_session_transcript_name, is_visible_session, is_visible_subagent_session, read_transcript, session_id_of, subagents_dir
+from .claude import ClaudeParser, claude_project_dir
+from .transcripts import list_claude_transcripts
+from .user_text import is_pinned_context_revision
+from .messages import FORMAT_CLAUDE, FORMAT_REASONIX, iter_json_lines
 from ..compat.retrieval import make_snippet
 from ..store.model import InvalidInput
 from ..store.safeio import open_read

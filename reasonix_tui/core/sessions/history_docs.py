@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
-from .transcripts import (
-    Message,
-    is_pinned_context_revision,
-)
+from .user_text import is_pinned_context_revision
+from .messages import Message
 from ..compat.retrieval import go_json_quote
 
 __all__ = ["KINDS", "DEFAULT_KINDS", "MAX_SNIPPET", "HISTORY_TOOL_NAME", "HISTORY_TOOL_DESCRIPTION", "HISTORY_TOOL_SCHEMA", "HISTORY_TOOL_SCHEMA_TEXT", "Document", "Hit", "MessageContext", "SearchResult", "extract_documents", "strip_compose_prefixes", "is_tool_error", "render_message", "format_hits", "format_around"]

@@ -258,7 +258,7 @@ def _base_key(layout: Layout, window: int, include_claude: bool) -> str:
     for label, body in _instruction_docs(layout):
         put("instructions", label, hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest())
     if include_claude:
-        from ..transcripts import claude_project_dir
+        from ..claude import claude_project_dir
 
         cdir = claude_project_dir(layout.workspace)
         put("claude-memory", *(_dir_sig(cdir / "memory", (".md",)) if cdir is not None else []))

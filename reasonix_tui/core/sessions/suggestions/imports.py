@@ -25,7 +25,7 @@ from ...compat.encoding import read_text
 from ...compat.gostr import one_line, trim_space
 from ...compat.gotime import Timestamp, parse_rfc3339
 from ...paths import Layout, abs_clean
-from ..transcripts import claude_home, claude_project_dir
+from ..claude import claude_home, claude_project_dir
 from .model import Evidence
 
 if TYPE_CHECKING:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compat.gostr import one_line, truncate_runes
-from ..transcripts import Message, is_user_authored_turn_message
+from ..user_text import is_user_authored_turn_message
+from ..messages import Message
 from .statements import _args
 
 __all__ = ["Step", "Procedure", "extract_steps", "find_procedures", "command_keys"]

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compat.gostr import one_line, truncate_runes
-from ..transcripts import Message, is_user_authored_turn_message, user_message_text
+from ..user_text import is_user_authored_turn_message, user_message_text
+from ..messages import Message
 from .language import merge_terms
 from .signals import (
     EXTEND_THRESHOLD,
