@@ -183,7 +183,7 @@ def main() -> int:
             shutil.rmtree(cache)  # the "cold" start parses every file
         try:
             cold = asyncio.run(measure(layout, n))
-            from reasonix_tui.tui.model.snapshot import row_cache_path
+            from reasonix_tui.tui.model.loader import row_cache_path
 
             row_cache_path(layout).unlink(missing_ok=True)  # the store's cache stays warm
             first = asyncio.run(measure(layout, n))

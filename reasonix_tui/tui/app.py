@@ -85,16 +85,9 @@ from .screens.dialogs import ConfirmScreen, QuickAddScreen
 from .screens.fact_form import FactFormScreen
 from .screens.help import HelpScreen, binding_ids
 from .screens.main import PANES, MainScreen
-from .model.snapshot import (
-    CenterSnapshot,
-    Clock,
-    resolve_snapshot,
-    with_identity_index,
-    diff_snapshots,
-    load_snapshot,
-    save_row_cache,
-    update_snapshot,
-)
+from .model.snapshot import CenterSnapshot, resolve_snapshot, with_identity_index, diff_snapshots
+from .model.loader import load_snapshot, save_row_cache, update_snapshot
+from .model.rows import Clock
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 

@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from .messages import ShowFactRequested
 
 if TYPE_CHECKING:
-    from .model.snapshot import FactRow
+    from .model.rows import FactRow
 
 __all__ = ["FactsProvider"]
 

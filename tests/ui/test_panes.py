@@ -290,7 +290,7 @@ async def test_new_unparseable_file_appears_as_an_error_row(demo: Layout) -> Non
 
 
 async def test_full_reload_equals_incremental(demo: Layout) -> None:
-    from reasonix_tui.tui.model.snapshot import load_snapshot, update_snapshot
+    from reasonix_tui.tui.model.loader import load_snapshot, update_snapshot
 
     from .helpers import NOW, settings
 

@@ -10,15 +10,9 @@ from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Fact, FactId
 from reasonix_tui.core.store.store import SaveRequest
-from reasonix_tui.tui.model.snapshot import (
-    LazyFacts,
-    diff_snapshots,
-    fact_row,
-    freshness_label,
-    load_snapshot,
-    row_cache_path,
-    save_row_cache,
-)
+from reasonix_tui.tui.model.snapshot import LazyFacts, diff_snapshots
+from reasonix_tui.tui.model.loader import load_snapshot, row_cache_path, save_row_cache
+from reasonix_tui.tui.model.rows import fact_row, freshness_label
 
 from .helpers import NOW, settings, store
 
@@ -45,10 +39,12 @@ def test_row_cache_gives_the_same_rows_without_parsing(demo: Layout, monkeypatch
     save_row_cache(demo, first)
     assert row_cache_path(demo).exists()
     parsed: list[str] = []
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as loader
+    import reasonix_tui.tui.model.snapshot as snapshot_mod
 
-    real = state.read_fact_file
-    monkeypatch.setattr(state, "read_fact_file", lambda path, *args: parsed.append(path) or real(path, *args))
+    real = loader.read_fact_file
+    for module in (loader, snapshot_mod):  # the loader reads changed files; the snapshot parses lazily
+        monkeypatch.setattr(module, "read_fact_file", lambda path, *args: parsed.append(path) or real(path, *args))
     second = load_snapshot(demo, settings(), NOW)
     assert parsed == []  # everything came from the cache
     assert dict(second.rows) == dict(first.rows)
@@ -93,7 +89,8 @@ def test_symlink_out_of_the_store_is_an_error_row(demo: Layout, tmp_path: Path) 
 
 
 def test_identity_index_gives_the_same_overrides_and_holders(demo: Layout) -> None:
-    from reasonix_tui.tui.model.snapshot import update_snapshot, with_identity_index
+    from reasonix_tui.tui.model.snapshot import with_identity_index
+    from reasonix_tui.tui.model.loader import update_snapshot
 
     snap = load_snapshot(demo, settings(), NOW)
     keys = list(snap.facts)
@@ -124,7 +121,8 @@ def test_a_diff_names_its_base_by_generation(demo: Layout) -> None:
     snapshot of another generation gets the full comparison."""
     from dataclasses import replace
 
-    from reasonix_tui.tui.model.snapshot import update_snapshot, with_identity_index
+    from reasonix_tui.tui.model.snapshot import with_identity_index
+    from reasonix_tui.tui.model.loader import update_snapshot
 
     base = load_snapshot(demo, settings(), NOW)
     other = load_snapshot(demo, settings(), NOW)
@@ -187,7 +185,7 @@ def _many_facts(layout: Layout, n: int) -> None:
 
 
 def test_big_first_load_hands_out_partial_snapshots_and_fills_the_parse_cache(demo: Layout, monkeypatch) -> None:
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as state
     from reasonix_tui.core.store.cache import ParseCache
 
     _many_facts(demo, 400)
@@ -220,7 +218,7 @@ def test_big_first_load_hands_out_partial_snapshots_and_fills_the_parse_cache(de
 
 
 async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatch) -> None:
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as state
     from reasonix_tui.tui.screens.main import MainScreen, StatusBar
     from reasonix_tui.tui.widgets.facts_table import FactsTable
 
@@ -263,7 +261,7 @@ async def test_big_first_start_shows_rows_while_reading(demo: Layout, monkeypatc
 
 def test_partials_thin_out_as_a_long_load_goes_on(demo: Layout, monkeypatch) -> None:
     """Each partial costs the screen a sort of every row so far: a long load posts few."""
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as state
 
     _many_facts(demo, 300)
     ticks = iter(range(10**6))
@@ -280,7 +278,7 @@ def test_partials_thin_out_as_a_long_load_goes_on(demo: Layout, monkeypatch) -> 
 def test_big_first_load_keeps_error_rows(demo: Layout, tmp_path: Path, monkeypatch) -> None:
     """The read-through path of a big first load shows bad files as error rows, as the
     file-by-file path does."""
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as state
 
     _many_facts(demo, 250)
     (demo.project_dir / "bad-yaml.md").write_text("---\nname: [unclosed\n---\nbody\n", encoding="utf-8")
@@ -298,7 +296,7 @@ def test_big_first_load_keeps_error_rows(demo: Layout, tmp_path: Path, monkeypat
 
 
 async def test_outside_change_during_a_big_first_load_is_not_lost(demo: Layout, monkeypatch) -> None:
-    import reasonix_tui.tui.model.snapshot as state
+    import reasonix_tui.tui.model.loader as state
     from reasonix_tui.core.store.store import SaveRequest
 
     from .helpers import SIZE, make, settle

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Input, Label
 from ...core.compat.gotime import parse_rfc3339
 from ...core.store.audit import AuditEntry
 from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
-from ..model.snapshot import ago, human_time, zone_name
+from ..model.rows import ago, human_time, zone_name
 from .base import Pane
 
 __all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches", "entry_ref", "entry_outcome"]

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from ...core.compat.gotime import parse_rfc3339
 from ...core.recall import RecallTrace
 from ..messages import ShowFactRequested, SidecarsReloaded, StoreUpdate
-from ..model.snapshot import FactRow, human_time, relative_time
+from ..model.rows import FactRow, human_time, relative_time
 from .base import Pane
 
 __all__ = ["RecallPane", "render_trace"]

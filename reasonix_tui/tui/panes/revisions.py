@@ -23,7 +23,7 @@ from ...core.compat.gostr import one_line
 from ...core.store.fileformat import render_fact
 from ...core.store.model import Fact
 from ..messages import RestoreRequested, StoreUpdate
-from ..model.snapshot import relative_time
+from ..model.rows import relative_time
 from .base import Pane
 
 __all__ = ["RevisionsPane", "diff_text", "RevisionList"]

@@ -31,7 +31,7 @@ from textual.widgets import Button, Label, Static
 from ...core.agent.proposals import WaitInfo
 from ...core.compat.gotime import Timestamp, parse_rfc3339
 from ..model.proposals import SHOWN_CHARS, Decision, ProposalView
-from ..model.snapshot import ago, human_time, relative_time
+from ..model.rows import ago, human_time, relative_time
 
 __all__ = ["ApprovalScreen", "render_proposal", "status_text", "agent_text"]
 

@@ -13,7 +13,8 @@ from ...core.store.freshness import explain_freshness
 from ...core.compat.gostr import trim_space
 from ...core.compat.gotime import Timestamp
 from ...core.store.model import Fact
-from ..model.snapshot import CenterSnapshot, relative_time
+from ..model.snapshot import CenterSnapshot
+from ..model.rows import relative_time
 
 __all__ = ["FactDetail", "fact_metadata", "budget_line"]
 

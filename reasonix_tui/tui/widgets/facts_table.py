@@ -30,7 +30,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.compat.gotime import Timestamp
-from ..model.snapshot import Changes, FactRow, relative_ns
+from ..model.snapshot import Changes
+from ..model.rows import FactRow, relative_ns
 
 __all__ = ["Column", "COLUMNS", "FactsTable", "parse_filter", "row_matches"]
 
