@@ -44,15 +44,17 @@ def idf(n_docs: float, df: float) -> float:
 
 def length_norm(doc_len: _Num, avg_len: float) -> _Num:
     """``k1·(1 − b + b·len/avgLen)`` for a document length (or an array of them)."""
-    return K1 * ((1 - B) + (B * doc_len) / avg_len)
+    norm: _Num = K1 * ((1 - B) + (B * doc_len) / avg_len)
+    return norm
 
 
 def term_score(term_idf: float, tf: _Num, norm: _Num) -> _Num:
     """One term's contribution ``idf·(tf·(k1+1)) / (tf + norm)`` (scalars or arrays)."""
-    return (term_idf * (tf * KP1)) / (tf + norm)
+    score: _Num = (term_idf * (tf * KP1)) / (tf + norm)
+    return score
 
 
-class ReasonixBM25(BM25Okapi):
+class ReasonixBM25(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type information
     """``BM25Okapi`` with Reasonix's parameters and idf.
 
     ``freqs`` may carry each document's term frequencies already counted (the same dicts
@@ -64,13 +66,13 @@ class ReasonixBM25(BM25Okapi):
         self._pre_freqs = freqs
         self._pre_nd = nd
         super().__init__(corpus, k1=K1, b=B)
-        if self.avgdl <= 0:
+        if self.avgdl <= 0:  # type: ignore[has-type]  # set by rank_bm25's untyped __init__
             self.avgdl = 1.0
         self._doc_len_array = np.asarray(self.doc_len, dtype=float)
 
-    def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:  # type: ignore[override]
+    def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:
         if self._pre_freqs is None:
-            return super()._initialize(corpus)  # type: ignore[no-any-return]
+            return super()._initialize(corpus)  # type: ignore[no-any-return]  # rank_bm25 is untyped
         nd: Counter[str] = Counter()
         num_doc = 0
         for document, frequencies in zip(corpus, self._pre_freqs):
@@ -162,7 +164,8 @@ class BM25Index:
     def term_frequencies(self, doc_internal: int) -> Mapping[str, int]:
         """Term → frequency of an internal document."""
         assert self._bm25 is not None
-        return self._bm25.doc_freqs[doc_internal]
+        freqs: Mapping[str, int] = self._bm25.doc_freqs[doc_internal]
+        return freqs
 
     def document_lengths(self) -> np.ndarray:
         """Token counts of the internal documents."""

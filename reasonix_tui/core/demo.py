@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
-from .agent import approvals, policy
+from .agent import approvals, policy, proposals
 from .compat.gotime import DAY_NS, Timestamp
 from .paths import Layout
 from .recall import run_recall
@@ -384,7 +384,7 @@ def build_demo_home(
         }
         store = Store(layout, settings=settings, actor="agent-auto", use_cache=False)
         assessment = policy.assess_remember(arguments, store)
-        requester = approvals.Requester(pid=4242, agent="claude-code", source="mcp", host="demo")
+        requester = proposals.Requester(pid=4242, agent="claude-code", source="mcp", host="demo")
         approvals.ApprovalQueue(layout).propose("remember", arguments, assessment, store, requester)
         report.approvals = 1
     return report

@@ -218,7 +218,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
             if key in sugg:
                 value = _int(sugg[key], -1)
                 if value >= minimum and not isinstance(sugg[key], bool):
-                    s = replace(s, **{attr: value})
+                    s = replace(s, **{attr: value})  # type: ignore[arg-type]  # attr is one of two int fields
                 else:
                     _bad(problems, own_path, f"suggestions.{key}", sugg[key], f"a whole number ≥ {minimum}")
         display = own.get("display", {}) if isinstance(own.get("display"), dict) else {}

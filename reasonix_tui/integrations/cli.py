@@ -123,9 +123,9 @@ class CliContext:
 class Registry:
     """Where command modules add their parsers."""
 
-    top: argparse._SubParsersAction  # type: ignore[type-arg]
+    top: argparse._SubParsersAction[Any]
     """Top-level subcommands (``remember``, ``hook``, ``mcp``...)."""
-    memory: argparse._SubParsersAction  # type: ignore[type-arg]
+    memory: argparse._SubParsersAction[Any]
     """The ``memory`` family (``memory list``, ``memory show``...)."""
     memory_parser: argparse.ArgumentParser
     """The ``memory`` parser itself (its default handler runs for a bare ``memory``)."""

@@ -189,7 +189,8 @@ def build_server(
     def add(fn: Callable[..., CallToolResult], name: str) -> None:
         _, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
         server.add_tool(fn, name=name, title=title, description=description,
-                        annotations=ToolAnnotations(**annotations), structured_output=False)
+                        annotations=ToolAnnotations(**annotations),  # type: ignore[arg-type]  # the hint booleans only
+                        structured_output=False)
 
     def memory(
         op: Annotated[str, Field(description=mcp_tools.arg("memory", "op"))] = "",

@@ -632,7 +632,7 @@ def _load_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     return text, data
 
 
-_EMPTY_DOCS = ({}, {"version": 1})
+_EMPTY_DOCS: tuple[dict[str, Any], dict[str, Any]] = ({}, {"version": 1})
 
 
 def _json_change(path: Path, merge: Callable[[dict[str, Any]], dict[str, Any]], summary: str,

@@ -27,7 +27,7 @@ import threading
 from collections import deque
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, cast
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -610,7 +610,7 @@ class ContextCenterApp(App[None]):
     def action_show_pane(self, pane: str) -> None:
         """Switch to pane ``pane``."""
         if isinstance(self.screen, MainScreen):
-            self.screen.show_pane(pane)
+            cast(MainScreen, self.screen).show_pane(pane)
 
     def action_review_approvals(self) -> None:
         """Open the approval dialog again for proposals put off with "later"."""
@@ -633,7 +633,7 @@ class ContextCenterApp(App[None]):
         if action == "show_pane":
             if not isinstance(self.screen, MainScreen):
                 return False
-            if parameters and parameters[0] == self.screen.active_pane:
+            if parameters and parameters[0] == cast(MainScreen, self.screen).active_pane:
                 return None
         return True
 
@@ -787,7 +787,7 @@ class ContextCenterApp(App[None]):
 
     @on(NewFactRequested)
     def _new_requested(self, message: NewFactRequested) -> None:
-        values = writes.FactFormValues(**message.prefill) if message.prefill else writes.FactFormValues()
+        values = writes.FactFormValues(**message.prefill) if message.prefill else writes.FactFormValues()  # type: ignore[arg-type]  # prefill holds string fields only
         self.push_screen(FactFormScreen(values, title="New fact"), self._new_submitted)
 
     def _new_submitted(self, values: writes.FactFormValues | None) -> None:

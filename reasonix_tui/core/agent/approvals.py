@@ -388,7 +388,7 @@ class ApprovalQueue:
         if proposal.tool == "forget":
             ref = str(proposal.arguments.get("ref", ""))
             fa = assess_forget(ref, st)
-            now = {f.id: f for f in fa.targets}
+            now = {str(f.id): f for f in fa.targets}
             stale = any(
                 now.get(as_str(t.get("id"))) is None or now[as_str(t.get("id"))].revision != as_int(t.get("revision"))
                 for t in _targets(proposal)
@@ -599,7 +599,7 @@ class ApprovalQueue:
             expected = as_int(intent.get("expected"))
             if fact is None or fact.revision <= expected:
                 return None
-            written = fact
+            written: Fact | None = fact
             if fact.revision > expected + 1:  # written, then changed again by someone: look in its history
                 try:
                     written = next((r for r in st.revisions(fact.id) if r.revision == expected + 1), None)
@@ -607,6 +607,7 @@ class ApprovalQueue:
                     written = None
                 if written is None:
                     return None
+            assert written is not None
             if content_key(written.title, written.description, written.type, written.body) != as_str(intent.get("content")):
                 return None
             if started is not None and written.updated_at is not None and written.updated_at.ns < started.ns - 5 * 10**9:

@@ -12,6 +12,8 @@ automatic recall, the ``memory`` search tool and the ``history`` tool print:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .gostr import one_line, to_lower, trim_space
 from .tokenize import is_cjk
 
@@ -38,7 +40,7 @@ def _snippet_around(text: str, byte_idx: int, max_runes: int) -> str:
     return prefix + text[start:end] + suffix
 
 
-def make_snippet(text: str, query: str, terms: list[str] | tuple[str, ...], max_runes: int) -> str:
+def make_snippet(text: str, query: str, terms: Sequence[str], max_runes: int) -> str:
     """``MakeSnippet``: a whitespace-compacted window of ``max_runes`` runes near the query.
 
     The anchor is the lowercased trimmed query, else the first term found (single-rune

@@ -19,7 +19,7 @@ import errno
 import os
 import stat
 import threading
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -175,7 +175,7 @@ def append_doc(path: str | os.PathLike[str], note: str, lock_path: str | os.Path
         from filelock import FileLock
 
         os.makedirs(os.path.dirname(os.fspath(lock_path)) or ".", exist_ok=True)
-        outer = FileLock(os.fspath(lock_path))
+        outer: AbstractContextManager[object] = FileLock(os.fspath(lock_path))
     else:
         outer = nullcontext()
     with _LOCK, outer:

@@ -5,6 +5,7 @@ where it keeps a workspace's transcripts, and the host texts it wraps around pro
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 import re
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ class ClaudeParser:
         sidechain = obj.get("isSidechain") is True
         content = msg.get("content")
         out: list[Message] = []
-        base = dict(created_at=created, sidechain=sidechain, offset=line.offset)
+        base: dict[str, Any] = dict(created_at=created, sidechain=sidechain, offset=line.offset)
         if kind == "user":
             host = obj.get("isMeta") is True or obj.get("isCompactSummary") is True or sidechain
             if isinstance(content, str):
@@ -171,7 +172,7 @@ class ClaudeParser:
         return "user"
 
 
-def claude_home(env: dict[str, str] | None = None) -> Path:
+def claude_home(env: Mapping[str, str] | None = None) -> Path:
     """``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
     env = os.environ if env is None else env
     base = env.get("CLAUDE_CONFIG_DIR", "").strip()

@@ -35,7 +35,7 @@ import numpy as np
 from .. import bm25
 from ..compat.gostr import go_quote, trim_space
 from ..paths import Layout
-from .transcripts import ReasonixParser, is_session_transcript_name, is_visible_session, is_visible_subagent_session, read_transcript, session_id_of, subagents_dir
+from .transcripts import Parser, ReasonixParser, is_session_transcript_name, is_visible_session, is_visible_subagent_session, read_transcript, session_id_of, subagents_dir
 from .claude import ClaudeParser, claude_project_dir
 from .transcripts import list_claude_transcripts
 from .user_text import is_pinned_context_revision
@@ -45,7 +45,7 @@ from ..store.model import InvalidInput
 from ..store.safeio import open_read
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..compat.tokenize import query_terms, tokens
-from .history_docs import DEFAULT_KINDS, Hit, KINDS, MAX_SNIPPET, MessageContext, SearchResult, _message_documents, render_message, strip_compose_prefixes
+from .history_docs import DEFAULT_KINDS, Hit, KINDS, MAX_SNIPPET, MessageContext, SearchResult, message_documents, render_message, strip_compose_prefixes
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -222,7 +222,7 @@ class HistoryIndex:
         self._base_off = np.zeros(1, dtype=np.int64)
         self._base_docs = np.zeros(0, dtype=np.int32)
         self._base_tfs = np.zeros(0, dtype=np.int32)
-        self._delta: dict[int, tuple[array, array]] = {}
+        self._delta: dict[int, tuple[array[int], array[int]]] = {}
         self._delta_size = 0
         self._pending: list[tuple[Any, Any, Any]] = []
         self._pending_size = 0
@@ -553,11 +553,11 @@ class HistoryIndex:
             self._add_batch(start_doc, batch_tokens)
 
     def _index_line(self, entry: _FileEntry, line: Any, commit: bool, batch: list[list[str]]) -> str:
-        parser = entry.parser if commit else _clone_parser(entry.parser)
+        parser: Parser = entry.parser if commit else _clone_parser(entry.parser)
         msgs, status = parser.feed(line)
         index = entry.next_index
         for part, msg in enumerate(msgs):
-            for doc in _message_documents(index, msg):
+            for doc in message_documents(index, msg):
                 toks = tokens(doc.text)
                 if not toks:
                     continue
@@ -680,7 +680,7 @@ class HistoryIndex:
     def _compact_docs(self, alive: Any, remap: Any) -> None:
         keep = np.flatnonzero(alive)
 
-        def squeeze(arr: array) -> array:
+        def squeeze(arr: array[int]) -> array[int]:
             a = np.frombuffer(arr, dtype=_NP_TYPES[arr.typecode])
             out = array(arr.typecode)
             out.frombytes(a[keep].tobytes())
@@ -704,7 +704,7 @@ class HistoryIndex:
 
     def _selection(self, file_ids: Sequence[int], kinds: frozenset[str], tool_name: str) -> tuple[Any, int, float]:
         key = (self.generation, tuple(file_ids), kinds, tool_name)
-        cached = self._mask_cache.get(key)
+        cached: tuple[Any, int, float] | None = self._mask_cache.get(key)
         if cached is not None:
             return cached
         n = len(self._alive)

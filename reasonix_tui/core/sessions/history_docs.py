@@ -130,11 +130,11 @@ def extract_documents(messages: Sequence[Message], start_index: int = 0) -> list
     """
     out: list[Document] = []
     for i, msg in enumerate(messages, start_index):
-        out.extend(_message_documents(i, msg))
+        out.extend(message_documents(i, msg))
     return out
 
 
-def _message_documents(i: int, msg: Message) -> list[Document]:
+def message_documents(i: int, msg: Message) -> list[Document]:
     docs: list[Document] = []
     if is_pinned_context_revision(msg):
         return docs

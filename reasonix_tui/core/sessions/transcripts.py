@@ -144,19 +144,19 @@ class ReasonixParser:
             for c in raw_calls:
                 if not isinstance(c, dict):
                     continue
-                fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                fn: dict[str, Any] = c["function"] if isinstance(c.get("function"), dict) else {}
                 name = content_text(c.get("name")) or content_text(fn.get("name"))
                 args = c.get("arguments") if "arguments" in c else fn.get("arguments")
                 out.append(ToolCall(id=content_text(c.get("id")), name=name, arguments=arguments_text(args)))
             calls = tuple(out)
         origin = get("origin")
-        name = get("name")
+        tool_name = get("name")
         return Message(
             role=role,
             content=content,
             raw_content=raw,
             origin=origin if type(origin) is str else content_text(origin),
-            name=name if type(name) is str else content_text(name),
+            name=tool_name if type(tool_name) is str else content_text(tool_name),
             tool_call_id=content_text(get("tool_call_id")),
             tool_calls=calls,
             reasoning=content_text(get("reasoning_content")),
@@ -307,7 +307,8 @@ def subagent_parent_session(path: str | os.PathLike[str]) -> tuple[str, bool]:
         return "", False
     parent = meta.get("parentSession")
     if not isinstance(parent, str):
-        parent = meta.get("parent_session") if isinstance(meta.get("parent_session"), str) else ""
+        fallback = meta.get("parent_session")
+        parent = fallback if isinstance(fallback, str) else ""
     return trim_space(parent), True
 
 

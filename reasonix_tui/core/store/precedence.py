@@ -149,7 +149,7 @@ def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, 
                 project_keys.setdefault(key, fact)
     if not project_keys:
         return PinnedGuidance(tuple(guidance), ())
-    kept: list[Fact] = []
+    kept_facts: list[Fact] = []
     suppressed: list[Exclusion] = []
     for fact in guidance:
         holder: tuple[str, Fact] | None = None
@@ -159,10 +159,10 @@ def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, 
                     holder = (key, project_keys[key])
                     break
         if holder is None:
-            kept.append(fact)
+            kept_facts.append(fact)
         else:
             suppressed.append(Exclusion(fact, "suppressed", by=holder[1], key=holder[0]))
-    return PinnedGuidance(tuple(kept), tuple(suppressed))
+    return PinnedGuidance(tuple(kept_facts), tuple(suppressed))
 
 
 def _resolved(all_facts: Sequence[Fact], guidance: list[Fact], has_project_dir: bool) -> tuple[list[Fact], list[Exclusion]]:

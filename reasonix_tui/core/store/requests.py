@@ -86,7 +86,7 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
     expected: int | None = None
     if raw_rev not in (None, ""):
         try:
-            expected = int(raw_rev)
+            expected = int(str(raw_rev))
         except (TypeError, ValueError):
             raise InvalidInput("expected_revision must be an integer") from None
         if expected < 0:

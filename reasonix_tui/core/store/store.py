@@ -698,9 +698,9 @@ class Store:
                 f"memory index {os.path.join(directory, index_md.INDEX_NAME)} is unreadable: {exc.strerror or exc}"
             ) from exc
         present: dict[str, Fact] = {}
-        for fact in self._scan_dir(scope, Path(directory))[0]:
-            if not fact.parse_error:
-                present[fact.stem] = fact
+        for found in self._scan_dir(scope, Path(directory))[0]:
+            if not found.parse_error:
+                present[found.stem] = found
         lines = index_md.index_lines_except(existing, "")
         for stem, fact in changes.items():
             if fact is None:

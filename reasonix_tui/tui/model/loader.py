@@ -384,7 +384,7 @@ def _update_snapshot(
         if path in wanted:
             touched.add(key)
             for table in (b.sources, b.paths, b.sigs, b.rows, b.loaded):
-                table.pop(key, None)  # type: ignore[attr-defined]
+                table.pop(key, None)
     before_keys = set(b.rows)
     for err in previous.errors:
         if err.path not in wanted:

@@ -223,7 +223,7 @@ def proposal_view(
     conflict = ""
     expected = args.get("expected_revision")
     try:
-        expected_rev = int(expected) if expected not in (None, "") else 0
+        expected_rev = int(str(expected)) if expected not in (None, "") else 0
     except (TypeError, ValueError):
         expected_rev = 0
     if expected_rev > 0:

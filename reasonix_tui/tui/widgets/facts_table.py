@@ -15,7 +15,7 @@ facts table keeps its rows in plain Python structures and draws only the lines o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Mapping
+from typing import Any, ClassVar, Iterable, Mapping
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -406,7 +406,7 @@ class FactsTable(ScrollView, can_focus=True):
         else:
             keys.sort(key=lambda k: (rows[k].title.lower(), k))
 
-            def value(k: str) -> object:
+            def value(k: str) -> Any:
                 v = getattr(rows[k], attr)
                 return v.lower() if isinstance(v, str) else v
 
