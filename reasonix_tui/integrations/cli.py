@@ -86,7 +86,7 @@ class CliError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line and exit code 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> None:  # type: ignore[override]  # exits instead of returning NoReturn
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 

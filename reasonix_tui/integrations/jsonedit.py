@@ -26,7 +26,7 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
 from typing import Any
 
 __all__ = ["update", "dumps"]

@@ -59,12 +59,12 @@ def make_snippet(text: str, query: str, terms: Sequence[str], max_runes: int) ->
         hay = lower.encode("utf-8")
     idx = -1
     if q:
-        idx = hay.find(q if ascii_text else q.encode("utf-8"))  # type: ignore[arg-type]
+        idx = hay.find(q if ascii_text else q.encode("utf-8"))  # type: ignore[arg-type]  # hay is str or bytes to match
     if idx < 0:
         for term in terms:
             if len(term) == 1 and not is_cjk(term):
                 continue
-            i = hay.find(term if ascii_text else term.encode("utf-8"))  # type: ignore[arg-type]
+            i = hay.find(term if ascii_text else term.encode("utf-8"))  # type: ignore[arg-type]  # hay is str or bytes to match
             if i >= 0:
                 idx = i
                 break

@@ -54,7 +54,7 @@ __all__ = [
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _RawLoader(_BaseLoader):  # type: ignore[misc]
+class _RawLoader(_BaseLoader):  # type: ignore[misc]  # yaml's C loader is untyped
     """Compose-only loader that skips implicit tag resolution: we only want raw scalar
     text (Reasonix's flat view never resolves types), and PyYAML's resolver regexes are
     the single biggest cost of reading a fact file."""

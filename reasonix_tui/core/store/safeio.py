@@ -618,7 +618,7 @@ def acquire_fd_lock(fd: int, path: str | os.PathLike[str], timeout: float | None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows only
                 return
             except OSError:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -647,7 +647,7 @@ def release_fd_lock(fd: int) -> None:
     except ImportError:  # pragma: no cover
         import msvcrt
 
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]  # Windows only
         return
     fcntl.flock(fd, fcntl.LOCK_UN)
 

@@ -602,7 +602,7 @@ class Store:
         except StoreError as exc:
             if not getattr(exc, "audited", False):
                 self._audit(op, False, actor, reason=str(exc), **fields)
-                exc.audited = True  # type: ignore[attr-defined]
+                exc.audited = True  # type: ignore[attr-defined]  # a mark on the exception: audited once
             raise
 
     # ------------------------------------------------------------------ validation
@@ -772,7 +772,7 @@ class Store:
                 self._commit(tx)
             except StoreError as exc:
                 self._audit(op or "save", False, actor, id=req.id, ref=ref_for_audit, reason=str(exc))
-                exc.audited = True  # type: ignore[attr-defined]
+                exc.audited = True  # type: ignore[attr-defined]  # a mark on the exception: audited once
                 raise
             written = self._read_path(result.fact.path, result.fact.scope) or result.fact
             return replace(result, fact=written)

@@ -182,7 +182,7 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
     else:
         parts.append(Text("Body", style="bold underline"))
         parts.append(_body(view.body))
-    return Group(*parts)  # type: ignore[arg-type]
+    return Group(*parts)  # type: ignore[arg-type]  # parts are Rich renderables
 
 
 class ApprovalScreen(ModalScreen[Decision]):

@@ -288,8 +288,8 @@ class FactsTable(ScrollView, can_focus=True):
         if a[0] != b[0]:
             return a[0] < b[0]
         if a[1] != b[1]:
-            return (a[1] > b[1]) if self.sort_reverse else (a[1] < b[1])  # type: ignore[operator]
-        return a[2] < b[2]  # type: ignore[operator]
+            return (a[1] > b[1]) if self.sort_reverse else (a[1] < b[1])  # type: ignore[operator]  # one column: values of one type
+        return a[2] < b[2]  # type: ignore[operator]  # one column: values of one type
 
     def _reinsert(self, changes: Changes, keep: str | None) -> None:
         """A few rows changed: take them out and put them back where they sort (no full sort)."""
