@@ -14,12 +14,13 @@ worker); this object only holds what it needs to decide *whether* to show someth
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..core.agent.proposals import AutoWrite, Proposal
 from ..core.compat.gotime import Timestamp, parse_rfc3339
-from .writes import FactFormValues
+from ..core.store.fields import EDITABLE_NAMES
+from .writes import FactFormValues, form_from_fact
 from .model.proposals import ProposalView
 from .model.snapshot import CenterSnapshot
 
@@ -28,10 +29,6 @@ __all__ = ["ApprovalFlow", "QueueChange", "ANNOUNCE_WINDOW_NS", "form_values", "
 ANNOUNCE_WINDOW_NS = 86_400 * 1_000_000_000
 """Auto-writes older than this at start are not announced (they were missed, not news)."""
 
-_FORM_FIELDS = (
-    "name", "title", "description", "type", "scope", "activation", "volatility", "subject_key", "keywords",
-    "expires_at", "body",
-)
 
 
 @dataclass(frozen=True)
@@ -214,33 +211,15 @@ def form_values(view: ProposalView) -> FactFormValues:
     planned = view.planned
     args = view.args
     if planned is None:
-        return FactFormValues(
-            name=str(args.get("name") or view.name or ""), title=str(args.get("title") or ""),
-            description=str(args.get("description") or ""), type=str(args.get("type") or view.type or "project"),
-            scope=str(args.get("scope") or view.scope or "project"), activation=str(args.get("activation") or ""),
-            volatility=str(args.get("volatility") or ""), subject_key=str(args.get("subject_key") or ""),
-            keywords=str(args.get("keywords") or ""), expires_at=str(args.get("expires_at") or ""),
-            body=str(args.get("body") or ""),
-        )
-    return FactFormValues(
-        name=str(args.get("name") or planned.name or view.name or ""),
-        title=planned.title,
-        description=planned.description,
-        type=planned.type,
-        scope=planned.scope,
-        activation=planned.activation,
-        volatility=planned.volatility,
-        subject_key=planned.subject_key,
-        keywords=planned.keywords,
-        expires_at=planned.expires_at.rfc3339() if planned.expires_at is not None else "",
-        body=planned.body,
-    )
+        fallback = {"name": view.name, "type": view.type or "project", "scope": view.scope or "project"}
+        return FactFormValues(**{name: str(args.get(name) or fallback.get(name) or "") for name in EDITABLE_NAMES})
+    return replace(form_from_fact(planned), name=str(args.get("name") or planned.name or view.name or ""))
 
 
 def form_edits(initial: FactFormValues, submitted: FactFormValues) -> dict[str, Any]:
     """The arguments the person changed in the form (``{}``: approved as proposed)."""
     before, after = asdict(initial), asdict(submitted)
-    edits: dict[str, Any] = {k: after[k] for k in _FORM_FIELDS if after[k] != before[k]}
+    edits: dict[str, Any] = {k: after[k] for k in EDITABLE_NAMES if after[k] != before[k]}
     if submitted.verified and not initial.verified:
         edits["verified"] = True
     return edits

@@ -16,6 +16,7 @@ from typing import Any
 from ..core.agent.approvals import ApprovalQueue
 from ..core.agent.proposals import ApprovalResult, AutoWrite, Proposal, ProposalChanged
 from ..core.paths import Layout
+from ..core.store.fields import EDITABLE_FIELDS
 from ..core.store.model import Fact, InvalidInput, StoreError
 from ..core.store.requests import parse_expires_at, remember_request_name
 from ..core.store.store import SaveRequest, SaveResult, Store
@@ -102,19 +103,11 @@ class FactFormValues:
 
 def form_from_fact(fact: Fact) -> FactFormValues:
     """The form pre-filled from an existing fact."""
-    return FactFormValues(
-        name=fact.name,
-        title=fact.title,
-        description=fact.description,
-        type=fact.type,
-        scope=fact.scope,
-        activation=fact.activation,
-        volatility=fact.volatility,
-        subject_key=fact.subject_key,
-        keywords=fact.keywords,
-        expires_at=fact.expires_at.rfc3339() if fact.expires_at else "",
-        body=fact.body,
-    )
+    values: dict[str, str] = {}
+    for field in EDITABLE_FIELDS:
+        value = getattr(fact, field.name)
+        values[field.name] = (value.rfc3339() if value else "") if field.kind == "time" else value
+    return FactFormValues(**values)
 
 
 def _save_paths(result: SaveResult | None) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from ..compat.gotime import Timestamp, format_archive_stamp, parse_archive_stamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
 from . import index_md, journal, safeio
+from .fields import EDITABLE_NAMES
 from .atomic import atomic_create, ensure_dir
 from .audit import AuditEntry, AuditLog
 from .cache import ParseCache, stat_key
@@ -100,17 +101,7 @@ class SaveRequest:
     def from_fact(cls, fact: Fact, **changes: Any) -> SaveRequest:
         """A request that rewrites ``fact`` as it is (by id), with ``changes`` applied."""
         base = cls(
-            description=fact.description,
-            body=fact.body,
-            name=fact.name,
-            title=fact.title,
-            type=fact.type,
-            scope=fact.scope,
-            keywords=fact.keywords,
-            subject_key=fact.subject_key,
-            activation=fact.activation,
-            volatility=fact.volatility,
-            expires_at=fact.expires_at,
+            **{name: getattr(fact, name) for name in EDITABLE_NAMES},
             last_verified_at=fact.last_verified_at,
             id=fact.id,
             supersedes=fact.supersedes,

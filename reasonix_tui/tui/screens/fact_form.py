@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -11,10 +11,17 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
-from ...core.store.model import ACTIVATIONS, SCOPES, TYPES, VOLATILITIES
+from ...core.store.fields import EDITABLE_FIELDS, FactField, editable_field
 from ..writes import FactFormValues
 
 __all__ = ["FactFormScreen"]
+
+_IDS = {"title": "form-title-input", "subject_key": "form-subject", "expires_at": "form-expires"}
+"""Widget ids that are not ``form-<field name>``."""
+
+
+def _widget_id(field: FactField) -> str:
+    return _IDS.get(field.name, f"form-{field.name}")
 
 
 class FactFormScreen(ModalScreen[FactFormValues | None]):
@@ -57,43 +64,28 @@ class FactFormScreen(ModalScreen[FactFormValues | None]):
             yield Label(self.form_title, id="form-title")
             with VerticalScroll(id="form-fields"):
                 with Grid():
-                    yield Label("name")
-                    yield Input(v.name, placeholder="derived from the title when empty", id="form-name")
-                    yield Label("title")
-                    yield Input(v.title, id="form-title-input")
-                    yield Label("description")
-                    yield Input(v.description, placeholder="one line (required)", id="form-description")
-                    yield Label("keywords")
-                    yield Input(v.keywords, placeholder="search aliases", id="form-keywords")
-                    yield Label("type")
-                    yield Select([(t, t) for t in TYPES], value=v.type if v.type in TYPES else "project", allow_blank=False, id="form-type")
-                    yield Label("scope")
-                    yield Select([(s, s) for s in SCOPES], value=v.scope if v.scope in SCOPES else "project", allow_blank=False, id="form-scope")
-                    yield Label("activation")
-                    yield Select(
-                        [("(default)", "")] + [(a, a) for a in ACTIVATIONS],
-                        value=v.activation if v.activation in ACTIVATIONS else "",
-                        allow_blank=False,
-                        id="form-activation",
-                    )
-                    yield Label("volatility")
-                    yield Select(
-                        [("(type default)", "")] + [(a, a) for a in VOLATILITIES],
-                        value=v.volatility if v.volatility in VOLATILITIES else "",
-                        allow_blank=False,
-                        id="form-volatility",
-                    )
-                    yield Label("subject key")
-                    yield Input(v.subject_key, placeholder="e.g. project.package_manager", id="form-subject")
-                    yield Label("expires")
-                    yield Input(v.expires_at, placeholder="YYYY-MM-DD, RFC3339 or never", id="form-expires")
+                    for field in EDITABLE_FIELDS:
+                        if field.kind != "body":
+                            yield Label(field.label)
+                            yield self._widget(field, getattr(v, field.name))
                 yield Checkbox("mark verified now", v.verified, id="form-verified")
-                yield Label("body (Markdown, required)")
-                yield TextArea(v.body, language="markdown", id="form-body", soft_wrap=True)
+                body = editable_field("body")
+                yield Label(body.label)
+                yield TextArea(v.body, language="markdown", id=_widget_id(body), soft_wrap=True)
             yield Static("", id="form-error")
             with Horizontal(id="form-buttons"):
                 yield Button("Cancel (esc)", id="form-cancel-button")
                 yield Button("Save (ctrl+s)", id="form-save-button", variant="primary")
+
+    @staticmethod
+    def _widget(field: FactField, value: str) -> Input | Select[str]:
+        """The input of one field: a list to choose from, or a line of text."""
+        if field.kind == "choice":
+            options = ([(field.blank, "")] if field.blank is not None else []) + [(c, c) for c in field.choices]
+            fallback = "" if field.blank is not None else field.default
+            return Select(options, value=value if value in field.choices else fallback, allow_blank=False,
+                          id=_widget_id(field))
+        return Input(value, placeholder=field.hint, id=_widget_id(field))
 
     def on_mount(self) -> None:
         """Focus the first empty required field."""
@@ -102,28 +94,17 @@ class FactFormScreen(ModalScreen[FactFormValues | None]):
 
     def collect(self) -> FactFormValues:
         """The values as typed."""
-
-        def text(selector: str) -> str:
-            return self.query_one(selector, Input).value
-
-        def select(selector: str) -> str:
-            value = self.query_one(selector, Select).value
-            return value if isinstance(value, str) else ""
-
-        return FactFormValues(
-            name=text("#form-name"),
-            title=text("#form-title-input"),
-            description=text("#form-description"),
-            type=select("#form-type"),
-            scope=select("#form-scope"),
-            activation=select("#form-activation"),
-            volatility=select("#form-volatility"),
-            subject_key=text("#form-subject"),
-            keywords=text("#form-keywords"),
-            expires_at=text("#form-expires"),
-            body=self.query_one("#form-body", TextArea).text,
-            verified=self.query_one("#form-verified", Checkbox).value,
-        )
+        values: dict[str, Any] = {}
+        for field in EDITABLE_FIELDS:
+            selector = "#" + _widget_id(field)
+            if field.kind == "body":
+                values[field.name] = self.query_one(selector, TextArea).text
+            elif field.kind == "choice":
+                chosen = self.query_one(selector, Select).value
+                values[field.name] = chosen if isinstance(chosen, str) else ""
+            else:
+                values[field.name] = self.query_one(selector, Input).value
+        return FactFormValues(**values, verified=self.query_one("#form-verified", Checkbox).value)
 
     def action_save(self) -> None:
         """Check the required fields and close with the values."""

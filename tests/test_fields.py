@@ -1,0 +1,48 @@
+"""A fact's editable fields are declared once (core/store/fields.py) and every surface
+that edits a fact follows the declaration."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from reasonix_tui.core.compat.gotime import parse_rfc3339
+from reasonix_tui.core.sessions.suggestions.model import SuggestionEdits
+from reasonix_tui.core.store.fields import EDITABLE_FIELDS, EDITABLE_NAMES, editable_field
+from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.integrations import mcp_tools
+from reasonix_tui.tui.writes import FactFormValues, form_from_fact
+
+FACT = Fact(
+    id=FactId("mem-1"), revision=3, created_at=parse_rfc3339("2026-01-01T00:00:00Z"),
+    updated_at=parse_rfc3339("2026-01-01T00:00:00Z"), name="deploy-target", title="Deploy target", description="where we deploy",
+    keywords="fly ship", activation="pinned", volatility="stable", subject_key="project.deploy",
+    expires_at=parse_rfc3339("2027-01-02T03:04:05Z"), type="project", scope="project", body="Fly.io, ams.",
+)
+
+
+def test_every_editable_field_is_a_fact_and_a_save_request_field() -> None:
+    assert EDITABLE_NAMES[0] == "name" and EDITABLE_NAMES[-1] == "body"
+    fact_fields = {f.name for f in fields(Fact)}
+    request_fields = {f.name for f in fields(SaveRequest)}
+    assert set(EDITABLE_NAMES) <= fact_fields and set(EDITABLE_NAMES) <= request_fields
+    assert editable_field("type").choices and editable_field("activation").blank == "(default)"
+
+
+def test_save_request_from_fact_copies_every_editable_field() -> None:
+    req = SaveRequest.from_fact(FACT)
+    assert all(getattr(req, name) == getattr(FACT, name) for name in EDITABLE_NAMES)
+    assert req.id == FACT.id
+
+
+def test_the_form_has_exactly_the_editable_fields() -> None:
+    assert {f.name for f in fields(FactFormValues)} == {*EDITABLE_NAMES, "verified"}
+    values = form_from_fact(FACT)
+    assert values.expires_at == "2027-01-02T03:04:05Z" and values.subject_key == "project.deploy"
+    assert all(isinstance(getattr(values, f.name), str) for f in EDITABLE_FIELDS)
+
+
+def test_suggestion_edits_and_remember_arguments_name_only_editable_fields() -> None:
+    assert {f.name for f in fields(SuggestionEdits)} <= set(EDITABLE_NAMES)
+    remember = {arg[0] for arg in mcp_tools.TOOL_SPECS["remember"][4]}
+    assert set(EDITABLE_NAMES) <= remember
