@@ -36,6 +36,7 @@ __all__ = [
     "shutdown",
     "request_env",
     "server_env",
+    "read_json_line",
 ]
 
 IDLE_SECONDS = 1800.0
@@ -214,24 +215,33 @@ def _exchange(path: str, message: Mapping[str, Any], timeout: float) -> dict[str
             return None
         sock.settimeout(left)
         sock.sendall(payload)
-        buf = bytearray()
-        while not buf.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            sock.settimeout(left)
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-            if len(buf) > MAX_REPLY:
-                return None
-        data = json.loads(buf.decode("utf-8"))
-        return data if isinstance(data, dict) else None
+        return read_json_line(sock, deadline, MAX_REPLY)
     except (OSError, ValueError):
         return None
     finally:
         sock.close()
+
+
+def read_json_line(sock: socket.socket, deadline: float, limit: int, *, surrogates: bool = False) -> dict[str, Any] | None:
+    """One JSON object on one line, read within ``deadline`` (``time.monotonic()``); ``None``
+    when it is late, longer than ``limit`` bytes or not a JSON object (``OSError`` passes)."""
+    buf = bytearray()
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > limit:
+            return None
+    try:
+        data = json.loads(buf.decode("utf-8", "surrogatepass" if surrogates else "strict"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def request(root: str, message: Mapping[str, Any], timeout: float = CLIENT_TIMEOUT) -> dict[str, Any] | None:

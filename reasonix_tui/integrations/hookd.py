@@ -60,6 +60,7 @@ from .hook_client import (
     WEDGED_SECONDS,
     code_stamp,
     private_dir,
+    read_json_line,
     run_dir,
     socket_path,
 )
@@ -89,28 +90,6 @@ def _lock(path: Path) -> Any:
                 fh.close()
                 return None
             time.sleep(0.05)
-
-
-def _read_request(conn: socket.socket, deadline: float) -> dict[str, Any] | None:
-    """The request line, read within ``deadline`` (``time.monotonic()``); ``None`` when it
-    is late, oversized or not a JSON object."""
-    buf = bytearray()
-    while not buf.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        conn.settimeout(left)
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
-        if len(buf) > MAX_REQUEST:
-            return None
-    try:
-        data = json.loads(buf.decode("utf-8", "surrogatepass"))
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _reply(conn: socket.socket, message: Mapping[str, Any]) -> None:
@@ -253,7 +232,7 @@ class _Server:
 
     def serve_one(self, conn: socket.socket) -> None:
         try:
-            req = _read_request(conn, time.monotonic() + READ_DEADLINE)
+            req = read_json_line(conn, time.monotonic() + READ_DEADLINE, MAX_REQUEST, surrogates=True)
         except OSError:
             return
         if req is None or req.get("v") != PROTOCOL:
