@@ -212,7 +212,8 @@ def form_values(view: ProposalView) -> FactFormValues:
     args = view.args
     if planned is None:
         fallback = {"name": view.name, "type": view.type or "project", "scope": view.scope or "project"}
-        return FactFormValues(**{name: str(args.get(name) or fallback.get(name) or "") for name in EDITABLE_NAMES})
+        values: dict[str, Any] = {name: str(args.get(name) or fallback.get(name) or "") for name in EDITABLE_NAMES}
+        return FactFormValues(**values)
     return replace(form_from_fact(planned), name=str(args.get("name") or planned.name or view.name or ""))
 
 

@@ -103,7 +103,7 @@ class FactFormValues:
 
 def form_from_fact(fact: Fact) -> FactFormValues:
     """The form pre-filled from an existing fact."""
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     for field in EDITABLE_FIELDS:
         value = getattr(fact, field.name)
         values[field.name] = (value.rfc3339() if value else "") if field.kind == "time" else value
