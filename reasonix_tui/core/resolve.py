@@ -19,7 +19,6 @@ search and the Context Center (and memory health).
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from . import bm25
 from .store.model import Fact, normalize_subject_key
 
 __all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
@@ -195,7 +195,7 @@ def topic_pairs(
             return 0.0
         pos = int(uniq.searchsorted(kid))
         d = int(counts[pos]) if pos < len(uniq) and int(uniq[pos]) == kid else 0
-        return math.log(1.0 + (n - d + 0.5) / (d + 0.5))
+        return bm25.idf(n, d)
 
     def df(key: str) -> int:
         kid = _IDS.get(key)

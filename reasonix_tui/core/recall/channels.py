@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import bm25
+
 from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact
@@ -43,8 +45,6 @@ from .index import FACT_MEMO
 __all__ = ["ChannelIndex", "ChannelScores", "score_query", "FIELD_WEIGHTS", "E_STRONG", "E_MIN", "C_MIN",
            "SIM_GATE", "Z_GATE", "E_MEANING"]
 
-K1 = 1.2
-B = 0.75
 FIELD_WEIGHTS = {"label": 3.0, "desc": 1.5, "body": 1.0}
 """BM25F field weights: name/title/keywords/subject, description, body."""
 E_STRONG = 1.6
@@ -137,9 +137,9 @@ class ChannelIndex:
         self._keys, self._start = np.unique(sorted_keys, return_index=True)
         self._end = np.append(self._start[1:], len(sorted_keys))
         avg = float(dl.mean()) if n else 1.0
-        self.norm = K1 * ((1 - B) + B * dl / (avg or 1.0))
+        self.norm = bm25.length_norm(dl, avg or 1.0)
         """Per-document length normalisation."""
-        self.idf_one = math.log(1.0 + (n - 0.5) / 1.5) if n else 1.0
+        self.idf_one = bm25.idf(n, 1) if n else 1.0
         """idf of a term found in one fact: the unit of evidence."""
         self._lock = threading.Lock()
         self._vectors: np.ndarray | None = None
@@ -162,7 +162,7 @@ class ChannelIndex:
 
     def idf(self, df: int) -> float:
         """Reasonix's idf for a document frequency."""
-        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+        return bm25.idf(self.n, df)
 
     def vectors(self) -> np.ndarray:
         """Meaning vectors of every document (embedded once per snapshot; memoised per fact)."""
@@ -270,7 +270,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
             idf = cidx.idf(len(docs))
             if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= RARE_PRIOR:
                 rare[docs] = True
-            contrib = weight * idf * (tf * (K1 + 1)) / (tf + cidx.norm[docs])
+            contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
             better = contrib > best[docs]
             if not better.any():
                 continue
