@@ -269,17 +269,17 @@ def topic_pairs(
 
     out: list[Supersession] = []
     for i, j in sorted(cand):
-        a, b = facts[i], facts[j]
-        if a.scope != b.scope:
-            old, new = (i, j) if a.scope == "global" else (j, i)
+        fact_i, fact_j = facts[i], facts[j]
+        if fact_i.scope != fact_j.scope:
+            old, new = (i, j) if fact_i.scope == "global" else (j, i)
             kind = "override"
         else:
-            na, nb = _newness(a)[:2], _newness(b)[:2]
+            na, nb = _newness(fact_i)[:2], _newness(fact_j)[:2]
             if na == nb and changed[i] != changed[j]:
                 # written at the same time (or undated): the fact that states a change is the later word
                 old, new = (j, i) if changed[i] else (i, j)
             else:
-                old, new = (i, j) if _newness(a) < _newness(b) else (j, i)
+                old, new = (i, j) if _newness(fact_i) < _newness(fact_j) else (j, i)
             kind = "topic"
         said, strong = stated(new, old)
         ev = TopicEvidence(

@@ -129,7 +129,7 @@ def _en_table() -> dict[str, int]:
                     cum.append(cum[-1] + table[w])
                 _EN_WORDS, _EN_CUMSUM, _EN_TOTAL = words, cum, total
                 _EN = table
-    return _EN  # type: ignore[return-value]
+    return _EN
 
 
 def _en_count(key: str) -> int:

@@ -376,9 +376,9 @@ def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] 
     posts = [cidx.posting(p) for p in parts]
     if any(p is None for p in posts):
         return None
-    docs, tf = posts[0]  # type: ignore[misc]
+    docs, tf = posts[0]  # type: ignore[misc]  # postings are (docs, tf) pairs
     for other in posts[1:]:
-        od, ot = other  # type: ignore[misc]
+        od, ot = other  # type: ignore[misc]  # postings are (docs, tf) pairs
         mask = np.isin(docs, od)
         docs, tf = docs[mask], tf[mask]
         if not len(docs):

@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -288,26 +289,26 @@ def recall(
     base = {"query": q, "mode": mode, "char_budget": budget, "limit": limit}
 
     if is_generic_exact(q):
-        return RecallResult(suppressed=SUPPRESSED_GENERIC, **base)  # type: ignore[arg-type]
+        return RecallResult(suppressed=SUPPRESSED_GENERIC, **base)  # type: ignore[arg-type]  # base holds RecallResult fields
     if enh is not None and enh.generic and is_generic_enhanced(q):
         return RecallResult(
             suppressed=SUPPRESSED_GENERIC,
             notes=("enhanced: acknowledgement-only turn",),
-            **base,  # type: ignore[arg-type]
+            **base,  # type: ignore[arg-type]  # base holds RecallResult fields
         )
     if settings.no_memory:
-        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]
+        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]  # base holds RecallResult fields
     idx = index if index is not None else get_index(facts)
     if not idx.pool.facts:
-        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]
+        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]  # base holds RecallResult fields
     terms = tuple(query_terms(q))
     base["pool_size"] = len(idx.pool.facts)
     if not terms:
-        return RecallResult(suppressed=SUPPRESSED_NO_TERMS, **base)  # type: ignore[arg-type]
+        return RecallResult(suppressed=SUPPRESSED_NO_TERMS, **base)  # type: ignore[arg-type]  # base holds RecallResult fields
     base["terms"] = terms
     bm = idx.bm25
     if bm is None:
-        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]
+        return RecallResult(suppressed=SUPPRESSED_EMPTY, **base)  # type: ignore[arg-type]  # base holds RecallResult fields
     run = _Run(idx, q, terms, now, limit, budget, enh, max_considered)
     run.workspace = workspace
     return run.run(base)
@@ -337,7 +338,7 @@ class _Run:
         self.budget = budget
         self.enh = enh
         self.max_considered = max_considered
-        self.considered: dict[int, tuple] = {}  # type: ignore[type-arg]
+        self.considered: dict[int, tuple[Any, ...]] = {}
         self.notes: list[str] = []
         self.workspace = ""
         self.cs: ChannelScores | None = None
@@ -362,11 +363,12 @@ class _Run:
         """Enhanced scoring: BM25F over the lexical, translated and meaning channels."""
         assert self.enh is not None
         self.cidx = self.idx.extra("channels", ChannelIndex.build)
+        assert self.cidx is not None
         self.cs = score_query(self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning)
         return self.cs.score, self.cs.candidates, self.cs.passed
 
     # -- the pipeline ----------------------------------------------------------------------
-    def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]
+    def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
         idx, bm = self.idx, self.bm
         assert bm is not None
         if self.enh is None:
@@ -517,7 +519,7 @@ class _Run:
         """The snapshot's subject and topic resolution (computed once per index)."""
         assert self.enh is not None
         meaning = self.enh.meaning
-        return self.idx.extra(  # type: ignore[no-any-return]
+        return self.idx.extra(  # type: ignore[no-any-return]  # extras are built by name
             "resolution" if meaning else "resolution-lexical", lambda idx: resolve(idx.all_facts, meaning=meaning)
         )
 
@@ -656,14 +658,14 @@ class _Run:
         rank: int | None = None, code: int | None = None, fact: Fact | None = None,
     ) -> None:
         """Record a decision (built lazily: only the entries that survive the cap are materialised)."""
-        fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]
+        fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]  # doc is set whenever hit is None
         key = id(fact)
         old = self.considered.get(key)
         if old is not None and old[0] == "superseded" and decision != "selected":
             return
         if hit is not None:
             code = hit.code
-        self.considered[key] = (decision, detail, score, doc, hit, rank, code, fact)  # type: ignore[assignment]
+        self.considered[key] = (decision, detail, score, doc, hit, rank, code, fact)
 
     def _explain_rejected(self) -> None:
         """Record the best weak or expired candidates and the matching excluded facts."""
@@ -692,7 +694,7 @@ class _Run:
         for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
             if id(ex.fact) not in self.considered:
                 self.considered[id(ex.fact)] = (ex.kind, ex.explanation, None, None, None, None, None, ex.fact,
-                                                tuple(matched))  # type: ignore[assignment]
+                                                tuple(matched))
 
     def _considered_total(self) -> int:
         return self._n_candidates + len(getattr(self, "_excluded", ()))
@@ -700,15 +702,15 @@ class _Run:
     def _considered_list(self) -> tuple[Considered, ...]:
         items = sorted(
             self.considered.values(),
-            key=lambda c: (self._PRIORITY.get(c[0], 10), c[5] or 0, -(c[2] or 0.0)),  # type: ignore[index]
+            key=lambda c: (self._PRIORITY.get(c[0], 10), c[5] or 0, -(c[2] or 0.0)),
         )
         if self.max_considered > 0:
             items = items[: self.max_considered]
         out = []
         for item in items:
-            decision, detail, score, doc, hit, rank, code, fact = item[:8]  # type: ignore[misc]
-            if len(item) > 8:  # type: ignore[arg-type]
-                matched = item[8]  # type: ignore[misc]
+            decision, detail, score, doc, hit, rank, code, fact = item[:8]
+            if len(item) > 8:
+                matched = item[8]
             elif hit is not None and hit.matched:
                 matched = tuple(hit.matched)
             else:

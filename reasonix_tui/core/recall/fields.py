@@ -165,7 +165,7 @@ FACT_MEMO.register_codec("meaning", lambda v: v.astype(np.float16).tobytes(),
 
 def fact_fields(fact: Fact) -> FactFields:
     """The analysed fields of ``fact`` (memoised)."""
-    return FACT_MEMO.get(fact, "fields", _compute)  # type: ignore[no-any-return]
+    return FACT_MEMO.get(fact, "fields", _compute)  # type: ignore[no-any-return]  # the memo holds what _compute returns
 
 
 def meaning_text(fact: Fact) -> str:
@@ -186,7 +186,7 @@ def _vector(fact: Fact) -> np.ndarray:
 
 def fact_vector(fact: Fact) -> np.ndarray:
     """The fact's meaning vector (unit length, float32; memoised)."""
-    return FACT_MEMO.get(fact, "meaning", _vector)  # type: ignore[no-any-return]
+    return FACT_MEMO.get(fact, "meaning", _vector)  # type: ignore[no-any-return]  # the memo holds what _vector returns
 
 
 def fact_vectors(facts: list[Fact]) -> np.ndarray:

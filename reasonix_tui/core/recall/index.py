@@ -274,7 +274,7 @@ class _ArrayPostings(Mapping[str, Sequence[int]]):
         i = int(self._terms.searchsorted(tid))
         if i >= len(self._terms) or int(self._terms[i]) != tid:
             raise KeyError(term)
-        return self._docs[int(self._start[i]) : int(self._end[i])]  # type: ignore[return-value]
+        return self._docs[int(self._start[i]) : int(self._end[i])]  # type: ignore[return-value]  # an array slice of ints
 
     def __iter__(self) -> Any:
         return (_TERM_NAMES[int(t)] for t in self._terms)
@@ -501,11 +501,12 @@ class RecallIndex:
         by_id, by_name = self.extra("lookup", _build_lookup)
         raw = ref.strip()
         if raw in by_id:
-            return by_id[raw]
+            found: Fact = by_id[raw]
+            return found
         parsed = parse_reference(raw)
         scopes = (parsed.scope,) if parsed.qualified else ("project", "global")
         for scope in scopes:
-            fact = by_name.get((scope, parsed.name))
+            fact: Fact | None = by_name.get((scope, parsed.name))
             if fact is not None:
                 return fact
         return None

@@ -70,7 +70,7 @@ def build_pool(all_facts: Sequence[Fact]) -> Pool:
     from .index import FACT_MEMO
 
     def keys_of(fact: Fact) -> list[str]:
-        return FACT_MEMO.get(fact, "identity", identity_keys)  # type: ignore[no-any-return]
+        return FACT_MEMO.get(fact, "identity", identity_keys)  # type: ignore[no-any-return]  # the memo holds identity_keys
 
     seen: dict[str, Fact] = {}
     for fact in project:
