@@ -103,7 +103,7 @@ def _load_state(layout: Layout) -> dict[str, dict[str, Any]]:
     for key in ("dismissed", "accepted"):
         if not isinstance(data.get(key), dict):
             data[key] = {}
-    return data
+    return data  # type: ignore[no-any-return]  # checked above: a dict of dicts
 
 
 def _save_state(layout: Layout, data: dict[str, Any]) -> None:

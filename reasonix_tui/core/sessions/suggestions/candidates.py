@@ -406,17 +406,17 @@ def cluster_items(items: Sequence[Item], seed: Sequence[Sequence[Item]] = ()) ->
             posting = index.get(t)
             if not posting or (n >= 3 and len(posting) > 50) or len(posting) > 400:
                 continue
-            for c in posting:
-                hits[c] += 2 if t in it.values else 1
+            for cluster_no in posting:
+                hits[cluster_no] += 2 if t in it.values else 1
         best, best_sim = -1, 0.0
-        for c, h in hits.most_common(4):
+        for cluster_no, h in hits.most_common(4):
             if h < 2:
                 break
-            for other in clusters[c][:3]:
+            for other in clusters[cluster_no][:3]:
                 sim = _similar(it, other)
                 if (sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms)
                         and not _clash(it, other) and not _other_objects(it, other)):
-                    best, best_sim = c, sim
+                    best, best_sim = cluster_no, sim
         if best < 0:
             clusters.append([it])
             best = len(clusters) - 1

@@ -148,7 +148,7 @@ def _zh_memo() -> dict[str, tuple[tuple[str, bool, tuple[str, ...], float], ...]
             if type(data) is tuple and len(data) == 2 and data[0] == _zh_stamp() and isinstance(data[1], dict):
                 memo = data[1]
         _ZH["memo"] = memo
-    return memo
+    return memo  # type: ignore[no-any-return]  # the memo holds this mapping
 
 
 def save_memo() -> None:
@@ -174,8 +174,9 @@ def _zh_run(run: str) -> tuple[tuple[str, bool, tuple[str, ...], float], ...]:
     try:
         from ...lang.prior import word_prior
     except ImportError:  # an older package without priors
-        word_prior = None
+        word_prior = None  # type: ignore[assignment]  # optional in an older package
     out = []
+    assert lang is not None  # callers ask only when the language resources load
     for w in lang.segment(run):
         fn = bool(lang.is_chinese_function_word(w))
         gl = () if fn else tuple(lang.glosses(w))

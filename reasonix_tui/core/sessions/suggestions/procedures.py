@@ -187,7 +187,7 @@ def extract_steps(messages: Sequence[Message]) -> list[Step]:
             if is_user_authored_turn_message(msg):
                 trigger = index
                 continue
-            command = _bash_input(msg.content)
+            command: Any = _bash_input(msg.content)
             if command:
                 out.extend(Step(k, d, index, trigger) for k, d in command_keys(command))
             continue
@@ -309,24 +309,24 @@ def find_procedures(sessions: Sequence[Sequence[Step]], min_sessions: int = 2) -
         count: Counter[str] = Counter()
         for i in members:
             count.update(set(chains[i]))
-        keys = [k for k, c in count.items() if c >= min_sessions]
-        if len(keys) < 3:
+        step_keys = [k for k, c in count.items() if c >= min_sessions]
+        if len(step_keys) < 3:
             continue
         position: dict[str, float] = {}
-        for k in keys:
+        for k in step_keys:
             pos = [chains[i].index(k) / max(1, len(chains[i]) - 1) for i in members if k in chains[i]]
             position[k] = sum(pos) / len(pos)
-        keys.sort(key=lambda k: (position[k], k))
+        step_keys.sort(key=lambda k: (position[k], k))
         member_set = set(members)
-        distinctive = tuple(k for k in keys if k not in _ROUTINE_GIT and df[k] <= len(member_set) + 1)
+        distinctive = tuple(k for k in step_keys if k not in _ROUTINE_GIT and df[k] <= len(member_set) + 1)
         if len(distinctive) < 2:
             continue
         occurrences = []
-        keyset = set(keys)
+        keyset = set(step_keys)
         for i in sorted(members):
             steps = tuple(s for s in seqs[i] if s.key in keyset)
             occurrences.append(Occurrence(i, steps))
-        out.append(Procedure(tuple(keys), tuple(occurrences), distinctive))
+        out.append(Procedure(tuple(step_keys), tuple(occurrences), distinctive))
     out.sort(key=lambda p: (-len(p.occurrences), -len(p.keys), p.keys))
     return out
 

@@ -523,7 +523,7 @@ def _always_never_ok(s: str, m: re.Match[str]) -> bool:
         return True
     after = s[m.end():].lstrip().lower()
     first = re.match(r"[a-z'-]+", after)
-    return bool(first) and first.group(0) in {v.split()[0] for v in _POLICY_VERBS} and not re.search(r"\w+s\s*$", before.strip().lower() or "x")
+    return first is not None and first.group(0) in {v.split()[0] for v in _POLICY_VERBS} and not re.search(r"\w+s\s*$", before.strip().lower() or "x")
 
 
 def score_sentence(sentence: str) -> SentenceScore:
@@ -562,8 +562,9 @@ def score_sentence(sentence: str) -> SentenceScore:
         if _always_never_ok(_HABIT_MARKERS.sub(" ", text_nq), m):
             sc.add(2.0, f"general wording ({m.group(1).lower()})")
             break
-    if _ZH_ALWAYS.search(text_nq) and not is_question(raw):
-        sc.add(1.5, "general wording (" + _ZH_ALWAYS.search(text_nq).group(0) + ")")
+    always = _ZH_ALWAYS.search(text_nq)
+    if always and not is_question(raw):
+        sc.add(1.5, "general wording (" + always.group(0) + ")")
     m = _EXPLICIT.search(text_nq)
     if m:
         sc.add(2.0, f"explicit ({m.group(0).strip()})")
