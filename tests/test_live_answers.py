@@ -18,7 +18,7 @@ from test_mcp_server import session, text
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
-from reasonix_tui.integrations import hookd
+from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hooks import SessionState, session_path
 
 WAIT_S = 15.0
@@ -92,7 +92,7 @@ async def test_outside_changes_reach_the_next_mcp_answer(layout: Layout) -> None
         assert "flagger canary with 10% steps" in read
 
 
-@pytest.mark.skipif(not hookd.enabled({}), reason="no Unix sockets")
+@pytest.mark.skipif(not hook_client.enabled({}), reason="no Unix sockets")
 def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(layout)
     monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
@@ -109,9 +109,9 @@ def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeyp
     try:
         ask("how do we deploy to the k8s-stage-2 cluster with helm?")  # starts the server
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not hookd.status(root):
+        while time.monotonic() < deadline and not hook_client.status(root):
             time.sleep(0.1)
-        pid = hookd.status(root)["pid"]  # type: ignore[index]
+        pid = hook_client.status(root)["pid"]  # type: ignore[index]
         assert "Deploys go to k8s-stage-2" in ask("how do we deploy to the k8s-stage-2 cluster with helm?")
 
         edit_in_place(layout.project_dir / "deploy-target.md", "Deploys go to k8s-stage-2", "Deploys go to k8s-stage-7")
@@ -127,13 +127,13 @@ def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeyp
         assert "canary-rollout" not in answer
 
         # every answer above came from the same running server (no restart)
-        assert hookd.status(root)["pid"] == pid  # type: ignore[index]
+        assert hook_client.status(root)["pid"] == pid  # type: ignore[index]
         state = SessionState.load(session_path(layout, "live"), "live")
         assert state.handled_by == pid
     finally:
-        hookd.shutdown(root)
+        hook_client.shutdown(root)
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and hookd.status(root):
+        while time.monotonic() < deadline and hook_client.status(root):
             time.sleep(0.1)
 
 

@@ -185,8 +185,12 @@ class _StoredBM25:
     def __init__(self, matrix: TermMatrix) -> None:
         self._m = matrix
         self.size = len(matrix.names)
-        self._bm25 = type("_Freqs", (), {})()
-        self._bm25.doc_freqs = _DocFreqs(matrix)  # type: ignore[attr-defined]
+        self._freqs = _DocFreqs(matrix)
+
+    def matched_terms(self, doc: int, terms: Sequence[str]) -> list[str]:
+        """As :meth:`~reasonix_tui.core.bm25.BM25Index.matched_terms`."""
+        freqs = self._freqs[doc]
+        return [t for t in terms if freqs.get(t, 0) > 0]
 
     def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
         """As :meth:`PoolBM25.accumulate`."""
@@ -214,7 +218,7 @@ def _channel_class() -> type:
         def __init__(self, docs: _LazyFacts, keys: list[str], start: np.ndarray, end: np.ndarray,
                      pdocs: np.ndarray, tfs: np.ndarray, norm: np.ndarray, idf_one: float,
                      vectors: Any) -> None:
-            self.docs = docs  # type: ignore[assignment]
+            self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = len(docs)
             self._key_list = keys
             self._start, self._end, self._docs, self._tfs = start, end, pdocs, tfs
@@ -260,6 +264,10 @@ def _resolution_class() -> type:
     class StoredResolution(Resolution):
         """A :class:`~reasonix_tui.core.resolve.Resolution` by file number."""
 
+        _loader: _Loader
+        _rows: dict[int, tuple[int, str, str, bool]]
+        _made: dict[int, Supersession]
+
         def __init__(self, loader: _Loader, rows: dict[int, tuple[int, str, str, bool]]) -> None:
             object.__setattr__(self, "items", ())
             object.__setattr__(self, "_by_old", {})
@@ -269,14 +277,16 @@ def _resolution_class() -> type:
 
         def of(self, fact: Fact) -> Supersession | None:
             f = self._loader.file_of(fact)
-            row = self._rows.get(f) if f is not None else None
+            if f is None:
+                return None
+            row = self._rows.get(f)
             if row is None:
                 return None
             got = self._made.get(f)
             if got is None:
                 cur, kind, evidence, certain = row
                 got = self._made[f] = Supersession(fact, self._loader.fact(cur), kind, evidence, certain)
-            return got  # type: ignore[no-any-return]
+            return got
 
         def __len__(self) -> int:
             return len(self._rows)
@@ -327,7 +337,7 @@ class _HalfRows:
         return len(self._half)
 
     def __getitem__(self, rows: Any) -> np.ndarray:
-        return self._half[rows].astype(np.float32)
+        return self._half[rows].astype(np.float32)  # type: ignore[no-any-return]  # numpy types astype loosely
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self._half.astype(dtype or np.float32)
@@ -339,16 +349,16 @@ class StoredRecallIndex(RecallIndex):
     def __init__(self, data: dict[str, Any], listing: _Listing) -> None:  # noqa: D107 - see class
         loader = self.loader = _Loader(listing.paths, listing.scopes, listing.keys)
         self._ids: dict[str, int] = data["ids"]
-        self.docs = _LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]
-        self.texts = _LazyTexts(self.docs)  # type: ignore[arg-type,assignment]
-        self.pool = _Pool(_LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]
+        self.docs = _LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
+        self.texts = _LazyTexts(self.docs)  # type: ignore[arg-type,assignment]  # lazy texts stand in for the list
+        self.pool = _Pool(_LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
                           _LazyExclusions(loader, data["excluded"]))
         self._all = _LazyFacts(loader, data["all_files"])
         n = len(data["doc_files"])
         matrix = TermMatrix([""] * n, [], [], data["terms"], np.frombuffer(data["offsets"], dtype=np.int64),
                             np.frombuffer(data["term_ids"], dtype=np.int32),
                             np.frombuffer(data["counts"], dtype=np.int32))
-        self.bm25 = _StoredBM25(matrix) if n else None  # type: ignore[assignment]
+        self.bm25 = _StoredBM25(matrix) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
 
         def arr(name: str, dtype: Any) -> np.ndarray:
             return np.frombuffer(data[name], dtype=dtype)
@@ -364,7 +374,7 @@ class StoredRecallIndex(RecallIndex):
         self._lock = threading.RLock()
         self._extras = {}
         ch = data["channels"]
-        vectors = None
+        vectors: Any = None
         if ch["vectors"] is not None and n:
             vectors = _HalfRows(np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1))
         elif ch["vectors"] is not None:
@@ -380,16 +390,16 @@ class StoredRecallIndex(RecallIndex):
                                                  np.frombuffer(second, dtype=np.float64).reshape(d, d))
         from .enhance import EnhancedIndex
 
-        self._extras["enhanced"] = EnhancedIndex(superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]
-                                                 doc_of=_DocOf(loader, data["doc_files"]))  # type: ignore[arg-type]
+        self._extras["enhanced"] = EnhancedIndex(superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
+                                                 doc_of=_DocOf(loader, data["doc_files"]))  # type: ignore[arg-type]  # mappings read from disk
         self._extras["resolution"] = _resolution_class()(loader, data["resolution"])
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override]  # read-only where the base has an attribute
     def all_facts(self) -> Sequence[Fact]:
         """Every active fact in ``ListAll`` order (read from their files on use)."""
         return self._all
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override]  # read-only where the base has an attribute
     def source(self) -> Sequence[Fact]:
         return self._all
 

@@ -28,7 +28,6 @@ anything the index cannot vouch for take the full path.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import stat as stat_mod
 import threading
@@ -39,14 +38,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compat import tokenize as _tokenize
-from ..bm25 import B, K1
+from ..bm25 import idf, length_norm, term_score
 from ..compat.gostr import trim_space
 from ..store.index_md import INDEX_NAME
 from ..store.cache import stat_key
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..store.store import read_fact_file
 from ..compat.tokenize import query_terms, tokens
-from .index import KP1
 from .pool import list_all_order
 from .memory_tool import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
 from ..compat.retrieval import make_snippet
@@ -250,12 +248,11 @@ class TermMatrix:
                 avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
                 if avgdl <= 0:
                     avgdl = 1.0
-                self._norm = K1 * ((1 - B) + (B * doc_len) / avgdl)
+                self._norm = length_norm(doc_len, avgdl)
             idx = np.searchsorted(self.offsets, where, side="right") - 1
             tf = self.counts[where].astype(float)
             df = int(where.size)
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            value = (idx, (float(idf) * (tf * KP1)) / (tf + self._norm[idx]))
+            value = (idx, term_score(idf(n, df), tf, self._norm[idx]))
         self._postings[tid] = value
         return value
 
