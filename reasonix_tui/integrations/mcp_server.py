@@ -304,7 +304,7 @@ def _start_prewarm(ctx: _Context, history: bool = True) -> None:
             from ..core.recall.search_index import seed_from_disk, warm_search
 
             if not ctx.settings.no_memory:
-                if not seed_from_disk(ctx.store):  # type: ignore[arg-type]
+                if not seed_from_disk(ctx.store):  # type: ignore[arg-type]  # the live store is a Store
                     warm_search(ctx.store.snapshot().facts)
         except Exception:
             ctx.log_error("memory prewarm failed")

@@ -342,7 +342,7 @@ def memory_tool_call(
     limit = clamp_limit(args["limit"])
     op = trim_space(args["operation"])
     if op == "search":
-        all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]
+        all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]  # a store is given whenever facts is not
         hits = search_memories(all_facts, args["query"], type_=type_, scope=scope, limit=limit,
                                resolved=settings.recall_mode != "reasonix-exact")
         return format_search(args["query"], hits)
@@ -352,7 +352,7 @@ def memory_tool_call(
             raise MemoryToolError(f"memory {go_quote(slug(args['name']))} not found")
         return format_read(fact)
     if op == "list":
-        all_facts = facts if facts is not None else store.list_all()  # type: ignore[union-attr]
+        all_facts = facts if facts is not None else store.list_all()  # type: ignore[union-attr]  # a store is given whenever facts is not
         return format_list(filter_facts(all_facts, type_, scope), limit)
     if op == "":
         raise MemoryToolError("operation is required")

@@ -198,7 +198,7 @@ class LiveStore(Store):
         wanted = [str(d) for _scope, d in self._dirs() if os.path.isdir(d)]
         w = self._watcher
         if w is not None and w.is_alive() and not w.failed and w.folders == wanted and all(
-            _mark(f) is not None and w.marks[f] is not None and _mark(f)[0] == w.marks[f][0] for f in wanted  # type: ignore[index]
+            _mark(f) is not None and w.marks[f] is not None and _mark(f)[0] == w.marks[f][0] for f in wanted  # type: ignore[index]  # marks are set for every wanted file
         ):
             return
         self._stop_watcher()
@@ -409,7 +409,7 @@ class LiveStore(Store):
         if old is not None and old[0] == key and old[1] is not None:
             return old
         try:
-            fact = read_through(cache, path, scope, st)  # type: ignore[arg-type]
+            fact = read_through(cache, path, scope, st)  # type: ignore[arg-type]  # st is set when the file exists
         except OSError as exc:
             return key, None, (FileError(path, scope, f"cannot read: {exc.strerror or exc}"),)
         problem = fact_file_problem(fact)
