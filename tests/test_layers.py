@@ -4,6 +4,8 @@
   imports neither textual nor mcp nor the integrations nor the TUI; the TUI never imports
   the integrations; the integrations reach the TUI only through the one launcher.
 * No two modules of the package import each other, directly or through others.
+* Every ``# type: ignore`` names its error code and says why.
+* BM25 is written once, in core/bm25.py.
 * No tracked text file carries an absolute path of a development machine.
 """
 
@@ -26,6 +28,7 @@ KNOWN_CYCLES: list[frozenset[str]] = [
                "reasonix_tui.core.sessions.suggestions.statements"}),
     frozenset({"reasonix_tui.core.recall.fields", "reasonix_tui.core.recall.index", "reasonix_tui.core.recall.pool",
                "reasonix_tui.core.resolve", "reasonix_tui.core.store.precedence"}),
+    frozenset({"reasonix_tui.core.recall.memory_tool", "reasonix_tui.core.recall.search_index"}),
 ]
 
 
@@ -144,3 +147,32 @@ def test_no_tracked_file_carries_a_machine_path() -> None:
         for hit in machine_paths(text, str(REPO)):
             bad.append(f"{path.relative_to(REPO)}: {hit}")
     assert not bad, "absolute machine paths in tracked files:\n" + "\n".join(bad)
+
+
+TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore(?P<code>\[[^\]]+\])?(?P<rest>.*)$")
+
+
+def test_every_type_ignore_has_a_code_and_a_reason() -> None:
+    bad: list[str] = []
+    for path in sorted((REPO / "reasonix_tui").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            m = TYPE_IGNORE.search(line)
+            if m and (not m.group("code") or not m.group("rest").strip().lstrip("#").strip()):
+                bad.append(f"{path.relative_to(REPO)}:{n}: {line.strip()}")
+    assert not bad, "a type: ignore without its code or a reason:\n" + "\n".join(bad)
+
+
+BM25_FORMULA = re.compile(r"math\.log\(1(\.0)?\s*\+|\*\s*2\.2\b|\(\s*1\s*-\s*B\s*\)|K1\s*\+\s*1\b|_bm25\.")
+
+
+def test_one_bm25_formula() -> None:
+    """The idf, the length normalisation and a term's score are written once, in core/bm25.py;
+    nothing reaches into rank-bm25's object from outside it."""
+    assert BM25_FORMULA.search("idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))")
+    bad = [
+        f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+        for path in sorted((REPO / "reasonix_tui").rglob("*.py")) if path.name != "bm25.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if BM25_FORMULA.search(line)
+    ]
+    assert not bad, "BM25 spelt outside core/bm25.py:\n" + "\n".join(bad)
