@@ -213,8 +213,10 @@ def test_pinned_guidance_near_or_over_the_budget(layout: Layout) -> None:
     [f] = kinds(layout, Settings(pinned_budget_chars=1200))["pinned-budget"]
     assert f.severity == "warning" and dict(f.data) == {"used": 1000, "budget": 1200}
     assert f.fix("unpin").fact_id == big.id  # the largest first
-    [over] = kinds(layout, Settings(pinned_budget_chars=900))["pinned-budget"]
+    [over] = kinds(layout, Settings(pinned_budget_chars=900, pinned_budget_configured=True))["pinned-budget"]
     assert over.severity == "problem" and "new pins are refused" in over.evidence[0]
+    [unset] = kinds(layout, Settings(pinned_budget_chars=900))["pinned-budget"]  # as Reasonix: no refusal unset
+    assert "refused only with memory.pinned_budget_chars set" in unset.evidence[0]
 
 
 def test_pinned_guidance_well_under_the_budget_is_fine(layout: Layout) -> None:

@@ -126,9 +126,9 @@ class HealthChecker:
         if self._disk is None:
             data = read_sealed(self._disk_path, self._MAGIC) if self._disk_path else None
             ok = type(data) is tuple and len(data) == 3 and data[0] == _memo_version() and isinstance(data[1], dict)
-            self._disk = data[1] if ok else {}
+            self._disk = data[1] if ok else {}  # type: ignore[index]  # ok: data is a 3-tuple
             if ok and not self._meaning_loaded:
-                self._meaning_loaded = self._meaning.restore(data[2])
+                self._meaning_loaded = self._meaning.restore(data[2])  # type: ignore[index]  # ok: a 3-tuple
         return self._disk
 
     def cached(self, fact: Fact) -> FactScan | None:
@@ -300,7 +300,7 @@ def run_checks(
     out += checks.check_secrets(facts, ctx.scans)
     out += checks.check_unreadable(ctx.errors)
     out += checks.check_instructions(ctx.diagnostics, ctx.workspace)
-    out += checks.check_pinned_budget(facts, ctx.pinned_budget)
+    out += checks.check_pinned_budget(facts, ctx.pinned_budget, ctx.pinned_refused)
     usage = usage if usage is not None else checks.usage_from_traces(ctx.traces)
     out += checks.check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
     out += checks.check_freshness(facts, ctx.now, memo)
@@ -354,7 +354,7 @@ def gather(
                 continue
             diagnostics.setdefault((d.code, d.path, d.source_path, d.line), d)
     return HealthContext(
-        facts=facts, scans={}, now=now, pinned_budget=settings.pinned_budget_chars,
+        facts=facts, scans={}, now=now, pinned_budget=settings.pinned_budget_chars, pinned_refused=settings.pinned_ceiling > 0,
         errors=[(p, s, m, _signature(p)) for p, s, m in errors], traces=traces,
         diagnostics=tuple(diagnostics.values()), workspace=str(layout.workspace),
         function_words=function_words(),

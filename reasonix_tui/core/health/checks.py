@@ -159,6 +159,8 @@ class HealthContext:
     """The moment freshness is judged at."""
     pinned_budget: int = 1500
     """The pinned budget (0: no ceiling)."""
+    pinned_refused: bool = True
+    """A pin over the budget is refused (the budget was configured, as in Reasonix)."""
     errors: Sequence[tuple[str, str, str, str]] = ()
     """Unreadable files: ``(path, scope, message, signature)``; the signature (size and
     time) changes when the file does."""
@@ -434,7 +436,7 @@ def check_duplicates(
             continue
         shared = fields_of[root]
         sig = tuple(sorted(shared.items()))
-        found = (memo.get_group("duplicate", fs, sig, lambda fs=fs, shared=shared: _duplicate(fs, shared))
+        found = (memo.get_group("duplicate", fs, sig, lambda fs=fs, shared=shared: _duplicate(fs, shared))  # type: ignore[misc]  # a default-argument lambda binds the loop values
                  if memo is not None else _duplicate(fs, shared))
         if found is not None:
             out.append(found)
@@ -487,7 +489,7 @@ def check_near_duplicates(
     for pairs in groups.values():
         members = sorted({facts[x] for d in pairs for x in (d.i, d.j)}, key=newness, reverse=True)
         sig = tuple(sorted((str(facts[d.i].id), str(facts[d.j].id), round(d.meaning, 4)) for d in pairs))
-        found = (memo.get_group("near-duplicate", members, sig, lambda m=members, p=pairs: _near(facts, m, p))
+        found = (memo.get_group("near-duplicate", members, sig, lambda m=members, p=pairs: _near(facts, m, p))  # type: ignore[misc]  # a default-argument lambda binds the loop values
                  if memo is not None else _near(facts, members, pairs))
         if found is not None:
             out.append(found)
@@ -616,7 +618,7 @@ def check_instructions(diagnostics: Sequence[Diagnostic], workspace: str = "") -
 # --------------------------------------------------------------------------- pinned
 
 
-def check_pinned_budget(facts: Sequence[Fact], budget: int) -> list[Finding]:
+def check_pinned_budget(facts: Sequence[Fact], budget: int, refused: bool = True) -> list[Finding]:
     """Pinned guidance at or over :data:`BUDGET_WARN_SHARE` of the pinned budget (the
     store's count: every pinned body, trimmed)."""
     if budget <= 0:
@@ -629,7 +631,7 @@ def check_pinned_budget(facts: Sequence[Fact], budget: int) -> list[Finding]:
     severity = PROBLEM if used > budget else WARNING
     share = used / budget
     head = (f"pinned guidance uses {_n(used)} of {_n(budget)} chars ({share:.0%}): "
-            + ("over the budget, new pins are refused" if used > budget else "close to the budget"))
+            + (("over the budget, new pins are refused" if refused else "over the budget (pins are refused only with memory.pinned_budget_chars set)") if used > budget else "close to the budget"))
     evidence = [head, *(f"{_n(n):>7} chars  {_name(f)}" for n, f in pinned[:12])]
     if len(pinned) > 12:
         evidence.append(f"… and {len(pinned) - 12} more pinned facts")
@@ -722,7 +724,7 @@ def check_recall_usage(
             continue
         lost = usage.lost.get(fid)
         sig = (turns, hits, max(since, first_turn) // DAY_NS, last_day, tuple(lost.most_common()) if lost else ())
-        found = _memo_get(memo, "usage", f, sig, lambda f=f, turns=turns, hits=hits, since=since, lost=lost:
+        found = _memo_get(memo, "usage", f, sig, lambda f=f, turns=turns, hits=hits, since=since, lost=lost:  # type: ignore[misc]  # a default-argument lambda binds the loop values
                           _usage_finding(f, turns, hits, Timestamp(max(since, first_turn)), last_day, lost))
         if found is not None:
             out.append(found)
@@ -824,15 +826,15 @@ def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | N
         exp = f.expires_at
         if exp is not None and now > exp:
             ago = (now.ns - exp.ns) // DAY_NS
-            found = _memo_get(memo, "freshness", f, ("expired", ago), lambda f=f, ago=ago: _expired(f, ago))
+            found = _memo_get(memo, "freshness", f, ("expired", ago), lambda f=f, ago=ago: _expired(f, ago))  # type: ignore[misc]  # a default-argument lambda binds the loop values
         else:
             report = explain_freshness(f, now)
             if report.label == "stale":
                 found = _memo_get(memo, "freshness", f, ("stale", report.reason),
-                                  lambda f=f, report=report: _stale(f, report))
+                                  lambda f=f, report=report: _stale(f, report))  # type: ignore[misc]  # a default-argument lambda binds the loop values
             elif exp is not None and exp.ns <= soon:
                 days = max(0, (exp.ns - now.ns) // DAY_NS)
-                found = _memo_get(memo, "freshness", f, ("expires", days), lambda f=f, days=days: _expires(f, days))
+                found = _memo_get(memo, "freshness", f, ("expires", days), lambda f=f, days=days: _expires(f, days))  # type: ignore[misc]  # a default-argument lambda binds the loop values
             else:
                 start = f.clock_start
                 if report.windows is None or start is None or start > now:
@@ -842,7 +844,7 @@ def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | N
                     continue
                 days = max(0, (ends - now.ns) // DAY_NS)
                 found = _memo_get(memo, "freshness", f, ("window", days, ends, report.reason),
-                                  lambda f=f, days=days, ends=ends, report=report: _window(f, days, ends, report))
+                                  lambda f=f, days=days, ends=ends, report=report: _window(f, days, ends, report))  # type: ignore[misc]  # a default-argument lambda binds the loop values
         if found is not None:
             out.append(found)
     return out

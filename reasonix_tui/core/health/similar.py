@@ -63,7 +63,7 @@ def meaning_key(fact: Fact) -> bytes:
     """A digest of what the meaning channel reads of a fact (title, description, body)."""
     from ..recall.index import FACT_MEMO
 
-    return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]
+    return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]  # the memo holds what _meaning_key returns
 
 
 class MeaningPairs:
@@ -207,7 +207,9 @@ def common_passages(a: str, b: str, min_words: int = 3) -> tuple[str, ...]:
     """Runs of at least ``min_words`` words found in both texts (as ``a`` writes them)."""
     aw = _WORD.findall(a)
     bw = _WORD.findall(b)
-    norm = lambda w: w.strip(".,;:!?()[]`'\"").lower()  # noqa: E731
+    def norm(w: str) -> str:
+        return w.strip(".,;:!?()[]`'\"").lower()
+
     sm = difflib.SequenceMatcher(None, [norm(w) for w in aw], [norm(w) for w in bw], autojunk=False)
     runs = [" ".join(aw[m.a: m.a + m.size]) for m in sm.get_matching_blocks() if m.size >= min_words]
     return tuple(sorted(runs, key=len, reverse=True))
