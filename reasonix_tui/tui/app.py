@@ -195,7 +195,7 @@ class ContextCenterApp(App[None]):
         """The last :class:`~reasonix_tui.core.health.HealthReport` (``None`` until the first)."""
         self.health_changed: Signal[Any] = Signal(self, "health-changed")
         """Published with each new health report."""
-        self.health_undo: list[actions.HealthUndo] = []
+        self.health_undo: list[writes.HealthUndo] = []
         """Health fixes that can be taken back, newest last."""
         self._health_gen = 0
         self._health_seen = 0
@@ -324,7 +324,7 @@ class ContextCenterApp(App[None]):
                 self._edit_file(fix.path, fact_file=finding.kind == "unreadable")
             return
         if action == "dismiss":
-            self.run_write("dismiss", lambda store: actions.health_dismiss(store, finding, undo))
+            self.run_write("dismiss", lambda store: writes.health_dismiss(store, finding, undo))
             return
         if action == "merge":
             facts = [self.snapshot.facts.get(r.id) for r in finding.facts]
@@ -333,20 +333,20 @@ class ContextCenterApp(App[None]):
                             severity="warning")
                 return
             try:
-                draft, values = actions.merge_form([f for f in facts if f is not None], fix.keep_id or fix.fact_id)
+                draft, values = writes.merge_form([f for f in facts if f is not None], fix.keep_id or fix.fact_id)
             except StoreError as exc:
                 self.notify(str(exc), title="merge: refused", severity="error")
                 return
             others = ", ".join(r.ref for r in finding.facts if r.id != draft.id)
             screen = FactFormScreen(values, title=f"Merge into {finding.facts[0].ref} (saving archives {others})")
 
-            def saved(values: actions.FactFormValues | None) -> None:
+            def saved(values: writes.FactFormValues | None) -> None:
                 if values is not None:
-                    self.run_write("merge", lambda store: actions.health_merge(store, finding, draft, values, undo))
+                    self.run_write("merge", lambda store: writes.health_merge(store, finding, draft, values, undo))
 
             self.push_screen(screen, saved)
             return
-        self.run_write(action, lambda store: actions.health_fix(store, finding, action, undo))
+        self.run_write(action, lambda store: writes.health_fix(store, finding, action, undo))
 
     @on(HealthUndoRequested)
     def _health_undo_requested(self, message: HealthUndoRequested) -> None:
@@ -354,7 +354,7 @@ class ContextCenterApp(App[None]):
             self.notify("No health fix to undo.", timeout=3)
             return
         item = self.health_undo.pop()
-        self.run_write("undo", lambda store: actions.health_undo(store, item))
+        self.run_write("undo", lambda store: writes.health_undo(store, item))
 
     def on_unmount(self) -> None:
         """Remove the presence marker."""

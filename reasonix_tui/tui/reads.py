@@ -1,5 +1,5 @@
 """What the panes read outside the fact table, over the core APIs (no textual import);
-the quick-add note is the one write here (``actions.quick_add`` runs it in the write worker).
+the quick-add note is the one write here (``writes.quick_add`` runs it in the write worker).
 
 Each function is blocking (call it from a thread worker) and returns the core's own
 types: instruction resolutions, audit entries, recall traces, suggestions. Tests that
