@@ -582,12 +582,13 @@ def _plugins() -> list[Any]:
     if _PLUGINS is None:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-        plugins = []
-        for cls in get_mapping_from_secret_type_to_class().values():
+        mapping: dict[str, Any] = get_mapping_from_secret_type_to_class()
+        plugins: list[Any] = []
+        for cls in mapping.values():
             if cls.__name__ in _SKIPPED_PLUGINS:
                 continue
             try:
-                plugins.append(cls())  # type: ignore[misc]  # detect-secrets types its plugin map as abstract
+                plugins.append(cls())
             except Exception:  # noqa: BLE001 - a plugin that needs configuration is skipped
                 continue
         _PLUGINS = plugins
