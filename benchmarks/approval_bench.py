@@ -25,8 +25,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -112,8 +112,8 @@ async def measure_large(root_dir: Path, size_mb: float) -> dict[str, float]:
     written → dialog on screen (the view is computed in a worker and what is drawn is
     bounded), and the longest the event loop stalled meanwhile (keys wait that long)."""
     from reasonix_tui.core.agent.approvals import ApprovalQueue
-    from reasonix_tui.core.agent.proposals import Requester
     from reasonix_tui.core.agent.policy import assess_remember
+    from reasonix_tui.core.agent.proposals import Requester
     from reasonix_tui.core.settings import Settings
     from reasonix_tui.core.store.store import Store
     from reasonix_tui.tui.app import make_app

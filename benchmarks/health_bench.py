@@ -39,6 +39,7 @@ for p in (str(ROOT), str(ROOT / "benchmarks")):
         sys.path.insert(0, p)
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp  # noqa: E402
+from reasonix_tui.core.compat.tokenize import query_terms  # noqa: E402
 from reasonix_tui.core.health import HealthChecker, gather  # noqa: E402
 from reasonix_tui.core.health.checker import memo_path  # noqa: E402
 from reasonix_tui.core.paths import Layout  # noqa: E402
@@ -47,7 +48,6 @@ from reasonix_tui.core.settings import Settings  # noqa: E402
 from reasonix_tui.core.store.fileformat import render_fact  # noqa: E402
 from reasonix_tui.core.store.model import Fact, new_memory_id  # noqa: E402
 from reasonix_tui.core.store.store import SaveRequest, Store  # noqa: E402
-from reasonix_tui.core.compat.tokenize import query_terms  # noqa: E402
 
 NOW = Timestamp.now()
 SETTINGS = Settings(pinned_budget_chars=1500)

@@ -32,10 +32,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reasonix_tui.core.bm25 import BM25Index  # noqa: E402
+from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
 from reasonix_tui.core.sessions.history import HistoryIndex, HistoryOptions
 from reasonix_tui.core.sessions.history_docs import DEFAULT_KINDS, extract_documents
 from reasonix_tui.core.sessions.transcripts import read_reasonix_session  # noqa: E402
-from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
 
 CODE_WORDS = (
     "func return import package struct interface error nil context string bytes json yaml toml "

@@ -41,14 +41,14 @@ if str(ROOT) not in sys.path:
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from reasonix_tui.core.compat.gotime import DAY_NS, parse_rfc3339  # noqa: E402
+from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
 from reasonix_tui.core.recall import get_index, recall  # noqa: E402
 from reasonix_tui.core.recall.channels import ChannelIndex  # noqa: E402
 from reasonix_tui.core.recall.enhance import EnhancedIndex  # noqa: E402
-from reasonix_tui.core.resolve import resolve  # noqa: E402
 from reasonix_tui.core.recall.index import recall_text  # noqa: E402
+from reasonix_tui.core.resolve import resolve  # noqa: E402
 from reasonix_tui.core.settings import Settings  # noqa: E402
 from reasonix_tui.core.store.model import Fact, FactId  # noqa: E402
-from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
 
 NOW = parse_rfc3339("2026-07-27T00:00:00Z")
 assert NOW is not None

@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "suggestions"))
 sys.path.insert(0, str(HERE.parent))
 
-from render import render_claude, render_reasonix, claude_slug, reasonix_slug  # noqa: E402
+from render import claude_slug, reasonix_slug, render_claude, render_reasonix  # noqa: E402
 
 TARGET = 0.5
 
@@ -133,7 +133,7 @@ def build(base: Path, n: int, dense: bool = False) -> tuple[Path, Path, Path]:
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:
     t = time.perf_counter()
-    res = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - t
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")

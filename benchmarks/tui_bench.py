@@ -28,8 +28,9 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout

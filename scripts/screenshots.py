@@ -16,8 +16,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
 from reasonix_tui.core.paths import Layout
@@ -127,9 +128,10 @@ def _freeze() -> None:
     """
     import itertools
 
+    from textual.widgets import Input, TextArea
+
     import reasonix_tui.core.agent.approvals as approvals
     import reasonix_tui.core.store.store as store_module
-    from textual.widgets import Input, TextArea
 
     Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking cursor
     TextArea._toggle_cursor_blink_visible = lambda self: None  # type: ignore[method-assign]

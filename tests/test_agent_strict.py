@@ -10,10 +10,10 @@ import subprocess
 from typing import Any
 
 import pytest
-
-from reasonix_tui.core.agent.writes import agent_remember, check_agent_arguments
-from reasonix_tui.core.agent.approvals import ApprovalQueue
 from cli_exe import exe
+
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.writes import agent_remember, check_agent_arguments
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import InvalidInput
 from reasonix_tui.core.store.store import Store

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.policy import assess_forget, assess_remember
 from reasonix_tui.core.agent.proposals import ApprovalError, ApprovalResult, Requester, valid_proposal_id
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.agent.policy import assess_forget, assess_remember
 from reasonix_tui.core.store.model import Conflict, InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store
 
@@ -448,9 +448,9 @@ def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: 
     ],
 )
 def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, Any]) -> None:
+    from reasonix_tui.core.agent.policy import remember_request
     from reasonix_tui.core.agent.proposals import planned_fact
     from reasonix_tui.core.compat.gotime import Timestamp
-    from reasonix_tui.core.agent.policy import remember_request
     from reasonix_tui.core.store.fileformat import render_fact
 
     now = Timestamp(1_800_000_000 * 10**9)

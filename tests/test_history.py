@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from reasonix_tui.core.bm25 import BM25Index
+from reasonix_tui.core.compat.retrieval import make_snippet
+from reasonix_tui.core.compat.tokenize import query_terms, tokens
+from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.sessions import history as H
 from reasonix_tui.core.sessions import history_docs as HD
 from reasonix_tui.core.sessions import history_tool as HT
-from reasonix_tui.core.bm25 import BM25Index
-from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.compat.retrieval import make_snippet
 from reasonix_tui.core.sessions.claude import claude_project_slugs
 from reasonix_tui.core.sessions.messages import Message, ToolCall
-from reasonix_tui.core.compat.tokenize import query_terms, tokens
 from reasonix_tui.integrations.cli import main
 
 

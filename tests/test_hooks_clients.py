@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from cli_exe import exe
+
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
 from reasonix_tui.core.recall import TraceStore
+from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hooks import (

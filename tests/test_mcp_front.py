@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from cli_exe import exe
+
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.integrations.mcp_front import scrub
-
-
 
 
 class Client:

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.agent.policy import (
     MAX_AUTO_BODY_RUNES,
     InvalidArguments,
@@ -18,6 +17,7 @@ from reasonix_tui.core.agent.policy import (
     parse_remember_arguments,
     remember_request,
 )
+from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Fact, FactId, InvalidInput
 from reasonix_tui.core.store.store import SaveRequest, Store
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.instructions.quickadd import QuickAddError, append_doc, doc_path, insert_note
+from reasonix_tui.core.paths import Layout
 from reasonix_tui.integrations import cli
 
 NEW_DOC = "# Project memory\n\n## Notes\n\n- {}\n"

@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
+from reasonix_tui.core.compat.retrieval import make_snippet
+from reasonix_tui.core.compat.tokenize import query_terms, tokens
 from reasonix_tui.core.recall import Enhancements, clear_index_cache, get_index, recall
 from reasonix_tui.core.recall.engine import distinctive_term, strong_term
 from reasonix_tui.core.recall.generic import GENERIC_TURNS, is_generic_enhanced, is_generic_exact
 from reasonix_tui.core.recall.index import LABELS, RecallIndex
 from reasonix_tui.core.recall.pool import build_pool, find_overrides, identity_keys
-from reasonix_tui.core.recall.render import PREAMBLE
 from reasonix_tui.core.recall.redact import redact_home
-from reasonix_tui.core.compat.retrieval import make_snippet
+from reasonix_tui.core.recall.render import PREAMBLE
 from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.store.model import Fact, FactId
-from reasonix_tui.core.compat.tokenize import query_terms, tokens
 
 NOW = parse_rfc3339("2026-07-27T00:00:00Z")
 assert NOW is not None
@@ -725,8 +725,8 @@ def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
     reused), and every answer equals a build from nothing."""
     from dataclasses import replace
 
-    from reasonix_tui.core.recall.index import FACT_MEMO
     import reasonix_tui.core.recall.index as index_mod
+    from reasonix_tui.core.recall.index import FACT_MEMO
 
     rnd = random.Random(7)
     words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()

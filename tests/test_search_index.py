@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cli_exe import exe
+
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import search_index
 from reasonix_tui.core.recall.memory_tool import search_memories

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
+from reasonix_tui.core.compat.tokenize import query_terms
 from reasonix_tui.core.recall import clear_index_cache, search_memories
 from reasonix_tui.core.recall.index import get_index
 from reasonix_tui.core.recall.memory_tool import SEARCH_FLOOR, _SearchIndex, filter_facts
 from reasonix_tui.core.store.model import Fact, FactId
-from reasonix_tui.core.compat.tokenize import query_terms
 
 WORDS = "deploy cache redis helm chart canary retry queue worker lint build the we use for".split()
 

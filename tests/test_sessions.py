@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.sessions import claude as C
 from reasonix_tui.core.sessions import messages as M
 from reasonix_tui.core.sessions import transcripts as S
 from reasonix_tui.core.sessions import user_text as U
-from reasonix_tui.core.compat.gotime import Timestamp
 
 
 def write_jsonl(path: Path, lines: list[object], header: bool = True, raw_tail: str = "") -> Path:

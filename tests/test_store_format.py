@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from reasonix_tui.core.compat import yamlv3
 from reasonix_tui.core.compat.encoding import decode_bytes
 from reasonix_tui.core.compat.gostr import bound_filename_component, fnv1a64, go_quote, html_escape, one_line, to_lower
 from reasonix_tui.core.compat.gotime import Timestamp, format_archive_stamp, parse_archive_stamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout, resolve_state_root, workspace_slug
-from reasonix_tui.core.compat import yamlv3
 from reasonix_tui.core.store.fileformat import parse_fact_bytes, parse_fact_text, render_fact, split_frontmatter
 from reasonix_tui.core.store.model import (
     Fact,

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store import cache as cache_mod
 from reasonix_tui.core.store import store as store_mod
 from reasonix_tui.core.store.fileformat import render_fact
+from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.store.model import Conflict, Fact, FactId, InvalidInput, NotFound, StoreError
 from reasonix_tui.core.store.store import SaveRequest, Store
 

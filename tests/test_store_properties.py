@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reasonix_tui.core.compat import yamlv3
 from reasonix_tui.core.compat.gostr import one_line
 from reasonix_tui.core.compat.gotime import Timestamp
-from reasonix_tui.core.compat import yamlv3
 from reasonix_tui.core.store.fileformat import flatten_yaml, parse_fact_text, render_fact
 from reasonix_tui.core.store.model import Fact, FactId, parse_reference, slug
 

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.sessions import suggestions as S
-from reasonix_tui.core.sessions.history_tool import history_tool_call
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.sessions import suggestions as S
 from reasonix_tui.core.sessions.claude import claude_project_slugs
-from reasonix_tui.core.settings import Settings, load_settings
-from reasonix_tui.core.store.model import InvalidInput, NotFound
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.sessions.history_tool import history_tool_call
 from reasonix_tui.core.sessions.suggestions import signals as sig
 from reasonix_tui.core.sessions.suggestions.mining import cache_path, mine_sessions
 from reasonix_tui.core.sessions.suggestions.procedures import command_keys, find_procedures
+from reasonix_tui.core.settings import Settings, load_settings
+from reasonix_tui.core.store.model import InvalidInput, NotFound
+from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations.cli import main
 
 DAY_MS = 86_400_000

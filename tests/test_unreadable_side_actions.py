@@ -50,7 +50,6 @@ def test_the_cli_refuses_with_one_line(layout: Layout, broken: Path, verb: str, 
 
 async def test_the_context_center_refuses_p_and_v_on_an_error_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.notifications import Notify
-
     from ui.helpers import SIZE, build_demo, make, settle
 
     layout = build_demo(tmp_path / "demo", monkeypatch)

@@ -248,7 +248,7 @@ def validate(task: Task) -> list[str]:
         problems.append("ids both pinned and not pinned")
     if e.get("silent") and (must or e.get("contain") or sup or e.get("first")):
         problems.append("silent task also requires recall")
-    for old, new in sup.items():
+    for _old, new in sup.items():
         if new in must_not:
             problems.append(f"superseded: {new} must be recalled but it is forbidden")
     return problems

@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .agent import approvals, policy, proposals
 from .compat.gotime import DAY_NS, Timestamp

@@ -20,9 +20,8 @@ What reasonix-tui adds (Reasonix ignores all of it)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 

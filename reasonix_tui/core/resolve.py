@@ -20,11 +20,11 @@ search and the Context Center (and memory health).
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from . import bm25
 from .store.model import Fact, normalize_subject_key

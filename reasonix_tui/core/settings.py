@@ -34,10 +34,9 @@ Example ``settings.toml``::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any

@@ -35,8 +35,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ..core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
 from ..core.agent.proposals import Requester
+from ..core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
 from ..core.paths import Layout
 from ..core.settings import Settings, load_settings
 from ..core.store.model import StoreError

@@ -25,9 +25,10 @@ import subprocess
 import tempfile
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, cast
+from typing import Any, ClassVar, cast
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -69,8 +70,8 @@ from .messages import (
     RestoreRequested,
     ReviewApprovalsRequested,
     SidecarsReloaded,
-    StoreLoadFailed,
     SnapshotResolved,
+    StoreLoadFailed,
     StoreReloaded,
     StoreUpdate,
     SuggestionAcceptRequested,
@@ -79,15 +80,15 @@ from .messages import (
     VerifyRequested,
     WriteFinished,
 )
+from .model.loader import load_snapshot, save_row_cache, update_snapshot
 from .model.proposals import Decision, ProposalView, proposal_view
+from .model.rows import Clock
+from .model.snapshot import CenterSnapshot, diff_snapshots, resolve_snapshot, with_identity_index
 from .screens.approval import ApprovalScreen
 from .screens.dialogs import ConfirmScreen, QuickAddScreen
 from .screens.fact_form import FactFormScreen
 from .screens.help import HelpScreen, binding_ids
 from .screens.main import PANES, MainScreen
-from .model.snapshot import CenterSnapshot, resolve_snapshot, with_identity_index, diff_snapshots
-from .model.loader import load_snapshot, save_row_cache, update_snapshot
-from .model.rows import Clock
 
 __all__ = ["ContextCenterApp", "StoreUpdate", "make_app", "THEME", "PANES"]
 
@@ -548,7 +549,7 @@ class ContextCenterApp(App[None]):
         side = SidecarsReloaded()
         for path in paths:
             name = os.path.basename(path)
-            if name.endswith(".tmp") or name.endswith(".lock"):
+            if name.endswith((".tmp", ".lock")):
                 continue
             if path.startswith(store_dirs):
                 store = True

@@ -20,9 +20,9 @@ from typing import Any
 from ..core.agent.proposals import AutoWrite, Proposal
 from ..core.compat.gotime import Timestamp, parse_rfc3339
 from ..core.store.fields import EDITABLE_NAMES
-from .writes import FactFormValues, form_from_fact
 from .model.proposals import ProposalView
 from .model.snapshot import CenterSnapshot
+from .writes import FactFormValues, form_from_fact
 
 __all__ = ["ApprovalFlow", "QueueChange", "ANNOUNCE_WINDOW_NS", "form_values", "form_edits", "announcement"]
 

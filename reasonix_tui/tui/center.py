@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from ..core.store.store import Store
     from .approval_flow import ApprovalFlow
     from .messages import SidecarsReloaded, StoreUpdate
-    from .model.snapshot import CenterSnapshot
     from .model.rows import Clock
+    from .model.snapshot import CenterSnapshot
 
 __all__ = ["Center"]
 

@@ -8,12 +8,12 @@ want fixed data replace these functions, never the panes.
 
 from __future__ import annotations
 
-from ..core.instructions import documents as instructions
-from ..core.sessions import suggestions
 from ..core.compat.gotime import Timestamp
-from ..core.paths import Layout
+from ..core.instructions import documents as instructions
 from ..core.instructions.quickadd import append_doc, check_scope, doc_path
+from ..core.paths import Layout
 from ..core.recall import RecallTrace, TraceStore, run_recall
+from ..core.sessions import suggestions
 from ..core.settings import Settings
 from ..core.store.audit import AuditEntry
 from ..core.store.store import Store

@@ -288,7 +288,8 @@ def undo_auto_write(store: Store, queue: ApprovalQueue, record: AutoWrite) -> Ou
 
 def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) -> Outcome:
     """Accept a suggestion with the person's edits (their own write)."""
-    from ..core.sessions.suggestions import SuggestionEdits, accept_suggestion as accept
+    from ..core.sessions.suggestions import SuggestionEdits
+    from ..core.sessions.suggestions import accept_suggestion as accept
 
     edits = SuggestionEdits(
         name=values.name, title=values.title, description=values.description,

@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cli_exe import exe
+
 from reasonix_tui.integrations import hook_client
-
-
 
 
 def wait_for(check: Callable[[], object], seconds: float = 60.0, step: float = 0.05) -> object:
@@ -75,7 +74,7 @@ class Peer(threading.Thread):
                         sock.recv(1 << 16)  # a reply or EOF: the server is done with this connection
                         self.cut_off = True
                         return
-                    except (TimeoutError, socket.timeout):
+                    except TimeoutError:
                         pass
                 except OSError:
                     self.cut_off = True
@@ -113,7 +112,7 @@ class Listener(threading.Thread):
             while not self.stop.is_set():
                 try:
                     conn, _ = self.sock.accept()
-                except (TimeoutError, socket.timeout):
+                except TimeoutError:
                     continue
                 with conn:
                     conn.settimeout(5)

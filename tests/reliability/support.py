@@ -8,9 +8,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from cli_exe import exe  # tests/ is on sys.path (tests/reliability is a package)
+
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
-from cli_exe import exe  # tests/ is on sys.path (tests/reliability is a package)
 
 __all__ = ["exe", "cli", "hook", "req", "seeded", "outside_tree", "tree_snapshot", "run_main"]
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.agent.proposals import Proposal, ProposalChanged, Requester
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.store.store import SaveRequest, Store
 
 ARGS: dict[str, Any] = {
@@ -276,8 +276,9 @@ def test_a_same_named_fact_written_by_someone_else_is_not_taken_for_the_approval
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
-    from reasonix_tui.tui.screens.approval import ApprovalScreen
     from ui.helpers import build_demo
+
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
 
     monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.0)  # Pilot types faster than a person
     return build_demo(tmp_path / "demo", monkeypatch)
@@ -291,11 +292,11 @@ def _propose_global(layout: Layout) -> Proposal:
 
 async def test_the_open_dialog_follows_a_rewritten_proposal_with_the_real_watcher(demo: Layout) -> None:
     from textual.widgets import Static
+    from ui.helpers import NOW, SIZE, plain, settings
+    from ui.test_watcher import wait_until
 
     from reasonix_tui.tui.app import make_app
     from reasonix_tui.tui.screens.approval import ApprovalScreen
-    from ui.helpers import NOW, SIZE, plain, settings
-    from ui.test_watcher import wait_until
 
     app = make_app(demo, settings(), watch=True, clock=lambda: NOW)
     async with app.run_test(size=SIZE) as pilot:
@@ -318,10 +319,10 @@ async def test_the_open_dialog_follows_a_rewritten_proposal_with_the_real_watche
 
 async def test_a_key_pressed_on_old_content_is_refused_and_the_new_content_shown(demo: Layout) -> None:
     from textual.widgets import Static
+    from ui.helpers import SIZE, make, plain, settle
 
     from reasonix_tui.tui.messages import SidecarsReloaded
     from reasonix_tui.tui.screens.approval import ApprovalScreen
-    from ui.helpers import SIZE, make, plain, settle
 
     app = make(demo)  # no watcher: the dialog cannot have seen the change
     async with app.run_test(size=SIZE) as pilot:

@@ -10,12 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_mcp_front import Client  # tests/ is on sys.path (tests/reliability is a package)
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.trace import TraceStore
 from reasonix_tui.integrations import hooks
-
-from test_mcp_front import Client  # tests/ is on sys.path (tests/reliability is a package)
 
 from .support import cli, exe, run_main, seeded
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.agent.proposals import Requester
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.store.store import Store
 
 SIZE_CHARS = 1_000_000
@@ -22,8 +22,9 @@ SIZE_CHARS = 1_000_000
 
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
-    from reasonix_tui.tui.screens.approval import ApprovalScreen
     from ui.helpers import build_demo
+
+    from reasonix_tui.tui.screens.approval import ApprovalScreen
 
     monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.0)
     return build_demo(tmp_path / "demo", monkeypatch)
@@ -33,12 +34,12 @@ async def test_a_big_proposal_is_prepared_off_the_ui_thread_and_drawn_bounded(
     demo: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from textual.widgets import Static
+    from ui.helpers import SIZE, make, plain, settle
 
     from reasonix_tui.tui import app as app_module
     from reasonix_tui.tui.messages import SidecarsReloaded
     from reasonix_tui.tui.model.proposals import SHOWN_CHARS
     from reasonix_tui.tui.screens.approval import ApprovalScreen
-    from ui.helpers import SIZE, make, plain, settle
 
     threads: list[str] = []
     real_view = app_module.proposal_view

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from reasonix_tui.core.agent.writes import agent_remember
-from reasonix_tui.core.agent.proposals import Requester
-from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.agent.policy import Reason, assess_remember_skip
+from reasonix_tui.core.agent.proposals import Requester
+from reasonix_tui.core.agent.writes import agent_remember
+from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import load_settings
 from reasonix_tui.core.store.store import Store
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.agent.writes import agent_forget
 from reasonix_tui.core.agent.approvals import ApprovalQueue
 from reasonix_tui.core.agent.proposals import Requester
-from reasonix_tui.core.sessions.history_tool import log_miss
+from reasonix_tui.core.agent.writes import agent_forget
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.service import run_recall
 from reasonix_tui.core.recall.trace import TraceStore
+from reasonix_tui.core.sessions.history_tool import log_miss
 from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hooks
 

@@ -7,18 +7,17 @@ so the Activity pane shows the demo's own history."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from filelock import FileLock
+from ui.helpers import build_demo
 
 from reasonix_tui.core.compat.gotime import parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import RecallTrace
 from reasonix_tui.core.sessions.suggestions import Evidence, MemorySuggestion, SuggestionsView
-
-from ui.helpers import build_demo
 
 SNAPSHOT_ROOT = Path("/tmp/reasonix-tui-snapshots")
 """Fixed parent of the snapshot homes: file paths and workspace slugs appear on screen."""

@@ -7,11 +7,12 @@ Update with ``pytest tests/snapshots --snapshot-update`` after looking at
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from reasonix_tui.core.paths import Layout
+from collections.abc import Callable
+from typing import Any
 
 from ui.helpers import SIZE, make, settle
+
+from reasonix_tui.core.paths import Layout
 
 
 def before(*steps: Any) -> Callable[[Any], Any]:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.agent import approvals
-from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
 from reasonix_tui.core.compat.gotime import Timestamp
+from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 

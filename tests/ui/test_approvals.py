@@ -22,6 +22,7 @@ from reasonix_tui.tui.screens.main import MainScreen
 
 from .helpers import NOW, SIZE, make, plain, settle, store
 
+
 def propose(layout: Layout, tool: str, arguments: dict[str, Any]) -> Any:
     """What the CLI / MCP side does: assess, then queue a proposal."""
     st = store(layout, actor="agent-auto")

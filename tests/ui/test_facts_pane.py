@@ -16,7 +16,7 @@ from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
 from reasonix_tui.tui.widgets.facts_table import FactsTable
 
-from .helpers import SIZE, make, plain, settle, settings, store
+from .helpers import SIZE, make, plain, settings, settle, store
 
 
 def table_of(app: Any) -> FactsTable:

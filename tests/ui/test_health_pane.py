@@ -19,7 +19,8 @@ from reasonix_tui.tui.messages import HealthFixRequested, WriteFinished
 from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
 
-from .helpers import SIZE, make, plain, settle as settle_once, store
+from .helpers import SIZE, make, plain, store
+from .helpers import settle as settle_once
 
 
 async def settle(pilot: Any) -> None:
@@ -157,7 +158,7 @@ async def test_verify_a_stale_fact(demo: Layout, monkeypatch: pytest.MonkeyPatch
         assert finished(messages, "verify").ok
         fact = store(demo).get(finding.facts[0].id)
         assert fact.last_verified_at is not None and fact.revision == finding.facts[0].revision + 1
-        assert ("verify", "context-center", fact.ref) in [(o, a, r) for o, a, r in audit_ops(demo)]
+        assert ("verify", "context-center", fact.ref) in list(audit_ops(demo))
         assert not [f for f in app.health.findings if f.kind == "stale" and f.facts[0].id == fact.id]
         assert set(scanned) <= {fact.ref}  # after one write, at most the written fact is scanned again
 

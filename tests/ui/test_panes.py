@@ -303,7 +303,7 @@ async def test_full_reload_equals_incremental(demo: Layout) -> None:
     full = load_snapshot(demo, settings(), NOW)
     assert inc is not None
     assert set(inc.rows) == set(full.rows)
-    assert {k: r for k, r in inc.rows.items()} == dict(full.rows)
+    assert dict(inc.rows.items()) == dict(full.rows)
     assert [a.path for a in inc.archived] == [a.path for a in full.archived]
     assert inc.pinned_chars == full.pinned_chars
 

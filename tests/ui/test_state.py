@@ -5,14 +5,14 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.store.model import Fact, FactId
 from reasonix_tui.core.store.store import SaveRequest
-from reasonix_tui.tui.model.snapshot import LazyFacts, diff_snapshots
 from reasonix_tui.tui.model.loader import load_snapshot, row_cache_path, save_row_cache
 from reasonix_tui.tui.model.rows import fact_row, freshness_label
+from reasonix_tui.tui.model.snapshot import LazyFacts, diff_snapshots
 
 from .helpers import NOW, settings, store
 
@@ -89,8 +89,8 @@ def test_symlink_out_of_the_store_is_an_error_row(demo: Layout, tmp_path: Path) 
 
 
 def test_identity_index_gives_the_same_overrides_and_holders(demo: Layout) -> None:
-    from reasonix_tui.tui.model.snapshot import with_identity_index
     from reasonix_tui.tui.model.loader import update_snapshot
+    from reasonix_tui.tui.model.snapshot import with_identity_index
 
     snap = load_snapshot(demo, settings(), NOW)
     keys = list(snap.facts)
@@ -121,8 +121,8 @@ def test_a_diff_names_its_base_by_generation(demo: Layout) -> None:
     snapshot of another generation gets the full comparison."""
     from dataclasses import replace
 
-    from reasonix_tui.tui.model.snapshot import with_identity_index
     from reasonix_tui.tui.model.loader import update_snapshot
+    from reasonix_tui.tui.model.snapshot import with_identity_index
 
     base = load_snapshot(demo, settings(), NOW)
     other = load_snapshot(demo, settings(), NOW)

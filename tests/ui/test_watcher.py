@@ -15,7 +15,7 @@ from typing import Any
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 
-from .helpers import SIZE, NOW, settings, store
+from .helpers import NOW, SIZE, settings, store
 
 
 async def wait_until(pilot: Any, predicate: Any, timeout: float = 10.0) -> bool:
@@ -82,7 +82,6 @@ async def test_recall_trace_appears_live(demo: Layout) -> None:
     from textual.widgets import Static
 
     from reasonix_tui.core import recall
-
     from reasonix_tui.tui.app import make_app
 
     from .helpers import plain

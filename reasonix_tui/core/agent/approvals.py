@@ -55,20 +55,41 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from ..compat.gotime import Timestamp, parse_rfc3339
 from ..paths import Layout
-from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
-from .secrets import redact
 from ..store import safeio
-from ..store.safeio import pid_alive as _pid_alive
 from ..store.atomic import atomic_write, ensure_dir
 from ..store.model import (
     Fact,
     InvalidInput,
     StoreError,
 )
-from .proposals import ApprovalError, ApprovalResult, AutoWrite, FORMAT_VERSION, HEARTBEAT_SECONDS, PresenceInfo, Proposal, ProposalChanged, ProposalPreview, Requester, STALE_SECONDS, TOOLS, WaitInfo, WaitOutcome, content_key, as_int, as_str, forget_reply, planned_fact, remember_reply, valid_proposal_id
+from ..store.safeio import pid_alive as _pid_alive
+from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
+from .proposals import (
+    FORMAT_VERSION,
+    HEARTBEAT_SECONDS,
+    STALE_SECONDS,
+    TOOLS,
+    ApprovalError,
+    ApprovalResult,
+    AutoWrite,
+    PresenceInfo,
+    Proposal,
+    ProposalChanged,
+    ProposalPreview,
+    Requester,
+    WaitInfo,
+    WaitOutcome,
+    as_int,
+    as_str,
+    content_key,
+    forget_reply,
+    planned_fact,
+    remember_reply,
+    valid_proposal_id,
+)
+from .secrets import redact
 
 if TYPE_CHECKING:
     from ..settings import Settings

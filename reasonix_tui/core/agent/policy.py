@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..compat.gostr import to_lower, trim_space
-from .secrets import Finding, detect, findings, reasonix_sensitive
 from ..store.model import (
     Fact,
     InvalidInput,
@@ -49,6 +48,7 @@ from ..store.model import (
     parse_reference,
     slug,
 )
+from .secrets import Finding, detect, findings, reasonix_sensitive
 
 if TYPE_CHECKING:
     from ..store.requests import RememberArgs

@@ -17,7 +17,6 @@ from typing import Any
 from ..compat.gostr import one_line, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
 from ..paths import Layout
-from .policy import Assessment, ForgetAssessment
 from ..store.model import (
     Fact,
     FactId,
@@ -31,6 +30,7 @@ from ..store.model import (
     resolve_activation,
     slug,
 )
+from .policy import Assessment, ForgetAssessment
 
 __all__ = ["TOOLS", "SOURCES", "STATES", "HEARTBEAT_SECONDS", "STALE_SECONDS", "Requester", "Proposal", "ApprovalResult", "WaitOutcome", "AutoWrite", "PresenceInfo", "ProposalPreview", "ApprovalError", "ProposalChanged", "WaitInfo", "planned_fact", "remember_reply", "forget_reply", "valid_proposal_id"]
 

@@ -139,7 +139,7 @@ def _mask_bytes(value: bytes) -> bytes:
     if not value or len(value) <= 12:
         return _REDACTED_B
     head, tail = 4, 4
-    if value.startswith(b"sk-") or value.startswith(b"rk-"):
+    if value.startswith((b"sk-", b"rk-")):
         head = 6
     if len(value) <= head + tail:
         return _REDACTED_B
@@ -171,10 +171,7 @@ def _boundary(data: bytes, i: int) -> bool:
 def _authorization_key(key: bytes) -> bool:
     upper = key.upper()
     return (
-        upper == b"AUTHORIZATION"
-        or upper.endswith(b"-AUTHORIZATION")
-        or upper.endswith(b"_AUTHORIZATION")
-        or upper.endswith(b".AUTHORIZATION")
+        upper == b"AUTHORIZATION" or upper.endswith((b"-AUTHORIZATION", b"_AUTHORIZATION", b".AUTHORIZATION"))
     )
 
 

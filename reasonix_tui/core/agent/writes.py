@@ -26,16 +26,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .approvals import ApprovalQueue
-from .proposals import ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
-from .policy import (
-    Assessment,
-    assess_forget,
-    assess_remember,
-    assess_remember_skip,
-    parse_remember_arguments,
-    remember_request,
-)
 from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp
 from ..store.model import (
@@ -51,6 +41,16 @@ from ..store.model import (
 )
 from ..store.requests import parse_expires_at
 from ..store.store import Store
+from .approvals import ApprovalQueue
+from .policy import (
+    Assessment,
+    assess_forget,
+    assess_remember,
+    assess_remember_skip,
+    parse_remember_arguments,
+    remember_request,
+)
+from .proposals import ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
 
 __all__ = ["EXIT_CODES", "AgentWriteOutcome", "agent_remember", "agent_forget", "await_proposal",
            "check_agent_arguments"]

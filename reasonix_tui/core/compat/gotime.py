@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 __all__ = ["Timestamp", "parse_rfc3339", "format_archive_stamp", "parse_archive_stamp", "DAY_NS"]
 
 DAY_NS = 24 * 3600 * 1_000_000_000
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$"
@@ -39,7 +39,7 @@ class Timestamp:
     def from_datetime(cls, dt: datetime) -> Timestamp:
         """From an aware (or naive-as-UTC) datetime."""
         if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=timezone.utc)
+            dt = dt.replace(tzinfo=UTC)
         delta = dt - _EPOCH
         return cls((delta.days * 86400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000)
 
@@ -79,7 +79,7 @@ def parse_rfc3339(value: str | None) -> Timestamp | None:
         return None
     year, month, day, hour, minute, second, frac, zone = m.groups()
     try:
-        dt = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=timezone.utc)
+        dt = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=UTC)
     except ValueError:
         return None
     if zone != "Z":
@@ -113,7 +113,7 @@ def parse_archive_stamp(name: str) -> Timestamp | None:
     if not m:
         return None
     try:
-        dt = datetime.strptime(m.group(1) + m.group(2), "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
+        dt = datetime.strptime(m.group(1) + m.group(2), "%Y%m%d%H%M%S").replace(tzinfo=UTC)
     except ValueError:
         return None
     return Timestamp(Timestamp.from_datetime(dt).ns + int(m.group(3)) * 1_000_000)

@@ -17,9 +17,8 @@ which is several times faster than a Python loop over runes.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
+from functools import lru_cache
 
 import regex
 

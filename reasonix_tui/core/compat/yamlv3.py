@@ -144,7 +144,7 @@ def _plain_or_single(s: str) -> str:
     leading_space = leading_break = trailing_space = trailing_break = False
     break_space = space_break = False
     previous_space = previous_break = False
-    if s.startswith("---") or s.startswith("..."):
+    if s.startswith(("---", "...")):
         block_indicators = True
     preceded_by_ws = True
     n = len(s)

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 from ..compat.gostr import trim_space
 from ..compat.gotime import Timestamp
 from ..paths import Layout
+from ..resolve import Resolution, resolve, resolve_subjects
 from ..settings import Settings
 from ..store.model import Fact
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from . import checks
 from .checks import FactScan, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
-from .similar import MeaningPairs, near_duplicates
-from ..resolve import Resolution, resolve, resolve_subjects
 from .model import Finding, HealthReport, sort_key
+from .similar import MeaningPairs, near_duplicates
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -81,9 +81,9 @@ def memo_path(layout: Layout) -> str:
 
 
 def _memo_version() -> str:
-    from ..agent import policy, secrets
-
     from importlib.metadata import PackageNotFoundError, version
+
+    from ..agent import policy, secrets
 
     versions = []
     for dist in ("detect-secrets", "wordllama"):

@@ -14,20 +14,20 @@ import os
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 from functools import lru_cache, partial
+from typing import Any
 
-from ..store.freshness import FreshnessReport, explain_freshness
 from ..compat.gostr import one_line, trim_space, truncate_runes
 from ..compat.gotime import DAY_NS, Timestamp
 from ..instructions.documents import Diagnostic
 from ..recall.engine import SUPPRESSED_EMPTY, SUPPRESSED_GENERIC, SUPPRESSED_NO_TERMS
 from ..recall.trace import RecallTrace
+from ..resolve import Resolution, Supersession
+from ..store.freshness import FreshnessReport, explain_freshness
 from ..store.model import Fact, normalize_subject_key, normalized_phrase
 from ..store.precedence import find_overrides
-from ..resolve import Resolution, Supersession
-from .similar import MAX_GROUP, NearDuplicate
 from .model import INFO, PROBLEM, WARNING, FactRef, Finding, Fix, TraceSpan, fingerprint_of, key_of
+from .similar import MAX_GROUP, NearDuplicate
 
 __all__ = [
     "FactScan",

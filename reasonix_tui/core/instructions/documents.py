@@ -50,12 +50,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from ..compat.encoding import decode_bytes
-from ..store.safeio import read_regular
 from ..compat.gostr import go_quote, html_escape, one_line, trim_space
+from ..store.safeio import read_regular
 
 __all__ = [
     "DOCUMENT_NAMES",
@@ -462,7 +463,7 @@ def _confined_import_path(target: str, source_dir: str, rules: _ImportRules) -> 
         return path, boundary, ""
 
     path_target = target
-    if target == "~" or target.startswith("~/") or target.startswith("~\\"):
+    if target == "~" or target.startswith(("~/", "~\\")):
         home = _user_home()
         if trim_space(home) == "":
             return "", "", "import_outside_source"

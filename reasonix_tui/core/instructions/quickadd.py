@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from ..compat.encoding import decode_bytes
 from ..compat.gostr import go_quote, one_line, trim_space
-from .documents import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
 from ..store.atomic import atomic_write
 from ..store.model import InvalidInput, StoreError
+from .documents import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
 
 if TYPE_CHECKING:
     from ..paths import Layout

@@ -55,7 +55,6 @@ def warm() -> None:
     """Load every resource now (segmenter, dictionary, stemmer, meaning model)."""
     from . import chinese
     from .meaning import model
-
     from .prior import load_priors
 
     # what an English turn needs first (a request may arrive while this runs)

@@ -23,9 +23,10 @@ import os
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import chinese
 from .english import en_key

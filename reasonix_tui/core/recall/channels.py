@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from .. import bm25
-
 from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact

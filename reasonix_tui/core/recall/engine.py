@@ -21,19 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from ..compat.gostr import trim_space
+from ..compat.gostr import fields, trim_space
 from ..compat.gotime import DAY_NS, Timestamp
+from ..compat.retrieval import make_snippet
+from ..compat.tokenize import query_terms
+from ..resolve import Resolution, resolve
 from ..settings import Settings
 from ..store.model import Fact
-from ..compat.tokenize import query_terms
 from .channels import C_MIN, E_MIN, E_STRONG, ChannelIndex, ChannelScores, score_query
 from .enhance import ALL_ENHANCEMENTS, EnhancedIndex, Enhancements
 from .generic import is_generic_enhanced, is_generic_exact
-from ..resolve import Resolution, resolve
 from .index import EXPIRED, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
-from ..compat.gostr import fields
-from ..compat.retrieval import make_snippet
 
 __all__ = [
     "recall",

@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from ..bm25 import BM25Index, length_norm, term_score
-from ..store.freshness import windows_for
-from ..compat.gotime import DAY_NS
 from ..compat import tokenize as _tokenize
+from ..compat.gotime import DAY_NS
+from ..compat.tokenize import tokens
+from ..store.freshness import windows_for
 from ..store.model import Fact, parse_reference, slug
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from ..compat.tokenize import tokens
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
 __all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo", "memo_path"]

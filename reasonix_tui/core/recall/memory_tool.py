@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compat.gostr import go_quote, one_line, trim_space
+from ..compat.retrieval import go_json_quote, make_snippet
+from ..compat.tokenize import query_terms, tokens
 from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
-from ..compat.tokenize import query_terms
-from ..compat.tokenize import tokens
 from .index import FACT_MEMO, PoolBM25, get_index
-from ..compat.retrieval import go_json_quote, make_snippet
 
 if TYPE_CHECKING:
     from ..store.store import Store

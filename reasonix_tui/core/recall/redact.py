@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import regex
 
-
 __all__ = ["redact_home", "HOME_PLACEHOLDER"]
 
 HOME_PLACEHOLDER = "<local-home>"

@@ -37,17 +37,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..compat import tokenize as _tokenize
 from ..bm25 import idf, length_norm, term_score
+from ..compat import tokenize as _tokenize
 from ..compat.gostr import trim_space
-from ..store.index_md import INDEX_NAME
+from ..compat.retrieval import make_snippet
+from ..compat.tokenize import query_terms, tokens
 from ..store.cache import stat_key
+from ..store.index_md import INDEX_NAME
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..store.store import read_fact_file
-from ..compat.tokenize import query_terms, tokens
-from .pool import list_all_order
 from .memory_tool import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
-from ..compat.retrieval import make_snippet
+from .pool import list_all_order
 
 if TYPE_CHECKING:
     from ..store.live import LiveStore

@@ -5,8 +5,8 @@ where it keeps a workspace's transcripts, and the host texts it wraps around pro
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,7 @@ class ClaudeParser:
         sidechain = obj.get("isSidechain") is True
         content = msg.get("content")
         out: list[Message] = []
-        base: dict[str, Any] = dict(created_at=created, sidechain=sidechain, offset=line.offset)
+        base: dict[str, Any] = {"created_at": created, "sidechain": sidechain, "offset": line.offset}
         if kind == "user":
             host = obj.get("isMeta") is True or obj.get("isCompactSummary") is True or sidechain
             if isinstance(content, str):

@@ -26,26 +26,45 @@ import os
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from .. import bm25
 from ..compat.gostr import go_quote, trim_space
-from ..paths import Layout
-from .transcripts import Parser, ReasonixParser, is_session_transcript_name, is_visible_session, is_visible_subagent_session, read_transcript, session_id_of, subagents_dir
-from .claude import ClaudeParser, claude_project_dir
-from .transcripts import list_claude_transcripts
-from .user_text import is_pinned_context_revision
-from .messages import FORMAT_CLAUDE, FORMAT_REASONIX, iter_json_lines
 from ..compat.retrieval import make_snippet
+from ..compat.tokenize import query_terms, tokens
+from ..paths import Layout
 from ..store.model import InvalidInput
 from ..store.safeio import open_read
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from ..compat.tokenize import query_terms, tokens
-from .history_docs import DEFAULT_KINDS, Hit, KINDS, MAX_SNIPPET, MessageContext, SearchResult, message_documents, render_message, strip_compose_prefixes
+from .claude import ClaudeParser, claude_project_dir
+from .history_docs import (
+    DEFAULT_KINDS,
+    KINDS,
+    MAX_SNIPPET,
+    Hit,
+    MessageContext,
+    SearchResult,
+    message_documents,
+    render_message,
+    strip_compose_prefixes,
+)
+from .messages import FORMAT_CLAUDE, FORMAT_REASONIX, iter_json_lines
+from .transcripts import (
+    Parser,
+    ReasonixParser,
+    is_session_transcript_name,
+    is_visible_session,
+    is_visible_subagent_session,
+    list_claude_transcripts,
+    read_transcript,
+    session_id_of,
+    subagents_dir,
+)
+from .user_text import is_pinned_context_revision
 
 __all__ = [
     "DEFAULT_LIMIT",

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
-from .user_text import is_pinned_context_revision
-from .messages import Message
 from ..compat.retrieval import go_json_quote
+from .messages import Message
+from .user_text import is_pinned_context_revision
 
 __all__ = ["KINDS", "DEFAULT_KINDS", "MAX_SNIPPET", "HISTORY_TOOL_NAME", "HISTORY_TOOL_DESCRIPTION", "HISTORY_TOOL_SCHEMA", "HISTORY_TOOL_SCHEMA_TEXT", "Document", "Hit", "MessageContext", "SearchResult", "extract_documents", "strip_compose_prefixes", "is_tool_error", "render_message", "format_hits", "format_around"]
 
@@ -100,7 +100,7 @@ def strip_compose_prefixes(content: str) -> str:
 def is_tool_error(content: str) -> bool:
     """``error:`` / ``blocked:`` prefix or ``permission denied`` anywhere (lower-cased, trimmed)."""
     s = to_lower(trim_space(content))
-    return s.startswith("error:") or s.startswith("blocked:") or "permission denied" in s
+    return s.startswith(("error:", "blocked:")) or "permission denied" in s
 
 
 @dataclass(frozen=True, slots=True)

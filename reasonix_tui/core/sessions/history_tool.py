@@ -10,8 +10,8 @@ from typing import Any
 
 from ..compat.gostr import go_quote, trim_space
 from ..compat.gotime import Timestamp
-from ..paths import Layout
 from ..compat.tokenize import query_terms
+from ..paths import Layout
 from .history import HistoryError, HistoryOptions, index_for
 from .history_docs import format_around, format_hits
 

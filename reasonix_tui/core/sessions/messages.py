@@ -9,8 +9,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from ..store.safeio import open_read
+
 from ..compat.gotime import Timestamp
+from ..store.safeio import open_read
 
 __all__ = ["FORMAT_REASONIX", "FORMAT_CLAUDE", "MAX_LINE_BYTES", "ToolCall", "Message", "ReadStats", "Transcript", "JsonLine", "iter_json_lines"]
 

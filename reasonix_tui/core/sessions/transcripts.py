@@ -42,9 +42,21 @@ from typing import Any
 from ..compat.encoding import read_text
 from ..compat.gostr import one_line, trim_space, truncate_runes
 from ..compat.gotime import Timestamp, parse_rfc3339
-from .messages import FORMAT_CLAUDE, FORMAT_REASONIX, JsonLine, Message, ReadStats, ToolCall, Transcript, arguments_text, content_text, iter_json_lines, ms_timestamp
-from .user_text import is_user_authored_turn_message, user_message_text
 from .claude import ClaudeParser
+from .messages import (
+    FORMAT_CLAUDE,
+    FORMAT_REASONIX,
+    JsonLine,
+    Message,
+    ReadStats,
+    ToolCall,
+    Transcript,
+    arguments_text,
+    content_text,
+    iter_json_lines,
+    ms_timestamp,
+)
+from .user_text import is_user_authored_turn_message, user_message_text
 
 __all__ = [
     "SessionInfo",

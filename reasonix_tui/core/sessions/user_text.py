@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+
 from ..compat.gostr import trim_space
 from .messages import Message
 
@@ -245,7 +246,7 @@ def _is_host_recovery_guidance(text: str) -> bool:
         return False
     if trimmed.startswith("↪ "):
         trimmed = trim_space(trimmed[len("↪ "):])
-    return trimmed.startswith(_HOST_RECOVERY_TOOL_FAILED) or trimmed.startswith(_HOST_RECOVERY_TRANSIENT)
+    return trimmed.startswith((_HOST_RECOVERY_TOOL_FAILED, _HOST_RECOVERY_TRANSIENT))
 
 
 def is_synthetic_user_text(content: str) -> bool:

@@ -23,10 +23,10 @@ from typing import Any
 
 import yaml
 
+from ..compat import yamlv3
 from ..compat.encoding import decode_bytes
 from ..compat.gostr import one_line, to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
-from ..compat import yamlv3
 from .model import (
     TYPES,
     Fact,

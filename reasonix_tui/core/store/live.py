@@ -43,8 +43,8 @@ from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings
 from . import index_md, journal
-from .journal import bump_generation, generation_path
 from .cache import StatKey, stat_key
+from .journal import bump_generation, generation_path
 from .model import Fact
 from .store import FileError, Snapshot, Store, fact_file_problem, read_through, scan_fact_entries
 

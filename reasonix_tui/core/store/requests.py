@@ -7,9 +7,10 @@ approval queue. Error texts are Reasonix's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
@@ -41,7 +42,7 @@ def parse_expires_at(value: str | None) -> tuple[Timestamp | None, bool]:
     if ts is not None:
         return ts, False
     try:
-        day = datetime.strptime(v, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+        day = datetime.strptime(v, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         raise InvalidInput('expires_at must be RFC3339, YYYY-MM-DD, or "never"') from None
     return Timestamp.from_datetime(day), False

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from . import safeio
@@ -56,7 +56,7 @@ def write_sealed(path: str | os.PathLike[str], magic: bytes, value: Any) -> None
     atomic_write(path, seal(magic, value), 0o600, durable=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def source_stamp(*paths: str) -> str:
     """A short digest of source files: a cache of derived data names the code that made it
     (a changed tokenizer makes every cached token wrong). Read once per process."""

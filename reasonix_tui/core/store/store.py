@@ -28,11 +28,11 @@ from ..compat.gotime import Timestamp, format_archive_stamp, parse_archive_stamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
 from . import index_md, journal, safeio
-from .fields import EDITABLE_NAMES
 from .atomic import atomic_create, ensure_dir
 from .audit import AuditEntry, AuditLog
 from .cache import ParseCache, stat_key
-from .fileformat import parse_fact_bytes, render_fact, split_frontmatter, flatten_yaml
+from .fields import EDITABLE_NAMES
+from .fileformat import flatten_yaml, parse_fact_bytes, render_fact, split_frontmatter
 from .model import (
     Conflict,
     Fact,
@@ -1109,14 +1109,14 @@ class Store:
                 )
             else:
                 message = f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions).'
-            fields: dict[str, Any] = dict(
-                id=fact.id if fact else "",
-                ref=fact.ref if fact else ref,
-                rev_before=fact.revision if fact else None,
-                path=last,
-                reason="" if paths else ("not found" if fact is None else "nothing to archive"),
-                detail={"archived": paths},
-            )
+            fields: dict[str, Any] = {
+                "id": fact.id if fact else "",
+                "ref": fact.ref if fact else ref,
+                "rev_before": fact.revision if fact else None,
+                "path": last,
+                "reason": "" if paths else ("not found" if fact is None else "nothing to archive"),
+                "detail": {"archived": paths},
+            }
             if tx:
                 tx.log(self._entry("forget", bool(paths), actor, **fields))
                 self._commit(tx)

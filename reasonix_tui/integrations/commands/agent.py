@@ -15,8 +15,8 @@ import argparse
 import os
 from typing import Any
 
-from ...core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
 from ...core.agent.proposals import Requester
+from ...core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
 from ..cli import CliContext, Registry
 
 __all__ = ["register", "detect_agent"]

@@ -20,8 +20,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ...core.sessions.history import HistoryOptions, history_cache_path, index_for
-from ...core.sessions.history_tool import log_miss
 from ...core.sessions.history_docs import KINDS, format_around, format_hits
+from ...core.sessions.history_tool import log_miss
 
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry

@@ -10,9 +10,9 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ...core.store.freshness import explain_freshness, freshness_for
 from ...core.compat.gostr import one_line
 from ...core.compat.gotime import Timestamp
+from ...core.store.freshness import explain_freshness, freshness_for
 from ...core.store.model import Fact, InvalidInput, StoreError, name_was_normalised, normalisation_note
 from ...core.store.requests import build_save_request
 from ...core.store.store import ArchivedFact

@@ -14,7 +14,6 @@ the explicit ``memory`` tool's search and the session-start pinned block.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ...core.compat.gotime import Timestamp
 from ...core.settings import RECALL_MODES as MODES  # the engine's MODES, without importing the engine

@@ -11,8 +11,8 @@ it changes go to ``<state root>/reasonix-tui/backups/``.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..cli import CliContext, CliError, Registry

@@ -17,11 +17,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ...core.store.model import InvalidInput
 from ...core.sessions.suggestions import (
     MemorySuggestion,
     SuggestionEdits,
@@ -30,6 +28,7 @@ from ...core.sessions.suggestions import (
     list_suggestions,
     restore_suggestion,
 )
+from ...core.store.model import InvalidInput
 
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry

@@ -7,16 +7,17 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ...core.compat.gotime import Timestamp
 from ...core.paths import Layout
 from ...core.settings import Settings
+from ...core.store.cache import ParseCache
 from ...core.store.index_md import INDEX_NAME
 from ...core.store.model import Fact
-from ...core.store.cache import ParseCache
 from ...core.store.store import ArchivedFact, Store, read_fact_file, read_through, scan_fact_entries
 from .rows import ERROR_KEY_PREFIX, ErrorRow, FactRow, RowSource, row_source
 from .snapshot import CenterSnapshot, LazyFacts, next_generation, no_gc
@@ -50,7 +51,6 @@ _CACHE_CHUNK = 4096
 def _load_row_cache(layout: Layout) -> dict[str, tuple[tuple[int, ...], RowSource]]:
     """``path -> (stat signature, RowSource)``; anything unexpected gives an empty cache."""
     import marshal
-
     import struct
 
     out: dict[str, tuple[tuple[int, ...], RowSource]] = {}

@@ -14,8 +14,9 @@ dialog says so.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ...core.agent.proposals import Proposal, ProposalPreview, Requester, WaitInfo
 from ...core.agent.secrets import findings

@@ -5,11 +5,13 @@ row is built from, error rows, and the relative and absolute times the panes pri
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
-from ...core.store.freshness import windows_for_kind
+from typing import NamedTuple
+
 from ...core.compat.gostr import trim_space
 from ...core.compat.gotime import DAY_NS, Timestamp
+from ...core.store.freshness import windows_for_kind
 from ...core.store.model import Fact
 from ...core.store.precedence import identity_keys
 from ...core.store.store import fact_file_problem

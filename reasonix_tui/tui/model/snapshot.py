@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import gc
 import itertools
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from ...core.compat.gotime import Timestamp
 from ...core.store.model import Fact

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.message import Message
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Label
 

@@ -15,8 +15,8 @@ from textual.widgets.option_list import Option
 from ...core.store.model import slug
 from ...core.store.store import ArchivedFact
 from ..messages import RecoverRequested, StoreUpdate
-from ..model.snapshot import CenterSnapshot
 from ..model.rows import ago, human_time, relative_time
+from ..model.snapshot import CenterSnapshot
 from .base import Pane
 
 __all__ = ["ArchivePane", "collision_note"]

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.message import Message
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -63,7 +63,7 @@ def diff_text(old: str, new: str, old_label: str, new_label: str) -> Text:
         out.append("No difference.", style="dim")
         return out
     for line in lines:
-        if line.startswith("+++") or line.startswith("---"):
+        if line.startswith(("+++", "---")):
             style = "bold"
         elif line.startswith("@@"):
             style = "cyan"

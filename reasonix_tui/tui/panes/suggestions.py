@@ -21,8 +21,8 @@ from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.sessions.suggestions import MemorySuggestion, Suggestion, SuggestionsView
-from ..writes import FactFormValues
 from ..messages import SidecarsReloaded, SuggestionAcceptRequested, SuggestionDismissRequested
+from ..writes import FactFormValues
 from .base import Pane
 
 __all__ = ["SuggestionsPane", "suggestion_fields"]

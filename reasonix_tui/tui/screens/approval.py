@@ -16,7 +16,8 @@ Escape ("later": nothing is decided) always works.
 from __future__ import annotations
 
 import time
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown

@@ -7,7 +7,8 @@ name is listed beside its key.
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Iterable
+from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, cast
+from typing import cast
 
 from textual import on
 from textual.app import ComposeResult, SystemCommand

@@ -9,12 +9,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from ...core.store.freshness import explain_freshness
 from ...core.compat.gostr import trim_space
 from ...core.compat.gotime import Timestamp
+from ...core.store.freshness import explain_freshness
 from ...core.store.model import Fact
-from ..model.snapshot import CenterSnapshot
 from ..model.rows import relative_time
+from ..model.snapshot import CenterSnapshot
 
 __all__ = ["FactDetail", "fact_metadata", "budget_line"]
 

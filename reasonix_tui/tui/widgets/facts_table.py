@@ -14,8 +14,9 @@ facts table keeps its rows in plain Python structures and draws only the lines o
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import Any, ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -30,8 +31,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.compat.gotime import Timestamp
-from ..model.snapshot import Changes
 from ..model.rows import FactRow, relative_ns
+from ..model.snapshot import Changes
 
 __all__ = ["Column", "COLUMNS", "FactsTable", "parse_filter", "row_matches"]
 

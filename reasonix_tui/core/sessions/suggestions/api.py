@@ -12,11 +12,11 @@ from typing import Any
 from ...compat.encoding import read_text
 from ...compat.gostr import one_line, trim_space
 from ...compat.gotime import Timestamp
+from ...markdown import write_markdown
 from ...paths import Layout
 from ...settings import load_settings
 from ...store.atomic import atomic_create, atomic_write
 from ...store.model import InvalidInput, NotFound, StoreError, normalize_fact_scope, normalize_type
-from ...markdown import write_markdown
 from .mining import cache_path, list_transcripts, mine_sessions, miner_stamp
 from .model import (
     AcceptResult,

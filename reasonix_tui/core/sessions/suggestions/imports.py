@@ -198,10 +198,10 @@ def agent_note_items(layout: Layout) -> list[Item]:
         plain: list[tuple[int, str]] = []
         for i, line in enumerate(body.splitlines(), 1 + offset):
             stripped = line.strip()
-            if stripped.startswith("```") or stripped.startswith("~~~"):
+            if stripped.startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            if in_fence or not stripped or stripped.startswith("#") or stripped.startswith("<!--"):
+            if in_fence or not stripped or stripped.startswith(("#", "<!--")):
                 continue
             m = _BULLET.match(line)
             if m:

@@ -27,11 +27,11 @@ from ...compat.encoding import read_text
 from ...compat.gostr import one_line, trim_space, truncate_runes
 from ...compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from ...paths import Layout, abs_clean
-from ..transcripts import is_session_transcript_name, read_transcript, session_id_of
-from ..claude import claude_project_dir
-from ..user_text import is_user_authored_turn_message, user_message_text
-from ..messages import FORMAT_CLAUDE, FORMAT_REASONIX
 from ...store.sealed import read_sealed, source_stamp, write_sealed
+from ..claude import claude_project_dir
+from ..messages import FORMAT_CLAUDE, FORMAT_REASONIX
+from ..transcripts import is_session_transcript_name, read_transcript, session_id_of
+from ..user_text import is_user_authored_turn_message, user_message_text
 
 __all__ = ["SessionRecord", "MinedHistory", "mine_sessions", "cache_path", "list_transcripts", "miner_stamp"]
 

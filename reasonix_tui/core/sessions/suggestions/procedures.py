@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compat.gostr import one_line, truncate_runes
-from ..user_text import is_user_authored_turn_message
 from ..messages import Message
+from ..user_text import is_user_authored_turn_message
 from .statements import _args
 
 __all__ = ["Step", "Procedure", "extract_steps", "find_procedures", "command_keys"]
@@ -337,7 +337,7 @@ def step_words(key: str) -> list[str]:
         name = key[5:].split("/")[-1]
         stem = re.sub(r"\*?\.[\w]+$", "", name)
         return [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", stem)] or ["edit"]
-    return [w for w in re.findall(r"[a-z][a-z0-9]+", key.lower())]
+    return list(re.findall(r"[a-z][a-z0-9]+", key.lower()))
 
 
 __all__ += ["Occurrence", "step_words"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...compat.gostr import one_line, truncate_runes
-from ..user_text import is_user_authored_turn_message, user_message_text
 from ..messages import Message
+from ..user_text import is_user_authored_turn_message, user_message_text
 from .language import merge_terms
 from .signals import (
     EXTEND_THRESHOLD,
@@ -28,8 +28,8 @@ from .signals import (
     SentenceScore,
     clean_statement,
     correction_signal,
-    has_cjk,
     distinct_tokens,
+    has_cjk,
     prepare_text,
     score_sentence,
     split_sentences,
