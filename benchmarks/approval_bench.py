@@ -49,11 +49,28 @@ async def until(cond: Callable[[], bool], what: str) -> float:
 
 def _agent_cmd(root: Path, workspace: Path, i: int) -> list[str]:
     return [
-        sys.executable, "-m", "reasonix_tui", "--home", str(root), "--workspace", str(workspace),
-        "remember", "--name", f"bench-pref-{i}", "--description", f"Benchmark preference {i}",
-        "--type", "user", "--scope", "global", "--activation", "relevant",
-        "--body", f"Preference number {i} for the benchmark.",
-        "--wait", "30",
+        sys.executable,
+        "-m",
+        "reasonix_tui",
+        "--home",
+        str(root),
+        "--workspace",
+        str(workspace),
+        "remember",
+        "--name",
+        f"bench-pref-{i}",
+        "--description",
+        f"Benchmark preference {i}",
+        "--type",
+        "user",
+        "--scope",
+        "global",
+        "--activation",
+        "relevant",
+        "--body",
+        f"Preference number {i} for the benchmark.",
+        "--wait",
+        "30",
     ]
 
 
@@ -76,11 +93,14 @@ async def measure(root_dir: Path, facts: int, runs: int) -> dict[str, list[float
         await asyncio.sleep(1.0)  # the watcher is up and the start's background work is done
         for i in range(runs):
             before = {p.name for p in queue.proposals_dir.glob("*.json")} if queue.proposals_dir.exists() else set()
-            proc = subprocess.Popen(_agent_cmd(layout.root, layout.workspace, i), env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                _agent_cmd(layout.root, layout.workspace, i), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
 
             def appeared() -> bool:
-                return queue.proposals_dir.exists() and bool({p.name for p in queue.proposals_dir.glob("*.json")} - before)
+                return queue.proposals_dir.exists() and bool(
+                    {p.name for p in queue.proposals_dir.glob("*.json")} - before
+                )
 
             t_written = await until(appeared, "no proposal file")
             t_modal = await until(lambda: isinstance(app.screen, ApprovalScreen), "the modal did not open")
@@ -88,13 +108,19 @@ async def measure(root_dir: Path, facts: int, runs: int) -> dict[str, list[float
             await asyncio.sleep(ApprovalScreen.GUARD_SECONDS + 0.05)
             # On a loaded machine the dialog can mount (and re-arm its pause) after it became the
             # screen: a key sent while it is paused is dropped, so wait for the pause to end.
-            await until(lambda: isinstance(app.screen, ApprovalScreen) and not app.screen.paused, "the dialog stayed paused")
+            await until(
+                lambda: isinstance(app.screen, ApprovalScreen) and not app.screen.paused, "the dialog stayed paused"
+            )
             key = events.Key("y", "y")
             key.set_sender(app)
             t_key = time.perf_counter()
             app._driver.send_message(key)
-            proposal_id = next(iter({p.stem for p in queue.proposals_dir.glob("*.json")} - {Path(b).stem for b in before}), "")
-            t_result = await until(lambda: queue.read_result(proposal_id) is not None if proposal_id else True, "no result")
+            proposal_id = next(
+                iter({p.stem for p in queue.proposals_dir.glob("*.json")} - {Path(b).stem for b in before}), ""
+            )
+            t_result = await until(
+                lambda: queue.read_result(proposal_id) is not None if proposal_id else True, "no result"
+            )
             t_exit = await until(lambda: proc.poll() is not None, "the agent did not finish")
             stdout, stderr = proc.communicate()
             if proc.returncode != 0 or Store(layout).find(f"global/bench-pref-{i}.md") is None:
@@ -128,8 +154,13 @@ async def measure_large(root_dir: Path, size_mb: float) -> dict[str, float]:
         await asyncio.sleep(1.0)
         for label, size in (("small", 1024), ("large", int(size_mb * 1024 * 1024))):
             line = "Use the staging database for integration tests, never production. "
-            args = {"name": f"bench-{label}", "description": f"A {label} proposal", "type": "user", "scope": "global",
-                    "body": (line * (size // len(line) + 1))[:size]}
+            args = {
+                "name": f"bench-{label}",
+                "description": f"A {label} proposal",
+                "type": "user",
+                "scope": "global",
+                "body": (line * (size // len(line) + 1))[:size],
+            }
             st = Store(layout, actor="agent-auto")
             stall = [0.0]
             stop = asyncio.Event()
@@ -146,7 +177,9 @@ async def measure_large(root_dir: Path, size_mb: float) -> dict[str, float]:
             tick = asyncio.create_task(ticker())
             t0 = time.perf_counter()
             proposal = queue.propose("remember", args, assessment, st, Requester(pid=1, source="cli"))
-            await until(lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted, "the modal did not open")
+            await until(
+                lambda: isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted, "the modal did not open"
+            )
             await asyncio.sleep(0)  # one more turn: the dialog has drawn
             out[f"{label}_modal"] = time.perf_counter() - t0
             stop.set()
@@ -201,10 +234,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.large_mb > 0:
         shutil.rmtree(root.parent / "large" / "home" / "approvals", ignore_errors=True)
         big = asyncio.run(measure_large(root.parent / "large", args.large_mb))
-        print(f"a {args.large_mb:g} MB proposal: written → dialog on screen {big['large_modal'] * 1000:6.0f} ms, "
-              f"longest event-loop stall meanwhile {big['large_stall'] * 1000:4.0f} ms")
-        print(f"  baseline, a 1 KB proposal in the same run: {big['small_modal'] * 1000:6.0f} ms, "
-              f"stall {big['small_stall'] * 1000:4.0f} ms (ratio {big['large_modal'] / big['small_modal']:.1f}x)")
+        print(
+            f"a {args.large_mb:g} MB proposal: written → dialog on screen {big['large_modal'] * 1000:6.0f} ms, "
+            f"longest event-loop stall meanwhile {big['large_stall'] * 1000:4.0f} ms"
+        )
+        print(
+            f"  baseline, a 1 KB proposal in the same run: {big['small_modal'] * 1000:6.0f} ms, "
+            f"stall {big['small_stall'] * 1000:4.0f} ms (ratio {big['large_modal'] / big['small_modal']:.1f}x)"
+        )
     return 0
 
 

@@ -72,14 +72,21 @@ def make_facts(n: int) -> list[Fact]:
         if i % 500 == 1:
             body += "\naws key AKIA" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
         ts = Timestamp(NOW.ns - (NOW.ns - f.updated_at.ns) % (400 * DAY_NS)) if f.updated_at else NOW
-        out.append(replace(
-            f, id=new_memory_id(), created_at=ts, updated_at=ts, body=body, file_scope=f.scope,
-            description="the shared description of a duplicated fact" if i % 400 == 2 else f.description,
-            activation="pinned" if pinned(i, n) else "relevant",
-            subject_key="bench.shared" if i in (3, 4) else (f"bench.s{i}" if i % 10 == 0 else ""),
-            expires_at=Timestamp(NOW.ns + 3 * DAY_NS) if i % 50 == 0 else None,
-            scope="project" if i in (3, 4) else f.scope,
-        ))
+        out.append(
+            replace(
+                f,
+                id=new_memory_id(),
+                created_at=ts,
+                updated_at=ts,
+                body=body,
+                file_scope=f.scope,
+                description="the shared description of a duplicated fact" if i % 400 == 2 else f.description,
+                activation="pinned" if pinned(i, n) else "relevant",
+                subject_key="bench.shared" if i in (3, 4) else (f"bench.s{i}" if i % 10 == 0 else ""),
+                expires_at=Timestamp(NOW.ns + 3 * DAY_NS) if i % 50 == 0 else None,
+                scope="project" if i in (3, 4) else f.scope,
+            )
+        )
     return out
 
 
@@ -101,8 +108,22 @@ def build(root: Path, n: int, traces: int) -> tuple[Layout, list[Fact]]:
     for t in range(traces):
         at = Timestamp(NOW.ns - (traces - t) * 600 * 1_000_000_000)
         picked = rng.sample(facts[: max(1, n // 3)], 3)
-        hits = tuple(TraceHit(id=str(f.id), ref=f.ref, name=f.name, title=f.title, revision=f.revision, scope=f.scope,
-                              type=f.type, freshness="fresh", score=1.0, reason="matched", snippet="") for f in picked)
+        hits = tuple(
+            TraceHit(
+                id=str(f.id),
+                ref=f.ref,
+                name=f.name,
+                title=f.title,
+                revision=f.revision,
+                scope=f.scope,
+                type=f.type,
+                freshness="fresh",
+                score=1.0,
+                reason="matched",
+                snippet="",
+            )
+            for f in picked
+        )
         q = queries[t]
         store.record(RecallTrace(query=q, at=at.rfc3339(), hits=hits, terms=tuple(query_terms(q))))
     return layout, facts
@@ -160,9 +181,18 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
             writes.append((t2 - t0, t1 - t0, t2 - t1))
         after, snap, checks_only = min(writes)
         counts = r.counts()
-        return {"scratch": scratch_s, "warm": warm_s, "after": after, "snapshot": snap, "checks": checks_only,
-                "findings": len(r.findings), "problems": counts["problem"], "warnings": counts["warning"],
-                "info": counts["info"], "same": float(len(rep2.findings) == len(rep.findings))}  # type: ignore[attr-defined]
+        return {
+            "scratch": scratch_s,
+            "warm": warm_s,
+            "after": after,
+            "snapshot": snap,
+            "checks": checks_only,
+            "findings": len(r.findings),
+            "problems": counts["problem"],
+            "warnings": counts["warning"],
+            "info": counts["info"],
+            "same": float(len(rep2.findings) == len(rep.findings)),
+        }  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,17 +201,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--traces", type=int, default=200)
     parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args(argv)
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
-          f"{args.traces} recorded turns")
-    print(f"{'facts':>7} {'from scratch':>13} {'warm memo':>10} {'after 1 write':>14} {'(snapshot':>10} "
-          f"{'+ checks)':>10} {'scratch/after':>14} {'findings':>9}")
+    print(
+        f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"{args.traces} recorded turns"
+    )
+    print(
+        f"{'facts':>7} {'from scratch':>13} {'warm memo':>10} {'after 1 write':>14} {'(snapshot':>10} "
+        f"{'+ checks)':>10} {'scratch/after':>14} {'findings':>9}"
+    )
     ok = True
     for n in args.sizes:
         r = run(n, args.traces, args.reps)
         ratio = r["scratch"] / r["after"] if r["after"] else float("inf")
-        print(f"{n:>7,} {r['scratch']:>12.2f}s {r['warm']:>9.2f}s {r['after']:>13.3f}s {r['snapshot']:>9.3f}s "
-              f"{r['checks']:>9.3f}s {ratio:>13.1f}× {int(r['findings']):>9,}"
-              f"  ({int(r['problems'])} problems, {int(r['warnings'])} warnings, {int(r['info'])} info)")
+        print(
+            f"{n:>7,} {r['scratch']:>12.2f}s {r['warm']:>9.2f}s {r['after']:>13.3f}s {r['snapshot']:>9.3f}s "
+            f"{r['checks']:>9.3f}s {ratio:>13.1f}× {int(r['findings']):>9,}"
+            f"  ({int(r['problems'])} problems, {int(r['warnings'])} warnings, {int(r['info'])} info)"
+        )
         if n >= 10_000:
             met = r["after"] <= 1.0
             ok = ok and met

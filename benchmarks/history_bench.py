@@ -101,18 +101,47 @@ def build_home(root: Path, records: int, sessions: int, corpus: Corpus) -> tuple
         docs = 0
         call = 0
         while docs < per:
-            lines.append(json.dumps({"role": "user", "origin": "user", "content": corpus.paragraph(1, 18), "createdAt": 1735689600000 + docs}, ensure_ascii=False))
+            lines.append(
+                json.dumps(
+                    {
+                        "role": "user",
+                        "origin": "user",
+                        "content": corpus.paragraph(1, 18),
+                        "createdAt": 1735689600000 + docs,
+                    },
+                    ensure_ascii=False,
+                )
+            )
             docs += 1
             for _ in range(rng.randint(1, 3)):
                 tool = rng.choice(TOOLS)
                 call += 1
-                args = json.dumps({"cmd" if tool == "bash" else "path": f"{corpus.word()} {corpus.word()} ./{corpus.word()}/{corpus.word()}.py"})
-                lines.append(json.dumps({"role": "assistant", "content": corpus.paragraph(1, 12), "tool_calls": [{"id": f"c{call}", "name": tool, "arguments": args}]}, ensure_ascii=False))
+                args = json.dumps(
+                    {
+                        "cmd"
+                        if tool == "bash"
+                        else "path": f"{corpus.word()} {corpus.word()} ./{corpus.word()}/{corpus.word()}.py"
+                    }
+                )
+                lines.append(
+                    json.dumps(
+                        {
+                            "role": "assistant",
+                            "content": corpus.paragraph(1, 12),
+                            "tool_calls": [{"id": f"c{call}", "name": tool, "arguments": args}],
+                        },
+                        ensure_ascii=False,
+                    )
+                )
                 docs += 2
                 out = corpus.paragraph(rng.randint(2, 6), 14)
                 if rng.random() < 0.12:
                     out = "error: " + out
-                lines.append(json.dumps({"role": "tool", "tool_call_id": f"c{call}", "name": tool, "content": out}, ensure_ascii=False))
+                lines.append(
+                    json.dumps(
+                        {"role": "tool", "tool_call_id": f"c{call}", "name": tool, "content": out}, ensure_ascii=False
+                    )
+                )
                 docs += 2 if out.startswith("error:") else 1
             lines.append(json.dumps({"role": "assistant", "content": corpus.paragraph(2, 20)}, ensure_ascii=False))
             docs += 1
@@ -161,12 +190,16 @@ def main() -> int:
         root = Path(tmp)
         t_build, (sdir, written) = timed(build_home, root, a.records, a.sessions, corpus)
         size_mb = sum(p.stat().st_size for p in sdir.glob("*.jsonl")) / 1e6
-        print(f"corpus: {a.sessions} session files, {written} records (all kinds), {size_mb:.1f} MB, written in {t_build:.1f}s")
+        print(
+            f"corpus: {a.sessions} session files, {written} records (all kinds), {size_mb:.1f} MB, written in {t_build:.1f}s"
+        )
 
         index = HistoryIndex(HistoryOptions(session_dir=str(sdir)))
         t_cold, res = timed(index.search, "migration schema")
-        print(f"cold index + first query: {t_cold * 1000:.0f} ms ({index.document_count} documents indexed, "
-              f"{index.term_count} terms)")
+        print(
+            f"cold index + first query: {t_cold * 1000:.0f} ms ({index.document_count} documents indexed, "
+            f"{index.term_count} terms)"
+        )
 
         # A one-shot process (``reasonix-tui history search``) keeps a disk cache: the
         # next process starts from it and reads only changed session files.
@@ -178,9 +211,12 @@ def main() -> int:
         reader = HistoryIndex(HistoryOptions(session_dir=str(sdir)))
         t_disk, res_disk = timed(lambda: (reader.enable_disk_cache(cache_file), reader.search("migration schema"))[1])
         same = [(h.session_path, h.message_index, h.score) for h in res_disk.hits] == [
-            (h.session_path, h.message_index, h.score) for h in res.hits]
-        print(f"next process, from the disk cache: {t_disk * 1000:.0f} ms (cache {cache_file.stat().st_size / 1e6:.0f} MB, "
-              f"written in {t_save * 1000:.0f} ms; same hits: {same})")
+            (h.session_path, h.message_index, h.score) for h in res.hits
+        ]
+        print(
+            f"next process, from the disk cache: {t_disk * 1000:.0f} ms (cache {cache_file.stat().st_size / 1e6:.0f} MB, "
+            f"written in {t_save * 1000:.0f} ms; same hits: {same})"
+        )
 
         rng = random.Random(11)
         queries = []
@@ -206,10 +242,14 @@ def main() -> int:
             lat.append(dt)
             dt, _ = timed(index.search, q, "", ["tool_output"], "bash")
             kinds_lat.append(dt)
-        print(f"warm query (default kinds), {len(lat)} queries: median {statistics.median(lat) * 1000:.2f} ms, "
-              f"p95 {pct(lat, 95) * 1000:.2f} ms, max {max(lat) * 1000:.2f} ms")
-        print(f"warm query (kind=tool_output, tool_name=bash): median {statistics.median(kinds_lat) * 1000:.2f} ms, "
-              f"p95 {pct(kinds_lat, 95) * 1000:.2f} ms")
+        print(
+            f"warm query (default kinds), {len(lat)} queries: median {statistics.median(lat) * 1000:.2f} ms, "
+            f"p95 {pct(lat, 95) * 1000:.2f} ms, max {max(lat) * 1000:.2f} ms"
+        )
+        print(
+            f"warm query (kind=tool_output, tool_name=bash): median {statistics.median(kinds_lat) * 1000:.2f} ms, "
+            f"p95 {pct(kinds_lat, 95) * 1000:.2f} ms"
+        )
 
         # The per-query fixed cost: listing + stat of every file.
         dt_list = statistics.median([timed(index.sources, "project")[0] for _ in range(10)])
@@ -223,7 +263,9 @@ def main() -> int:
         print(f"after appending one message to a session: {dt_app * 1000:.1f} ms (hits={len(r.hits)})")
         other = sorted(sdir.glob("*.jsonl"))[5]
         text = other.read_text(encoding="utf-8").replace('"role": "user"', '"role": "user", "raw_content": "x"', 1)
-        other.write_text(text + json.dumps({"role": "user", "content": "zebraquartz rewritten"}) + "\n", encoding="utf-8")
+        other.write_text(
+            text + json.dumps({"role": "user", "content": "zebraquartz rewritten"}) + "\n", encoding="utf-8"
+        )
         dt_rw, r = timed(index.search, "zebraquartz")
         print(f"after rewriting one session file: {dt_rw * 1000:.1f} ms (hits={len(r.hits)})")
 
@@ -265,27 +307,37 @@ def main() -> int:
                 worst_go = max(worst_go, abs(go_score(sel_docs[i], terms) - h.score))
                 worst_ref = max(worst_ref, abs(ref_scores[i] - h.score))
                 checked += 1
-        print(f"score check on {checked} hits: max |diff| vs Reasonix's formula (Go operation order) = {worst_go:.1e}; "
-              f"vs BM25Index (rank-bm25, other float order) = {worst_ref:.1e}")
+        print(
+            f"score check on {checked} hits: max |diff| vs Reasonix's formula (Go operation order) = {worst_go:.1e}; "
+            f"vs BM25Index (rank-bm25, other float order) = {worst_ref:.1e}"
+        )
 
         # Baseline 1: warm full scan (every document scored, no postings).
         dts = []
         for q in queries[:10]:
             terms = query_terms(q)
             dts.append(timed(ref.full_scan_scores, terms)[0])
-        print(f"baseline, warm full scan of {ref.size} documents (rank-bm25 get_scores): median {statistics.median(dts) * 1000:.1f} ms")
+        print(
+            f"baseline, warm full scan of {ref.size} documents (rank-bm25 get_scores): median {statistics.median(dts) * 1000:.1f} ms"
+        )
 
         # Baseline 2: Reasonix's per-call algorithm.
         if not a.no_baseline:
             dts = [timed(reasonix_full_scan, sdir, q)[0] for q in queries[:3]]
-            print(f"baseline, Reasonix per-call scan (read + tokenize + score everything): median {statistics.median(dts) * 1000:.0f} ms")
+            print(
+                f"baseline, Reasonix per-call scan (read + tokenize + score everything): median {statistics.median(dts) * 1000:.0f} ms"
+            )
 
         # SQLite FTS5 over pre-tokenized text.
         db = sqlite3.connect(":memory:")
         try:
-            db.execute("CREATE VIRTUAL TABLE d USING fts5(body, tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")")
+            db.execute(
+                "CREATE VIRTUAL TABLE d USING fts5(body, tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")"
+            )
             t0 = time.perf_counter()
-            db.executemany("INSERT INTO d(rowid, body) VALUES (?, ?)", ((i, " ".join(toks)) for i, toks in enumerate(sel_docs)))
+            db.executemany(
+                "INSERT INTO d(rowid, body) VALUES (?, ?)", ((i, " ".join(toks)) for i, toks in enumerate(sel_docs))
+            )
             db.commit()
             t_fts_build = time.perf_counter() - t0
             fts = []
@@ -295,8 +347,10 @@ def main() -> int:
                 t0 = time.perf_counter()
                 db.execute("SELECT rowid, bm25(d) FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT 8", (expr,)).fetchall()
                 fts.append(time.perf_counter() - t0)
-            print(f"SQLite FTS5 (pre-tokenized, build {t_fts_build * 1000:.0f} ms): median {statistics.median(fts) * 1000:.2f} ms, "
-                  f"p95 {pct(fts, 95) * 1000:.2f} ms (candidate ranking only; bm25() is not Reasonix's formula)")
+            print(
+                f"SQLite FTS5 (pre-tokenized, build {t_fts_build * 1000:.0f} ms): median {statistics.median(fts) * 1000:.2f} ms, "
+                f"p95 {pct(fts, 95) * 1000:.2f} ms (candidate ranking only; bm25() is not Reasonix's formula)"
+            )
         except sqlite3.OperationalError as exc:
             print(f"SQLite FTS5 unavailable: {exc}")
     return 0

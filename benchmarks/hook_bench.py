@@ -69,9 +69,17 @@ def make_fact(i: int, rng: random.Random, now: Timestamp) -> Fact:
     topic = rng.sample(TOPICS, 3)
     body = " ".join(rng.choice(FILLER) if rng.random() < 0.6 else rng.choice(TOPICS) for _ in range(70))
     return Fact(
-        id=new_memory_id(), revision=1, created_at=now, updated_at=now, name=f"{topic[0]}-{topic[1]}-{i:05d}",
-        title=f"{topic[0]} {topic[1]} note {i}", description=f"How we handle {topic[0]} with {topic[1]} and {topic[2]}",
-        keywords=" ".join(topic), activation="pinned" if i % 250 == 1 else "relevant", type=type_, scope=scope,
+        id=new_memory_id(),
+        revision=1,
+        created_at=now,
+        updated_at=now,
+        name=f"{topic[0]}-{topic[1]}-{i:05d}",
+        title=f"{topic[0]} {topic[1]} note {i}",
+        description=f"How we handle {topic[0]} with {topic[1]} and {topic[2]}",
+        keywords=" ".join(topic),
+        activation="pinned" if i % 250 == 1 else "relevant",
+        type=type_,
+        scope=scope,
         body=body,
     )
 
@@ -131,11 +139,16 @@ def main() -> int:
         env["HOME"] = str(root / "home")
         hook = [*_exe(), "--home", str(layout.root), "hook", "user-prompt-submit"]
         payloads = [
-            json.dumps({
-                "session_id": "bench-session", "transcript_path": str(root / "t.jsonl"), "cwd": str(layout.workspace),
-                "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
-                "prompt": PROMPTS[i % len(PROMPTS)],
-            }).encode()
+            json.dumps(
+                {
+                    "session_id": "bench-session",
+                    "transcript_path": str(root / "t.jsonl"),
+                    "cwd": str(layout.workspace),
+                    "permission_mode": "default",
+                    "hook_event_name": "UserPromptSubmit",
+                    "prompt": PROMPTS[i % len(PROMPTS)],
+                }
+            ).encode()
             for i in range(ns.runs)
         ]
         no_server = {**env, "REASONIX_TUI_HOOK_DAEMON": "0"}
@@ -165,16 +178,25 @@ def main() -> int:
         bare_med = statistics.median(bare)
         print(f"hook user-prompt-submit, {ns.facts} facts, {ns.runs} runs (subprocess, stdin → stdout)")
         print(f"  hook (warm server)  median {med * 1000:7.1f} ms   p95 {hi * 1000:7.1f} ms")
-        print(f"  bare interpreter    median {bare_med * 1000:7.1f} ms   p95 {p95(bare) * 1000:7.1f} ms   (python -c pass)")
+        print(
+            f"  bare interpreter    median {bare_med * 1000:7.1f} ms   p95 {p95(bare) * 1000:7.1f} ms   (python -c pass)"
+        )
         print(f"  hook − bare interpreter: {(med - bare_med) * 1000:7.1f} ms median")
         print(f"  first call (no parse cache, no server; answers in-process): {cold[0] * 1000:7.1f} ms")
-        print(f"  in-process (REASONIX_TUI_HOOK_DAEMON=0), {len(inproc)} runs: median "
-              f"{statistics.median(inproc) * 1000:7.1f} ms (from the on-disk recall index)")
-        print(f"    after an outside edit, 3 runs: median {statistics.median(edited) * 1000:7.1f} ms "
-              "(the index built again from the store: what every in-process call cost before)")
+        print(
+            f"  in-process (REASONIX_TUI_HOOK_DAEMON=0), {len(inproc)} runs: median "
+            f"{statistics.median(inproc) * 1000:7.1f} ms (from the on-disk recall index)"
+        )
+        print(
+            f"    after an outside edit, 3 runs: median {statistics.median(edited) * 1000:7.1f} ms "
+            "(the index built again from the store: what every in-process call cost before)"
+        )
         print(f"  outputs with context: {injected}/{ns.runs}, largest additionalContext {max(sizes, default=0)} chars")
-        print(f"  warm server memory (RSS, language resources and meaning model loaded): "
-              f"{rss / 2**20:.0f} MiB" if rss else "  warm server memory: not measured")
+        print(
+            f"  warm server memory (RSS, language resources and meaning model loaded): " f"{rss / 2**20:.0f} MiB"
+            if rss
+            else "  warm server memory: not measured"
+        )
         verdict = "meets" if med <= 0.15 else "MISSES"
         print(f"  target ≤ 150 ms end to end at 1k facts: {verdict} (warm median)")
     return 0

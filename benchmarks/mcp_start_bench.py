@@ -35,8 +35,12 @@ from pathlib import Path
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory", "arguments": {"op": "list"}}}
@@ -121,8 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         ws.mkdir(parents=True)
         store = Store(Layout.resolve(home=root, workspace=ws))
         for i in range(ns.facts):
-            store.save(SaveRequest(name=f"fact-{i}", type="project", description=f"fact number {i} about topic {i % 37}",
-                                   body=f"Body of fact {i}: deploy notes, cluster k8s-{i % 11}, owner team-{i % 7}."))
+            store.save(
+                SaveRequest(
+                    name=f"fact-{i}",
+                    type="project",
+                    description=f"fact number {i} about topic {i % 37}",
+                    body=f"Body of fact {i}: deploy notes, cluster k8s-{i % 11}, owner team-{i % 7}.",
+                )
+            )
         env = dict(os.environ, HOME=str(tmp), REASONIX_TUI_HOOK_DAEMON="0")
         cmd = [*_exe(), "--home", str(root), "mcp", "--workspace", str(ws)]
         one_server(cmd, env, call=True)  # warm the OS file cache and the parse cache
@@ -133,18 +143,30 @@ def main(argv: list[str] | None = None) -> int:
         lst = [f[1] for f in front]
         call = [f[2] for f in front]
         print(f"reasonix-tui mcp start, {ns.facts} facts, {ns.runs} runs (spawn → reply, JSON-RPC over stdio)")
-        print(f"  initialize reply        median {statistics.median(init) * 1000:7.1f} ms   p95 {p95(init) * 1000:7.1f} ms")
-        print(f"  tools/list reply        median {statistics.median(lst) * 1000:7.1f} ms   p95 {p95(lst) * 1000:7.1f} ms")
-        print(f"  first tools/call reply  median {statistics.median(call) * 1000:7.1f} ms   p95 {p95(call) * 1000:7.1f} ms"
-              "   (the SDK server, loaded in the background)")
-        print(f"  bare interpreter echo   median {statistics.median(floor) * 1000:7.1f} ms   p95 {p95(floor) * 1000:7.1f} ms"
-              "   (python -c, one line in, one line out)")
+        print(
+            f"  initialize reply        median {statistics.median(init) * 1000:7.1f} ms   p95 {p95(init) * 1000:7.1f} ms"
+        )
+        print(
+            f"  tools/list reply        median {statistics.median(lst) * 1000:7.1f} ms   p95 {p95(lst) * 1000:7.1f} ms"
+        )
+        print(
+            f"  first tools/call reply  median {statistics.median(call) * 1000:7.1f} ms   p95 {p95(call) * 1000:7.1f} ms"
+            "   (the SDK server, loaded in the background)"
+        )
+        print(
+            f"  bare interpreter echo   median {statistics.median(floor) * 1000:7.1f} ms   p95 {p95(floor) * 1000:7.1f} ms"
+            "   (python -c, one line in, one line out)"
+        )
         sdk_list = [s[1] for s in sdk]
-        print(f"  SDK server alone ({ns.sdk_runs} runs, REASONIX_TUI_MCP_FRONT=0): tools/list median "
-              f"{statistics.median(sdk_list) * 1000:7.1f} ms")
+        print(
+            f"  SDK server alone ({ns.sdk_runs} runs, REASONIX_TUI_MCP_FRONT=0): tools/list median "
+            f"{statistics.median(sdk_list) * 1000:7.1f} ms"
+        )
         ratio = statistics.median(lst) / statistics.median(floor)
-        print(f"  tools/list / bare interpreter: {ratio:.1f}x; SDK alone / front: "
-              f"{statistics.median(sdk_list) / statistics.median(lst):.1f}x")
+        print(
+            f"  tools/list / bare interpreter: {ratio:.1f}x; SDK alone / front: "
+            f"{statistics.median(sdk_list) / statistics.median(lst):.1f}x"
+        )
         verdict = "met" if statistics.median(lst) <= 0.5 else "NOT met"
         print(f"  target tools/list ≤ 500 ms after process start: {verdict} (median)")
         return 0

@@ -251,8 +251,13 @@ class Peer:
         registered or not."""
         shutil.rmtree(self.home, ignore_errors=True)
         self.config_dir.mkdir(parents=True)
-        config: dict[str, Any] = {"env": "dev", "projects": {}, "auto_update": False, "log_level": "WARNING",
-                                  "default_search_type": "text"}
+        config: dict[str, Any] = {
+            "env": "dev",
+            "projects": {},
+            "auto_update": False,
+            "log_level": "WARNING",
+            "default_search_type": "text",
+        }
         if with_project:
             config["projects"] = {PROJECT: {"path": str(self.corpus.notes), "mode": "local"}}
             config["default_project"] = PROJECT
@@ -280,15 +285,16 @@ class Ours:
         return [*self.base, "memory", "search", query, "--json", "--limit", str(LIMIT)]
 
 
-def run_timed(cmd: list[str], env: dict[str, str], cwd: Path, check_json: bool = False,
-              timeout: float = 7200) -> float:
+def run_timed(cmd: list[str], env: dict[str, str], cwd: Path, check_json: bool = False, timeout: float = 7200) -> float:
     """Wall time from spawn to exit; raises with the tool's own words on a failure."""
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, timeout=timeout, check=False)
     dt = time.perf_counter() - t
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd[:4])} … exited {proc.returncode}:\n"
-                         f"{proc.stderr.decode(errors='replace')[-2000:]}{proc.stdout.decode(errors='replace')[-1000:]}")
+        raise SystemExit(
+            f"{' '.join(cmd[:4])} … exited {proc.returncode}:\n"
+            f"{proc.stderr.decode(errors='replace')[-2000:]}{proc.stdout.decode(errors='replace')[-1000:]}"
+        )
     if check_json:
         json.loads(proc.stdout)  # an answer, not an error message
     return dt
@@ -304,8 +310,9 @@ def loads_rows(bm: Peer, rx: Ours, queries: list[str], scratch_runs: int, runs: 
     for i in range(scratch_runs):
         bm.fresh(with_project=False)
         scratch.loads.append(load_average())
-        scratch.bm.append(run_timed(bm.cmd("project", "add", PROJECT, str(bm.corpus.notes), "--default"),
-                                    bm.env, bm.corpus.tmp))
+        scratch.bm.append(
+            run_timed(bm.cmd("project", "add", PROJECT, str(bm.corpus.notes), "--default"), bm.env, bm.corpus.tmp)
+        )
         rx.clear_caches()
         scratch.rx.append(run_timed(rx.search_cmd(queries[i % len(queries)]), rx.env, ws, check_json=True))
     again = Row(size, "load, nothing changed (process)")
@@ -313,8 +320,10 @@ def loads_rows(bm: Peer, rx: Ours, queries: list[str], scratch_runs: int, runs: 
         again.loads.append(load_average())
         again.bm.append(run_timed(bm.cmd("reindex", "--search", "-p", PROJECT), bm.env, bm.corpus.tmp))
         again.rx.append(run_timed(rx.search_cmd(queries[i % len(queries)]), rx.env, ws, check_json=True))
-    again.note = ("basic-memory: `reindex --search` (its incremental pass); reasonix-tui: `memory search` "
-                  "(a one-shot command checks the store itself)")
+    again.note = (
+        "basic-memory: `reindex --search` (its incremental pass); reasonix-tui: `memory search` "
+        "(a one-shot command checks the store itself)"
+    )
     return [scratch, again]
 
 
@@ -327,8 +336,15 @@ def inprocess_row(bm: Peer, rx: Ours, queries: list[str], warmup: int) -> Row:
     layout = rx.corpus.layout
     # what the MCP server holds: a store kept current from file-system events
     store = LiveStore(layout, settings=load_settings(layout.root), actor="agent-auto")
-    proc = subprocess.Popen([str(bm.python), "-c", BM_DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=bm.env, cwd=bm.corpus.tmp, text=True)
+    proc = subprocess.Popen(
+        [str(bm.python), "-c", BM_DRIVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=bm.env,
+        cwd=bm.corpus.tmp,
+        text=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
 
     def bm_call(query: str) -> tuple[float, int, str]:
@@ -396,13 +412,15 @@ async def _mcp_row(bm: Peer, rx: Ours, queries: list[str], warmup: int) -> Row:
             return session
 
         bm_s = await open_session(str(bm.script), ["mcp", "--project", PROJECT], bm.env, bm.corpus.tmp)
-        rx_s = await open_session(rx.base[0], [*rx.base[1:], "mcp", "--workspace", str(layout.workspace)],
-                                  rx.env, layout.workspace)
+        rx_s = await open_session(
+            rx.base[0], [*rx.base[1:], "mcp", "--workspace", str(layout.workspace)], rx.env, layout.workspace
+        )
 
         async def bm_call(q: str) -> float:
             t = time.perf_counter()
-            res = await bm_s.call_tool("search_notes", {"query": q, "search_type": "text", "page_size": LIMIT,
-                                                        "project": PROJECT})
+            res = await bm_s.call_tool(
+                "search_notes", {"query": q, "search_type": "text", "page_size": LIMIT, "project": PROJECT}
+            )
             dt = time.perf_counter() - t
             errors["bm"] += bool(getattr(res, "is_error", False))
             return dt
@@ -435,8 +453,14 @@ def cli_row(bm: Peer, rx: Ours, queries: list[str], runs: int) -> Row:
     for i in range(runs):
         q = queries[i % len(queries)]
         row.loads.append(load_average())
-        row.bm.append(run_timed(bm.cmd("tool", "search-notes", q, "--json", "--page-size", str(LIMIT),
-                                       "--project", PROJECT), bm.env, bm.corpus.tmp, check_json=True))
+        row.bm.append(
+            run_timed(
+                bm.cmd("tool", "search-notes", q, "--json", "--page-size", str(LIMIT), "--project", PROJECT),
+                bm.env,
+                bm.corpus.tmp,
+                check_json=True,
+            )
+        )
         row.rx.append(run_timed(rx.search_cmd(q), rx.env, rx.corpus.layout.workspace, check_json=True))
     row.note = "basic-memory tool search-notes --json / reasonix-tui memory search --json"
     return row
@@ -470,33 +494,47 @@ def find_venv(explicit: str | None) -> tuple[Path | None, str]:
     return venv, ""
 
 
-HOW_TO = ("make one outside this repository with:\n"
-          "    python3.12 -m venv /path/to/bm-venv\n"
-          "    /path/to/bm-venv/bin/pip install basic-memory==0.24.1\n"
-          f"then pass --bm-venv /path/to/bm-venv (or set {VENV_ENV}).")
+HOW_TO = (
+    "make one outside this repository with:\n"
+    "    python3.12 -m venv /path/to/bm-venv\n"
+    "    /path/to/bm-venv/bin/pip install basic-memory==0.24.1\n"
+    f"then pass --bm-venv /path/to/bm-venv (or set {VENV_ENV})."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="basic-memory's virtualenv: " + HOW_TO,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="basic-memory's virtualenv: " + HOW_TO,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--bm-venv", help=f"basic-memory's virtualenv (default ${VENV_ENV})")
     ap.add_argument("--sizes", default="1000,10000", help="corpus sizes, comma-separated")
     ap.add_argument("--queries", type=int, default=50, help="queries per search row")
     ap.add_argument("--warmup", type=int, default=5, help="untimed queries before each search row")
     ap.add_argument("--cli-runs", type=int, default=5, help="process runs per process row")
-    ap.add_argument("--scratch-runs", type=int, default=1,
-                    help="loads from scratch per size (basic-memory takes minutes per 1k facts)")
-    ap.add_argument("--rows", default="load,inprocess,mcp,cli",
-                    help="which rows: load, inprocess, mcp, cli (comma-separated)")
+    ap.add_argument(
+        "--scratch-runs",
+        type=int,
+        default=1,
+        help="loads from scratch per size (basic-memory takes minutes per 1k facts)",
+    )
+    ap.add_argument(
+        "--rows", default="load,inprocess,mcp,cli", help="which rows: load, inprocess, mcp, cli (comma-separated)"
+    )
     ns = ap.parse_args(argv)
 
     venv, why = find_venv(ns.bm_venv)
     if venv is None:
         print(f"peer_bench: skipped — {why}.\nbasic-memory needs Python ≥ 3.12 in its own virtualenv; {HOW_TO}")
         return 0
-    probe = subprocess.run([str(venv / "bin" / "python"), "-c", BM_PROBE], capture_output=True, text=True,
-                           env={"PATH": os.environ.get("PATH", ""), "HOME": tempfile.gettempdir()}, check=False)
+    probe = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", BM_PROBE],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": tempfile.gettempdir()},
+        check=False,
+    )
     if probe.returncode != 0:
         print(f"peer_bench: skipped — basic-memory does not import in {venv}:\n{probe.stderr[-1500:]}")
         return 0
@@ -505,16 +543,20 @@ def main(argv: list[str] | None = None) -> int:
 
     rows_wanted = {r.strip() for r in ns.rows.split(",") if r.strip()}
     queries = make_queries(ns.queries + ns.warmup)
-    warm, timed = queries[: ns.warmup], queries[ns.warmup:]
-    vectors = {True: "its vector channel can load here: its loads include embeddings",
-               False: "its vector channel cannot load here: keyword-only (FTS5)",
-               None: "vector channel unknown"}[info.get("vectors")]
+    warm, timed = queries[: ns.warmup], queries[ns.warmup :]
+    vectors = {
+        True: "its vector channel can load here: its loads include embeddings",
+        False: "its vector channel cannot load here: keyword-only (FTS5)",
+        None: "vector channel unknown",
+    }[info.get("vectors")]
     print(f"peer benchmark: basic-memory {info['version']} ({vectors}) vs reasonix-tui {__version__}")
     if info["version"] != "0.24.1":
         print("  note: the figures in the README were measured against basic-memory 0.24.1")
-    print(f"  {ns.queries} queries per search row (+{ns.warmup} warm-up), {ns.cli_runs} runs per process row, "
-          f"{ns.scratch_runs} load(s) from scratch; times are medians (search rows: median / p95); "
-          "ratio = basic-memory / reasonix-tui; load = 1-min load average while measured\n")
+    print(
+        f"  {ns.queries} queries per search row (+{ns.warmup} warm-up), {ns.cli_runs} runs per process row, "
+        f"{ns.scratch_runs} load(s) from scratch; times are medians (search rows: median / p95); "
+        "ratio = basic-memory / reasonix-tui; load = 1-min load average while measured\n"
+    )
     rows: list[Row] = []
     ok = True
     for size in [int(s) for s in ns.sizes.split(",") if s.strip()]:

@@ -110,8 +110,9 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
     return dt
 
 
-def one_shot(layout: Layout, env: dict[str, str], queries: list[str], runs: int,
-             baseline_src: str = "") -> dict[str, Any]:
+def one_shot(
+    layout: Layout, env: dict[str, str], queries: list[str], runs: int, baseline_src: str = ""
+) -> dict[str, Any]:
     """First run (no cache), then ``runs`` of each command interleaved with a bare interpreter
     (and, with ``baseline_src``, with the same command run from that source tree)."""
     base = [*rx_exe(), "--home", str(layout.root)]
@@ -135,8 +136,15 @@ def one_shot(layout: Layout, env: dict[str, str], queries: list[str], runs: int,
         with open(files[(i * 7919) % len(files)], "a", encoding="utf-8") as fh:
             fh.write(f"\noutside edit {i}\n")
         edited.append(run([*base, "recall", queries[i % len(queries)]], env, ws))
-    return {"first": first, "first_recall": first_recall, "search": search, "recall": recall, "bare": bare,
-            "edited": edited, "old_recall": old_recall}
+    return {
+        "first": first,
+        "first_recall": first_recall,
+        "search": search,
+        "recall": recall,
+        "bare": bare,
+        "edited": edited,
+        "old_recall": old_recall,
+    }
 
 
 async def mcp(layout: Layout, env: dict[str, str], queries: list[str], warmup: int) -> dict[str, Any]:
@@ -150,8 +158,12 @@ async def mcp(layout: Layout, env: dict[str, str], queries: list[str], warmup: i
     snapshot = Store(layout).snapshot()
     search_memories(snapshot.facts, queries[0])  # warm index for the in-process floor
     exe = rx_exe()
-    params = StdioServerParameters(command=exe[0], args=[*exe[1:], "--home", str(layout.root), "mcp", "--workspace",
-                                                         str(layout.workspace)], env=env, cwd=str(layout.workspace))
+    params = StdioServerParameters(
+        command=exe[0],
+        args=[*exe[1:], "--home", str(layout.root), "mcp", "--workspace", str(layout.workspace)],
+        env=env,
+        cwd=str(layout.workspace),
+    )
     out: dict[str, Any] = {"search": [], "ping": [], "floor": []}
     with open(os.devnull, "w") as devnull:
         async with stdio_client(params, errlog=devnull) as (read, write):
@@ -214,8 +226,9 @@ async def changes(layout: Layout, search: Any) -> dict[str, tuple[float, float, 
     results["delete"] = await until(marker, lambda a: deleted.stem not in a)
 
     new = layout.project_dir / "zyx-new-fact.md"
-    new.write_text("---\nname: zyx-new-fact\ndescription: a new file zyxcreated\n---\n\nzyxcreated body.\n",
-                   encoding="utf-8")
+    new.write_text(
+        "---\nname: zyx-new-fact\ndescription: a new file zyxcreated\n---\n\nzyxcreated body.\n", encoding="utf-8"
+    )
     results["create"] = await until("zyxcreated", lambda a: "zyx-new-fact" in a)
     return results
 
@@ -226,8 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100, help="timed MCP searches per size")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--runs", type=int, default=7, help="one-shot runs per command")
-    ap.add_argument("--baseline-src", default="", help="a source tree of the code before (e.g. `git archive main "
-                    "reasonix_tui | tar -x -C DIR`): one-shot recall is also run from it, interleaved (PYTHONPATH)")
+    ap.add_argument(
+        "--baseline-src",
+        default="",
+        help="a source tree of the code before (e.g. `git archive main "
+        "reasonix_tui | tar -x -C DIR`): one-shot recall is also run from it, interleaved (PYTHONPATH)",
+    )
     ns = ap.parse_args(argv)
     queries = make_queries(ns.queries + ns.warmup)
     verdicts: list[str] = []
@@ -250,8 +267,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    outside {what:<7} {seen}; that call took {last * 1e3:7.1f} ms")
             print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}")
             print(f"  one-shot recall               {ms(shot['recall'])}   (from the on-disk recall index)")
-            print(f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
-                  "what every run cost before)")
+            print(
+                f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
+                "what every run cost before)"
+            )
             print(f"    first recall (no recall index yet): {shot['first_recall'] * 1e3:8.0f} ms")
             if shot["old_recall"]:
                 print(f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({ns.baseline_src})")
@@ -261,8 +280,10 @@ def main(argv: list[str] | None = None) -> int:
             if target:
                 mcp_ok = statistics.median(m["search"]) <= target[0]
                 shot_ok = max(statistics.median(shot["search"]), statistics.median(shot["recall"])) <= target[1]
-                verdicts.append(f"{size}: MCP search ≤ {target[0] * 1e3:.0f} ms {'met' if mcp_ok else 'NOT met'}; "
-                                f"one-shot ≤ {target[1]:.1f} s {'met' if shot_ok else 'NOT met'}")
+                verdicts.append(
+                    f"{size}: MCP search ≤ {target[0] * 1e3:.0f} ms {'met' if mcp_ok else 'NOT met'}; "
+                    f"one-shot ≤ {target[1]:.1f} s {'met' if shot_ok else 'NOT met'}"
+                )
             print()
     for line in verdicts:
         print("target", line)

@@ -53,16 +53,32 @@ from reasonix_tui.core.store.model import Fact, FactId  # noqa: E402
 NOW = parse_rfc3339("2026-07-27T00:00:00Z")
 assert NOW is not None
 
-_COMMON = ("the a to of and in for on with we use is are it this that when after before run from by be "
-           "not do our should must always never only then").split()
-_DEV = ("deploy release branch cache redis postgres migration schema index query timeout retry worker queue "
-        "lint test build ci pipeline docker image cluster region staging production config env secret token "
-        "auth login session cookie api endpoint webhook payment invoice billing email notification search "
-        "logger metrics alert dashboard feature flag rollout canary backup restore cron job scheduler "
-        "frontend backend mobile ios android react vue typescript python go rust java kotlin swift "
-        "package manager npm pnpm yarn pip poetry uv cargo lockfile dependency upgrade version semver").split()
-_SYMBOLS = ["max_open_conns", "AuthHandler", "RetryPolicy", "CACHE_TIMEOUT_MS", "--no-verify", "feature.flags.refresh",
-            "HTTPServer", "user_id", "ERR_CONN_RESET", "pnpm-lock.yaml", "config/db.toml", "make migrate"]
+_COMMON = (
+    "the a to of and in for on with we use is are it this that when after before run from by be "
+    "not do our should must always never only then"
+).split()
+_DEV = (
+    "deploy release branch cache redis postgres migration schema index query timeout retry worker queue "
+    "lint test build ci pipeline docker image cluster region staging production config env secret token "
+    "auth login session cookie api endpoint webhook payment invoice billing email notification search "
+    "logger metrics alert dashboard feature flag rollout canary backup restore cron job scheduler "
+    "frontend backend mobile ios android react vue typescript python go rust java kotlin swift "
+    "package manager npm pnpm yarn pip poetry uv cargo lockfile dependency upgrade version semver"
+).split()
+_SYMBOLS = [
+    "max_open_conns",
+    "AuthHandler",
+    "RetryPolicy",
+    "CACHE_TIMEOUT_MS",
+    "--no-verify",
+    "feature.flags.refresh",
+    "HTTPServer",
+    "user_id",
+    "ERR_CONN_RESET",
+    "pnpm-lock.yaml",
+    "config/db.toml",
+    "make migrate",
+]
 _ZH = ["数据库迁移", "缓存失效", "部署流程", "灰度发布", "日志轮转", "接口鉴权", "单元测试", "性能优化"]
 
 
@@ -95,11 +111,17 @@ def make_facts(n: int, seed: int = 7) -> list[Fact]:
         updated = NOW.ns - r.randint(0, 400) * DAY_NS
         facts.append(
             Fact(
-                id=FactId(f"mem-{i:06d}"), revision=1, created_at=None,
-                updated_at=type(NOW)(updated), name=f"{'-'.join(topic)}-{i}",
-                title=" ".join(t.capitalize() for t in topic), description=f"How we handle {topic[0]} and {topic[1]}",
-                keywords=" ".join(r.sample(_DEV, 2)), type=r.choice(["project", "reference", "project"]),
-                scope=r.choice(["project", "project", "global"]), body=body,
+                id=FactId(f"mem-{i:06d}"),
+                revision=1,
+                created_at=None,
+                updated_at=type(NOW)(updated),
+                name=f"{'-'.join(topic)}-{i}",
+                title=" ".join(t.capitalize() for t in topic),
+                description=f"How we handle {topic[0]} and {topic[1]}",
+                keywords=" ".join(r.sample(_DEV, 2)),
+                type=r.choice(["project", "reference", "project"]),
+                scope=r.choice(["project", "project", "global"]),
+                body=body,
                 volatility=r.choice(["", "", "volatile", "stable"]),
             )
         )
@@ -121,8 +143,10 @@ def make_queries(n: int, seed: int = 11) -> list[str]:
         elif kind < 0.9:
             q = f"{r.choice(_ZH)}怎么处理"
         else:
-            q = ("please look at why the " + " ".join(r.sample(_DEV, 5)) + " keeps failing after the last deploy "
-                 "and tell me what we should change in the config")
+            q = (
+                "please look at why the " + " ".join(r.sample(_DEV, 5)) + " keeps failing after the last deploy "
+                "and tell me what we should change in the config"
+            )
         out.append(q)
     return out
 
@@ -200,10 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3, help="runs per query; the best one counts")
     args = parser.parse_args(argv)
     queries = make_queries(args.queries)
-    print(f"{args.queries} queries per size, interleaved, best of {args.reps} runs each; "
-          "ms per query (median / p95)\n")
-    head = (f"{'facts':>7}  {'cold build (+enh.)':>18}  {'after a write':>13}  {'recall exact':>15}  {'recall enhanced':>15}  "
-            f"{'full-scan get_scores':>20}  {'ratio (median)':>14}")
+    print(
+        f"{args.queries} queries per size, interleaved, best of {args.reps} runs each; " "ms per query (median / p95)\n"
+    )
+    head = (
+        f"{'facts':>7}  {'cold build (+enh.)':>18}  {'after a write':>13}  {'recall exact':>15}  {'recall enhanced':>15}  "
+        f"{'full-scan get_scores':>20}  {'ratio (median)':>14}"
+    )
     print(head)
     print("-" * len(head))
     ok: bool | None = None  # None: no size of 10k or more was measured

@@ -38,10 +38,19 @@ def make_fact(i: int, rng: random.Random, now: Timestamp) -> Fact:
     type_ = ("user", "feedback", "project", "reference")[i % 4]
     words = " ".join(rng.choice(WORDS) for _ in range(60))
     return Fact(
-        id=new_memory_id(), revision=1 + i % 3, created_at=now, updated_at=now, name=f"fact-{i:06d}",
-        title=f"Fact {i} about {rng.choice(WORDS)}", description=" ".join(rng.choice(WORDS) for _ in range(8)),
-        keywords=" ".join(rng.choice(WORDS) for _ in range(3)), activation="relevant", type=type_, scope=scope,
-        subject_key=f"bench.s{i}" if i % 10 == 0 else "", body=words,
+        id=new_memory_id(),
+        revision=1 + i % 3,
+        created_at=now,
+        updated_at=now,
+        name=f"fact-{i:06d}",
+        title=f"Fact {i} about {rng.choice(WORDS)}",
+        description=" ".join(rng.choice(WORDS) for _ in range(8)),
+        keywords=" ".join(rng.choice(WORDS) for _ in range(3)),
+        activation="relevant",
+        type=type_,
+        scope=scope,
+        subject_key=f"bench.s{i}" if i % 10 == 0 else "",
+        body=words,
     )
 
 
@@ -135,8 +144,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
     args = parser.parse_args()
-    print(f"{'facts':>7} {'raw read':>9} {'cold':>8} {'cached':>8} {'cold/raw':>9} {'cached/raw':>10} "
-          f"{'update':>8} {'create':>8} {'archive':>8} {'recover':>8}")
+    print(
+        f"{'facts':>7} {'raw read':>9} {'cold':>8} {'cached':>8} {'cold/raw':>9} {'cached/raw':>10} "
+        f"{'update':>8} {'create':>8} {'archive':>8} {'recover':>8}"
+    )
     for n in args.sizes:
         r = run(n)
         print(

@@ -69,50 +69,83 @@ def session(i: int, day: int, dense: bool = False) -> dict:
     host = f"{t}-db-{i % 13}.internal"
     opening = [
         {"user": f"The {t} page is slow when the list has more than {100 + i % 400} rows, can you look at it?"},
-        {"tool": "read", "input": {"path": f"src/{t}/List.tsx"},
-         "output": "\n".join(f"{n:6}→  const row{n} = useRow({n}); // always memoised" for n in range(1, 40))},
+        {
+            "tool": "read",
+            "input": {"path": f"src/{t}/List.tsx"},
+            "output": "\n".join(f"{n:6}→  const row{n} = useRow({n}); // always memoised" for n in range(1, 40)),
+        },
         {"assistant": f"The list re-renders every row on each keystroke; I'll memoise the rows in `src/{t}/List.tsx`."},
-        {"tool": "edit", "input": {"path": f"src/{t}/List.tsx", "old_string": "useRow(", "new_string": "useMemoRow("},
-         "output": "The file has been updated."},
+        {
+            "tool": "edit",
+            "input": {"path": f"src/{t}/List.tsx", "old_string": "useRow(", "new_string": "useMemoRow("},
+            "output": "The file has been updated.",
+        },
     ]
-    tests = {"tool": "bash", "input": {"command": f"pnpm test:unit {t}"},
-             "output": "\n".join(f"  ✓ {t} case {n} (3 ms)" for n in range(30))}
+    tests = {
+        "tool": "bash",
+        "input": {"command": f"pnpm test:unit {t}"},
+        "output": "\n".join(f"  ✓ {t} case {n} (3 ms)" for n in range(30)),
+    }
     noise = [
         {"user": f"why does {t} never show the empty state?"},
         {"assistant": "Because the empty branch checks `rows === undefined`, not an empty array."},
-        {"user": "here's the old helper, keep it as is:\n```ts\n// never throws\nexport const safe = (f) => { try { return f() } catch { return null } }\n```"},
+        {
+            "user": "here's the old helper, keep it as is:\n```ts\n// never throws\nexport const safe = (f) => { try { return f() } catch { return null } }\n```"
+        },
         {"user": f"for this PR only, skip the {t} snapshot tests"},
     ]
-    commit = {"tool": "bash", "input": {"command": f"git commit -am 'perf({t}): memoise rows' && git push"},
-              "output": f"[feat/{t}-{i} 1a2b3c] perf({t}): memoise rows"}
+    commit = {
+        "tool": "bash",
+        "input": {"command": f"git commit -am 'perf({t}): memoise rows' && git push"},
+        "output": f"[feat/{t}-{i} 1a2b3c] perf({t}): memoise rows",
+    }
     if dense:  # three distinct durable statements in every session
         turns = opening + [
-            {"tool": "bash", "input": {"command": f"npm test -- {t}"}, "error": True,
-             "output": "Exit code 1\n" + "\n".join(f"  ✕ {t} case {n} (12 ms)" for n in range(8))},
+            {
+                "tool": "bash",
+                "input": {"command": f"npm test -- {t}"},
+                "error": True,
+                "output": "Exit code 1\n" + "\n".join(f"  ✕ {t} case {n} (12 ms)" for n in range(8)),
+            },
             {"user": f"no, use `pnpm test:unit {t}` here, the npm script needs the {t}-svc-{i % 97} container"},
-            tests, *noise[:2],
+            tests,
+            *noise[:2],
             {"user": f"From now on the {t} service talks to {host} on port {5400 + i % 90}, the old host is gone."},
-            *noise[2:], commit,
+            *noise[2:],
+            commit,
             {"user": f"以后 {t} 相关的改动都先跑 pnpm lint:{t}，不要直接提交。"},
             {"assistant": "好的。"},
         ]
         every = 25
     else:
-        turns = opening + [tests, *noise, {"user": f"nice. now add a loading skeleton to the {t} list"}, commit,
-                           {"user": "不要紧，先这样吧"}]
+        turns = opening + [
+            tests,
+            *noise,
+            {"user": f"nice. now add a loading skeleton to the {t} list"},
+            commit,
+            {"user": "不要紧，先这样吧"},
+        ]
         if i % 3 == 0:
             turns.insert(5, {"user": _RULES[(i // 3) % len(_RULES)]})
         if i % 7 == 0:
-            turns.insert(6, {"user": f"FYI the {t} service talks to {host} on port {5400 + i % 90} now, the old host is gone."})
+            turns.insert(
+                6, {"user": f"FYI the {t} service talks to {host} on port {5400 + i % 90} now, the old host is gone."}
+            )
         every = 40
     if i % every == 0:
-        turns += [{"user": f"cut the 3.{i}.0 release"},
-                  {"tool": "bash", "input": {"command": "pnpm changeset version"}, "output": "ok"},
-                  {"tool": "bash", "input": {"command": f"git tag v3.{i}.0 && git push --tags"}, "output": "ok"},
-                  {"tool": "bash", "input": {"command": "pnpm -r publish"}, "output": "ok"}]
+        turns += [
+            {"user": f"cut the 3.{i}.0 release"},
+            {"tool": "bash", "input": {"command": "pnpm changeset version"}, "output": "ok"},
+            {"tool": "bash", "input": {"command": f"git tag v3.{i}.0 && git push --tags"}, "output": "ok"},
+            {"tool": "bash", "input": {"command": "pnpm -r publish"}, "output": "ok"},
+        ]
     hour = 8 + i % 10
-    return {"key": f"S{i}", "start": f"2026-07-{1 + day:02d}T{hour:02d}:{i % 60:02d}:00Z", "turns": turns,
-            "format": "claude" if i % 5 < 3 else "reasonix"}
+    return {
+        "key": f"S{i}",
+        "start": f"2026-07-{1 + day:02d}T{hour:02d}:{i % 60:02d}:00Z",
+        "turns": turns,
+        "format": "claude" if i % 5 < 3 else "reasonix",
+    }
 
 
 def build(base: Path, n: int, dense: bool = False) -> tuple[Path, Path, Path]:
@@ -150,8 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sessions", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keep", type=Path, help="build the history here and keep it")
-    ap.add_argument("--dense", action="store_true", help="three distinct durable statements in every session (worst case)")
-    ap.add_argument("--scratch-runs", type=int, default=1, help="listings from scratch to time (each re-mines everything)")
+    ap.add_argument(
+        "--dense", action="store_true", help="three distinct durable statements in every session (worst case)"
+    )
+    ap.add_argument(
+        "--scratch-runs", type=int, default=1, help="listings from scratch to time (each re-mines everything)"
+    )
     args = ap.parse_args(argv)
     base = args.keep or Path(tempfile.mkdtemp(prefix="suggest-bench-"))
     try:
@@ -164,8 +201,12 @@ def main(argv: list[str] | None = None) -> int:
         # as installed: modules run from cached bytecode (pip compiles a wheel's modules), not
         # compiled from source on every start because the shell asked not to write bytecode
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "reasonix_tui")], env=env,
-                       stdout=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(HERE.parent / "reasonix_tui")],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
         exe = [sys.executable, "-m", "reasonix_tui", "--home", str(root), "--workspace", str(ws), "suggest"]
         sessions_dir = root / "projects" / reasonix_slug(str(ws)) / "sessions"
         added = args.sessions
@@ -188,23 +229,31 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root / "reasonix-tui" / "cache", ignore_errors=True)
             scratch.append(timed(exe, env))
         first = statistics.median(scratch)
-        rows = [("unchanged history", median(exe, env, args.runs)), ("after 1 new session", after_new(1)),
-                ("after 10 new sessions", after_new(10)), ("from scratch (no cache)", first)]
+        rows = [
+            ("unchanged history", median(exe, env, args.runs)),
+            ("after 1 new session", after_new(1)),
+            ("after 10 new sessions", after_new(10)),
+            ("from scratch (no cache)", first),
+        ]
         bare = median([sys.executable, "-c", "pass"], env, args.runs)
         version = median([sys.executable, "-m", "reasonix_tui", "--version"], env, args.runs)
         out = subprocess.run(exe + ["--json"], env=env, stdout=subprocess.PIPE, text=True).stdout
         import json
 
         view = json.loads(out)
-        print(f"listing: {len(view['memories'])} memories, {len(view['skills'])} skills shown from {view['sessions']} sessions"
-              f" ({view['more']} more past the cap)")
+        print(
+            f"listing: {len(view['memories'])} memories, {len(view['skills'])} skills shown from {view['sessions']} sessions"
+            f" ({view['more']} more past the cap)"
+        )
         print(f"baseline (same run): bare interpreter {bare:.3f} s, `reasonix-tui --version` {version:.3f} s")
         print(f"{'':26} {'median':>8}  {'× --version':>11}  target {TARGET} s")
         for label, value in rows:
             verdict = ("met" if value <= TARGET else "NOT met") if not label.startswith("from scratch") else "-"
             print(f"{label:26} {value:7.3f} s  {value / version:10.2f}×  {verdict}")
-        print(f"(medians of {args.runs}; from scratch: median of {len(scratch)}; "
-              f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
+        print(
+            f"(medians of {args.runs}; from scratch: median of {len(scratch)}; "
+            f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)"
+        )
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

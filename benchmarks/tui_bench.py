@@ -61,9 +61,17 @@ def build_store(root: Path, n: int) -> Layout:
         name = f"fact-{i:06d}-{w[0]}"
         ts = Timestamp(NOW.ns - (i % 400) * DAY_NS)
         fact = Fact(
-            id=FactId(f"mem-{i:032x}"), revision=1 + i % 3, created_at=ts, updated_at=ts, name=name,
-            title=f"{w[0].title()} {w[1]} note {i}", description=f"How {w[0]} relates to {w[1]} and {w[2]}",
-            keywords=" ".join(w), activation="pinned" if i % 997 == 0 else "", type=TYPES[i % 4], scope=scope,
+            id=FactId(f"mem-{i:032x}"),
+            revision=1 + i % 3,
+            created_at=ts,
+            updated_at=ts,
+            name=name,
+            title=f"{w[0].title()} {w[1]} note {i}",
+            description=f"How {w[0]} relates to {w[1]} and {w[2]}",
+            keywords=" ".join(w),
+            activation="pinned" if i % 997 == 0 else "",
+            type=TYPES[i % 4],
+            scope=scope,
             subject_key=f"project.{w[0]}_{i}" if i % 5 == 0 else "",
             body=f"Fact {i}: when {w[0]} fails, check {w[1]} then {w[2]}.\n\nMore text about {w[1]}.",
         )

@@ -131,8 +131,12 @@ class FakeModel:
         msg_id = f"msg_{next(_ids)}"
         model = body.get("model", "fake-model")
         if action and action.get("tool"):
-            block: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{next(_ids):04d}", "name": action["tool"],
-                                     "input": action.get("input", {})}
+            block: dict[str, Any] = {
+                "type": "tool_use",
+                "id": f"toolu_{next(_ids):04d}",
+                "name": action["tool"],
+                "input": action.get("input", {}),
+            }
             stop = "tool_use"
         else:
             text = (action or {}).get("text") or (self.final_text if body.get("tools") else "ok")
@@ -140,48 +144,114 @@ class FakeModel:
             stop = "end_turn"
         usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         if not body.get("stream"):
-            handler._json({"id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [block],
-                           "stop_reason": stop, "stop_sequence": None, "usage": usage})
+            handler._json(
+                {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [block],
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                }
+            )
             return
         start_block = dict(block, input={}) if block["type"] == "tool_use" else dict(block, text="")
-        delta = ({"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-                 if block["type"] == "tool_use" else {"type": "text_delta", "text": block["text"]})
-        self._sse(handler, [
-            ("message_start", {"type": "message_start", "message": {
-                "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-                "stop_reason": None, "stop_sequence": None, "usage": usage}}),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start_block}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                               "usage": {"output_tokens": 5}}),
-            ("message_stop", {"type": "message_stop"}),
-        ])
+        delta = (
+            {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            if block["type"] == "tool_use"
+            else {"type": "text_delta", "text": block["text"]}
+        )
+        self._sse(
+            handler,
+            [
+                (
+                    "message_start",
+                    {
+                        "type": "message_start",
+                        "message": {
+                            "id": msg_id,
+                            "type": "message",
+                            "role": "assistant",
+                            "model": model,
+                            "content": [],
+                            "stop_reason": None,
+                            "stop_sequence": None,
+                            "usage": usage,
+                        },
+                    },
+                ),
+                ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start_block}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": stop, "stop_sequence": None},
+                        "usage": {"output_tokens": 5},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ],
+        )
 
     def _openai(self, handler: Any, body: dict[str, Any]) -> None:
         action = self._next_action(body)
         resp_id = f"resp_{next(_ids)}"
         if action and action.get("tool"):
-            item: dict[str, Any] = {"type": "function_call", "id": f"fc_{next(_ids)}", "call_id": f"call_{next(_ids)}",
-                                    "name": action["tool"], "arguments": json.dumps(action.get("input", {})),
-                                    "status": "completed"}
+            item: dict[str, Any] = {
+                "type": "function_call",
+                "id": f"fc_{next(_ids)}",
+                "call_id": f"call_{next(_ids)}",
+                "name": action["tool"],
+                "arguments": json.dumps(action.get("input", {})),
+                "status": "completed",
+            }
         else:
             text = (action or {}).get("text") or self.final_text
-            item = {"type": "message", "id": f"msg_{next(_ids)}", "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}]}
-        response = {"id": resp_id, "object": "response", "status": "completed", "model": body.get("model", "fake"),
-                    "output": [item], "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-                                                "input_tokens_details": {"cached_tokens": 0},
-                                                "output_tokens_details": {"reasoning_tokens": 0}}}
+            item = {
+                "type": "message",
+                "id": f"msg_{next(_ids)}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        response = {
+            "id": resp_id,
+            "object": "response",
+            "status": "completed",
+            "model": body.get("model", "fake"),
+            "output": [item],
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 5,
+                "total_tokens": 15,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
         events: list[tuple[str | None, dict[str, Any]]] = [
-            ("response.created", {"type": "response.created", "response": dict(response, status="in_progress",
-                                                                                 output=[])}),
+            (
+                "response.created",
+                {"type": "response.created", "response": dict(response, status="in_progress", output=[])},
+            ),
             ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
         ]
         if item["type"] == "message":
-            events.append(("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"],
-                                                          "output_index": 0, "content_index": 0,
-                                                          "delta": item["content"][0]["text"]}))
+            events.append(
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item["id"],
+                        "output_index": 0,
+                        "content_index": 0,
+                        "delta": item["content"][0]["text"],
+                    },
+                )
+            )
         events += [
             ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
             ("response.completed", {"type": "response.completed", "response": response}),

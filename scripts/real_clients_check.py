@@ -73,11 +73,25 @@ def prepare(base: Path) -> tuple[Path, Path, Path]:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     root = home / ".reasonix"
     store = Store(Layout.resolve(home=root, workspace=project))
-    store.save(SaveRequest(name="deploy-target", title="Deploy target", type="project",
-                           description="Deploys go to the k8s-stage-2 cluster with helm",
-                           body="helm upgrade --install app deploy/chart on k8s-stage-2; prod needs sign-off."))
-    store.save(SaveRequest(name="pkg-manager", title="Package manager", type="project", activation="pinned",
-                           description="Package manager is pnpm", body="Use pnpm install, never npm install."))
+    store.save(
+        SaveRequest(
+            name="deploy-target",
+            title="Deploy target",
+            type="project",
+            description="Deploys go to the k8s-stage-2 cluster with helm",
+            body="helm upgrade --install app deploy/chart on k8s-stage-2; prod needs sign-off.",
+        )
+    )
+    store.save(
+        SaveRequest(
+            name="pkg-manager",
+            title="Package manager",
+            type="project",
+            activation="pinned",
+            description="Package manager is pnpm",
+            body="Use pnpm install, never npm install.",
+        )
+    )
     return home, project, root
 
 
@@ -111,8 +125,7 @@ def tool_names(body: dict[str, Any]) -> list[str]:
     return [str(t.get("name") or t.get("type")) for t in body.get("tools", [])]
 
 
-def start_client(name: str, client: str, npm_bin: str, base: Path,
-                 install: str) -> tuple[str, Path, Path, Path] | None:
+def start_client(name: str, client: str, npm_bin: str, base: Path, install: str) -> tuple[str, Path, Path, Path] | None:
     """Find the client, make its throwaway home and project, run ``setup <name> --yes``."""
     print({"claude-code": "Claude Code", "codex": "Codex"}[name])
     program = shutil.which(client, path=npm_bin or None) or shutil.which(client)
@@ -121,8 +134,13 @@ def start_client(name: str, client: str, npm_bin: str, base: Path,
         return None
     home, project, root = prepare(base / client)
     env_setup = {**os.environ, "HOME": str(home), "REASONIX_TUI_HOOK_DAEMON": "1"}
-    proc = subprocess.run([our_exe(), "--home", str(root), "--workspace", str(project), "setup", name, "--yes",
-                           "--command", our_exe()], capture_output=True, text=True, env=env_setup, check=False)
+    proc = subprocess.run(
+        [our_exe(), "--home", str(root), "--workspace", str(project), "setup", name, "--yes", "--command", our_exe()],
+        capture_output=True,
+        text=True,
+        env=env_setup,
+        check=False,
+    )
     check(f"setup {name} --yes", proc.returncode == 0, proc.stderr.strip()[:200])
     version = subprocess.run([program, "--version"], capture_output=True, text=True, check=False).stdout.strip()
     print(f"  ({version})")
@@ -133,8 +151,12 @@ def finish(model: FakeModel, home: Path, root: Path) -> None:
     """Stop the model stand-in and the hook server; keep the request log beside the home."""
     model.stop()
     (home.parent / "requests.json").write_text(json.dumps(model.requests, indent=1))
-    subprocess.run([our_exe(), "--home", str(root), "hook", "stop"], capture_output=True, check=False,
-                   env={**os.environ, "HOME": str(home)})
+    subprocess.run(
+        [our_exe(), "--home", str(root), "hook", "stop"],
+        capture_output=True,
+        check=False,
+        env={**os.environ, "HOME": str(home)},
+    )
 
 
 def run_claude(base: Path, npm_bin: str) -> None:
@@ -147,24 +169,61 @@ def run_claude(base: Path, npm_bin: str) -> None:
     (project / ".claude" / "settings.local.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
     (home / ".claude.json").write_text(json.dumps({"projects": {str(project): {"hasTrustDialogAccepted": True}}}))
     script = [
-        {"tool": "Bash", "input": {"command": f"reasonix-tui --workspace {project} remember --description "
-                                              "'deploy steps' --body 'run make setup before deploy' --wait 0",
-                                   "description": "remember a fact"}},
-        {"tool": "Bash", "input": {"command": f"reasonix-tui --workspace {project} memory forget deploy-target",
-                                   "description": "forget a fact as the user"}},
-        {"tool": "Bash", "input": {"command": "reasonix-tui memory save --name x --description d --body b",
-                                   "description": "save as the user"}},
+        {
+            "tool": "Bash",
+            "input": {
+                "command": f"reasonix-tui --workspace {project} remember --description "
+                "'deploy steps' --body 'run make setup before deploy' --wait 0",
+                "description": "remember a fact",
+            },
+        },
+        {
+            "tool": "Bash",
+            "input": {
+                "command": f"reasonix-tui --workspace {project} memory forget deploy-target",
+                "description": "forget a fact as the user",
+            },
+        },
+        {
+            "tool": "Bash",
+            "input": {
+                "command": "reasonix-tui memory save --name x --description d --body b",
+                "description": "save as the user",
+            },
+        },
         {"tool": "mcp__reasonix-tui__memory", "input": {"op": "search", "query": "deploy cluster"}},
     ]
     model = FakeModel(script).start()
     try:
-        env = client_env(home, {"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-ant-loopback",
-                                "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                                "DISABLE_AUTOUPDATER": "1"}, npm_bin)
+        env = client_env(
+            home,
+            {
+                "ANTHROPIC_BASE_URL": model.url,
+                "ANTHROPIC_API_KEY": "sk-ant-loopback",
+                "DISABLE_TELEMETRY": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            },
+            npm_bin,
+        )
         start = time.monotonic()
-        proc = subprocess.run([claude, "-p", "How do we deploy to the k8s-stage-2 cluster with helm?",
-                               "--output-format", "json", "--allowedTools", "Bash"],
-                              cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
+        proc = subprocess.run(
+            [
+                claude,
+                "-p",
+                "How do we deploy to the k8s-stage-2 cluster with helm?",
+                "--output-format",
+                "json",
+                "--allowedTools",
+                "Bash",
+            ],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         took = time.monotonic() - start
         check("claude -p finished", proc.returncode == 0, f"{took:.1f}s; {proc.stderr.strip()[:400]}")
         bodies = main_requests(model)
@@ -172,26 +231,39 @@ def run_claude(base: Path, npm_bin: str) -> None:
             return
         first = bodies[0]
         mcp_tools = [n for n in tool_names(first) if n.startswith("mcp__reasonix-tui__")]
-        check("first model request carries the memory tools", {"mcp__reasonix-tui__memory",
-                                                                 "mcp__reasonix-tui__remember"} <= set(mcp_tools),
-              ", ".join(mcp_tools))
+        check(
+            "first model request carries the memory tools",
+            {"mcp__reasonix-tui__memory", "mcp__reasonix-tui__remember"} <= set(mcp_tools),
+            ", ".join(mcp_tools),
+        )
         first_text = texts(first.get("system")) + texts(first.get("messages"))
-        check("session start block reached the model", "## Pinned preferences and feedback" in first_text
-              and "Use pnpm install" in first_text)
+        check(
+            "session start block reached the model",
+            "## Pinned preferences and feedback" in first_text and "Use pnpm install" in first_text,
+        )
         check("recall block reached the model", "<memory-recall>" in first_text and "k8s-stage-2" in first_text)
         last = texts(bodies[-1].get("messages"))
         queue = ApprovalQueue(Layout.resolve(home=root, workspace=project))
         pending = [p for p in queue.pending() if "make setup" in json.dumps(p.arguments)]
-        check("agent verb with --workspace and 'setup' in its body ran", bool(pending),
-              "proposal queued" if pending else last[-300:])
-        check("person-only subcommand behind --workspace denied by the guard",
-              "acts as the user, without approval" in last and
-              Store(Layout.resolve(home=root, workspace=project)).find("deploy-target") is not None)
+        check(
+            "agent verb with --workspace and 'setup' in its body ran",
+            bool(pending),
+            "proposal queued" if pending else last[-300:],
+        )
+        check(
+            "person-only subcommand behind --workspace denied by the guard",
+            "acts as the user, without approval" in last
+            and Store(Layout.resolve(home=root, workspace=project)).find("deploy-target") is not None,
+        )
         check("plain person-only subcommand denied", "memory save" in last and "denied" in last.lower())
-        check("memory MCP tool answered", "deploy-target" in last and "Memory search results" in last,
-              "" if "Memory search results" in last else last[-300:])
-        listing = subprocess.run([claude, "mcp", "list"], cwd=project, env=env, capture_output=True, text=True,
-                                 timeout=120, check=False)
+        check(
+            "memory MCP tool answered",
+            "deploy-target" in last and "Memory search results" in last,
+            "" if "Memory search results" in last else last[-300:],
+        )
+        listing = subprocess.run(
+            [claude, "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
         line = next((ln for ln in listing.stdout.splitlines() if "reasonix-tui" in ln), listing.stdout.strip()[:200])
         check("claude mcp list: connected", "Connected" in line or "✓" in line, line.strip())
     finally:
@@ -205,8 +277,13 @@ def run_codex(base: Path, npm_bin: str) -> None:
     codex, home, project, root = started
     exe = our_exe()  # Codex's shell starts from a login PATH: the absolute path, as setup writes it
     script: list[dict[str, Any]] = [
-        {"tool": "exec_command", "input": {"cmd": f"{exe} --workspace {project} remember --description "
-                                                  "'deploy steps' --body 'run make setup before deploy' --wait 0"}},
+        {
+            "tool": "exec_command",
+            "input": {
+                "cmd": f"{exe} --workspace {project} remember --description "
+                "'deploy steps' --body 'run make setup before deploy' --wait 0"
+            },
+        },
         {"tool": "exec_command", "input": {"cmd": f"{exe} --workspace {project} memory forget deploy-target"}},
     ]
     model = FakeModel(script).start()
@@ -215,13 +292,26 @@ def run_codex(base: Path, npm_bin: str) -> None:
         config.write_text(
             'model = "fake-model"\nmodel_provider = "loopback"\n\n[model_providers.loopback]\nname = "loopback"\n'
             f'base_url = "{model.url}/v1"\nwire_api = "responses"\nenv_key = "LOOPBACK_API_KEY"\n\n'
-            + config.read_text())
+            + config.read_text()
+        )
         env = client_env(home, {"LOOPBACK_API_KEY": "sk-loopback"}, npm_bin)
         start = time.monotonic()
-        proc = subprocess.run([codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
-                               "--dangerously-bypass-approvals-and-sandbox",
-                               "How do we deploy to the k8s-stage-2 cluster with helm?"],
-                              cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
+        proc = subprocess.run(
+            [
+                codex,
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "How do we deploy to the k8s-stage-2 cluster with helm?",
+            ],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         took = time.monotonic() - start
         check("codex exec finished", proc.returncode == 0, f"{took:.1f}s; {proc.stderr.strip()[-200:]}")
         bodies = main_requests(model)
@@ -229,25 +319,37 @@ def run_codex(base: Path, npm_bin: str) -> None:
             return
         first = bodies[0]
         # Codex 0.171 offers an MCP server's tools as one "namespace" tool holding functions.
-        inner = [f"{t.get('name')}.{f.get('name')}" for t in first.get("tools", []) if "reasonix" in str(t.get("name"))
-                 for f in (t.get("tools") or [t])]
-        check("first model request carries the memory tools",
-              any(n.endswith(".memory") for n in inner) and any(n.endswith(".remember") for n in inner),
-              ", ".join(inner))
+        inner = [
+            f"{t.get('name')}.{f.get('name')}"
+            for t in first.get("tools", [])
+            if "reasonix" in str(t.get("name"))
+            for f in (t.get("tools") or [t])
+        ]
+        check(
+            "first model request carries the memory tools",
+            any(n.endswith(".memory") for n in inner) and any(n.endswith(".remember") for n in inner),
+            ", ".join(inner),
+        )
         first_text = texts(first.get("input")) + texts(first.get("instructions"))
         check("session start block reached the model", "## Pinned preferences and feedback" in first_text)
         check("recall block reached the model", "<memory-recall>" in first_text and "k8s-stage-2" in first_text)
         last = texts(bodies[-1].get("input"))
         queue = ApprovalQueue(Layout.resolve(home=root, workspace=project))
         pending = [p for p in queue.pending() if "make setup" in json.dumps(p.arguments)]
-        check("agent verb with --workspace and 'setup' in its body ran", bool(pending),
-              "proposal queued" if pending else last[-300:])
-        check("person-only subcommand behind --workspace denied by the guard",
-              "acts as the user, without approval" in last and
-              Store(Layout.resolve(home=root, workspace=project)).find("deploy-target") is not None, last[-200:]
-              if "acts as the user" not in last else "")
-        listing = subprocess.run([codex, "mcp", "list"], cwd=project, env=env, capture_output=True, text=True,
-                                 timeout=120, check=False)
+        check(
+            "agent verb with --workspace and 'setup' in its body ran",
+            bool(pending),
+            "proposal queued" if pending else last[-300:],
+        )
+        check(
+            "person-only subcommand behind --workspace denied by the guard",
+            "acts as the user, without approval" in last
+            and Store(Layout.resolve(home=root, workspace=project)).find("deploy-target") is not None,
+            last[-200:] if "acts as the user" not in last else "",
+        )
+        listing = subprocess.run(
+            [codex, "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
         line = next((ln for ln in listing.stdout.splitlines() if "reasonix-tui" in ln), listing.stdout.strip()[:200])
         check("codex mcp list: enabled", "enabled" in line, line.strip())
     finally:
@@ -256,11 +358,18 @@ def run_codex(base: Path, npm_bin: str) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--npm-prefix", help="where the clients were installed with npm --prefix (uses DIR/node_modules/.bin)")
+    ap.add_argument(
+        "--npm-prefix", help="where the clients were installed with npm --prefix (uses DIR/node_modules/.bin)"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory and print its path")
     ap.add_argument("--only", choices=["claude", "codex"], help="run one client")
-    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                    help="add to the clients' environment (REASONIX_TUI_MCP_FRONT=0: the SDK server's old start)")
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="add to the clients' environment (REASONIX_TUI_MCP_FRONT=0: the SDK server's old start)",
+    )
     ns = ap.parse_args()
     EXTRA_ENV.update(item.split("=", 1) for item in ns.env if "=" in item)
     npm_bin = str(Path(ns.npm_prefix) / "node_modules" / ".bin") if ns.npm_prefix else ""

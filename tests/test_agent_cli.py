@@ -16,10 +16,28 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations.cli import main
 
-LOW_RISK = ["remember", "--name", "release-target", "--description", "Release target for this project",
-            "--type", "project", "--body", "Release artifacts are published from main-v2."]
-NEEDS_PERSON = ["remember", "--name", "prefers-tabs", "--description", "Indentation preference",
-                "--type", "user", "--body", "Use tabs."]
+LOW_RISK = [
+    "remember",
+    "--name",
+    "release-target",
+    "--description",
+    "Release target for this project",
+    "--type",
+    "project",
+    "--body",
+    "Release artifacts are published from main-v2.",
+]
+NEEDS_PERSON = [
+    "remember",
+    "--name",
+    "prefers-tabs",
+    "--description",
+    "Indentation preference",
+    "--type",
+    "user",
+    "--body",
+    "Use tabs.",
+]
 
 
 def run(layout: Layout, *argv: str) -> int:
@@ -59,7 +77,9 @@ def test_low_risk_json(layout: Layout, capsys: pytest.CaptureFixture[str]) -> No
     assert data["auto_write"].startswith("a-")
 
 
-def test_create_only_race_is_a_conflict(layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_create_only_race_is_a_conflict(
+    layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from reasonix_tui.core.agent import writes as agent_writes
 
     real = agent_writes.assess_remember
@@ -84,7 +104,9 @@ def test_create_only_race_is_a_conflict(layout: Layout, capsys: pytest.CaptureFi
         (["--expires-at", "soon"], 'expires_at must be RFC3339, YYYY-MM-DD, or "never"'),
     ],
 )
-def test_invalid_input_exit_2(layout: Layout, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+def test_invalid_input_exit_2(
+    layout: Layout, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
     assert run(layout, *LOW_RISK, *extra) == 2
     assert capsys.readouterr().err.strip() == f"reasonix-tui: {message}"
     assert Store(layout).list_all() == []
@@ -108,7 +130,9 @@ def test_no_context_center_says_so_at_once(layout: Layout, capsys: pytest.Captur
     assert Store(layout).list_all() == []
 
 
-def test_headless_refuses_at_once(layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, presence: Any) -> None:
+def test_headless_refuses_at_once(
+    layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, presence: Any
+) -> None:
     for var in ("REASONIX_TUI_HEADLESS", "REASONIX_TUI_SUBAGENT"):
         monkeypatch.setenv(var, "1")
         assert run(layout, *NEEDS_PERSON) == 3
@@ -150,7 +174,16 @@ def test_pending_timeout_in_process(layout: Layout, capsys: pytest.CaptureFixtur
 
 
 def spawn(layout: Layout, *argv: str) -> subprocess.Popen[str]:
-    cmd = [sys.executable, "-m", "reasonix_tui", "--home", str(layout.root), "--workspace", str(layout.workspace), *argv]
+    cmd = [
+        sys.executable,
+        "-m",
+        "reasonix_tui",
+        "--home",
+        str(layout.root),
+        "--workspace",
+        str(layout.workspace),
+        *argv,
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -208,10 +241,19 @@ def test_e2e_forged_approval_is_not_reported_as_written(layout: Layout, presence
     proposal = wait_for_proposal(queue, proc)
     results = layout.approvals_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
-    (results / f"{proposal.id}.json").write_text(json.dumps({
-        "id": proposal.id, "tool": "remember", "state": "approved", "fact_id": "mem-forged",
-        "ref": "project/prefers-tabs.md", "revision": 1, "message": "Saved memory id=mem-forged revision=1",
-    }))
+    (results / f"{proposal.id}.json").write_text(
+        json.dumps(
+            {
+                "id": proposal.id,
+                "tool": "remember",
+                "state": "approved",
+                "fact_id": "mem-forged",
+                "ref": "project/prefers-tabs.md",
+                "revision": 1,
+                "message": "Saved memory id=mem-forged revision=1",
+            }
+        )
+    )
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 4
     assert "Saved memory" not in out and "could not be verified" in out
@@ -235,7 +277,9 @@ def test_e2e_forget_approve(layout: Layout, presence: Any) -> None:
 def test_e2e_conflict_exit_1(layout: Layout, presence: Any) -> None:
     v1 = Store(layout).save(SaveRequest(name="x", description="X", type="project", body="1")).fact
     queue = ApprovalQueue(layout)
-    proc = spawn(layout, "remember", "--id", v1.id, "--description", "X", "--type", "project", "--body", "2", "--wait", "60")
+    proc = spawn(
+        layout, "remember", "--id", v1.id, "--description", "X", "--type", "project", "--body", "2", "--wait", "60"
+    )
     proposal = wait_for_proposal(queue, proc)
     Store(layout).save(SaveRequest(id=v1.id, description="X", type="project", body="person"))
     queue.apply(proposal, "approve")
@@ -253,8 +297,17 @@ def test_help_lists_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 
 # --- auto_confirm_project_remember (Reasonix's AssessRememberSkip) -------------------------------
 
-UPDATE = ["remember", "--name", "release-target", "--description", "Release target for this project",
-          "--type", "project", "--body", "Release artifacts are published from main-v3."]
+UPDATE = [
+    "remember",
+    "--name",
+    "release-target",
+    "--description",
+    "Release target for this project",
+    "--type",
+    "project",
+    "--body",
+    "Release artifacts are published from main-v3.",
+]
 
 
 def test_updates_ask_unless_reasonix_config_allows_them(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,13 +338,64 @@ def test_auto_confirm_still_asks_for_global_pinned_and_activation(layout: Layout
     (layout.root / "config.toml").write_text("[memory]\nauto_confirm_project_remember = true\n")
     store = Store(layout)
     store.save(SaveRequest(name="style", description="Code style", body="black", type="project"))
-    store.save(SaveRequest(name="pinned-rule", description="A pinned rule", body="x", type="project", activation="pinned"))
-    assert run(layout, "remember", "--name", "style", "--description", "Code style", "--type", "project",
-               "--activation", "pinned", "--body", "ruff format", "--wait", "0") == 4
-    assert run(layout, "remember", "--name", "pinned-rule", "--description", "A pinned rule", "--type", "project",
-               "--body", "y", "--wait", "0") == 4
-    assert run(layout, "remember", "--name", "tabs", "--description", "Tabs", "--type", "user", "--scope", "global",
-               "--body", "Use tabs.", "--wait", "0") == 4
+    store.save(
+        SaveRequest(name="pinned-rule", description="A pinned rule", body="x", type="project", activation="pinned")
+    )
+    assert (
+        run(
+            layout,
+            "remember",
+            "--name",
+            "style",
+            "--description",
+            "Code style",
+            "--type",
+            "project",
+            "--activation",
+            "pinned",
+            "--body",
+            "ruff format",
+            "--wait",
+            "0",
+        )
+        == 4
+    )
+    assert (
+        run(
+            layout,
+            "remember",
+            "--name",
+            "pinned-rule",
+            "--description",
+            "A pinned rule",
+            "--type",
+            "project",
+            "--body",
+            "y",
+            "--wait",
+            "0",
+        )
+        == 4
+    )
+    assert (
+        run(
+            layout,
+            "remember",
+            "--name",
+            "tabs",
+            "--description",
+            "Tabs",
+            "--type",
+            "user",
+            "--scope",
+            "global",
+            "--body",
+            "Use tabs.",
+            "--wait",
+            "0",
+        )
+        == 4
+    )
     reasons = sorted(r for p in ApprovalQueue(layout).pending() for r in p.reasons)
     assert "pinned memory requires confirmation" in reasons
     assert "a pinned memory requires confirmation" in reasons

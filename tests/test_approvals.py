@@ -41,7 +41,9 @@ GLOBAL_ARGS: dict[str, Any] = {
 
 
 def propose_remember(queue: ApprovalQueue, store: Store, args: dict[str, Any]) -> Any:
-    return queue.propose("remember", args, assess_remember(args, store), store, Requester(pid=1, source="cli", agent="test"))
+    return queue.propose(
+        "remember", args, assess_remember(args, store), store, Requester(pid=1, source="cli", agent="test")
+    )
 
 
 def snapshot_files(root: Path) -> dict[str, bytes]:
@@ -70,7 +72,10 @@ def test_proposal_file_is_durable_and_complete(queue: ApprovalQueue, store: Stor
     assert data["workspace"] == str(layout.workspace)
     assert data["state_root"] == str(layout.root)
     assert data["store_dirs"] == {"project": str(layout.project_dir), "global": str(layout.global_dir)}
-    assert data["reasons"] == ["only explicitly classified project/reference facts are low-risk", "global memory requires confirmation"]
+    assert data["reasons"] == [
+        "only explicitly classified project/reference facts are low-risk",
+        "global memory requires confirmation",
+    ]
     assert data["assessment"]["reason"] == data["reasons"][0]
     assert data["requester"]["agent"] == "test" and data["requester"]["source"] == "cli"
     assert data["pinned"] == {"id": "", "ref": "", "revision": 0}
@@ -86,7 +91,9 @@ def test_pending_is_oldest_first_and_skips_garbage(queue: ApprovalQueue, store: 
     a = propose_remember(queue, store, GLOBAL_ARGS)
     b = propose_remember(queue, store, dict(GLOBAL_ARGS, name="other"))
     (layout.approvals_dir / "proposals" / "junk.json").write_text("{not json")
-    (layout.approvals_dir / "proposals" / "p-fake.json").write_text(json.dumps({"id": "p-other", "tool": "remember", "arguments": {}}))
+    (layout.approvals_dir / "proposals" / "p-fake.json").write_text(
+        json.dumps({"id": "p-other", "tool": "remember", "arguments": {}})
+    )
     assert [p.id for p in queue.pending()] == sorted([a.id, b.id], key=lambda i: (queue.get(i).created_at, i))  # type: ignore[union-attr]
 
 
@@ -156,13 +163,21 @@ def test_edit_then_approve(queue: ApprovalQueue, store: Store) -> None:
 
 
 def test_update_pins_revision_seen_at_proposal_time(queue: ApprovalQueue, store: Store, layout: Layout) -> None:
-    v1 = store.save(SaveRequest(name="release-target", description="Release target", type="project", body="main-v1")).fact
-    store.save(SaveRequest(id=v1.id, name="release-target", description="Release target", type="project", body="main-v2"))
+    v1 = store.save(
+        SaveRequest(name="release-target", description="Release target", type="project", body="main-v1")
+    ).fact
+    store.save(
+        SaveRequest(id=v1.id, name="release-target", description="Release target", type="project", body="main-v2")
+    )
     # Proposal made against revision 2 (no explicit expected_revision: the queue pins it).
-    p = propose_remember(queue, store, {"name": "release-target", "description": "Release target", "type": "project", "body": "main-v3"})
+    p = propose_remember(
+        queue, store, {"name": "release-target", "description": "Release target", "type": "project", "body": "main-v3"}
+    )
     assert p.pinned == {"id": v1.id, "ref": "project/release-target.md", "revision": 2}
     # Someone writes revision 3 before the person approves.
-    store.save(SaveRequest(id=v1.id, name="release-target", description="Release target", type="project", body="hotfix"))
+    store.save(
+        SaveRequest(id=v1.id, name="release-target", description="Release target", type="project", body="hotfix")
+    )
     before = snapshot_files(layout.root)
     preview = queue.preview(p, store)
     assert preview.stale and preview.current is not None and preview.current.revision == 3
@@ -189,8 +204,13 @@ def test_preview_says_what_the_activation_resolves_to(queue: ApprovalQueue, stor
     preview = queue.preview(p, store)
     assert preview.activation == "relevant" and preview.activation_note.startswith("kept from revision ")
     # a forget has none
-    f = queue.propose("forget", {"ref": "global/prefers-tabs.md"}, assess_forget("global/prefers-tabs.md", store),
-                      store, Requester(pid=1, source="cli", agent="test"))
+    f = queue.propose(
+        "forget",
+        {"ref": "global/prefers-tabs.md"},
+        assess_forget("global/prefers-tabs.md", store),
+        store,
+        Requester(pid=1, source="cli", agent="test"),
+    )
     assert queue.preview(f, store).activation == ""
 
 
@@ -224,7 +244,10 @@ def test_forget_archives_and_pins(queue: ApprovalQueue, store: Store, layout: La
     assert p.pinned == {"targets": [{"id": f.id, "ref": "project/old.md", "revision": 1}]}
     r = queue.apply(p, "approve", store=store)
     assert r.state == "approved"
-    assert r.message == 'Forgot memory "old" (it no longer applies and will not load in future sessions; archived from project/old.md).'
+    assert (
+        r.message
+        == 'Forgot memory "old" (it no longer applies and will not load in future sessions; archived from project/old.md).'
+    )
     assert store.find("old") is None
     assert [a.fact.id for a in store.list_archived()] == [f.id]
     assert store.audit.read()[1].actor == "agent-approved"
@@ -251,7 +274,9 @@ def test_apply_uses_the_proposals_workspace(queue: ApprovalQueue, store: Store, 
     assert store.list_dir("project") == []
 
 
-def test_foreign_state_root_is_never_applied(queue: ApprovalQueue, store: Store, layout: Layout, tmp_path: Path) -> None:
+def test_foreign_state_root_is_never_applied(
+    queue: ApprovalQueue, store: Store, layout: Layout, tmp_path: Path
+) -> None:
     p = propose_remember(queue, store, GLOBAL_ARGS)
     path = Path(p.path)
     data = json.loads(path.read_text())
@@ -269,8 +294,15 @@ def test_foreign_state_root_is_never_applied(queue: ApprovalQueue, store: Store,
 def forge(layout: Layout, proposal_id: str, **fields: Any) -> None:
     results = layout.approvals_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
-    body = {"id": proposal_id, "tool": "remember", "state": "approved", "fact_id": "mem-forged", "revision": 1,
-            "ref": "global/prefers-tabs.md", "message": "Saved memory id=mem-forged revision=1"}
+    body = {
+        "id": proposal_id,
+        "tool": "remember",
+        "state": "approved",
+        "fact_id": "mem-forged",
+        "revision": 1,
+        "ref": "global/prefers-tabs.md",
+        "message": "Saved memory id=mem-forged revision=1",
+    }
     body.update(fields)
     (results / f"{proposal_id}.json").write_text(json.dumps(body))
 
@@ -371,7 +403,9 @@ def test_stale_presence_markers_are_ignored(queue: ApprovalQueue, layout: Layout
     dead = presence / "dead.json"
     dead.write_text(json.dumps({"pid": proc.pid, "host": socket.gethostname(), "heartbeat_at": now}))
     old = presence / "old.json"
-    old.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "heartbeat_at": "2020-01-01T00:00:00Z"}))
+    old.write_text(
+        json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "heartbeat_at": "2020-01-01T00:00:00Z"})
+    )
     remote = presence / "remote.json"
     remote.write_text(json.dumps({"pid": 1, "host": "some-other-host", "heartbeat_at": now}))
     found = queue.presence()
@@ -411,7 +445,9 @@ def test_undo_refuses_when_changed_or_gone(queue: ApprovalQueue, store: Store) -
         queue.undo_auto_write(rec2, store)
 
 
-def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_latest_auto_write_includes_announced_ones(
+    queue: ApprovalQueue, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import reasonix_tui.core.agent.approvals as approvals_mod
 
     assert queue.latest_auto_write() is None
@@ -440,8 +476,16 @@ def test_latest_auto_write_includes_announced_ones(queue: ApprovalQueue, store: 
     "args",
     [
         {"name": "rota", "description": "Rota v2", "body": "Lee.  \n"},
-        {"name": "rota", "description": "Rota", "type": "user", "body": "Lee.", "keywords": "oncall pager",
-         "activation": "pinned", "volatility": "volatile", "subject_key": "Team.Rota"},
+        {
+            "name": "rota",
+            "description": "Rota",
+            "type": "user",
+            "body": "Lee.",
+            "keywords": "oncall pager",
+            "activation": "pinned",
+            "volatility": "volatile",
+            "subject_key": "Team.Rota",
+        },
         {"name": "rota", "description": "Rota", "body": "Lee.", "expires_at": "never"},
         {"name": "rota", "description": "Rota", "body": "Lee.", "expires_at": "2031-02-03", "verified": True},
         {"name": "brand-new", "title": "New", "description": "n", "scope": "global", "body": "b"},
@@ -455,9 +499,19 @@ def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, A
 
     now = Timestamp(1_800_000_000 * 10**9)
     st = Store(layout, clock=lambda: now)
-    st.save(SaveRequest(name="rota", description="Rota", body="Kim.", type="project", scope="project",
-                        keywords="rota schedule", subject_key="team.rota", volatility="stable",
-                        expires_at=Timestamp(1_900_000_000 * 10**9)))
+    st.save(
+        SaveRequest(
+            name="rota",
+            description="Rota",
+            body="Kim.",
+            type="project",
+            scope="project",
+            keywords="rota schedule",
+            subject_key="team.rota",
+            volatility="stable",
+            expires_at=Timestamp(1_900_000_000 * 10**9),
+        )
+    )
     validated = remember_request(args)
     existing = st.find(validated.request.name)
     planned = planned_fact(validated.request, existing, clear_expiry=validated.clear_expiry, now=now)
@@ -503,8 +557,15 @@ def test_a_waiter_whose_process_is_gone_has_exited(queue: ApprovalQueue, store: 
     queue.waiting_dir.mkdir(parents=True, exist_ok=True)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    (queue.waiting_dir / f"{p.id}.json").write_text(json.dumps({
-        "state": "waiting", "pid": dead.pid, "host": socket.gethostname(),
-        "since": "2026-01-01T00:00:00Z", "until": "2999-01-01T00:00:00Z",
-    }))
+    (queue.waiting_dir / f"{p.id}.json").write_text(
+        json.dumps(
+            {
+                "state": "waiting",
+                "pid": dead.pid,
+                "host": socket.gethostname(),
+                "since": "2026-01-01T00:00:00Z",
+                "until": "2999-01-01T00:00:00Z",
+            }
+        )
+    )
     assert queue.waiter(p.id).state == "exited"

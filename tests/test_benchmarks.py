@@ -71,7 +71,8 @@ def test_mcp_start_bench_times_a_real_handshake(capsys: pytest.CaptureFixture[st
 
 
 def test_peer_bench_skips_with_how_to_when_basic_memory_is_absent(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     pb = load("peer_bench")
     monkeypatch.delenv(pb.VENV_ENV, raising=False)
     assert pb.main([]) == 0
@@ -87,8 +88,14 @@ def test_peer_bench_skips_with_how_to_when_basic_memory_is_absent(
 
 def test_peer_bench_rows_print_both_figures_the_ratio_and_the_load(capsys: pytest.CaptureFixture[str]) -> None:
     pb = load("peer_bench")
-    row = pb.Row(1000, "in-process search (warm)", bm=[0.040, 0.050, 0.060], rx=[0.002, 0.001, 0.003],
-                 loads=["1.5", "2.5"], show_p95=True)
+    row = pb.Row(
+        1000,
+        "in-process search (warm)",
+        bm=[0.040, 0.050, 0.060],
+        rx=[0.002, 0.001, 0.003],
+        loads=["1.5", "2.5"],
+        show_p95=True,
+    )
     assert row.ratio() == pytest.approx(25.0)
     pb.print_rows([row])
     line = [ln for ln in capsys.readouterr().out.splitlines() if "in-process" in ln][0]

@@ -31,16 +31,19 @@ def test_the_command_table_is_what_the_modules_register() -> None:
     assert cli.COMMANDS == registered()
 
 
-@pytest.mark.parametrize(("argv", "command"), [
-    (["--home", "/r", "memory", "search", "deploy"], "memory search"),
-    (["--home=/r", "--workspace", "/w", "recall", "x", "--json"], "recall"),
-    (["memory", "--json", "list"], "memory list"),
-    (["memory"], ""),
-    (["--help"], ""),
-    (["memory", "search", "--help"], "memory search"),
-    ([], ""),
-    (["--workspace", "memory", "history", "search", "q"], "history"),
-])
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["--home", "/r", "memory", "search", "deploy"], "memory search"),
+        (["--home=/r", "--workspace", "/w", "recall", "x", "--json"], "recall"),
+        (["memory", "--json", "list"], "memory list"),
+        (["memory"], ""),
+        (["--help"], ""),
+        (["memory", "search", "--help"], "memory search"),
+        ([], ""),
+        (["--workspace", "memory", "history", "search", "q"], "history"),
+    ],
+)
 def test_command_of(argv: list[str], command: str) -> None:
     assert cli.command_of(argv) == command
 
@@ -55,9 +58,16 @@ def test_memory_search_does_not_import_other_areas(layout) -> None:  # type: ign
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     loaded = set(proc.stdout.split("\n")[-2].split())
     assert "reasonix_tui.integrations.commands.recall" in loaded
-    for other in ("core.history", "core.suggestions", "integrations.setup", "integrations.commands.history",
-                  "core.recall.engine", "core.recall.enhance",
-                  "integrations.commands.suggest", "integrations.commands.setup"):
+    for other in (
+        "core.history",
+        "core.suggestions",
+        "integrations.setup",
+        "integrations.commands.history",
+        "core.recall.engine",
+        "core.recall.enhance",
+        "integrations.commands.suggest",
+        "integrations.commands.setup",
+    ):
         assert f"reasonix_tui.{other}" not in loaded
 
 

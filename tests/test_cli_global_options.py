@@ -20,8 +20,9 @@ def demo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def test_demo_subcommands_use_the_demo_home(demo_dir: Path, state_root: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_subcommands_use_the_demo_home(
+    demo_dir: Path, state_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--demo", "memory", "list", "--json"]) == 0
     captured = capsys.readouterr()
     facts = json.loads(captured.out)
@@ -61,8 +62,10 @@ def test_a_state_root_that_is_a_file_is_bad_input(tmp_path: Path, capsys: pytest
     for argv in (["memory", "save", "--name", "a", "--description", "b", "--body", "c"], ["memory", "list"], []):
         assert main(["--home", str(not_a_dir), *argv]) == 2  # [] would open the Context Center
         err = capsys.readouterr().err
-        assert err == (f"reasonix-tui: the state root {not_a_dir} is not a directory "
-                       "(check --home, REASONIX_STATE_HOME and REASONIX_HOME)\n")
+        assert err == (
+            f"reasonix-tui: the state root {not_a_dir} is not a directory "
+            "(check --home, REASONIX_STATE_HOME and REASONIX_HOME)\n"
+        )
 
 
 def test_context_center_without_a_terminal_says_what_to_use(tmp_path, capsys, monkeypatch) -> None:

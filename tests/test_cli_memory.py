@@ -88,8 +88,23 @@ def test_list_json_shows_what_reasonix_sees(seeded: Layout, capsys) -> None:
     assert tabs["created_at"] == "2026-01-01T00:00:00Z"
     assert facts["release-branch"]["freshness"] == "expired"
     for f in facts.values():
-        assert {"id", "ref", "name", "title", "description", "type", "scope", "activation", "volatility",
-                "subject_key", "revision", "freshness", "created_at", "updated_at", "path"} <= set(f)
+        assert {
+            "id",
+            "ref",
+            "name",
+            "title",
+            "description",
+            "type",
+            "scope",
+            "activation",
+            "volatility",
+            "subject_key",
+            "revision",
+            "freshness",
+            "created_at",
+            "updated_at",
+            "path",
+        } <= set(f)
     # reading did not rewrite anything
     assert (seeded.project_dir / "package-manager.md").read_text() == REASONIX_FACT
 
@@ -105,8 +120,24 @@ def test_list_text_and_show(seeded: Layout, capsys) -> None:
 
 
 def test_save_update_restore_cycle(seeded: Layout, capsys) -> None:
-    assert main(run(seeded, "memory", "save", "--name", "package-manager", "--description", "now bun",
-                    "--body", "Use bun.", "--expected-revision", "4")) == 0
+    assert (
+        main(
+            run(
+                seeded,
+                "memory",
+                "save",
+                "--name",
+                "package-manager",
+                "--description",
+                "now bun",
+                "--body",
+                "Use bun.",
+                "--expected-revision",
+                "4",
+            )
+        )
+        == 0
+    )
     assert "updated project/package-manager.md" in capsys.readouterr().out
     assert main(run(seeded, "memory", "revisions", "package-manager")) == 0
     out = capsys.readouterr().out.splitlines()
@@ -114,7 +145,10 @@ def test_save_update_restore_cycle(seeded: Layout, capsys) -> None:
     assert out[1].startswith("  revision=5 active updated=") and out[2].startswith("  revision=4 history updated=")
     assert main(run(seeded, "memory", "restore", "package-manager", "4")) == 0
     captured = capsys.readouterr()
-    assert captured.out.strip() == "restored package-manager as revision=6 id=mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d scope=project"
+    assert (
+        captured.out.strip()
+        == "restored package-manager as revision=6 id=mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d scope=project"
+    )
     assert "superseded" in captured.err  # the subject got back a value revision 5 replaced
     # the snapshot of revision 4 is the original Reasonix bytes
     snap = seeded.project_dir / ".revisions" / "mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d" / "000000004.md"
@@ -122,8 +156,21 @@ def test_save_update_restore_cycle(seeded: Layout, capsys) -> None:
 
 
 def test_stale_expected_revision_is_refused(seeded: Layout, capsys) -> None:
-    code = main(run(seeded, "memory", "save", "--name", "package-manager", "--description", "x", "--body", "y",
-                    "--expected-revision", "2"))
+    code = main(
+        run(
+            seeded,
+            "memory",
+            "save",
+            "--name",
+            "package-manager",
+            "--description",
+            "x",
+            "--body",
+            "y",
+            "--expected-revision",
+            "2",
+        )
+    )
     err = capsys.readouterr().err
     assert code == 1 and err == "reasonix-tui: memory revision conflict: expected 2, found 4\n"
 
@@ -134,7 +181,10 @@ def test_pin_unpin_verify_subjects(seeded: Layout, capsys) -> None:
     assert main(run(seeded, "memory", "verify", "package-manager")) == 0
     assert "verified; freshness clock renewed (revision 4 -> 5)" in capsys.readouterr().out
     assert main(run(seeded, "memory", "subjects")) == 0
-    assert "  project.package_manager -> id=mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d scope=project name=package-manager" in capsys.readouterr().out
+    assert (
+        "  project.package_manager -> id=mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d scope=project name=package-manager"
+        in capsys.readouterr().out
+    )
 
 
 def test_forget_archived_recover(seeded: Layout, capsys) -> None:
@@ -154,7 +204,10 @@ def test_errors_are_one_line_with_exit_codes(seeded: Layout, capsys) -> None:
     assert capsys.readouterr().err == 'reasonix-tui: memory "../../etc/passwd" not found\n'
     assert main(run(seeded, "memory", "save", "--name", "x", "--body", "b")) == 2
     assert capsys.readouterr().err == "reasonix-tui: description and body are required\n"
-    assert main(run(seeded, "memory", "save", "--name", "x", "--description", "d", "--body", "b", "--expires-at", "soon")) == 2
+    assert (
+        main(run(seeded, "memory", "save", "--name", "x", "--description", "d", "--body", "b", "--expires-at", "soon"))
+        == 2
+    )
     assert 'expires_at must be RFC3339, YYYY-MM-DD, or "never"' in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         main(run(seeded, "memory", "restore", "x", "notanumber"))
@@ -173,8 +226,15 @@ def test_migrate_then_list(seeded: Layout, capsys) -> None:
 def test_console_script_reports_no_traceback(seeded: Layout) -> None:
     (seeded.project_dir / "MEMORY.md").mkdir()
     proc = subprocess.run(
-        [sys.executable, "-m", "reasonix_tui", *run(seeded, "memory", "save", "--name", "n", "--description", "d", "--body", "b")],
-        capture_output=True, text=True, env={**os.environ, "REASONIX_TUI_DEBUG": ""},
+        [
+            sys.executable,
+            "-m",
+            "reasonix_tui",
+            *run(seeded, "memory", "save", "--name", "n", "--description", "d", "--body", "b"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "REASONIX_TUI_DEBUG": ""},
     )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1

@@ -14,10 +14,21 @@ from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.tui.writes import FactFormValues, form_from_fact
 
 FACT = Fact(
-    id=FactId("mem-1"), revision=3, created_at=parse_rfc3339("2026-01-01T00:00:00Z"),
-    updated_at=parse_rfc3339("2026-01-01T00:00:00Z"), name="deploy-target", title="Deploy target", description="where we deploy",
-    keywords="fly ship", activation="pinned", volatility="stable", subject_key="project.deploy",
-    expires_at=parse_rfc3339("2027-01-02T03:04:05Z"), type="project", scope="project", body="Fly.io, ams.",
+    id=FactId("mem-1"),
+    revision=3,
+    created_at=parse_rfc3339("2026-01-01T00:00:00Z"),
+    updated_at=parse_rfc3339("2026-01-01T00:00:00Z"),
+    name="deploy-target",
+    title="Deploy target",
+    description="where we deploy",
+    keywords="fly ship",
+    activation="pinned",
+    volatility="stable",
+    subject_key="project.deploy",
+    expires_at=parse_rfc3339("2027-01-02T03:04:05Z"),
+    type="project",
+    scope="project",
+    body="Fly.io, ams.",
 )
 
 

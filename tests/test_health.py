@@ -42,8 +42,9 @@ def save(layout: Layout, name: str, days_ago: float = 1, **fields: object) -> Fa
 def write_file(layout: Layout, name: str, scope: str = "project", days_ago: float = 1, **fields: object) -> Fact:
     """A fact file as a hand edit or a sync leaves it (bypassing the store's checks)."""
     ts = Timestamp(NOW.ns - int(days_ago * DAY_NS))
-    fact = Fact(id=new_memory_id(), revision=1, created_at=ts, updated_at=ts, name=name, scope=scope,
-                file_scope=scope, **fields)  # type: ignore[arg-type]
+    fact = Fact(
+        id=new_memory_id(), revision=1, created_at=ts, updated_at=ts, name=name, scope=scope, file_scope=scope, **fields
+    )  # type: ignore[arg-type]
     folder = layout.dir_for(scope)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.md").write_text(render_fact(fact), encoding="utf-8")
@@ -61,14 +62,28 @@ def kinds(layout: Layout, settings: Settings = SETTINGS) -> dict[str, list]:
     return out
 
 
-def record_turns(layout: Layout, queries: list[str], hits: dict[int, list[Fact]] | None = None,
-                 start_days_ago: float = 0.9) -> None:
+def record_turns(
+    layout: Layout, queries: list[str], hits: dict[int, list[Fact]] | None = None, start_days_ago: float = 0.9
+) -> None:
     traces = TraceStore(layout)
     for i, q in enumerate(queries):
         at = Timestamp(NOW.ns - int((start_days_ago - i * 0.01) * DAY_NS))
-        th = tuple(TraceHit(id=str(f.id), ref=f.ref, name=f.name, title=f.title, revision=f.revision, scope=f.scope,
-                            type=f.type, freshness="fresh", score=1.0, reason="matched", snippet="")
-                   for f in (hits or {}).get(i, []))
+        th = tuple(
+            TraceHit(
+                id=str(f.id),
+                ref=f.ref,
+                name=f.name,
+                title=f.title,
+                revision=f.revision,
+                scope=f.scope,
+                type=f.type,
+                freshness="fresh",
+                score=1.0,
+                reason="matched",
+                snippet="",
+            )
+            for f in (hits or {}).get(i, [])
+        )
         traces.record(RecallTrace(query=q, at=at.rfc3339(), source="hook", hits=th, terms=tuple(q.lower().split())))
 
 
@@ -86,10 +101,22 @@ def test_a_healthy_store_has_no_findings(layout: Layout) -> None:
 
 
 def test_two_facts_of_one_scope_on_one_subject_conflict(layout: Layout) -> None:
-    old = write_file(layout, "deploy-on-render", days_ago=30, description="Deploy to Render",
-                     subject_key="project.deploy_target", body="Production deploys go to Render.")
-    new = write_file(layout, "deploy-target", days_ago=2, description="Deploy to Fly.io",
-                     subject_key="project.deploy_target", body="Production deploys go to Fly.io.")
+    old = write_file(
+        layout,
+        "deploy-on-render",
+        days_ago=30,
+        description="Deploy to Render",
+        subject_key="project.deploy_target",
+        body="Production deploys go to Render.",
+    )
+    new = write_file(
+        layout,
+        "deploy-target",
+        days_ago=2,
+        description="Deploy to Fly.io",
+        subject_key="project.deploy_target",
+        body="Production deploys go to Fly.io.",
+    )
     [f] = kinds(layout)["subject-conflict"]
     assert f.severity == "problem"
     assert [(r.id, r.role) for r in f.facts] == [(new.id, "current"), (old.id, "superseded")]
@@ -224,8 +251,14 @@ def test_pinned_guidance_well_under_the_budget_is_fine(layout: Layout) -> None:
 
 
 def test_a_pinned_fact_no_recorded_turn_was_about(layout: Layout) -> None:
-    pinned = save(layout, "package-manager", days_ago=5, activation="pinned",
-                  description="Package manager is pnpm", body="Use pnpm; the lockfile is pnpm-lock.yaml.")
+    pinned = save(
+        layout,
+        "package-manager",
+        days_ago=5,
+        activation="pinned",
+        description="Package manager is pnpm",
+        body="Use pnpm; the lockfile is pnpm-lock.yaml.",
+    )
     save(layout, "deploy-target", days_ago=5, description="Deploy target", body="Production runs on Fly.io.")
     record_turns(layout, ["how do we deploy to production"] * MIN_TURNS)
     [f] = kinds(layout)["pinned-unused"]
@@ -234,8 +267,14 @@ def test_a_pinned_fact_no_recorded_turn_was_about(layout: Layout) -> None:
 
 
 def test_a_pinned_fact_a_turn_asked_about_is_relevant(layout: Layout) -> None:
-    save(layout, "package-manager", days_ago=5, activation="pinned",
-         description="Package manager is pnpm", body="Use pnpm; the lockfile is pnpm-lock.yaml.")
+    save(
+        layout,
+        "package-manager",
+        days_ago=5,
+        activation="pinned",
+        description="Package manager is pnpm",
+        body="Use pnpm; the lockfile is pnpm-lock.yaml.",
+    )
     save(layout, "deploy-target", days_ago=5, description="Deploy target", body="Production runs on Fly.io.")
     record_turns(layout, ["how do we deploy to production"] * (MIN_TURNS - 1) + ["which lockfile do we commit"])
     assert "pinned-unused" not in kinds(layout)
@@ -253,11 +292,17 @@ def test_too_few_turns_say_nothing_about_use(layout: Layout) -> None:
 
 
 def test_expired_stale_and_ending_soon(layout: Layout) -> None:
-    store_at(layout, 10).save(SaveRequest(name="expired", description="d", body="b", type="project",
-                                          expires_at=Timestamp(NOW.ns - 2 * DAY_NS)))
+    store_at(layout, 10).save(
+        SaveRequest(
+            name="expired", description="d", body="b", type="project", expires_at=Timestamp(NOW.ns - 2 * DAY_NS)
+        )
+    )
     save(layout, "stale", days_ago=200, description="An old decision", body="Old text.")
-    store_at(layout, 1).save(SaveRequest(name="rota", description="On call", body="Dana", type="project",
-                                         expires_at=Timestamp(NOW.ns + 3 * DAY_NS)))
+    store_at(layout, 1).save(
+        SaveRequest(
+            name="rota", description="On call", body="Dana", type="project", expires_at=Timestamp(NOW.ns + 3 * DAY_NS)
+        )
+    )
     save(layout, "window", days_ago=176, description="Turning stale soon", body="Soon stale.")
     k = kinds(layout)
     assert [f.facts[0].ref for f in k["expired"]] == ["project/expired.md"]
@@ -335,8 +380,9 @@ def test_a_dismissal_lasts_until_a_fact_changes(layout: Layout) -> None:
     assert r.findings == () and [d.key for d in r.dismissed] == [f.key]
     mode = stat.S_IMODE(os.stat(layout.tui_dir / "health.json").st_mode)
     assert mode == 0o600
-    store_at(layout, 0).save(SaveRequest(name="handbook", description="About handbook", body="page " * 1600,
-                                         type="project"))
+    store_at(layout, 0).save(
+        SaveRequest(name="handbook", description="About handbook", body="page " * 1600, type="project")
+    )
     [again] = report(layout).findings
     assert again.key == f.key and again.fingerprint != f.fingerprint
 
@@ -381,10 +427,22 @@ def test_the_disk_memo_spares_the_next_process_the_scan(layout: Layout) -> None:
 
 
 def _conflict(layout: Layout) -> tuple[Fact, Fact]:
-    old = write_file(layout, "deploy-on-render", days_ago=30, description="Deploy to Render",
-                     subject_key="project.deploy_target", body="Render.")
-    new = write_file(layout, "deploy-target", days_ago=2, description="Deploy to Fly.io",
-                     subject_key="project.deploy_target", body="Fly.io.")
+    old = write_file(
+        layout,
+        "deploy-on-render",
+        days_ago=30,
+        description="Deploy to Render",
+        subject_key="project.deploy_target",
+        body="Render.",
+    )
+    new = write_file(
+        layout,
+        "deploy-target",
+        days_ago=2,
+        description="Deploy to Fly.io",
+        subject_key="project.deploy_target",
+        body="Fly.io.",
+    )
     return old, new
 
 
@@ -434,10 +492,22 @@ def test_verify_and_unpin_fixes(layout: Layout) -> None:
 
 
 def test_merge_keeps_the_newest_with_what_the_others_add_and_archives_them(layout: Layout) -> None:
-    a = save(layout, "tests-howto", days_ago=10, description="Run the tests with make check",
-             body="Run make check.\n\nIt also runs mypy.", keywords="pytest")
-    b = save(layout, "running-tests", days_ago=2, description="Run the tests with make check", body="Run make check.",
-             keywords="tests ci")
+    a = save(
+        layout,
+        "tests-howto",
+        days_ago=10,
+        description="Run the tests with make check",
+        body="Run make check.\n\nIt also runs mypy.",
+        keywords="pytest",
+    )
+    b = save(
+        layout,
+        "running-tests",
+        days_ago=2,
+        description="Run the tests with make check",
+        body="Run make check.",
+        keywords="tests ci",
+    )
     [f] = report(layout).of_kind("near-duplicate")
     store = Store(layout, settings=SETTINGS, actor="context-center")
     draft = merged_draft([store.get(a.id), store.get(b.id)], f.fix("merge").keep_id)
@@ -502,10 +572,24 @@ def test_cli_dismiss_restore_and_fix(layout: Layout, capsys) -> None:
 def test_compare_marks_the_differing_words_of_two_facts() -> None:
     from reasonix_tui.core.health.compare import compare_facts
 
-    a = Fact(id="mem-a", revision=2, created_at=None, updated_at=None, name="deploy-target",
-             description="Production runs on Fly.io in ams", subject_key="project.deploy_target")
-    b = Fact(id="mem-b", revision=1, created_at=None, updated_at=None, name="deploy-on-render",
-             description="Production runs on Render", subject_key="project.deploy_target")
+    a = Fact(
+        id="mem-a",
+        revision=2,
+        created_at=None,
+        updated_at=None,
+        name="deploy-target",
+        description="Production runs on Fly.io in ams",
+        subject_key="project.deploy_target",
+    )
+    b = Fact(
+        id="mem-b",
+        revision=1,
+        created_at=None,
+        updated_at=None,
+        name="deploy-on-render",
+        description="Production runs on Render",
+        subject_key="project.deploy_target",
+    )
     by = {d.field: d for d in compare_facts(a, b)}
     assert by["subject"].same and not by["description"].same
     d = by["description"]
@@ -531,12 +615,31 @@ def test_usage_from_real_recall_traces(layout: Layout) -> None:
     and the pinned fact no turn is about is reported."""
     from reasonix_tui.core.recall import run_recall
 
-    deploy = save(layout, "deploy-target", days_ago=5, title="Deploy target is Fly.io",
-                  description="Production deploys go to Fly.io", body="Deploy production with fly deploy to Fly.io.")
-    save(layout, "release-branch", days_ago=5, title="Release branch", description="Release branches",
-         body="Cut releases from release/2026.07.")
-    pinned = save(layout, "commit-style", days_ago=5, title="Commit style", activation="pinned",
-                  description="Conventional commits", body="Write conventional commits with a scope.")
+    deploy = save(
+        layout,
+        "deploy-target",
+        days_ago=5,
+        title="Deploy target is Fly.io",
+        description="Production deploys go to Fly.io",
+        body="Deploy production with fly deploy to Fly.io.",
+    )
+    save(
+        layout,
+        "release-branch",
+        days_ago=5,
+        title="Release branch",
+        description="Release branches",
+        body="Cut releases from release/2026.07.",
+    )
+    pinned = save(
+        layout,
+        "commit-style",
+        days_ago=5,
+        title="Commit style",
+        activation="pinned",
+        description="Conventional commits",
+        body="Write conventional commits with a scope.",
+    )
     store = store_at(layout, 0)
     for i in range(MIN_TURNS):
         at = Timestamp(NOW.ns - (MIN_TURNS - i) * 3_600_000_000_000)
@@ -552,10 +655,22 @@ def test_usage_from_real_recall_traces(layout: Layout) -> None:
 
 
 def test_a_newer_fact_that_says_it_replaced_an_older_one(layout: Layout) -> None:
-    old = save(layout, "package-manager", days_ago=90, title="Package manager",
-               description="Install dependencies with npm", body="Run npm install before building.")
-    new = save(layout, "pnpm-migration", days_ago=3, title="Package manager is pnpm",
-               description="Install dependencies with pnpm", body="We switched from npm last month; run pnpm install.")
+    old = save(
+        layout,
+        "package-manager",
+        days_ago=90,
+        title="Package manager",
+        description="Install dependencies with npm",
+        body="Run npm install before building.",
+    )
+    new = save(
+        layout,
+        "pnpm-migration",
+        days_ago=3,
+        title="Package manager is pnpm",
+        description="Install dependencies with pnpm",
+        body="We switched from npm last month; run pnpm install.",
+    )
     [f] = kinds(layout)["topic-supersession"]
     assert f.severity == "warning"
     assert [(r.id, r.role) for r in f.facts] == [(new.id, "current"), (old.id, "superseded")]
@@ -570,19 +685,44 @@ def test_facts_on_different_topics_are_no_supersession(layout: Layout) -> None:
 
 
 def test_a_project_fact_overriding_a_global_default_by_topic(layout: Layout) -> None:
-    g = save(layout, "js-tooling", scope="global", days_ago=60, title="JavaScript package manager",
-             description="Default package manager for JavaScript projects is npm", body="Use npm install for dependencies.")
-    p = save(layout, "this-repo-installs", days_ago=2, title="Installing in this repository",
-             description="This repository installs packages with pnpm, not npm", body="Use pnpm install, not npm install.")
+    g = save(
+        layout,
+        "js-tooling",
+        scope="global",
+        days_ago=60,
+        title="JavaScript package manager",
+        description="Default package manager for JavaScript projects is npm",
+        body="Use npm install for dependencies.",
+    )
+    p = save(
+        layout,
+        "this-repo-installs",
+        days_ago=2,
+        title="Installing in this repository",
+        description="This repository installs packages with pnpm, not npm",
+        body="Use pnpm install, not npm install.",
+    )
     [f] = kinds(layout)["project-override"]
     assert [r.id for r in f.facts] == [p.id, g.id] and f.evidence[0].startswith("by topic, under other words")
 
 
 def test_the_same_fact_in_other_words_is_a_near_duplicate(layout: Layout) -> None:
-    a = save(layout, "billing-owner", days_ago=20, title="Billing owner", description="Dana owns the billing service",
-             body="Dana owns the billing service.")
-    b = save(layout, "who-owns-billing", days_ago=2, title="Who owns billing",
-             description="The billing service owner is Dana", body="The billing service owner is Dana; ask her first.")
+    a = save(
+        layout,
+        "billing-owner",
+        days_ago=20,
+        title="Billing owner",
+        description="Dana owns the billing service",
+        body="Dana owns the billing service.",
+    )
+    b = save(
+        layout,
+        "who-owns-billing",
+        days_ago=2,
+        title="Who owns billing",
+        description="The billing service owner is Dana",
+        body="The billing service owner is Dana; ask her first.",
+    )
     [f] = kinds(layout)["near-duplicate"]
     assert [r.id for r in f.facts] == [b.id, a.id]
     assert f.overlap[0].startswith("words: ") and "dana" in f.overlap[0].lower()
@@ -603,9 +743,16 @@ def test_meaning_pairs_after_one_write_equal_a_fresh_computation(layout: Layout)
     a computation from scratch finds; the saved state spares the next process the work."""
     from reasonix_tui.core.health.similar import MeaningPairs
 
-    texts = ["Dana owns the billing service", "The billing service owner is Dana", "Lee owns search",
-             "Search is owned by Lee", "Deploy with fly deploy", "Production deploys use fly deploy",
-             "Run make check before committing", "Before a commit, run make check"]
+    texts = [
+        "Dana owns the billing service",
+        "The billing service owner is Dana",
+        "Lee owns search",
+        "Search is owned by Lee",
+        "Deploy with fly deploy",
+        "Production deploys use fly deploy",
+        "Run make check before committing",
+        "Before a commit, run make check",
+    ]
     for i, t in enumerate(texts):
         save(layout, f"fact-{i}", description=t, body=t)
     facts = Store(layout, settings=SETTINGS).list_all()

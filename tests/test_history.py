@@ -46,14 +46,23 @@ def idx(tmp_path: Path, **kw: str) -> H.HistoryIndex:
 
 def test_search_ranks_saved_session_history(tmp_path: Path) -> None:
     sd = tmp_path / "sessions"
-    write_session(sd / "first.jsonl", [
-        {"role": "user", "content": "We need a cache-first implementation."},
-        {"role": "assistant", "content": "Decision: keep the prefix stable and avoid CGO SQLite for Reasonix history retrieval."},
-    ])
-    write_session(sd / "second.jsonl", [
-        {"role": "user", "content": "Talk about dashboard colors."},
-        {"role": "assistant", "content": "No database decision here."},
-    ])
+    write_session(
+        sd / "first.jsonl",
+        [
+            {"role": "user", "content": "We need a cache-first implementation."},
+            {
+                "role": "assistant",
+                "content": "Decision: keep the prefix stable and avoid CGO SQLite for Reasonix history retrieval.",
+            },
+        ],
+    )
+    write_session(
+        sd / "second.jsonl",
+        [
+            {"role": "user", "content": "Talk about dashboard colors."},
+            {"role": "assistant", "content": "No database decision here."},
+        ],
+    )
     hits = idx(tmp_path, archive_dir=str(tmp_path / "archive")).search("SQLite CGO cache", limit=5).hits
     assert hits and os.path.basename(hits[0].session_path) == "first.jsonl"
     assert hits[0].kind == "assistant_text" and hits[0].role == "assistant" and hits[0].source == "project"
@@ -61,9 +70,18 @@ def test_search_ranks_saved_session_history(tmp_path: Path) -> None:
 
 
 def test_global_includes_archives_and_global_session_dir(tmp_path: Path) -> None:
-    write_session(tmp_path / "archive" / "archive.jsonl", [{"role": "user", "content": "Old decision: Obelisk retrieval query runtime stays code-driven."}])
-    write_session(tmp_path / "sessions" / "project.jsonl", [{"role": "user", "content": "Project-only decision about local UI spacing."}])
-    gpath = write_session(tmp_path / "global" / "global.jsonl", [{"role": "user", "content": "Global-only decision about synthesis cache reuse."}])
+    write_session(
+        tmp_path / "archive" / "archive.jsonl",
+        [{"role": "user", "content": "Old decision: Obelisk retrieval query runtime stays code-driven."}],
+    )
+    write_session(
+        tmp_path / "sessions" / "project.jsonl",
+        [{"role": "user", "content": "Project-only decision about local UI spacing."}],
+    )
+    gpath = write_session(
+        tmp_path / "global" / "global.jsonl",
+        [{"role": "user", "content": "Global-only decision about synthesis cache reuse."}],
+    )
     index = idx(tmp_path, archive_dir=str(tmp_path / "archive"), global_session_dir=str(tmp_path / "global"))
     assert index.search("Obelisk runtime", scope="project").hits == ()
     g = index.search("Obelisk runtime", scope="global").hits
@@ -83,12 +101,23 @@ def test_same_dir_for_project_and_global_is_labelled_project(tmp_path: Path) -> 
 
 
 def test_tool_inputs_and_errors_with_tool_filter(tmp_path: Path) -> None:
-    write_session(tmp_path / "sessions" / "tools.jsonl", [
-        {"role": "assistant", "tool_calls": [{"id": "1", "name": "bash", "arguments": '{"cmd":"go test ./internal/history"}'}]},
-        {"role": "tool", "tool_call_id": "1", "name": "bash", "content": "error: command exited: exit status 1\nFAIL"},
-        {"role": "assistant", "tool_calls": [{"id": "2", "name": "grep", "arguments": '{"q":"go test fail"}'}]},
-        {"role": "user", "content": "why does go test fail"},
-    ])
+    write_session(
+        tmp_path / "sessions" / "tools.jsonl",
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "1", "name": "bash", "arguments": '{"cmd":"go test ./internal/history"}'}],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "1",
+                "name": "bash",
+                "content": "error: command exited: exit status 1\nFAIL",
+            },
+            {"role": "assistant", "tool_calls": [{"id": "2", "name": "grep", "arguments": '{"q":"go test fail"}'}]},
+            {"role": "user", "content": "why does go test fail"},
+        ],
+    )
     index = idx(tmp_path)
     hits = index.search("go test fail", tool_name="bash", limit=5).hits
     kinds = {(h.kind, h.tool_name) for h in hits}
@@ -128,10 +157,16 @@ def test_subagents_follow_their_parent(tmp_path: Path) -> None:
     sd = tmp_path / "sessions"
     write_session(sd / "parent.jsonl", [{"role": "user", "content": "parent prompt"}])
     write_session(sd / "visible-parent.jsonl", [{"role": "user", "content": "visible parent prompt"}])
-    hidden = write_session(sd / "subagents" / "sa_pending.jsonl", [{"role": "user", "content": "subagent hidden orchid result"}])
+    hidden = write_session(
+        sd / "subagents" / "sa_pending.jsonl", [{"role": "user", "content": "subagent hidden orchid result"}]
+    )
     (sd / "subagents" / "sa_pending.meta.json").write_text(json.dumps({"ref": "sa_pending", "parentSession": "parent"}))
-    shown = write_session(sd / "subagents" / "sa_visible.jsonl", [{"role": "user", "content": "subagent visible orchid result"}])
-    (sd / "subagents" / "sa_visible.meta.json").write_text(json.dumps({"ref": "sa_visible", "parentSession": "visible-parent"}))
+    shown = write_session(
+        sd / "subagents" / "sa_visible.jsonl", [{"role": "user", "content": "subagent visible orchid result"}]
+    )
+    (sd / "subagents" / "sa_visible.meta.json").write_text(
+        json.dumps({"ref": "sa_visible", "parentSession": "visible-parent"})
+    )
     index = idx(tmp_path)
     assert len(index.search("orchid result").hits) == 2
     (sd / "parent.cleanup-pending.json").write_text("{}")
@@ -143,10 +178,17 @@ def test_subagents_follow_their_parent(tmp_path: Path) -> None:
 
 
 def test_pinned_context_revisions_are_excluded(tmp_path: Path) -> None:
-    p = write_session(tmp_path / "sessions" / "pinned.jsonl", [
-        {"role": "user", "origin": "host", "content": "<pinned_context_revision>private pinned body</pinned_context_revision>"},
-        {"role": "user", "content": "visible question"},
-    ])
+    p = write_session(
+        tmp_path / "sessions" / "pinned.jsonl",
+        [
+            {
+                "role": "user",
+                "origin": "host",
+                "content": "<pinned_context_revision>private pinned body</pinned_context_revision>",
+            },
+            {"role": "user", "content": "visible question"},
+        ],
+    )
     index = idx(tmp_path)
     assert index.search("private pinned body").hits == ()
     around = index.around(str(p), 1, 1, 1)
@@ -246,7 +288,10 @@ def test_order_ties_by_path_then_message_index(tmp_path: Path) -> None:
     write_session(sd / "a.jsonl", [{"role": "user", "content": "tie word"}])
     hits = idx(tmp_path).search("tie").hits
     assert [(os.path.basename(h.session_path), h.message_index) for h in hits] == [
-        ("a.jsonl", 0), ("b.jsonl", 0), ("b.jsonl", 1)]
+        ("a.jsonl", 0),
+        ("b.jsonl", 0),
+        ("b.jsonl", 1),
+    ]
 
 
 def test_limit_default_max_and_nonpositive(tmp_path: Path) -> None:
@@ -293,14 +338,17 @@ def test_snippet_multibyte_and_tail_shift() -> None:
 
 
 def test_around_window_and_rendering(tmp_path: Path) -> None:
-    p = write_session(tmp_path / "sessions" / "nearby.jsonl", [
-        {"role": "system", "content": "S" * 1300},
-        {"role": "user", "content": "<memory-update>m</memory-update>\nfirst"},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": "bash", "arguments": "A" * 1300}]},
-        {"role": "tool", "name": "bash", "content": "  out  "},
-        {"role": "assistant", "content": "second"},
-        {"role": "critic", "content": "odd role"},
-    ])
+    p = write_session(
+        tmp_path / "sessions" / "nearby.jsonl",
+        [
+            {"role": "system", "content": "S" * 1300},
+            {"role": "user", "content": "<memory-update>m</memory-update>\nfirst"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "name": "bash", "arguments": "A" * 1300}]},
+            {"role": "tool", "name": "bash", "content": "  out  "},
+            {"role": "assistant", "content": "second"},
+            {"role": "critic", "content": "odd role"},
+        ],
+    )
     index = idx(tmp_path)
     msgs = index.around(str(p), 2, 10, 10)
     assert [m.index for m in msgs] == [0, 1, 2, 3, 4, 5]
@@ -333,7 +381,9 @@ def test_around_errors_and_confinement(tmp_path: Path) -> None:
     assert err("  ", 0) == "session_path is required"
     assert err(str(inside), -1) == "message_index must be non-negative"
     assert err(str(outside), 0) == "session_path is outside the configured history roots"
-    assert err(str(sd / ".." / "outside" / "outside.jsonl"), 0) == "session_path is outside the configured history roots"
+    assert (
+        err(str(sd / ".." / "outside" / "outside.jsonl"), 0) == "session_path is outside the configured history roots"
+    )
     assert err(str(sd / "link.jsonl"), 0) == "session_path is outside the configured history roots"
     assert err(str(sd / "notes.txt"), 0) == "session_path is outside the configured history roots"
     assert err(str(inside), 1) == "message_index 1 is outside session length 1"
@@ -359,7 +409,17 @@ def test_tool_description_and_schema_are_reasonix_bytes() -> None:
     assert HD.HISTORY_TOOL_SCHEMA_TEXT.endswith('\t\t},\n\t\t"required": ["operation"]\n\t}')
     assert HD.HISTORY_TOOL_SCHEMA["required"] == ["operation"]
     assert list(HD.HISTORY_TOOL_SCHEMA["properties"]) == [
-        "operation", "query", "scope", "kind", "tool_name", "limit", "session_path", "message_index", "before", "after"]
+        "operation",
+        "query",
+        "scope",
+        "kind",
+        "tool_name",
+        "limit",
+        "session_path",
+        "message_index",
+        "before",
+        "after",
+    ]
     assert HD.HISTORY_TOOL_SCHEMA["properties"]["kind"]["items"]["enum"] == list(HD.KINDS)
 
 
@@ -391,7 +451,16 @@ def test_zero_result_output_bytes() -> None:
 
 def test_hit_json_omits_empty_tool_name() -> None:
     h = HD.Hit(1.5, "/p.jsonl", "p", "project", 3, "user", "user_text", "", "s")
-    assert list(h.to_json()) == ["score", "session_path", "session_id", "source", "message_index", "role", "kind", "snippet"]
+    assert list(h.to_json()) == [
+        "score",
+        "session_path",
+        "session_id",
+        "source",
+        "message_index",
+        "role",
+        "kind",
+        "snippet",
+    ]
     assert HD.Hit(1.5, "/p", "p", "project", 3, "tool", "tool_error", "bash", "s").to_json()["tool_name"] == "bash"
 
 
@@ -403,16 +472,25 @@ def test_tool_call_validation_errors(layout: Layout) -> None:
     cases = [
         ({}, "operation is required"),
         ({"operation": "scan"}, 'unknown operation "scan"'),
-        ({"operation": "around", "session_path": "/tmp/session.jsonl"}, "message_index is required for operation=around"),
+        (
+            {"operation": "around", "session_path": "/tmp/session.jsonl"},
+            "message_index is required for operation=around",
+        ),
         ('{"operation":', None),
         ({"operation": "search"}, "query is required"),
         ({"operation": "search", "query": "  "}, "query is required"),
         ({"operation": "search", "query": "!!! ..."}, "query must contain at least one letter or number"),
         ({"operation": "search", "query": "x", "scope": "everywhere"}, 'scope must be "project" or "global"'),
         ({"operation": "search", "query": "x", "kind": ["user_text", "nope"]}, 'unknown kind "nope"'),
-        ({"operation": "search", "query": "x", "limit": "5"}, "invalid arguments: json: cannot unmarshal string into Go struct field .limit of type int"),
+        (
+            {"operation": "search", "query": "x", "limit": "5"},
+            "invalid arguments: json: cannot unmarshal string into Go struct field .limit of type int",
+        ),
         ({"operation": "around", "session_path": "", "message_index": 0}, "session_path is required"),
-        ({"operation": "around", "session_path": "/etc/passwd.jsonl", "message_index": -2}, "message_index must be non-negative"),
+        (
+            {"operation": "around", "session_path": "/etc/passwd.jsonl", "message_index": -2},
+            "message_index must be non-negative",
+        ),
     ]
     for args, message in cases:
         with pytest.raises(H.HistoryError) as e:
@@ -424,15 +502,29 @@ def test_tool_call_validation_errors(layout: Layout) -> None:
 
 
 def test_tool_call_search_around_and_misses(layout: Layout) -> None:
-    p = write_session(layout.project_sessions_dir / "decision.jsonl", [
-        {"role": "user", "content": "Should history use vector embeddings?"},
-        {"role": "assistant", "content": "Decision: keep history retrieval lightweight with BM25 and no vector database."},
-        {"role": "user", "content": "Great, port that to Vcode."},
-    ])
+    p = write_session(
+        layout.project_sessions_dir / "decision.jsonl",
+        [
+            {"role": "user", "content": "Should history use vector embeddings?"},
+            {
+                "role": "assistant",
+                "content": "Decision: keep history retrieval lightweight with BM25 and no vector database.",
+            },
+            {"role": "user", "content": "Great, port that to Vcode."},
+        ],
+    )
     out = HT.history_tool_call(layout, {"operation": "search", "query": "BM25 vector database", "limit": 5.0})
-    for want in ("History search results", "decision.jsonl", "message_index=1", "keep history retrieval lightweight", 'Use operation="around"'):
+    for want in (
+        "History search results",
+        "decision.jsonl",
+        "message_index=1",
+        "keep history retrieval lightweight",
+        'Use operation="around"',
+    ):
         assert want in out
-    out = HT.history_tool_call(layout, json.dumps({"operation": "around", "session_path": str(p), "message_index": 1, "before": 1, "after": 1}))
+    out = HT.history_tool_call(
+        layout, json.dumps({"operation": "around", "session_path": str(p), "message_index": 1, "before": 1, "after": 1})
+    )
     assert "History around" in out and "[0 user]" in out and "[1 assistant]" in out and "[2 user]" in out
     assert not Path(HT.misses_path(layout)).exists()
     out = HT.history_tool_call(layout, {"operation": "search", "query": "kubernetes ingress", "scope": "global"})
@@ -490,11 +582,14 @@ def test_truncated_tail_is_reread_when_completed(tmp_path: Path) -> None:
 
 def test_big_documents_are_reread_for_snippets(tmp_path: Path) -> None:
     big = "filler " * 3000 + "the zanzibar clue " + "tail " * 3000
-    write_session(tmp_path / "sessions" / "big.jsonl", [
-        {"role": "user", "content": "small"},
-        {"role": "tool", "name": "cat", "content": big},
-        {"role": "assistant", "tool_calls": [{"id": "1", "name": "write", "arguments": json.dumps({"body": big})}]},
-    ])
+    write_session(
+        tmp_path / "sessions" / "big.jsonl",
+        [
+            {"role": "user", "content": "small"},
+            {"role": "tool", "name": "cat", "content": big},
+            {"role": "assistant", "tool_calls": [{"id": "1", "name": "write", "arguments": json.dumps({"body": big})}]},
+        ],
+    )
     index = idx(tmp_path)
     out = index.search("zanzibar", kinds=["tool_output", "tool_input"]).hits
     assert {h.kind for h in out} == {"tool_output", "tool_input"}
@@ -513,29 +608,66 @@ def test_broken_and_empty_sessions_do_not_break_search(tmp_path: Path) -> None:
 
 
 def test_cjk_search(tmp_path: Path) -> None:
-    write_session(tmp_path / "sessions" / "zh.jsonl", [
-        {"role": "user", "content": "数据库迁移失败了，怎么回滚？"},
-        {"role": "assistant", "content": "先备份，再执行回滚脚本。"},
-        {"role": "user", "content": "用pnpm装依赖"},
-    ])
+    write_session(
+        tmp_path / "sessions" / "zh.jsonl",
+        [
+            {"role": "user", "content": "数据库迁移失败了，怎么回滚？"},
+            {"role": "assistant", "content": "先备份，再执行回滚脚本。"},
+            {"role": "user", "content": "用pnpm装依赖"},
+        ],
+    )
     index = idx(tmp_path)
     assert [h.message_index for h in index.search("数据库迁移").hits] == [0]
     assert [h.message_index for h in index.search("pnpm 依赖").hits] == [2]
     assert index.search("回滚").hits[0].message_index in (0, 1)
 
 
-def test_claude_transcripts_are_searched_and_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: Layout) -> None:
+def test_claude_transcripts_are_searched_and_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: Layout
+) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     cdir = tmp_path / "claude" / "projects" / claude_project_slugs(layout.workspace)[0]
-    p = write_session(cdir / "5f0c.jsonl", [
-        {"type": "user", "sessionId": "5f0c", "cwd": str(layout.workspace), "message": {"role": "user", "content": "why is the gizmo build red"}},
-        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make gizmo"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "make: *** [gizmo] Error 2"}]}},
-    ], header=False)
+    p = write_session(
+        cdir / "5f0c.jsonl",
+        [
+            {
+                "type": "user",
+                "sessionId": "5f0c",
+                "cwd": str(layout.workspace),
+                "message": {"role": "user", "content": "why is the gizmo build red"},
+            },
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make gizmo"}}],
+                },
+            },
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t1",
+                            "is_error": True,
+                            "content": "make: *** [gizmo] Error 2",
+                        }
+                    ],
+                },
+            },
+        ],
+        header=False,
+    )
     options = H.HistoryOptions.for_layout(layout)
     assert options.claude_dir == str(cdir)
     hits = H.search(options, "gizmo", limit=10).hits
-    assert {(h.source, h.kind) for h in hits} == {("claude", "user_text"), ("claude", "tool_input"), ("claude", "tool_error")}
+    assert {(h.source, h.kind) for h in hits} == {
+        ("claude", "user_text"),
+        ("claude", "tool_input"),
+        ("claude", "tool_error"),
+    }
     err = next(h for h in hits if h.kind == "tool_error")
     assert err.tool_name == "Bash" and err.message_index == 2
     text = HT.history_tool_call(layout, {"operation": "around", "session_path": str(p), "message_index": 2})
@@ -547,10 +679,13 @@ def test_claude_transcripts_are_searched_and_opened(tmp_path: Path, monkeypatch:
 
 
 def test_cli_search_and_around(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    p = write_session(layout.project_sessions_dir / "s.jsonl", [
-        {"role": "user", "content": "deploy the staging cluster"},
-        {"role": "assistant", "content": "Deployed staging with kubectl apply."},
-    ])
+    p = write_session(
+        layout.project_sessions_dir / "s.jsonl",
+        [
+            {"role": "user", "content": "deploy the staging cluster"},
+            {"role": "assistant", "content": "Deployed staging with kubectl apply."},
+        ],
+    )
     base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
     assert main(base + ["history", "search", "staging", "deploy"]) == 0
     out = capsys.readouterr().out
@@ -559,7 +694,10 @@ def test_cli_search_and_around(layout: Layout, capsys: pytest.CaptureFixture[str
     data = json.loads(capsys.readouterr().out)
     assert data["scope"] == "project" and len(data["hits"]) == 1 and data["hits"][0]["session_path"] == str(p)
     assert main(base + ["history", "around", str(p), "1", "--window", "1"]) == 0
-    assert capsys.readouterr().out == f"History around {p} message_index=1:\n\n[0 user]\ndeploy the staging cluster\n\n[1 assistant]\nDeployed staging with kubectl apply.\n"
+    assert (
+        capsys.readouterr().out
+        == f"History around {p} message_index=1:\n\n[0 user]\ndeploy the staging cluster\n\n[1 assistant]\nDeployed staging with kubectl apply.\n"
+    )
     assert main(base + ["history", "around", str(p), "0", "--json"]) == 0
     assert [m["index"] for m in json.loads(capsys.readouterr().out)["messages"]] == [0, 1]
     assert main(base + ["history", "search", "x", "--kind", "bogus"]) == 2
@@ -595,30 +733,52 @@ def test_prewarm_then_search_reads_nothing_new(layout: Layout) -> None:
 def _corpus(sd: Path) -> list[Path]:
     big = "filler " * 3000 + "the zanzibar clue " + "tail " * 3000
     return [
-        write_session(sd / "a.jsonl", [
-            {"role": "user", "content": "deploy the staging cluster with kubectl"},
-            {"role": "assistant", "content": "Deployed staging; 数据库迁移 done."},
-            {"role": "assistant", "tool_calls": [{"id": "1", "name": "bash", "arguments": json.dumps({"cmd": "kubectl apply"})}]},
-            {"role": "tool", "name": "bash", "content": "error: kubectl timeout"},
-        ]),
-        write_session(sd / "b.jsonl", [
-            {"role": "user", "content": "remember the walrus migration plan"},
-            {"role": "tool", "name": "cat", "content": big},
-        ]),
+        write_session(
+            sd / "a.jsonl",
+            [
+                {"role": "user", "content": "deploy the staging cluster with kubectl"},
+                {"role": "assistant", "content": "Deployed staging; 数据库迁移 done."},
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "1", "name": "bash", "arguments": json.dumps({"cmd": "kubectl apply"})}],
+                },
+                {"role": "tool", "name": "bash", "content": "error: kubectl timeout"},
+            ],
+        ),
+        write_session(
+            sd / "b.jsonl",
+            [
+                {"role": "user", "content": "remember the walrus migration plan"},
+                {"role": "tool", "name": "cat", "content": big},
+            ],
+        ),
         write_session(sd / "c.jsonl", [{"role": "user", "content": "unrelated llama"}], header=False),
     ]
 
 
-QUERIES = [("staging kubectl", None), ("walrus migration", None), ("数据库", None), ("zanzibar", ["tool_output"]),
-           ("kubectl timeout", ["tool_error", "tool_input"]), ("llama", None)]
+QUERIES = [
+    ("staging kubectl", None),
+    ("walrus migration", None),
+    ("数据库", None),
+    ("zanzibar", ["tool_output"]),
+    ("kubectl timeout", ["tool_error", "tool_input"]),
+    ("llama", None),
+]
 
 
 def _answers(index: H.HistoryIndex) -> list[list[tuple[object, ...]]]:
-    return [[(h.session_path, h.message_index, h.kind, h.tool_name, h.score, h.snippet) for h in index.search(q, kinds=k).hits]
-            for q, k in QUERIES]
+    return [
+        [
+            (h.session_path, h.message_index, h.kind, h.tool_name, h.score, h.snippet)
+            for h in index.search(q, kinds=k).hits
+        ]
+        for q, k in QUERIES
+    ]
 
 
-def test_disk_cache_gives_the_same_answers_without_reading_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disk_cache_gives_the_same_answers_without_reading_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _corpus(tmp_path / "sessions")
     cache = tmp_path / "cache" / "history.marshal"
     first = idx(tmp_path)
@@ -629,7 +789,9 @@ def test_disk_cache_gives_the_same_answers_without_reading_files(tmp_path: Path,
     assert not first.save_disk_cache()  # nothing new since
     read: list[str] = []
     real = H.iter_json_lines
-    monkeypatch.setattr(H, "iter_json_lines", lambda path, start=0: read.append(os.path.basename(path)) or real(path, start=start))
+    monkeypatch.setattr(
+        H, "iter_json_lines", lambda path, start=0: read.append(os.path.basename(path)) or real(path, start=start)
+    )
     second = idx(tmp_path)
     second.enable_disk_cache(cache)
     assert _answers(second) == expected
@@ -659,7 +821,11 @@ def test_disk_cache_rereads_only_changed_files_and_follows_them(tmp_path: Path) 
         fh.write(json.dumps({"role": "assistant", "content": "walrus plan approved"}) + "\n")
     os.utime(b, ns=(os.stat(b).st_mtime_ns + 20_000_000,) * 2)
     hits = two.search("walrus").hits
-    assert sorted((os.path.basename(h.session_path), h.message_index) for h in hits) == [("a.jsonl", 4), ("b.jsonl", 0), ("b.jsonl", 2)]
+    assert sorted((os.path.basename(h.session_path), h.message_index) for h in hits) == [
+        ("a.jsonl", 4),
+        ("b.jsonl", 0),
+        ("b.jsonl", 2),
+    ]
     assert two.save_disk_cache()
     fresh = idx(tmp_path)
     three = idx(tmp_path)

@@ -38,19 +38,23 @@ CODEX_TOP = {"continue", "decision", "hookSpecificOutput", "reason", "stopReason
 CODEX_SPECIFIC = {"hookEventName", "additionalContext"}
 
 
-
-
-
-
-def hook(layout: Layout, event: str, payload: Any, *, daemon: bool = False,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def hook(
+    layout: Layout, event: str, payload: Any, *, daemon: bool = False, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the console script as Claude Code does: JSON on stdin, output on stdout."""
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
     e = dict(os.environ)
     e["REASONIX_TUI_HOOK_DAEMON"] = "1" if daemon else "0"
     e.update(env or {})
-    return subprocess.run([*exe(), "--home", str(layout.root), "hook", event], input=stdin, capture_output=True,
-                          text=True, env=e, timeout=60, check=False)
+    return subprocess.run(
+        [*exe(), "--home", str(layout.root), "hook", event],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=60,
+        check=False,
+    )
 
 
 def prompt_payload(layout: Layout, prompt: str, session: str = "sess-1", **extra: Any) -> dict[str, Any]:
@@ -93,11 +97,25 @@ def context_of(proc: subprocess.CompletedProcess[str], event: str) -> str:
 @pytest.fixture
 def store(layout: Layout) -> Store:
     s = Store(layout)
-    s.save(SaveRequest(name="deploy-target", title="Deploy target", type="project",
-                       description="We deploy to the k8s-stage-2 cluster with helm",
-                       body="Deploys go to k8s-stage-2 through the helm chart in deploy/; prod needs sign-off."))
-    s.save(SaveRequest(name="pkg-manager", title="Package manager", type="project", activation="pinned",
-                       description="Package manager is pnpm", body="Use pnpm install, never npm install."))
+    s.save(
+        SaveRequest(
+            name="deploy-target",
+            title="Deploy target",
+            type="project",
+            description="We deploy to the k8s-stage-2 cluster with helm",
+            body="Deploys go to k8s-stage-2 through the helm chart in deploy/; prod needs sign-off.",
+        )
+    )
+    s.save(
+        SaveRequest(
+            name="pkg-manager",
+            title="Package manager",
+            type="project",
+            activation="pinned",
+            description="Package manager is pnpm",
+            body="Use pnpm install, never npm install.",
+        )
+    )
     return s
 
 
@@ -106,8 +124,14 @@ def store(layout: Layout) -> Store:
 
 def test_prompt_recalls_records_trace_and_session(layout: Layout, store: Store) -> None:
     fact = store.get("deploy-target")
-    payload = prompt_payload(layout, "how do we deploy to the k8s-stage-2 cluster with helm?",
-                             prompt_id="p-1", effort="high", session_title="deploy", agent_type="main")
+    payload = prompt_payload(
+        layout,
+        "how do we deploy to the k8s-stage-2 cluster with helm?",
+        prompt_id="p-1",
+        effort="high",
+        session_title="deploy",
+        agent_type="main",
+    )
     text = context_of(hook(layout, "user-prompt-submit", payload), "UserPromptSubmit")
     assert text.startswith("<memory-recall>\n") and text.endswith("</memory-recall>")
     assert f"id={fact.id} revision=1 scope=project" in text
@@ -175,11 +199,12 @@ def test_session_start_prints_pinned_block(layout: Layout, store: Store) -> None
 
 def test_retraction_after_forget_is_noted_once(layout: Layout, store: Store) -> None:
     fact = store.get("deploy-target")
-    context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "deploy with helm to k8s-stage-2")),
-               "UserPromptSubmit")
+    context_of(
+        hook(layout, "user-prompt-submit", prompt_payload(layout, "deploy with helm to k8s-stage-2")),
+        "UserPromptSubmit",
+    )
     Store(layout).archive("deploy-target")
-    text = context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "ok, and now?")),
-                      "UserPromptSubmit")
+    text = context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "ok, and now?")), "UserPromptSubmit")
     assert text.startswith("<memory-update>\n") and text.endswith("</memory-update>")
     assert f"id={fact.id} revision=1 (Deploy target) was forgotten" in text
     assert "no longer applies" in text
@@ -192,25 +217,30 @@ def test_retraction_after_forget_is_noted_once(layout: Layout, store: Store) -> 
 def test_retraction_after_update_names_the_current_revision(layout: Layout, store: Store) -> None:
     pinned = store.get("pkg-manager")
     context_of(hook(layout, "session-start", start_payload(layout)), "SessionStart")
-    Store(layout).save(SaveRequest.from_fact(pinned, description="Package manager is pnpm 9",
-                                             body="Use pnpm 9; corepack pins it."))
-    text = context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "ok, what next?")),
-                      "UserPromptSubmit")
-    assert (f"id={pinned.id} revision=1 (Package manager) no longer applies; revision 2 is current "
-            "(Package manager is pnpm 9)") in text
+    Store(layout).save(
+        SaveRequest.from_fact(pinned, description="Package manager is pnpm 9", body="Use pnpm 9; corepack pins it.")
+    )
+    text = context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "ok, what next?")), "UserPromptSubmit")
+    assert (
+        f"id={pinned.id} revision=1 (Package manager) no longer applies; revision 2 is current "
+        "(Package manager is pnpm 9)"
+    ) in text
     assert hook(layout, "user-prompt-submit", prompt_payload(layout, "ok, what next?")).stdout == ""
     state = SessionState.load(session_path(layout, "sess-1"), "sess-1")
     assert state.injected[pinned.id]["revision"] == 2
     assert [(r["id"], r["revision"], r["change"], r["current_revision"]) for r in state.retractions] == [
-        (pinned.id, 1, "changed", 2)]
+        (pinned.id, 1, "changed", 2)
+    ]
 
 
 def test_retraction_note_comes_before_the_recall_block(layout: Layout, store: Store) -> None:
     pinned = store.get("pkg-manager")
     context_of(hook(layout, "session-start", start_payload(layout)), "SessionStart")
     Store(layout).archive("pkg-manager")
-    text = context_of(hook(layout, "user-prompt-submit", prompt_payload(layout, "deploy with helm to k8s-stage-2")),
-                      "UserPromptSubmit")
+    text = context_of(
+        hook(layout, "user-prompt-submit", prompt_payload(layout, "deploy with helm to k8s-stage-2")),
+        "UserPromptSubmit",
+    )
     note, _, block = text.partition("</memory-update>\n\n")
     assert f"id={pinned.id} revision=1" in note and block.startswith("<memory-recall>")
 
@@ -255,12 +285,17 @@ def test_errors_go_to_the_log_never_stdout(layout: Layout, store: Store, monkeyp
 def test_context_stays_under_the_cap(layout: Layout) -> None:
     s = Store(layout)
     for i in range(30):
-        s.save(SaveRequest(name=f"helm-note-{i}", type="project", description=f"helm chart note {i}",
-                           body="helm chart values " * 200))
+        s.save(
+            SaveRequest(
+                name=f"helm-note-{i}",
+                type="project",
+                description=f"helm chart note {i}",
+                body="helm chart values " * 200,
+            )
+        )
     (layout.tui_dir).mkdir(parents=True, exist_ok=True)
     layout.settings_file.write_text("[memory]\nrecall_limit = 30\nrecall_max_chars = 50000\n")
-    out = run_hook("user-prompt-submit", json.dumps(prompt_payload(layout, "helm chart values")),
-                   home=str(layout.root))
+    out = run_hook("user-prompt-submit", json.dumps(prompt_payload(layout, "helm chart values")), home=str(layout.root))
     if out:
         assert len(json.loads(out)["hookSpecificOutput"]["additionalContext"]) <= MAX_CONTEXT
     trace = TraceStore(layout).last()
@@ -303,20 +338,38 @@ def test_fast_main_declines_what_it_does_not_handle() -> None:
 def test_misconfigured_hooks_never_block_the_prompt(layout: Layout, store: Store) -> None:
     # exit code 2 would make Claude Code block the prompt: every hook spelling exits 0
     for argv in (["hook", "user-prompt-sumbit"], ["hook", "session-start", "--bogus"]):
-        proc = subprocess.run([*exe(), "--home", str(layout.root), *argv], input="{}", capture_output=True,
-                              text=True, timeout=60, check=False,
-                              env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+        proc = subprocess.run(
+            [*exe(), "--home", str(layout.root), *argv],
+            input="{}",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"},
+        )
         assert proc.returncode == 0, (argv, proc.stderr)
     # a bare `hook` (no event) is a usage error: help on stderr, nothing on stdout (a client
     # would hand stdout to the model), exit 1 (a non-blocking error, never 2)
-    proc = subprocess.run([*exe(), "--home", str(layout.root), "hook"], input="{}", capture_output=True,
-                          text=True, timeout=60, check=False, env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+    proc = subprocess.run(
+        [*exe(), "--home", str(layout.root), "hook"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"},
+    )
     assert (proc.returncode, proc.stdout) == (1, "")
     assert "user-prompt-submit" in proc.stderr and "session-start" in proc.stderr
-    proc = subprocess.run([*exe(), "--home", str(layout.root), "hook", "user-prompt-submit", "--bogus"],
-                          input=json.dumps(prompt_payload(layout, "deploy to k8s-stage-2 with helm")),
-                          capture_output=True, text=True, timeout=60, check=False,
-                          env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"})
+    proc = subprocess.run(
+        [*exe(), "--home", str(layout.root), "hook", "user-prompt-submit", "--bogus"],
+        input=json.dumps(prompt_payload(layout, "deploy to k8s-stage-2 with helm")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "REASONIX_TUI_HOOK_DAEMON": "0"},
+    )
     assert proc.returncode == 0 and "ignoring unexpected hook arguments" in proc.stderr
     assert context_of(proc, "UserPromptSubmit").startswith("<memory-recall>")
 
@@ -360,9 +413,18 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
             time.sleep(0.1)
         # the stamp of the copy the console script runs (under `python -m pytest` this process
         # may import the source tree instead of the installed copy, as in .ci/run)
-        stamp = subprocess.run([*exe_python(), "-c", "from reasonix_tui.integrations import hook_client; "
-                                "print(hook_client.code_stamp())"], capture_output=True, text=True, timeout=60,
-                               check=True, cwd=str(hook_client.run_dir(root))).stdout.strip()
+        stamp = subprocess.run(
+            [
+                *exe_python(),
+                "-c",
+                "from reasonix_tui.integrations import hook_client; " "print(hook_client.code_stamp())",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            cwd=str(hook_client.run_dir(root)),
+        ).stdout.strip()
         assert info and info["ok"] and info["stamp"] == stamp
         pid = json.loads((hook_client.run_dir(root) / "hookd.json").read_text())["pid"]
         assert pid == info["pid"] and pid != os.getpid()
@@ -374,19 +436,22 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
         state = SessionState.load(session_path(layout, "srv"), "srv")
         assert (state.prompts, state.handled_by) == (2, pid)
         Store(layout).archive("deploy-target")
-        third = context_of(hook(layout, "user-prompt-submit", {**payload, "prompt": "and now?"}, daemon=True),
-                           "UserPromptSubmit")
+        third = context_of(
+            hook(layout, "user-prompt-submit", {**payload, "prompt": "and now?"}, daemon=True), "UserPromptSubmit"
+        )
         assert "was forgotten" in third
         # a stale client stamp makes the server step down; the hook still answers
-        reply = hook_client.request(root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root,
-                                     "stamp": "old"})
+        reply = hook_client.request(
+            root, {"op": "hook", "event": "user-prompt-submit", "stdin": "{}", "root": root, "stamp": "old"}
+        )
         assert reply is not None and (reply["ok"], reply["error"]) == (False, "stale")
         hook(layout, "user-prompt-submit", payload, daemon=True)  # restarts a server with the current code
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not hook_client.status(root):
             time.sleep(0.1)
-        stop = subprocess.run([*exe(), "--home", root, "hook", "stop"], capture_output=True, text=True, timeout=60,
-                              check=False)
+        stop = subprocess.run(
+            [*exe(), "--home", root, "hook", "stop"], capture_output=True, text=True, timeout=60, check=False
+        )
         assert (stop.returncode, stop.stdout.strip()) == (0, "hook server stopped")
     finally:
         hook_client.shutdown(root)
@@ -401,20 +466,31 @@ def test_warm_server_answers_like_in_process(layout: Layout, store: Store, monke
 
 def cursor_hook(layout: Layout, event: str, payload: Any) -> subprocess.CompletedProcess[str]:
     """As Cursor runs a hook: its payload on stdin, CURSOR_* in the environment."""
-    e = dict(os.environ, REASONIX_TUI_HOOK_DAEMON="0", CURSOR_VERSION="3.20.17",
-             CURSOR_PROJECT_DIR=str(layout.workspace))
+    e = dict(
+        os.environ, REASONIX_TUI_HOOK_DAEMON="0", CURSOR_VERSION="3.20.17", CURSOR_PROJECT_DIR=str(layout.workspace)
+    )
     e.pop("CLAUDE_PROJECT_DIR", None)
-    return subprocess.run([*exe(), "--home", str(layout.root), "hook", event, "--format", "cursor"],
-                          input=payload if isinstance(payload, str) else json.dumps(payload),
-                          capture_output=True, text=True, env=e, timeout=60, check=False)
+    return subprocess.run(
+        [*exe(), "--home", str(layout.root), "hook", event, "--format", "cursor"],
+        input=payload if isinstance(payload, str) else json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_cursor_before_submit_prompt_gets_recall_in_cursors_shape(layout: Layout, store: Store) -> None:
     fact = store.get("deploy-target")
     payload = {  # Cursor's beforeSubmitPrompt input: no cwd, no session_id
-        "conversation_id": "conv-42", "generation_id": "gen-1", "hook_event_name": "beforeSubmitPrompt",
+        "conversation_id": "conv-42",
+        "generation_id": "gen-1",
+        "hook_event_name": "beforeSubmitPrompt",
         "prompt": "how do we deploy to the k8s-stage-2 cluster with helm?",
-        "workspace_roots": [str(layout.workspace)], "cursor_version": "3.20.17", "attachments": [],
+        "workspace_roots": [str(layout.workspace)],
+        "cursor_version": "3.20.17",
+        "attachments": [],
     }
     proc = cursor_hook(layout, "user-prompt-submit", payload)
     assert proc.returncode == 0, proc.stderr
@@ -429,8 +505,11 @@ def test_cursor_before_submit_prompt_gets_recall_in_cursors_shape(layout: Layout
 
 
 def test_cursor_session_start_gets_pinned_guidance(layout: Layout, store: Store) -> None:
-    proc = cursor_hook(layout, "session-start", {"conversation_id": "conv-42", "hook_event_name": "sessionStart",
-                                                 "workspace_roots": [str(layout.workspace)]})
+    proc = cursor_hook(
+        layout,
+        "session-start",
+        {"conversation_id": "conv-42", "hook_event_name": "sessionStart", "workspace_roots": [str(layout.workspace)]},
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"additional_context"} and "pnpm" in data["additional_context"]

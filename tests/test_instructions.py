@@ -272,9 +272,7 @@ def test_target_outside_workspace(tmp_path: Path, root: Path) -> None:
     res = resolve(elsewhere, None, workspace_root=root)
     assert res.diagnostics[0].code == "target_outside_workspace"
     assert res.diagnostics[0].path == str(elsewhere)
-    assert res.diagnostics[0].message == (
-        f'instruction target "{elsewhere}" is outside workspace "{root}"'
-    )
+    assert res.diagnostics[0].message == (f'instruction target "{elsewhere}" is outside workspace "{root}"')
     assert res.target == str(root)
     assert res.requested_target == str(elsewhere)
     assert bodies(res) == ["root rule"]

@@ -12,11 +12,19 @@ from hypothesis import strategies as st
 
 from reasonix_tui.integrations.jsonedit import update
 
-KEYS = st.text(alphabet="abcdefgh_\"\\é/", min_size=1, max_size=6)
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                    st.floats(allow_nan=False, allow_infinity=False, width=32), st.text(max_size=8))
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(KEYS, inner, max_size=4)), max_leaves=12)
+KEYS = st.text(alphabet='abcdefgh_"\\é/', min_size=1, max_size=6)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(max_size=8),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
 DOCS = st.dictionaries(KEYS, VALUES, max_size=5)
 STYLES = st.sampled_from([None, 2, 4, "\t", "compact"])
 

@@ -119,7 +119,7 @@ def test_segmenter_keeps_its_cache_in_the_configured_folder(tmp_path: Path) -> N
     assert any(p.name.startswith("jieba") for p in tmp_path.iterdir())
 
 
-_NO_NETWORK = r'''
+_NO_NETWORK = r"""
 import asyncio, json, socket, sys
 attempts = []
 def refuse(*args, **kwargs):
@@ -169,15 +169,16 @@ async def center():
 out["center_rows"] = asyncio.run(center())
 out["attempts"] = attempts
 print(json.dumps(out))
-'''
+"""
 
 
 def test_recall_the_hook_and_the_context_center_work_with_the_network_refused(tmp_path: Path) -> None:
     """In a fresh process with every socket connection refused: recall (Chinese and English,
     loading the segmenter, the dictionary and the meaning model), the prompt hook and the
     Context Center's start all work, and none of them tried to connect anywhere."""
-    proc = subprocess.run([sys.executable, "-c", _NO_NETWORK, str(tmp_path)], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_NETWORK, str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["zh"] and out["en"], out
@@ -194,7 +195,11 @@ def test_compound_parts_and_agent_bases() -> None:
 
     assert compound_parts("deadletter") == ("dead", "letter") and compound_parts("healthcheck") == ("health", "check")
     assert compound_parts("deploying") == () and compound_parts("checkouts") == () and compound_parts("redshift") == ()
-    assert agent_base("logger") == "log" and agent_base("serializer") == "serialize" and agent_base("validators") == "validate"
+    assert (
+        agent_base("logger") == "log"
+        and agent_base("serializer") == "serialize"
+        and agent_base("validators") == "validate"
+    )
     assert lang.en_key("log") in word_variants("logger")
     assert word_variants("letter") == () and word_variants("summer") == ()  # words of their own, not derived
     assert chinese.dictionary_cut("健康检查") == ("健康", "检查")

@@ -24,19 +24,37 @@ REPO = Path(__file__).resolve().parents[1]
 # Import cycles still to be broken, each named with its members (a shrinking list; a new
 # cycle fails the test).
 KNOWN_CYCLES: list[frozenset[str]] = [
-    frozenset({"reasonix_tui.core.sessions.suggestions.candidates", "reasonix_tui.core.sessions.suggestions.procedures",
-               "reasonix_tui.core.sessions.suggestions.statements"}),
-    frozenset({"reasonix_tui.core.recall.fields", "reasonix_tui.core.recall.index", "reasonix_tui.core.recall.pool",
-               "reasonix_tui.core.resolve", "reasonix_tui.core.store.precedence"}),
+    frozenset(
+        {
+            "reasonix_tui.core.sessions.suggestions.candidates",
+            "reasonix_tui.core.sessions.suggestions.procedures",
+            "reasonix_tui.core.sessions.suggestions.statements",
+        }
+    ),
+    frozenset(
+        {
+            "reasonix_tui.core.recall.fields",
+            "reasonix_tui.core.recall.index",
+            "reasonix_tui.core.recall.pool",
+            "reasonix_tui.core.resolve",
+            "reasonix_tui.core.store.precedence",
+        }
+    ),
     frozenset({"reasonix_tui.core.recall.memory_tool", "reasonix_tui.core.recall.search_index"}),
 ]
 
 
 def test_import_contracts_hold() -> None:
     out = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
-         "sys.exit(lint_imports_command())"],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; " "sys.exit(lint_imports_command())",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "BROKEN" not in out.stdout and out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count(" KEPT") >= 3
@@ -92,8 +110,10 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_import_cycles() -> None:
     graph = grimp.build_graph("reasonix_tui")
-    edges = {m: {i for i in graph.find_modules_directly_imported_by(m) if i.startswith("reasonix_tui")}
-             for m in graph.modules}
+    edges = {
+        m: {i for i in graph.find_modules_directly_imported_by(m) if i.startswith("reasonix_tui")}
+        for m in graph.modules
+    }
     new = [sorted(c) for c in _cycles(edges) if c not in KNOWN_CYCLES]
     assert not new, f"modules that import each other: {new}"
 
@@ -107,8 +127,9 @@ MACHINE_PATH = re.compile(r"(?<![\w.;/&-])/(?:work|root|home/(?P<user>[A-Za-z0-9
 
 def _tracked_text_files() -> list[Path]:
     try:
-        names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True,
-                               timeout=60).stdout.split(b"\0")
+        names = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True, timeout=60
+        ).stdout.split(b"\0")
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     out: list[Path] = []
@@ -123,8 +144,11 @@ def _tracked_text_files() -> list[Path]:
 
 def machine_paths(text: str, checkout: str = "") -> list[str]:
     """The absolute machine paths in ``text``."""
-    found = [m.group(0) for m in MACHINE_PATH.finditer(text) if m.group("user") not in PLACEHOLDER_USERS
-             or m.group("user") is None]
+    found = [
+        m.group(0)
+        for m in MACHINE_PATH.finditer(text)
+        if m.group("user") not in PLACEHOLDER_USERS or m.group("user") is None
+    ]
     if checkout and checkout in text:
         found.append(checkout)
     return found
@@ -171,7 +195,8 @@ def test_one_bm25_formula() -> None:
     assert BM25_FORMULA.search("idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))")
     bad = [
         f"{path.relative_to(REPO)}:{n}: {line.strip()}"
-        for path in sorted((REPO / "reasonix_tui").rglob("*.py")) if path.name != "bm25.py"
+        for path in sorted((REPO / "reasonix_tui").rglob("*.py"))
+        if path.name != "bm25.py"
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if BM25_FORMULA.search(line)
     ]

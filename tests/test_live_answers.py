@@ -26,10 +26,24 @@ WAIT_S = 15.0
 
 def seed(layout: Layout) -> Store:
     store = Store(layout)
-    store.save(SaveRequest(name="pkg-manager", title="Package manager", type="project",
-                           description="Package manager is pnpm", body="Use pnpm install, never npm install."))
-    store.save(SaveRequest(name="deploy-target", title="Deploy target", type="reference",
-                           description="Deploys go to k8s-stage-2", body="helm upgrade --install app deploy/chart"))
+    store.save(
+        SaveRequest(
+            name="pkg-manager",
+            title="Package manager",
+            type="project",
+            description="Package manager is pnpm",
+            body="Use pnpm install, never npm install.",
+        )
+    )
+    store.save(
+        SaveRequest(
+            name="deploy-target",
+            title="Deploy target",
+            type="reference",
+            description="Deploys go to k8s-stage-2",
+            body="helm upgrade --install app deploy/chart",
+        )
+    )
     return store
 
 
@@ -44,7 +58,9 @@ def edit_in_place(path: Path, old: str, new: str) -> None:
 def new_fact_file(layout: Layout) -> None:
     (layout.project_dir / "canary-rollout.md").write_text(
         "---\nname: canary-rollout\ntitle: Canary rollout\ndescription: Canary rollouts use flagger on k8s-stage-2\n"
-        "metadata:\n  type: project\n---\n\nflagger canary with 10% steps\n", encoding="utf-8")
+        "metadata:\n  type: project\n---\n\nflagger canary with 10% steps\n",
+        encoding="utf-8",
+    )
 
 
 async def eventually(ask: Callable[[], Awaitable[str]], seen: Callable[[str], bool]) -> str:

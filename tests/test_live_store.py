@@ -27,8 +27,10 @@ def seed(layout: Layout, n: int = 12) -> Store:
 
 def view(snapshot: Snapshot) -> tuple[object, ...]:
     """What a reader sees: every fact's identity and content, and the error rows."""
-    return (tuple((f.id, f.name, f.scope, f.revision, f.description, f.body, f.path) for f in snapshot.facts),
-            tuple((e.path, e.scope, e.message) for e in snapshot.errors))
+    return (
+        tuple((f.id, f.name, f.scope, f.revision, f.description, f.body, f.path) for f in snapshot.facts),
+        tuple((e.path, e.scope, e.message) for e in snapshot.errors),
+    )
 
 
 def until(live: LiveStore, seen: Callable[[Snapshot], bool]) -> Snapshot:
@@ -91,15 +93,19 @@ def test_outside_edit_delete_create_and_rename_reach_the_next_read(layout: Layou
         assert all(f.name != "fact-04" for f in snap.facts)
 
         (layout.project_dir / "brand-new.md").write_text(
-            "---\nname: brand-new\ndescription: made by an editor\n---\n\nnew body\n", encoding="utf-8")
+            "---\nname: brand-new\ndescription: made by an editor\n---\n\nnew body\n", encoding="utf-8"
+        )
         snap = until(live, lambda s: any(f.name == "brand-new" for f in s.facts))
         assert any(f.name == "brand-new" for f in snap.facts)
 
         os.rename(layout.project_dir / "fact-05.md", layout.project_dir / "fact-05-renamed.md")
         (layout.project_dir / "notes.txt").write_text("not a fact", encoding="utf-8")
         (layout.project_dir / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n", encoding="utf-8")
-        snap = until(live, lambda s: any(e.path.endswith("broken.md") for e in s.errors)
-                     and any(f.path.endswith("fact-05-renamed.md") for f in s.facts))
+        snap = until(
+            live,
+            lambda s: any(e.path.endswith("broken.md") for e in s.errors)
+            and any(f.path.endswith("fact-05-renamed.md") for f in s.facts),
+        )
         assert view(snap) == view(Store(layout).snapshot())
     finally:
         live.close()
@@ -179,7 +185,8 @@ def test_every_committed_change_bumps_the_generation(layout: Layout) -> None:
 
 
 def test_an_earlier_event_does_not_hide_a_later_change_whose_event_is_lost(
-        layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seed(layout)
     live = LiveStore(layout)
     try:

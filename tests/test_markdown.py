@@ -29,7 +29,9 @@ def test_a_frontmatter_that_does_not_parse_keeps_the_body() -> None:
 
 
 def test_write_keeps_key_order_and_reads_back() -> None:
-    text = write_markdown({"name": "release", "description": "Cut a release: yes, on Fridays"}, "## Steps\n\n1. tag\n\n")
+    text = write_markdown(
+        {"name": "release", "description": "Cut a release: yes, on Fridays"}, "## Steps\n\n1. tag\n\n"
+    )
     assert text == "---\nname: release\ndescription: 'Cut a release: yes, on Fridays'\n---\n\n## Steps\n\n1. tag\n"
     post = frontmatter.loads(text)
     assert post.metadata == {"name": "release", "description": "Cut a release: yes, on Fridays"}

@@ -26,8 +26,13 @@ class Client:
     def __init__(self, layout: Layout, env: dict[str, str] | None = None) -> None:
         e = dict(os.environ)
         e.update(env or {})
-        self.proc = subprocess.Popen([*exe(), "--home", str(layout.root), "mcp", "--workspace", str(layout.workspace)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=e)
+        self.proc = subprocess.Popen(
+            [*exe(), "--home", str(layout.root), "mcp", "--workspace", str(layout.workspace)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=e,
+        )
         self.next_id = 0
 
     def send(self, message: dict[str, Any] | bytes) -> None:
@@ -54,8 +59,10 @@ class Client:
                 return reply
 
     def handshake(self, version: str = "2025-06-18") -> dict[str, Any]:
-        init = self.request("initialize", {"protocolVersion": version, "capabilities": {},
-                                           "clientInfo": {"name": "test", "version": "1"}})
+        init = self.request(
+            "initialize",
+            {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+        )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return init
 
@@ -68,17 +75,30 @@ class Client:
 @pytest.fixture
 def store(layout: Layout) -> Store:
     s = Store(layout)
-    s.save(SaveRequest(name="pkg-manager", title="Package manager", type="project",
-                       description="Package manager is pnpm", body="Use pnpm install, never npm install."))
+    s.save(
+        SaveRequest(
+            name="pkg-manager",
+            title="Package manager",
+            type="project",
+            description="Package manager is pnpm",
+            body="Use pnpm install, never npm install.",
+        )
+    )
     return s
 
 
 def _session(layout: Layout, env: dict[str, str] | None = None) -> dict[str, Any]:
     client = Client(layout, env)
     try:
-        out = {"init": client.handshake("2025-06-18"), "init_new": None, "tools": client.request("tools/list"),
-               "prompts": client.request("prompts/list"), "resources": client.request("resources/list"),
-               "templates": client.request("resources/templates/list"), "ping": client.request("ping")}
+        out = {
+            "init": client.handshake("2025-06-18"),
+            "init_new": None,
+            "tools": client.request("tools/list"),
+            "prompts": client.request("prompts/list"),
+            "resources": client.request("resources/list"),
+            "templates": client.request("resources/templates/list"),
+            "ping": client.request("ping"),
+        }
     finally:
         client.close()
     client = Client(layout, env)
@@ -126,7 +146,8 @@ def test_the_handshake_does_not_wait_for_the_sdk(layout: Layout, store: Store, t
     (fake / "__init__.py").write_text(
         "import os, time\n"
         f"for _ in range(600):\n    if os.path.exists({str(release)!r}):\n        break\n    time.sleep(0.05)\n"
-        "raise ImportError('the MCP SDK is held back by the test')\n")
+        "raise ImportError('the MCP SDK is held back by the test')\n"
+    )
     env = {"PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")])}
     client = Client(layout, env)
     try:
@@ -161,8 +182,10 @@ def test_a_lone_surrogate_gets_an_answer(layout: Layout, store: Store) -> None:
     try:
         client.handshake()
         client.next_id += 1
-        raw = ('{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "memory", '
-               '"arguments": {"op": "search", "query": "pnpm \\ud800 install"}}}' % client.next_id)
+        raw = (
+            '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "memory", '
+            '"arguments": {"op": "search", "query": "pnpm \\ud800 install"}}}' % client.next_id
+        )
         client.send(raw.encode())
         reply = client.read()
         assert reply["id"] == client.next_id and "result" in reply

@@ -18,10 +18,18 @@ from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 
-NEEDS_PERSON = {"name": "prefers-tabs", "description": "Indentation preference", "type": "user",
-                "body": "The user wants tabs, not spaces."}
-LOW_RISK = {"name": "ci-runner", "description": "CI runs on buildkite linux-large agents", "type": "project",
-            "body": "The CI pipeline runs on buildkite agents labelled linux-large."}
+NEEDS_PERSON = {
+    "name": "prefers-tabs",
+    "description": "Indentation preference",
+    "type": "user",
+    "body": "The user wants tabs, not spaces.",
+}
+LOW_RISK = {
+    "name": "ci-runner",
+    "description": "CI runs on buildkite linux-large agents",
+    "type": "project",
+    "body": "The CI pipeline runs on buildkite agents labelled linux-large.",
+}
 
 
 def _command() -> tuple[str, list[str]]:
@@ -32,8 +40,9 @@ def _command() -> tuple[str, list[str]]:
 
 
 @asynccontextmanager
-async def session(layout: Layout, *args: str, workspace: bool = True,
-                  env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def session(
+    layout: Layout, *args: str, workspace: bool = True, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     command, prefix = _command()
     argv = [*prefix, "--home", str(layout.root), "mcp", *args]
     if workspace:
@@ -54,10 +63,24 @@ def text(result: Any) -> str:
 @pytest.fixture
 def store(layout: Layout) -> Store:
     s = Store(layout)
-    s.save(SaveRequest(name="pkg-manager", title="Package manager", type="project",
-                       description="Package manager is pnpm", body="Use pnpm install, never npm install."))
-    s.save(SaveRequest(name="deploy-target", title="Deploy target", type="reference",
-                       description="Deploys go to k8s-stage-2", body="helm upgrade --install app deploy/chart"))
+    s.save(
+        SaveRequest(
+            name="pkg-manager",
+            title="Package manager",
+            type="project",
+            description="Package manager is pnpm",
+            body="Use pnpm install, never npm install.",
+        )
+    )
+    s.save(
+        SaveRequest(
+            name="deploy-target",
+            title="Deploy target",
+            type="reference",
+            description="Deploys go to k8s-stage-2",
+            body="helm upgrade --install app deploy/chart",
+        )
+    )
     return s
 
 
@@ -117,8 +140,9 @@ async def test_auto_allowed_remember_lands(layout: Layout, store: Store) -> None
     assert ApprovalQueue(layout).pending() == []
 
 
-async def test_remember_needing_a_person_returns_pending_after_the_bound(layout: Layout, store: Store,
-                                                                         presence: Any) -> None:
+async def test_remember_needing_a_person_returns_pending_after_the_bound(
+    layout: Layout, store: Store, presence: Any
+) -> None:
     async with session(layout) as s:
         result = await s.call_tool("remember", {**NEEDS_PERSON, "wait_seconds": 0.5})
     assert not result.is_error
@@ -212,8 +236,9 @@ async def test_workspace_from_claude_project_dir(layout: Layout, store: Store) -
 
 
 async def test_unexpanded_placeholder_falls_back(layout: Layout, store: Store) -> None:
-    async with session(layout, "--workspace", "${workspaceFolder}", workspace=False,
-                       env={"CLAUDE_PROJECT_DIR": str(layout.workspace)}) as s:
+    async with session(
+        layout, "--workspace", "${workspaceFolder}", workspace=False, env={"CLAUDE_PROJECT_DIR": str(layout.workspace)}
+    ) as s:
         result = await s.call_tool("memory", {"op": "list"})
     assert "pkg-manager" in text(result)
 

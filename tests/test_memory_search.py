@@ -28,8 +28,17 @@ assert NOW is not None
 
 def F(fid: str, name: str, title: str = "", desc: str = "", body: str = "", days: float = 2, **kw: object) -> Fact:
     t = Timestamp(NOW.ns - int(days * DAY_NS))
-    return Fact(id=FactId(fid), revision=int(kw.pop("revision", 1)), created_at=t, updated_at=t, name=name,  # type: ignore[arg-type]
-                title=title, description=desc, body=body, **kw)  # type: ignore[arg-type]
+    return Fact(
+        id=FactId(fid),
+        revision=int(kw.pop("revision", 1)),
+        created_at=t,
+        updated_at=t,
+        name=name,  # type: ignore[arg-type]
+        title=title,
+        description=desc,
+        body=body,
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def save(layout: Layout, fact: Fact) -> None:
@@ -59,23 +68,38 @@ def bm25(docs: list[list[str]], terms: list[str], i: int) -> float:
 
 
 FACTS = [
-    F("mem-a", "deploy-target", "Deploy target", "Deployment target for payments", "Deploy payments to the green cluster."),
+    F(
+        "mem-a",
+        "deploy-target",
+        "Deploy target",
+        "Deployment target for payments",
+        "Deploy payments to the green cluster.",
+    ),
     F("mem-b", "cluster-sizes", "Cluster sizes", "Node counts", "The green cluster has 12 nodes; the blue cluster 6."),
     F("mem-c", "lint", "Lint before commit", "Hook", "Always run make lint.", activation="pinned"),
-    F("mem-d", "old-promo", "Old promo", "Expired promo", "Promo code WELCOME10 for the cluster launch.",
-      expires_at=Timestamp(NOW.ns - DAY_NS)),
+    F(
+        "mem-d",
+        "old-promo",
+        "Old promo",
+        "Expired promo",
+        "Promo code WELCOME10 for the cluster launch.",
+        expires_at=Timestamp(NOW.ns - DAY_NS),
+    ),
     F("mem-e", "style", "Style", "User style", "Terse answers.", scope="global", type="user"),
 ]
 
 
 # ----------------------------------------------------------------- search
 
+
 def test_search_scores_order_floor_and_pool() -> None:
     hits = search_memories(FACTS, "green cluster")
     docs = [tokens(search_text(f)) for f in FACTS]
     terms = query_terms("green cluster")
-    want = sorted(((bm25(docs, terms, i), f.name, f.id) for i, f in enumerate(FACTS) if bm25(docs, terms, i) > 0),
-                  key=lambda p: (-p[0], p[1]))
+    want = sorted(
+        ((bm25(docs, terms, i), f.name, f.id) for i, f in enumerate(FACTS) if bm25(docs, terms, i) > 0),
+        key=lambda p: (-p[0], p[1]),
+    )
     top = want[0][0]
     want = [w for j, w in enumerate(want) if j == 0 or w[0] >= 0.15 * top]
     assert [h.fact.id for h in hits] == [w[2] for w in want]
@@ -157,7 +181,8 @@ def test_tool_list_and_read(layout: Layout) -> None:
         "type=project - Deployment target for payments"
     )
     assert memory_tool_call(store, {"operation": "list", "type": "user"}) == (
-        "Saved memories:\n- [Style](style.md) reference=global/style.md id=mem-e revision=1 scope=global type=user - User style")
+        "Saved memories:\n- [Style](style.md) reference=global/style.md id=mem-e revision=1 scope=global type=user - User style"
+    )
     assert "id=mem-e" in memory_tool_call(store, {"operation": "list", "scope": "global"})
     read = memory_tool_call(store, {"operation": "read", "name": "project/deploy-target.md"})
     assert read == (
@@ -178,12 +203,14 @@ def test_tool_list_and_read(layout: Layout) -> None:
         memory_tool_call(store, "{not json")
     assert memory_tool_call(store, '{"operation": "list", "limit": 1}').count("\n") == 1
     assert memory_tool_call(Store(layout, settings=Settings(no_memory=True)), {"operation": "list"}) == (
-        "Memory store is unavailable.")
+        "Memory store is unavailable."
+    )
     empty = Store(Layout.resolve(home=layout.root / "elsewhere", workspace=layout.workspace), settings=Settings())
     assert memory_tool_call(empty, {"operation": "list"}) == "No saved memories found."
 
 
 # ----------------------------------------------------------------- pinned block (§10.4)
+
 
 def test_pinned_block_protocol_only() -> None:
     assert pinned_block(facts=[], settings=Settings()) == "# Memory\n\n" + MEMORY_PROTOCOL
@@ -210,7 +237,9 @@ def test_pinned_block_exact_text_and_order() -> None:
         "\n### Zeta rule (project/project)\n\nOld pinned body."
     )
     report = pinned_report(facts=facts)
-    assert report.chars == len("New pinned body.") + len("Indent with tabs.") + len("Tie body.") + len("Old pinned body.")
+    assert report.chars == len("New pinned body.") + len("Indent with tabs.") + len("Tie body.") + len(
+        "Old pinned body."
+    )
 
 
 def test_project_fact_shadows_global_pinned() -> None:
@@ -225,17 +254,22 @@ def test_project_fact_shadows_global_pinned() -> None:
     kept = [f.id for f in report.guidance.facts]
     assert kept == ["mem-p2", "mem-g3"]  # same updated_at: by name
     assert {(e.fact.id, e.by.id, e.key) for e in report.guidance.suppressed if e.by} == {
-        ("mem-g", "mem-p", "name:response-style"), ("mem-g2", "mem-p2", "subject:code.indent")}
+        ("mem-g", "mem-p", "name:response-style"),
+        ("mem-g2", "mem-p2", "subject:code.indent"),
+    }
     assert "One paragraph." not in report.block and "Spaces here." in report.block
 
 
 def test_keys_ending_in_colon_are_ignored_for_pinned() -> None:
-    facts = [F("mem-g", "!!!", body="Global pinned.", scope="global", type="feedback"),
-             F("mem-p", "???", body="project fact with an empty slug")]
+    facts = [
+        F("mem-g", "!!!", body="Global pinned.", scope="global", type="feedback"),
+        F("mem-p", "???", body="project fact with an empty slug"),
+    ]
     assert [f.id for f in pinned_report(facts=facts).guidance.facts] == ["mem-g"]
 
 
 # ----------------------------------------------------------------- CLI
+
 
 def test_cli_memory_search_and_pinned(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
     for f in FACTS:
@@ -267,8 +301,16 @@ def test_search_labels_a_superseded_fact_and_lists_the_current_one_first() -> No
 
     def fact(fid: str, name: str, body: str, days: int) -> Fact:
         ts = Timestamp(NOW.ns - days * DAY_NS)
-        return Fact(id=FactId(fid), revision=1, created_at=ts, updated_at=ts, name=name, title=name.replace("-", " "),
-                    body=body, subject_key="runtime.node")
+        return Fact(
+            id=FactId(fid),
+            revision=1,
+            created_at=ts,
+            updated_at=ts,
+            name=name,
+            title=name.replace("-", " "),
+            body=body,
+            subject_key="runtime.node",
+        )
 
     old = fact("mem-old", "node-version", "Use Node 20 for this repo; node 20 everywhere.", 90)
     new = fact("mem-new", "node-runtime", "Node 22 now.", 1)
@@ -279,6 +321,10 @@ def test_search_labels_a_superseded_fact_and_lists_the_current_one_first() -> No
     assert hits[1].superseded.startswith("superseded by mem-new")
     text = memory_tool_call(None, {"operation": "search", "query": "node 20 version"}, facts=[old, new])
     assert "note: superseded by mem-new" in text
-    exact = memory_tool_call(None, {"operation": "search", "query": "node 20 version"}, facts=[old, new],
-                             settings=Settings(recall_mode="reasonix-exact"))
+    exact = memory_tool_call(
+        None,
+        {"operation": "search", "query": "node 20 version"},
+        facts=[old, new],
+        settings=Settings(recall_mode="reasonix-exact"),
+    )
     assert "note:" not in exact

@@ -138,12 +138,17 @@ PERSON = [
     "reasonix-tui memory forget deploy-target",
     "reasonix-tui memory restore deploy-target 1",
     "reasonix-tui memory recover .archive/x.md",
-    "reasonix-tui memory pin x", "reasonix-tui memory unpin x", "reasonix-tui memory verify x",
-    "reasonix-tui memory migrate", "reasonix-tui memory note 'always use pnpm'",
-    "reasonix-tui suggest accept s-1", "reasonix-tui suggest dismiss s-1",
+    "reasonix-tui memory pin x",
+    "reasonix-tui memory unpin x",
+    "reasonix-tui memory verify x",
+    "reasonix-tui memory migrate",
+    "reasonix-tui memory note 'always use pnpm'",
+    "reasonix-tui suggest accept s-1",
+    "reasonix-tui suggest dismiss s-1",
     "reasonix-tui setup claude-code --yes",
     f"{EXE} memory save --name x --description d --body b",
-    "python -m reasonix_tui memory forget x", "python3 -m reasonix_tui setup codex --yes",
+    "python -m reasonix_tui memory forget x",
+    "python3 -m reasonix_tui setup codex --yes",
     "reasonix-tui --workspace /repo memory save --name x --description d --body b",
     "reasonix-tui --home /h --workspace /repo memory forget x",
     "reasonix-tui --workspace=/repo memory pin x",
@@ -165,8 +170,9 @@ PERSON = [
 
 @pytest.mark.parametrize("command", AGENT)
 def test_the_agents_own_verbs_are_not_denied(command: str) -> None:
-    assert not denied_by_rules(DENY, command), [r for r in DENY if any(rule_matches(r, p)
-                                                                        for p in _subcommands(command))]
+    assert not denied_by_rules(DENY, command), [
+        r for r in DENY if any(rule_matches(r, p) for p in _subcommands(command))
+    ]
     assert not denied_by_guard(command)
 
 
@@ -182,7 +188,7 @@ def test_what_the_previous_rules_denied_stays_denied(command: str) -> None:
 
 
 def test_the_reported_false_denial_is_gone() -> None:
-    command = "reasonix-tui --workspace /repo remember --body \"run make setup before deploy\" --description d"
+    command = 'reasonix-tui --workspace /repo remember --body "run make setup before deploy" --description d'
     assert denied_by_rules(previous_rules(), command)  # what the report saw
     assert not denied_by_rules(DENY, command) and not denied_by_guard(command)
 
@@ -200,7 +206,9 @@ def test_the_matcher_model_follows_the_documented_examples() -> None:
     assert rule_matches("Bash(npm run test:*)", "npm run test --watch")
     assert rule_matches("Bash(ls *)", "ls -la") and rule_matches("Bash(ls *)", "ls")
     assert not rule_matches("Bash(ls *)", "lsof") and rule_matches("Bash(ls*)", "lsof")
-    assert rule_matches("Bash(git * main)", "git checkout main") and rule_matches("Bash(git * main)", "git push origin main")
+    assert rule_matches("Bash(git * main)", "git checkout main") and rule_matches(
+        "Bash(git * main)", "git push origin main"
+    )
     assert _subcommands("a && b || c; d | e") == ["a", "b", "c", "d", "e"]
     assert _subcommands("echo 'a && b'") == ["echo 'a && b'"]
     assert _subcommands("timeout 5 ls -la") == ["ls -la"] and _subcommands("nohup ls") == ["ls"]
@@ -208,11 +216,16 @@ def test_the_matcher_model_follows_the_documented_examples() -> None:
 
 def test_cursor_and_codex_get_the_same_guard() -> None:
     command = "reasonix-tui --workspace /repo memory save --name x --description d --body b"
-    codex = json.loads(guard(json.dumps({"tool_name": "Bash", "tool_input": {"command": command},
-                                         "turn_id": "t"}), "codex"))
-    assert codex == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                            "permissionDecisionReason": codex["hookSpecificOutput"]
-                                            ["permissionDecisionReason"]}}
+    codex = json.loads(
+        guard(json.dumps({"tool_name": "Bash", "tool_input": {"command": command}, "turn_id": "t"}), "codex")
+    )
+    assert codex == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": codex["hookSpecificOutput"]["permissionDecisionReason"],
+        }
+    }
     cursor = json.loads(guard(json.dumps({"command": command, "cwd": "/repo", "conversation_id": "c"}), "cursor"))
     assert cursor["permission"] == "deny" and "remember" in cursor["agent_message"]
     assert guard(json.dumps({"command": "reasonix-tui memory list", "cwd": "/repo"}), "cursor") == ""

@@ -55,7 +55,14 @@ class Facts:
 
 
 def fact(name: str, **kw: Any) -> Fact:
-    return Fact(id=FactId(kw.pop("id", f"mem-{name}")), revision=kw.pop("revision", 1), created_at=None, updated_at=None, name=name, **kw)
+    return Fact(
+        id=FactId(kw.pop("id", f"mem-{name}")),
+        revision=kw.pop("revision", 1),
+        created_at=None,
+        updated_at=None,
+        name=name,
+        **kw,
+    )
 
 
 # --- Reasonix's own cases -----------------------------------------------------------------
@@ -75,9 +82,24 @@ def test_safe_project_create_is_allowed(store: Store) -> None:
         ({"name": "release-target", "description": "Release target", "body": "Use main-v2."}, Reason.TYPE),
         (with_(scope="global"), Reason.GLOBAL),
         (with_(name="global/release-target.md"), Reason.GLOBAL),
-        ({"name": "prefers-go", "description": "Preferred language", "type": "user", "body": "Prefer Go."}, Reason.TYPE),
-        ({"name": "concise", "description": "Response style", "type": "feedback", "body": "Keep answers concise."}, Reason.TYPE),
-        ({"id": "mem-existing", "expected_revision": 1, "description": "Update", "type": "project", "body": "Updated body."}, Reason.UPDATE),
+        (
+            {"name": "prefers-go", "description": "Preferred language", "type": "user", "body": "Prefer Go."},
+            Reason.TYPE,
+        ),
+        (
+            {"name": "concise", "description": "Response style", "type": "feedback", "body": "Keep answers concise."},
+            Reason.TYPE,
+        ),
+        (
+            {
+                "id": "mem-existing",
+                "expected_revision": 1,
+                "description": "Update",
+                "type": "project",
+                "body": "Updated body.",
+            },
+            Reason.UPDATE,
+        ),
         (with_(name="deploy-key", body="DEPLOY_API_KEY=sk-example-secret-value-123456"), Reason.SENSITIVE),
         (with_(name="release-owner", body="Contact release-owner@example.test."), Reason.SENSITIVE),
     ],
@@ -94,9 +116,34 @@ def test_conflicting_reference_scope(store: Store) -> None:
 
 
 def test_existing_or_semantic_duplicate(store: Store) -> None:
-    store.save(SaveRequest(name="release-target", title="Release target", description="Current release branch", type="project", body="Use main-v2."))
-    by_name = assess_remember({"name": "release-target", "description": "Changed release branch", "type": "project", "body": "Use release-v2."}, store)
-    by_title = assess_remember({"name": "another-name", "title": "Release target", "description": "Current release branch", "type": "project", "body": "Use main-v2."}, store)
+    store.save(
+        SaveRequest(
+            name="release-target",
+            title="Release target",
+            description="Current release branch",
+            type="project",
+            body="Use main-v2.",
+        )
+    )
+    by_name = assess_remember(
+        {
+            "name": "release-target",
+            "description": "Changed release branch",
+            "type": "project",
+            "body": "Use release-v2.",
+        },
+        store,
+    )
+    by_title = assess_remember(
+        {
+            "name": "another-name",
+            "title": "Release target",
+            "description": "Current release branch",
+            "type": "project",
+            "body": "Use main-v2.",
+        },
+        store,
+    )
     assert by_name.reason == by_title.reason == "an existing memory may already cover this fact"
     assert [d.fields for d in by_name.duplicates] == [("name",)]
     assert [d.fields for d in by_title.duplicates] == [("title", "description")]
@@ -107,7 +154,14 @@ def test_existing_or_semantic_duplicate(store: Store) -> None:
 
 
 def test_check_0_invalid_request(store: Store) -> None:
-    for bad in ('{"description": ', '["x"]', {"body": 3}, {"expected_revision": "3"}, {"verified": "yes"}, {"expected_revision": 1.5}):
+    for bad in (
+        '{"description": ',
+        '["x"]',
+        {"body": 3},
+        {"expected_revision": "3"},
+        {"verified": "yes"},
+        {"expected_revision": 1.5},
+    ):
         a = assess_remember(bad, store)  # type: ignore[arg-type]
         assert (a.auto_allow, a.reason, a.reasons) == (False, "invalid remember request", ("invalid remember request",))
 
@@ -115,7 +169,10 @@ def test_check_0_invalid_request(store: Store) -> None:
 @pytest.mark.parametrize(
     ("args", "reason"),
     [
-        (with_(name="global/release-target.md", scope="project", type="project"), "memory reference scope conflicts with explicit scope"),
+        (
+            with_(name="global/release-target.md", scope="project", type="project"),
+            "memory reference scope conflicts with explicit scope",
+        ),
         (with_(description="   "), "description and body are required"),
         (with_(body="\n\t "), "description and body are required"),
         (with_(type=None), "only explicitly classified project/reference facts are low-risk"),
@@ -203,7 +260,9 @@ def test_name_derivation(args: dict[str, Any], name: str) -> None:
 
 
 def test_sensitive_findings_name_the_field(store: Store) -> None:
-    a = assess_remember(with_(description="owner is ops@example.com", body="GH_TOKEN=ghp_abcdefghijklmnopqrstuv"), store)
+    a = assess_remember(
+        with_(description="owner is ops@example.com", body="GH_TOKEN=ghp_abcdefghijklmnopqrstuv"), store
+    )
     assert a.reason == Reason.SENSITIVE
     assert [(f.field, f.kind) for f in a.sensitive] == [("description", "email"), ("body", "secret-assignment")]
     desc = with_(description="owner is ops@example.com")["description"]
@@ -274,8 +333,14 @@ def test_parse_arguments_like_go_unmarshal() -> None:
         ({"description": "", "body": "b"}, "description and body are required"),
         ({"description": "d", "body": "b", "scope": "team"}, "scope must be one of project, global"),
         ({"description": "d", "body": "b", "activation": "always"}, "activation must be one of relevant, pinned"),
-        ({"description": "d", "body": "b", "volatility": "fast"}, "volatility must be one of evergreen, stable, volatile"),
-        ({"description": "d", "body": "b", "expires_at": "next week"}, 'expires_at must be RFC3339, YYYY-MM-DD, or "never"'),
+        (
+            {"description": "d", "body": "b", "volatility": "fast"},
+            "volatility must be one of evergreen, stable, volatile",
+        ),
+        (
+            {"description": "d", "body": "b", "expires_at": "next week"},
+            'expires_at must be RFC3339, YYYY-MM-DD, or "never"',
+        ),
     ],
 )
 def test_remember_request_errors(args: dict[str, Any], message: str) -> None:
@@ -286,8 +351,16 @@ def test_remember_request_errors(args: dict[str, Any], message: str) -> None:
 
 
 def test_remember_request_builds_save_request() -> None:
-    r = remember_request({"title": "Use PNPM", "description": "d", "body": "b", "expires_at": "2030-01-02",
-                          "subject_key": " Project.Package Manager", "expected_revision": 0})
+    r = remember_request(
+        {
+            "title": "Use PNPM",
+            "description": "d",
+            "body": "b",
+            "expires_at": "2030-01-02",
+            "subject_key": " Project.Package Manager",
+            "expected_revision": 0,
+        }
+    )
     assert r.request.name == "use-pnpm"
     assert r.request.subject_key == "project.package_manager"
     assert r.request.expires_at is not None and r.request.expires_at.rfc3339() == "2030-01-02T00:00:00Z"
@@ -312,16 +385,24 @@ def test_skip_allows_bounded_project_updates(store: Store) -> None:
 
 def test_skip_keeps_asking(store: Store) -> None:
     g = store.save(SaveRequest(name="g", description="Global thing", type="project", scope="global", body="x")).fact
-    p = store.save(SaveRequest(name="pinned-one", description="Pinned", type="project", activation="pinned", body="x")).fact
+    p = store.save(
+        SaveRequest(name="pinned-one", description="Pinned", type="project", activation="pinned", body="x")
+    ).fact
     store.save(SaveRequest(name="other", title="Shared title", description="other desc", type="project", body="x"))
     cases = [
         ({"id": "mem-missing", "description": "d", "type": "project", "body": "b"}, Reason.UNRESOLVED),
         ({"id": g.id, "description": "d", "type": "project", "body": "b"}, Reason.GLOBAL),
         ({"name": "global/g", "description": "d", "type": "project", "body": "b"}, Reason.GLOBAL),
         ({"name": "g", "scope": "project", "description": "d", "type": "project", "body": "b"}, Reason.UNRESOLVED),
-        ({"name": "new-one", "activation": "relevant", "description": "d", "type": "project", "body": "b"}, Reason.PINNED_REQUEST),
+        (
+            {"name": "new-one", "activation": "relevant", "description": "d", "type": "project", "body": "b"},
+            Reason.PINNED_REQUEST,
+        ),
         ({"id": p.id, "description": "Pinned", "type": "project", "body": "y"}, Reason.PINNED_TARGET),
-        ({"name": "fresh", "title": "shared-title", "description": "d", "type": "project", "body": "b"}, Reason.DUPLICATE_OTHER),
+        (
+            {"name": "fresh", "title": "shared-title", "description": "d", "type": "project", "body": "b"},
+            Reason.DUPLICATE_OTHER,
+        ),
         ({"name": "fresh", "description": "d", "type": "user", "body": "b"}, Reason.TYPE),
     ]
     for args, reason in cases:

@@ -41,8 +41,17 @@ def ago(days: float) -> Timestamp:
 
 def F(fid: str, name: str, title: str = "", desc: str = "", body: str = "", **kw: Any) -> Fact:
     updated = kw.pop("updated", ago(5))
-    return Fact(id=FactId(fid), revision=kw.pop("revision", 1), created_at=kw.pop("created", updated),
-                updated_at=updated, name=name, title=title, description=desc, body=body, **kw)
+    return Fact(
+        id=FactId(fid),
+        revision=kw.pop("revision", 1),
+        created_at=kw.pop("created", updated),
+        updated_at=updated,
+        name=name,
+        title=title,
+        description=desc,
+        body=body,
+        **kw,
+    )
 
 
 def ids(result: Any) -> list[str]:
@@ -55,6 +64,7 @@ def _fresh_cache() -> None:
 
 
 # ----------------------------------------------------------------- tokenizer (§6.3)
+
 
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -77,9 +87,12 @@ def test_query_terms_unique_in_order() -> None:
 
 # ----------------------------------------------------------------- generic turns (§6.1)
 
+
 @pytest.mark.parametrize("turn", sorted(GENERIC_TURNS))
 def test_every_generic_turn_is_silent(turn: str) -> None:
-    facts = [F("mem-1", "continue-notes", "Continue next yes no ok", body="continue next ok okay yes no 继续 好的 下一步")]
+    facts = [
+        F("mem-1", "continue-notes", "Continue next yes no ok", body="continue next ok okay yes no 继续 好的 下一步")
+    ]
     for variant in (turn, f"  {turn.upper()}  ", turn.replace(" ", "   ")):
         for mode in (EXACT, "enhanced"):
             r = recall(facts, variant, NOW, mode=mode)
@@ -93,7 +106,14 @@ def test_generic_normalisation_and_non_generic() -> None:
 
 
 def test_enhanced_generic_turns() -> None:
-    for turn in ("ok, continue", "好的，继续下一步", "thanks, looks good", "ok, next step please", "继续吧", "sounds good!"):
+    for turn in (
+        "ok, continue",
+        "好的，继续下一步",
+        "thanks, looks good",
+        "ok, next step please",
+        "继续吧",
+        "sounds good!",
+    ):
         assert is_generic_enhanced(turn), turn
         assert not is_generic_exact(turn)
     for turn in ("ok, continue the pnpm migration", "next: deploy", "go build", "yes, use redis", "继续部署"):
@@ -109,23 +129,43 @@ def test_enhanced_generic_is_a_delta_over_exact() -> None:
 
 # ----------------------------------------------------------------- golden vectors
 
+
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["name"] for c in GOLDEN["cases"]])
 def test_exact_mode_matches_reasonix_bytes(case: dict[str, Any]) -> None:
     facts = []
     for d in case["facts"]:
         t = {k: parse_rfc3339(d[k]) for k in ("updated_at", "created_at", "expires_at", "last_verified_at")}
-        facts.append(Fact(id=FactId(d["id"]), revision=d["revision"], created_at=t["created_at"],
-                          updated_at=t["updated_at"], name=d["name"], title=d["title"], description=d["description"],
-                          keywords=d["keywords"], activation=d["activation"], volatility=d["volatility"],
-                          subject_key=d["subject_key"], expires_at=t["expires_at"], last_verified_at=t["last_verified_at"],
-                          type=d["type"], scope=d["scope"], body=d["body"]))
+        facts.append(
+            Fact(
+                id=FactId(d["id"]),
+                revision=d["revision"],
+                created_at=t["created_at"],
+                updated_at=t["updated_at"],
+                name=d["name"],
+                title=d["title"],
+                description=d["description"],
+                keywords=d["keywords"],
+                activation=d["activation"],
+                volatility=d["volatility"],
+                subject_key=d["subject_key"],
+                expires_at=t["expires_at"],
+                last_verified_at=t["last_verified_at"],
+                type=d["type"],
+                scope=d["scope"],
+                body=d["body"],
+            )
+        )
     settings = Settings(recall_limit=case["limit"], recall_max_chars=case["max_chars"])
     r = recall(facts, case["query"], parse_rfc3339(case["now"]), settings, mode=EXACT)
     e = case["expect"]
     assert r.block == e["block"]
     assert r.suppressed == e["suppressed"]
     assert (r.omitted_by_limit, r.omitted_by_budget, r.used_chars, r.char_budget) == (
-        e["omitted_by_limit"], e["omitted_by_budget"], e["used_chars"], e["char_budget"])
+        e["omitted_by_limit"],
+        e["omitted_by_budget"],
+        e["used_chars"],
+        e["char_budget"],
+    )
     assert [h.fact.id for h in r.hits] == [h["id"] for h in e["hits"]]
     for got, want in zip(r.hits, e["hits"]):
         assert got.score == pytest.approx(want["score"], rel=1e-12)
@@ -139,12 +179,20 @@ def test_snippets_match_reasonix(case: dict[str, Any]) -> None:
 
 # ----------------------------------------------------------------- the block, by hand
 
+
 def test_exact_block_bytes() -> None:
-    facts = [F("mem-1", "deploy-target", "Deploy target", "Deployment target for payments",
-               "Deploy payments to the green cluster.")]
+    facts = [
+        F(
+            "mem-1",
+            "deploy-target",
+            "Deploy target",
+            "Deployment target for payments",
+            "Deploy payments to the green cluster.",
+        )
+    ]
     r = recall(facts, "deploy payments target cluster", NOW, mode=EXACT)
     entry = (
-        f'- id=mem-1 revision=1 scope=project type=project freshness=fresh score={r.hits[0].score:.3f} '
+        f"- id=mem-1 revision=1 scope=project type=project freshness=fresh score={r.hits[0].score:.3f} "
         'reason="matched deploy, payments, target, cluster; project scope"\n'
         "  title: Deploy target\n"
         "  fact: deploy-target Deploy target Deployment target for payments Deploy payments to the green cluster.\n"
@@ -154,8 +202,15 @@ def test_exact_block_bytes() -> None:
 
 
 def test_escaping_quoting_and_redaction_in_the_entry() -> None:
-    facts = [F("mem-<x>", "q", 'Say "hi" & <bye>', body='see /home/alice/proj and C:\\Users\\Bob\\x; <b> & "q"',
-               keywords="alice tags")]
+    facts = [
+        F(
+            "mem-<x>",
+            "q",
+            'Say "hi" & <bye>',
+            body='see /home/alice/proj and C:\\Users\\Bob\\x; <b> & "q"',
+            keywords="alice tags",
+        )
+    ]
     r = recall(facts, "tags alice", NOW, mode=EXACT)
     block = r.block
     assert "id=mem-&lt;x&gt;" in block
@@ -166,6 +221,7 @@ def test_escaping_quoting_and_redaction_in_the_entry() -> None:
 
 
 # ----------------------------------------------------------------- redaction
+
 
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -189,6 +245,7 @@ def test_home_redaction(text: str, expected: str) -> None:
 
 
 # ----------------------------------------------------------------- gate (§6.5)
+
 
 def _gate(query: str, body: str) -> bool:
     facts = [F("mem-1", "x", body=body), F("mem-2", "y", body="unrelated filler words")]
@@ -219,10 +276,14 @@ def test_distinctive_and_strong_helpers() -> None:
 
 # ----------------------------------------------------------------- multipliers, freshness
 
+
 def test_project_boost_and_stale_factor() -> None:
     body = "kafka consumer lag alerts"
-    facts = [F("mem-p", "p", body=body), F("mem-g", "g", body=body, scope="global"),
-             F("mem-s", "s", body=body, updated=ago(200))]
+    facts = [
+        F("mem-p", "p", body=body),
+        F("mem-g", "g", body=body, scope="global"),
+        F("mem-s", "s", body=body, updated=ago(200)),
+    ]
     r = recall(facts, "kafka consumer lag", NOW, mode=EXACT)
     by = {h.fact.id: h for h in r.hits}
     assert by["mem-p"].score == pytest.approx(by["mem-g"].score * 1.08)
@@ -231,8 +292,10 @@ def test_project_boost_and_stale_factor() -> None:
 
 
 def test_expired_is_skipped_and_explained() -> None:
-    facts = [F("mem-x", "promo", body="promo code WELCOME10", expires_at=ago(1)),
-             F("mem-y", "promo-now", body="promo code SPRING", expires_at=NOW)]  # exactly at expiry: not expired
+    facts = [
+        F("mem-x", "promo", body="promo code WELCOME10", expires_at=ago(1)),
+        F("mem-y", "promo-now", body="promo code SPRING", expires_at=NOW),
+    ]  # exactly at expiry: not expired
     r = recall(facts, "promo code", NOW, mode=EXACT)
     assert ids(r) == ["mem-y"]
     assert {c.fact.id: c.decision for c in r.considered}["mem-x"] == "expired"
@@ -242,10 +305,19 @@ def test_vectorised_freshness_equals_freshness_for() -> None:
     r = random.Random(5)
     facts = []
     for i in range(400):
-        facts.append(F(f"mem-{i}", f"f{i}", body="x", type=r.choice(["project", "reference", "user", "feedback"]),
-                       volatility=r.choice(["", "stable", "volatile", "evergreen"]),
-                       updated=r.choice([ago(r.randint(-5, 400)), None]), created=r.choice([ago(50), None]),
-                       expires_at=r.choice([None, ago(1), ago(-1), NOW]), last_verified_at=r.choice([None, ago(2)])))
+        facts.append(
+            F(
+                f"mem-{i}",
+                f"f{i}",
+                body="x",
+                type=r.choice(["project", "reference", "user", "feedback"]),
+                volatility=r.choice(["", "stable", "volatile", "evergreen"]),
+                updated=r.choice([ago(r.randint(-5, 400)), None]),
+                created=r.choice([ago(50), None]),
+                expires_at=r.choice([None, ago(1), ago(-1), NOW]),
+                last_verified_at=r.choice([None, ago(2)]),
+            )
+        )
     index = RecallIndex(facts)
     import numpy as np
 
@@ -255,6 +327,7 @@ def test_vectorised_freshness_equals_freshness_for() -> None:
 
 
 # ----------------------------------------------------------------- pool and suppression (§6.2, §6.6)
+
 
 def test_identity_keys() -> None:
     f = F("mem-1 ", "Deploy Target!", "Deploy-Target v2", subject_key="Deploy.Region")
@@ -283,8 +356,10 @@ def test_project_fact_suppresses_global(shared: dict[str, str]) -> None:
 
 
 def test_pinned_facts_are_skipped_by_recall() -> None:
-    facts = [F("mem-pin", "lint", "Lint before commit", body="always run make lint before commit", activation="pinned"),
-             F("mem-user", "style", "Style", body="always run make lint quietly", scope="global", type="user")]
+    facts = [
+        F("mem-pin", "lint", "Lint before commit", body="always run make lint before commit", activation="pinned"),
+        F("mem-user", "style", "Style", body="always run make lint quietly", scope="global", type="user"),
+    ]
     r = recall(facts, "run make lint", NOW, mode=EXACT)
     assert r.suppressed == "memory store is empty" and r.block == ""
     pool = build_pool(facts)
@@ -292,13 +367,17 @@ def test_pinned_facts_are_skipped_by_recall() -> None:
 
 
 def test_find_overrides_order_and_keys() -> None:
-    facts = [F("global", "deploy-target", "Deploy target", scope="global"), F("project", "deploy-target", "Deploy target"),
-             F("other", "unrelated", "Unrelated", scope="global")]
+    facts = [
+        F("global", "deploy-target", "Deploy target", scope="global"),
+        F("project", "deploy-target", "Deploy target"),
+        F("other", "unrelated", "Unrelated", scope="global"),
+    ]
     [o] = find_overrides(facts)
     assert (o.project.id, o.global_fact.id, o.key) == ("project", "global", "name:deploy-target")
 
 
 # ----------------------------------------------------------------- floor, limit, budget, suppression strings
+
 
 def test_relative_floor() -> None:
     strong = F("mem-a", "alpha", "Alpha beta gamma", body="alpha beta gamma delta epsilon " * 3)
@@ -310,11 +389,24 @@ def test_relative_floor() -> None:
 
 
 def test_limit_budget_and_note() -> None:
-    facts = [F(f"mem-cap-{i}", f"cap-{i}", "cap fact", "matched cap fact", "cap detail " * 30, type="reference",
-               updated=ago(i / 24)) for i in range(6)]
+    facts = [
+        F(
+            f"mem-cap-{i}",
+            f"cap-{i}",
+            "cap fact",
+            "matched cap fact",
+            "cap detail " * 30,
+            type="reference",
+            updated=ago(i / 24),
+        )
+        for i in range(6)
+    ]
     r = recall(facts, "matched cap fact", NOW, Settings(recall_limit=2, recall_max_chars=20000), mode=EXACT)
     assert (len(r.hits), r.omitted_by_limit, r.omitted_by_budget) == (2, 4, 0)
-    assert "- omitted=4 additional relevant fact(s) because of the recall limit or character budget\n</memory-recall>" in r.block
+    assert (
+        "- omitted=4 additional relevant fact(s) because of the recall limit or character budget\n</memory-recall>"
+        in r.block
+    )
     assert [c.decision for c in r.considered].count("limit") == 4
     r = recall(facts, "matched cap fact", NOW, Settings(recall_limit=6, recall_max_chars=3000), mode=EXACT)
     assert r.omitted_by_limit == 0 and r.omitted_by_budget > 0 and r.used_chars <= 3000
@@ -340,8 +432,11 @@ def test_suppression_strings() -> None:
 
 
 def test_stable_sort_ties_updated_then_id() -> None:
-    facts = [F("mem-b", "b", body="same words", updated=ago(3)), F("mem-a", "a", body="same words", updated=ago(3)),
-             F("mem-c", "c", body="same words", updated=ago(1))]
+    facts = [
+        F("mem-b", "b", body="same words", updated=ago(3)),
+        F("mem-a", "a", body="same words", updated=ago(3)),
+        F("mem-c", "c", body="same words", updated=ago(1)),
+    ]
     assert ids(recall(facts, "same words", NOW, mode=EXACT)) == ["mem-c", "mem-a", "mem-b"]
 
 
@@ -361,6 +456,7 @@ def test_considered_explains_weak_matches() -> None:
 
 # ----------------------------------------------------------------- warm index
 
+
 def test_warm_index_is_reused_and_rebuilt_on_change() -> None:
     facts = (F("mem-1", "a", body="alpha beta"),)
     first = get_index(facts)
@@ -372,11 +468,22 @@ def test_warm_index_is_reused_and_rebuilt_on_change() -> None:
 
 # ----------------------------------------------------------------- enhanced improvements (deltas)
 
+
 def test_supersedes_drops_the_old_fact_and_says_so() -> None:
-    old = F("mem-v1", "api-base-url", "API base URL", body="The API base URL is https://api.example.com/v1 for clients.",
-            updated=ago(40))
-    new = F("mem-v2", "api-base-v2", "API base URL (v2)", body="Since July the API base is https://api.example.com/v2.",
-            supersedes=("mem-v1",))
+    old = F(
+        "mem-v1",
+        "api-base-url",
+        "API base URL",
+        body="The API base URL is https://api.example.com/v1 for clients.",
+        updated=ago(40),
+    )
+    new = F(
+        "mem-v2",
+        "api-base-v2",
+        "API base URL (v2)",
+        body="Since July the API base is https://api.example.com/v2.",
+        supersedes=("mem-v1",),
+    )
     assert "mem-v1" in ids(recall([old, new], "what is the API base URL for clients?", NOW, mode=EXACT))
     r = recall([old, new], "what is the API base URL for clients?", NOW)
     assert ids(r) == ["mem-v2"] and "example.com/v1" not in r.block
@@ -385,9 +492,16 @@ def test_supersedes_drops_the_old_fact_and_says_so() -> None:
 
 
 def test_superseding_fact_takes_the_place_of_an_old_only_match() -> None:
-    old = F("mem-old", "deploy-command", "Deploy command", body="Deploy with ./scripts/deploy.sh --prod.", updated=ago(90))
-    new = F("mem-new", "release-procedure", "Release procedure", body="Releases go out with make ship.",
-            supersedes=("project/deploy-command.md",))
+    old = F(
+        "mem-old", "deploy-command", "Deploy command", body="Deploy with ./scripts/deploy.sh --prod.", updated=ago(90)
+    )
+    new = F(
+        "mem-new",
+        "release-procedure",
+        "Release procedure",
+        body="Releases go out with make ship.",
+        supersedes=("project/deploy-command.md",),
+    )
     r = recall([old, new], "how do I run deploy.sh for prod?", NOW)
     assert ids(r) == ["mem-new"] and "replaces deploy-command" in r.hits[0].reason
 
@@ -401,11 +515,22 @@ def test_supersedes_by_a_pinned_fact_only_drops() -> None:
 
 
 def test_stale_hits_are_flagged_and_ranked_after_current_ones() -> None:
-    old = F("mem-old", "release-branch", "Release branch",
-            body="Cut releases from release/0.9; the release branch is protected; cut releases here.",
-            volatility="volatile", updated=ago(60))
-    new = F("mem-new", "release-line", "Current release line", body="The release line is release/1.21; cut from it.",
-            volatility="volatile", updated=ago(3))
+    old = F(
+        "mem-old",
+        "release-branch",
+        "Release branch",
+        body="Cut releases from release/0.9; the release branch is protected; cut releases here.",
+        volatility="volatile",
+        updated=ago(60),
+    )
+    new = F(
+        "mem-new",
+        "release-line",
+        "Current release line",
+        body="The release line is release/1.21; cut from it.",
+        volatility="volatile",
+        updated=ago(3),
+    )
     q = "which release branch do we cut releases from?"
     exact = recall([old, new], q, NOW, mode=EXACT)
     assert ids(exact)[0] == "mem-old" and "[stale" not in exact.block
@@ -416,10 +541,20 @@ def test_stale_hits_are_flagged_and_ranked_after_current_ones() -> None:
 
 
 def test_an_older_fact_a_newer_one_says_it_replaced_is_flagged_and_ranked_after_it() -> None:
-    npm = F("mem-npm", "package-manager-npm", "Package manager: npm",
-            body="We use npm. Run npm install, then npm run build.", updated=ago(100))
-    pnpm = F("mem-pnpm", "package-manager-change", "Switched to pnpm",
-             body="We moved away from npm to pnpm in June; use pnpm install.", updated=ago(20))
+    npm = F(
+        "mem-npm",
+        "package-manager-npm",
+        "Package manager: npm",
+        body="We use npm. Run npm install, then npm run build.",
+        updated=ago(100),
+    )
+    pnpm = F(
+        "mem-pnpm",
+        "package-manager-change",
+        "Switched to pnpm",
+        body="We moved away from npm to pnpm in June; use pnpm install.",
+        updated=ago(20),
+    )
     q = "how should I run npm install before building?"
     assert ids(recall([npm, pnpm], q, NOW, mode=EXACT))[0] == "mem-npm"
     r = recall([npm, pnpm], q, NOW)
@@ -431,13 +566,22 @@ def test_an_older_fact_a_newer_one_says_it_replaced_is_flagged_and_ranked_after_
 @pytest.mark.parametrize(
     ("old_body", "new_body", "query"),
     [
-        ("CI is the Jenkins job app-main; it builds every push.",
-         "Pipelines are GitHub Actions workflows. The Jenkins server was shut down in January.",
-         "which jenkins job builds the app?"),
-        ("部署用 Jenkins 的 deploy 任务，选好分支点构建。", "我们已经迁移到 Argo CD，Jenkins 不再使用。", "Jenkins 部署任务怎么用"),
+        (
+            "CI is the Jenkins job app-main; it builds every push.",
+            "Pipelines are GitHub Actions workflows. The Jenkins server was shut down in January.",
+            "which jenkins job builds the app?",
+        ),
+        (
+            "部署用 Jenkins 的 deploy 任务，选好分支点构建。",
+            "我们已经迁移到 Argo CD，Jenkins 不再使用。",
+            "Jenkins 部署任务怎么用",
+        ),
         ("主库是 MySQL 5.7，读写都走 proxysql。", "MySQL 已于五月弃用，主库现在是 PostgreSQL。", "MySQL 主库怎么连"),
-        ("The mobile builds run on Bitrise for every PR.", "PR builds run on GitHub Actions now; Bitrise was turned off.",
-         "why is bitrise not building my PR?"),
+        (
+            "The mobile builds run on Bitrise for every PR.",
+            "PR builds run on GitHub Actions now; Bitrise was turned off.",
+            "why is bitrise not building my PR?",
+        ),
     ],
 )
 def test_passive_and_chinese_replacement_language(old_body: str, new_body: str, query: str) -> None:
@@ -463,10 +607,20 @@ def test_replacement_language_must_name_what_the_older_fact_is_about() -> None:
 def test_a_fact_that_states_a_change_supersedes_an_equally_dated_one_it_never_names() -> None:
     """Reasonix's MemoryBench mb-contradiction: "We migrated to pnpm" never names npm, and
     the two facts carry the same date; the fact that states the change is the later word."""
-    pnpm = F("mem-a-tooling", "dependency-tooling", desc="We migrated to pnpm",
-             body="We migrated to pnpm; install with `pnpm install`.", updated=ago(1))
-    npm = F("mem-b-pm", "package-manager", desc="This project uses npm",
-            body="This project uses npm; install with `npm install`.", updated=ago(1))
+    pnpm = F(
+        "mem-a-tooling",
+        "dependency-tooling",
+        desc="We migrated to pnpm",
+        body="We migrated to pnpm; install with `pnpm install`.",
+        updated=ago(1),
+    )
+    npm = F(
+        "mem-b-pm",
+        "package-manager",
+        desc="This project uses npm",
+        body="This project uses npm; install with `npm install`.",
+        updated=ago(1),
+    )
     q = "Write the command to install this project's dependencies into answer.txt."
     assert ids(recall([pnpm, npm], q, NOW, mode=EXACT))[0] == "mem-b-pm"  # Reasonix: npm first, unflagged
     r = recall([pnpm, npm], q, NOW)
@@ -474,16 +628,25 @@ def test_a_fact_that_states_a_change_supersedes_an_equally_dated_one_it_never_na
     if "mem-b-pm" in ids(r):
         assert "outdated" in r.hits[1].markers[0]
     # the same two facts without the change statement: neither is flagged
-    plain = F("mem-a-tooling", "dependency-tooling", desc="We use pnpm",
-              body="We use pnpm; install with `pnpm install`.", updated=ago(1))
+    plain = F(
+        "mem-a-tooling",
+        "dependency-tooling",
+        desc="We use pnpm",
+        body="We use pnpm; install with `pnpm install`.",
+        updated=ago(1),
+    )
     assert all(not h.markers for h in recall([plain, npm], q, NOW).hits)
 
 
 def test_one_known_rare_word_in_one_fact_is_enough_an_unknown_one_is_not() -> None:
     """MemoryBench mb-v1miss-cjk-short: one specific word (灰度, canary release) among an
     instruction's nine; an unknown word ("kotlin") found in one fact is no such evidence."""
-    canary = F("mem-canary", "canary-ratio", desc="Canary rollout ratio",
-               body="Canary (灰度) traffic ratio is 7%, fixed by the SRE council.")
+    canary = F(
+        "mem-canary",
+        "canary-ratio",
+        desc="Canary rollout ratio",
+        body="Canary (灰度) traffic ratio is 7%, fixed by the SRE council.",
+    )
     other = F("mem-ports", "local-ports", body="本地开发：API 跑在 8080。")
     q = "查一下灰度的放量比例，写进 answer.txt。"
     assert ids(recall([canary, other], q, NOW, mode=EXACT)) == []
@@ -515,10 +678,22 @@ def test_a_chinese_word_reaches_an_acronym_through_the_compounds_it_heads() -> N
 
 
 def test_same_subject_key_the_newest_is_current_and_the_trace_says_why() -> None:
-    old = F("mem-node20", "node-version", "Node version", body="Use Node 20 (see .nvmrc).", subject_key="runtime.node",
-            updated=ago(160))
-    new = F("mem-node22", "node-runtime", "Node runtime", body="Node 22 LTS now.", subject_key="runtime.node",
-            updated=ago(12))
+    old = F(
+        "mem-node20",
+        "node-version",
+        "Node version",
+        body="Use Node 20 (see .nvmrc).",
+        subject_key="runtime.node",
+        updated=ago(160),
+    )
+    new = F(
+        "mem-node22",
+        "node-runtime",
+        "Node runtime",
+        body="Node 22 LTS now.",
+        subject_key="runtime.node",
+        updated=ago(12),
+    )
     q = "which node version should I use?"
     assert ids(recall([old, new], q, NOW, mode=EXACT))[0] == "mem-node20"
     r = recall([old, new], q, NOW)
@@ -529,20 +704,46 @@ def test_same_subject_key_the_newest_is_current_and_the_trace_says_why() -> None
 
 
 def test_same_subject_across_scopes_the_project_fact_wins_even_when_older() -> None:
-    g = F("mem-g", "default-region", "Default AWS region", body="Deploy to us-east-1.", scope="global",
-          subject_key="deploy.region", updated=ago(1))
-    p = F("mem-p", "payments-region", "Payments region", body="Payments deploy to eu-west-1.",
-          subject_key="deploy.region", updated=ago(90))
+    g = F(
+        "mem-g",
+        "default-region",
+        "Default AWS region",
+        body="Deploy to us-east-1.",
+        scope="global",
+        subject_key="deploy.region",
+        updated=ago(1),
+    )
+    p = F(
+        "mem-p",
+        "payments-region",
+        "Payments region",
+        body="Payments deploy to eu-west-1.",
+        subject_key="deploy.region",
+        updated=ago(90),
+    )
     r = recall([g, p], "which region do we deploy to?", NOW)
     assert ids(r) == ["mem-p"] and "us-east-1" not in r.block
 
 
 def test_a_project_fact_overrides_a_global_default_under_other_names() -> None:
-    g = F("mem-g", "js-package-manager-default", "Default JS package manager", desc="npm unless a repo says otherwise",
-          body="For JavaScript projects I use npm (npm install, npm run <script>).", scope="global", type="user",
-          updated=ago(400))
-    p = F("mem-p", "pnpm-workspace", "This repo is a pnpm workspace", desc="use pnpm, not npm or yarn",
-          body="Install with pnpm install from the root. The lockfile is pnpm-lock.yaml.", updated=ago(200))
+    g = F(
+        "mem-g",
+        "js-package-manager-default",
+        "Default JS package manager",
+        desc="npm unless a repo says otherwise",
+        body="For JavaScript projects I use npm (npm install, npm run <script>).",
+        scope="global",
+        type="user",
+        updated=ago(400),
+    )
+    p = F(
+        "mem-p",
+        "pnpm-workspace",
+        "This repo is a pnpm workspace",
+        desc="use pnpm, not npm or yarn",
+        body="Install with pnpm install from the root. The lockfile is pnpm-lock.yaml.",
+        updated=ago(200),
+    )
     from reasonix_tui.core.recall import pinned_report
 
     assert "mem-g" in [f.id for f in pinned_report(facts=[g, p], settings=Settings(recall_mode=EXACT)).guidance.facts]
@@ -554,10 +755,26 @@ def test_a_project_fact_overrides_a_global_default_under_other_names() -> None:
 
 
 def test_session_start_never_carries_two_values_for_one_subject() -> None:
-    zh = F("mem-zh", "commit-message-style", "提交信息格式", body="提交信息用中文写。", scope="global", type="user",
-           subject_key="git.commit_style", updated=ago(300))
-    en = F("mem-en", "commit-messages", "Commit messages", body="Commit messages in English, conventional commits.",
-           scope="global", type="user", subject_key="git.commit_style", updated=ago(20))
+    zh = F(
+        "mem-zh",
+        "commit-message-style",
+        "提交信息格式",
+        body="提交信息用中文写。",
+        scope="global",
+        type="user",
+        subject_key="git.commit_style",
+        updated=ago(300),
+    )
+    en = F(
+        "mem-en",
+        "commit-messages",
+        "Commit messages",
+        body="Commit messages in English, conventional commits.",
+        scope="global",
+        type="user",
+        subject_key="git.commit_style",
+        updated=ago(20),
+    )
     from reasonix_tui.core.recall import pinned_report
 
     assert len(pinned_report(facts=[zh, en], settings=Settings(recall_mode=EXACT)).guidance.facts) == 2
@@ -594,16 +811,29 @@ def test_dictionary_bridges_languages_both_ways() -> None:
 
 
 def test_title_that_is_the_query_ranks_first() -> None:
-    port = F("mem-port", "dev-server-port", "Dev server port", body="The dev server runs on port 3000.", updated=ago(50))
-    e2e = F("mem-e2e", "e2e", "End-to-end tests",
-            body="Playwright tests expect the dev server on port 3000; start the dev server first.", updated=ago(5))
+    port = F(
+        "mem-port", "dev-server-port", "Dev server port", body="The dev server runs on port 3000.", updated=ago(50)
+    )
+    e2e = F(
+        "mem-e2e",
+        "e2e",
+        "End-to-end tests",
+        body="Playwright tests expect the dev server on port 3000; start the dev server first.",
+        updated=ago(5),
+    )
     assert ids(recall([port, e2e], "dev server port", NOW))[0] == "mem-port"
 
 
 def test_function_words_alone_are_no_evidence() -> None:
-    dlq = F("mem-dlq", "payments-dead-letter-policy", "Payments dead-letter policy",
-            body="Failed payment events are retried five times, then parked in a dead-letter queue.")
-    rota = F("mem-rota", "oncall-rota", "On-call rota", body="The on-call engineer this week is Dana; see the calendar.")
+    dlq = F(
+        "mem-dlq",
+        "payments-dead-letter-policy",
+        "Payments dead-letter policy",
+        body="Failed payment events are retried five times, then parked in a dead-letter queue.",
+    )
+    rota = F(
+        "mem-rota", "oncall-rota", "On-call rota", body="The on-call engineer this week is Dana; see the calendar."
+    )
     q = "what is the dead-letter policy for the payments queue?"
     assert ids(recall([dlq, rota], q, NOW, mode=EXACT)) == ["mem-dlq", "mem-rota"]  # matched "is, the"
     r = recall([dlq, rota], q, NOW)
@@ -614,14 +844,24 @@ def test_function_words_alone_are_no_evidence() -> None:
 
 def test_weak_match_is_explained_with_its_evidence() -> None:
     facts = [F(f"mem-{i}", f"f{i}", f"Topic {i}", body=f"Unrelated body number {i} about widgets.") for i in range(12)]
-    facts.append(F("mem-auth", "auth-notes", "Authentication notes", body="Authentication uses a signed session cookie."))
+    facts.append(
+        F("mem-auth", "auth-notes", "Authentication notes", body="Authentication uses a signed session cookie.")
+    )
     r = recall(facts, "fix the authentication issue in this large application before the demo tomorrow", NOW)
     c = {c.fact.id: c for c in r.considered}["mem-auth"]
     assert c.decision == "gate" and "authentication matched" in c.detail and "evidence" in c.detail
 
 
-@pytest.mark.parametrize("query", ["ok, go ahead", "好的，继续", "write a haiku about autumn leaves",
-                                   "tell me a joke about programmers", "今天天气怎么样"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "ok, go ahead",
+        "好的，继续",
+        "write a haiku about autumn leaves",
+        "tell me a joke about programmers",
+        "今天天气怎么样",
+    ],
+)
 def test_generic_and_unrelated_turns_stay_silent(query: str) -> None:
     facts = [
         F("mem-1", "deploy", "Deploy", body="Deploy with fly deploy; staging uses fly.staging.toml."),
@@ -636,11 +876,20 @@ def test_each_improvement_can_be_switched_off() -> None:
     en = F("mem-en", "database-migrations", "Database migrations", body="Run make migrate to apply migrations.")
     assert ids(recall([en], "数据库迁移怎么跑", NOW)) == ["mem-en"]
     assert recall([en], "数据库迁移怎么跑", NOW, enhancements=Enhancements().without("dictionary")).hits == ()
-    old = F("mem-node20", "node-version", "Node version", body="Use Node 20.", subject_key="runtime.node", updated=ago(9))
+    old = F(
+        "mem-node20", "node-version", "Node version", body="Use Node 20.", subject_key="runtime.node", updated=ago(9)
+    )
     new = F("mem-node22", "node-runtime", "Node runtime", body="Node 22 now.", subject_key="runtime.node")
     assert "mem-node20" in ids(recall([old, new], "node version", NOW, enhancements=Enhancements().without("subjects")))
-    assert set(Enhancements.names()) == {"dictionary", "meaning", "subjects", "topics", "supersedes", "stale_flags",
-                                         "generic"}
+    assert set(Enhancements.names()) == {
+        "dictionary",
+        "meaning",
+        "subjects",
+        "topics",
+        "supersedes",
+        "stale_flags",
+        "generic",
+    }
 
 
 def test_mode_setting_and_validation() -> None:
@@ -652,6 +901,7 @@ def test_mode_setting_and_validation() -> None:
 
 
 # ----------------------------------------------------------------- the retrieval suite
+
 
 def _suite() -> Any:
     import importlib.util
@@ -701,8 +951,14 @@ def test_memorybench_part_holds_the_fifteen_upstream_tasks() -> None:
 
 def test_validation_refuses_a_forbidden_pattern_inside_the_required_one() -> None:
     run = _suite()
-    task = run.Task(id="mb-contradiction", cls="contradiction", query="q", facts=[{"id": "mem-1", "name": "x"}],
-                    expect={"contain": ["pnpm install"], "not_contain": ["npm install"]}, now=NOW)
+    task = run.Task(
+        id="mb-contradiction",
+        cls="contradiction",
+        query="q",
+        facts=[{"id": "mem-1", "name": "x"}],
+        expect={"contain": ["pnpm install"], "not_contain": ["npm install"]},
+        now=NOW,
+    )
     assert any("can never pass" in p for p in run.validate(task))
     task.expect = {"contain": ["pnpm install"], "not_contain": [r"(?<![\w])npm install"]}
     assert run.validate(task) == []
@@ -720,6 +976,7 @@ def test_suite_enhanced_passes_everything_exact_passes() -> None:
 
 # ----------------------------------------------------------------- per-fact memo
 
+
 def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
     """After a write, the next index tokenizes only the changed fact (same objects are
     reused), and every answer equals a build from nothing."""
@@ -731,13 +988,24 @@ def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
     rnd = random.Random(7)
     words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
     facts = [
-        F(f"mem-{i:04d}", f"fact-{i}", title=" ".join(rnd.sample(words, 3)) + f" svc{i}",
-          desc=" ".join(rnd.sample(words, 4)), body=" ".join(rnd.sample(words, 6)), keywords=" ".join(rnd.sample(words, 2)),
-          type="project", scope="project" if i % 3 else "global")
+        F(
+            f"mem-{i:04d}",
+            f"fact-{i}",
+            title=" ".join(rnd.sample(words, 3)) + f" svc{i}",
+            desc=" ".join(rnd.sample(words, 4)),
+            body=" ".join(rnd.sample(words, 6)),
+            keywords=" ".join(rnd.sample(words, 2)),
+            type="project",
+            scope="project" if i % 3 else "global",
+        )
         for i in range(60)
     ]
-    queries = ["how do we deploy the cache region of svc10", "billing retry token svc4", "数据库迁移怎么做 svc11",
-               "max_open_conns replica svc20"]
+    queries = [
+        "how do we deploy the cache region of svc10",
+        "billing retry token svc4",
+        "数据库迁移怎么做 svc11",
+        "max_open_conns replica svc20",
+    ]
     first = [ids(recall(facts, q, NOW)) for q in queries]
     assert len(FACT_MEMO) >= len(facts)
     computed: list[str] = []
@@ -783,14 +1051,27 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
 
     def make() -> list[Fact]:  # new objects with the same content, as a new process reads them
         r = random.Random(11)
-        return [F(f"mem-{i:04d}", f"fact-{i}", title=" ".join(r.sample(words, 3)) + f" svc{i}",
-                  desc=" ".join(r.sample(words, 4)),
-                  body=" ".join(r.sample(words, 6)), keywords=" ".join(r.sample(words, 2)), type="project",
-                  scope="project" if i % 3 else "global", subject_key=f"project.k{i}" if i % 7 == 0 else "")
-                for i in range(40)]
+        return [
+            F(
+                f"mem-{i:04d}",
+                f"fact-{i}",
+                title=" ".join(r.sample(words, 3)) + f" svc{i}",
+                desc=" ".join(r.sample(words, 4)),
+                body=" ".join(r.sample(words, 6)),
+                keywords=" ".join(r.sample(words, 2)),
+                type="project",
+                scope="project" if i % 3 else "global",
+                subject_key=f"project.k{i}" if i % 7 == 0 else "",
+            )
+            for i in range(40)
+        ]
 
-    queries = ["how do we deploy the cache region svc3", "billing retry token svc5", "数据库迁移怎么做 svc8",
-               "CamelCase replica svc12"]
+    queries = [
+        "how do we deploy the cache region svc3",
+        "billing retry token svc5",
+        "数据库迁移怎么做 svc8",
+        "CamelCase replica svc12",
+    ]
     path = tmp_path / "cache" / "recall-memo.marshal"
     try:
         FACT_MEMO.clear()
@@ -825,10 +1106,16 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
 
 def _office(n: int = 6) -> list[Fact]:
     """Unrelated project facts, so that document frequencies mean something."""
-    topics = ["Staging database is Postgres 15 on port 5433.", "Priya owns the billing service.",
-              "The design files are in Figma, project Harbor.", "Nightly exports land in the S3 bucket trk-exports.",
-              "Standup is at 9:45 in the team channel.", "The API gateway listens on 8080 locally.",
-              "Feature flags are LaunchDarkly keys prefixed hb_.", "Grafana dashboards live in ops/grafana."]
+    topics = [
+        "Staging database is Postgres 15 on port 5433.",
+        "Priya owns the billing service.",
+        "The design files are in Figma, project Harbor.",
+        "Nightly exports land in the S3 bucket trk-exports.",
+        "Standup is at 9:45 in the team channel.",
+        "The API gateway listens on 8080 locally.",
+        "Feature flags are LaunchDarkly keys prefixed hb_.",
+        "Grafana dashboards live in ops/grafana.",
+    ]
     return [F(f"mem-o{i}", f"office-{i}", f"Office note {i}", body=topics[i]) for i in range(n)]
 
 
@@ -837,19 +1124,45 @@ def test_a_project_fact_rejecting_a_global_default_overrides_it_in_the_session_s
     in this repo", "别用 pip"), under another name, title and wording, overrides it."""
     from reasonix_tui.core.recall import pinned_report
 
-    g = F("mem-g", "commit-style", "Commit messages", scope="global", type="feedback", activation="pinned",
-          body="Write commit messages in Conventional Commits form (feat:, fix:, chore: ...), imperative mood.",
-          updated=ago(500))
-    p = F("mem-p", "changelog-keys", "How harbor titles its commits", updated=ago(60),
-          body="Every commit subject starts with the Jira key, like `TRK-142 add retry`. The release tool builds "
-               "the changelog from those keys, so no feat:/fix: prefixes in this repo.")
-    zg = F("mem-zg", "python-tooling", "Python tooling", scope="global", type="feedback", activation="pinned",
-           body="For Python projects create the environment with `python -m venv .venv` and install with pip.",
-           updated=ago(600))
-    zp = F("mem-zp", "env-setup", "环境搭建", updated=ago(50),
-           body="这个仓库用 uv 管理依赖：`uv sync` 建环境，`uv run` 跑命令，别用 pip 直接装包。")
+    g = F(
+        "mem-g",
+        "commit-style",
+        "Commit messages",
+        scope="global",
+        type="feedback",
+        activation="pinned",
+        body="Write commit messages in Conventional Commits form (feat:, fix:, chore: ...), imperative mood.",
+        updated=ago(500),
+    )
+    p = F(
+        "mem-p",
+        "changelog-keys",
+        "How harbor titles its commits",
+        updated=ago(60),
+        body="Every commit subject starts with the Jira key, like `TRK-142 add retry`. The release tool builds "
+        "the changelog from those keys, so no feat:/fix: prefixes in this repo.",
+    )
+    zg = F(
+        "mem-zg",
+        "python-tooling",
+        "Python tooling",
+        scope="global",
+        type="feedback",
+        activation="pinned",
+        body="For Python projects create the environment with `python -m venv .venv` and install with pip.",
+        updated=ago(600),
+    )
+    zp = F(
+        "mem-zp",
+        "env-setup",
+        "环境搭建",
+        updated=ago(50),
+        body="这个仓库用 uv 管理依赖：`uv sync` 建环境，`uv run` 跑命令，别用 pip 直接装包。",
+    )
     facts = [g, p, zg, zp, *_office()]
-    assert {"mem-g", "mem-zg"} <= {f.id for f in pinned_report(facts=facts, settings=Settings(recall_mode=EXACT)).guidance.facts}
+    assert {"mem-g", "mem-zg"} <= {
+        f.id for f in pinned_report(facts=facts, settings=Settings(recall_mode=EXACT)).guidance.facts
+    }
     report = pinned_report(facts=facts, settings=Settings())
     assert {f.id for f in report.guidance.facts}.isdisjoint({"mem-g", "mem-zg"})
     assert "Conventional Commits" not in report.block and "venv" not in report.block
@@ -857,23 +1170,36 @@ def test_a_project_fact_rejecting_a_global_default_overrides_it_in_the_session_s
 
 def test_a_title_that_is_the_query_passes_the_gate() -> None:
     retries = F("mem-r", "retries", "Retries", body="Outbound HTTP calls retry 3 times with exponential backoff.")
-    others = [F(f"mem-{i}", f"n{i}", f"Worker {i}", body=f"The worker {i} logs every retries exhausted case.")
-              for i in range(3)]
+    others = [
+        F(f"mem-{i}", f"n{i}", f"Worker {i}", body=f"The worker {i} logs every retries exhausted case.")
+        for i in range(3)
+    ]
     r = recall([retries, *others, *_office()], "retries", NOW)
     assert ids(r)[:1] == ["mem-r"]
 
 
 def test_a_common_single_character_or_gloss_is_no_evidence() -> None:
-    facts = [F("mem-pii", "sensitive", "敏感数据", body="手机号和身份证号入仓前必须用 sha256 加盐哈希。"),
-             F("mem-sc", "schema-changes", "Schema changes",
-               body="Any column rename or drop in a mart table needs a notice one week ahead."),
-             F("mem-rev", "review", "代码评审", body="合并请求至少要一个数据组的人批准。"), *_office()]
+    facts = [
+        F("mem-pii", "sensitive", "敏感数据", body="手机号和身份证号入仓前必须用 sha256 加盐哈希。"),
+        F(
+            "mem-sc",
+            "schema-changes",
+            "Schema changes",
+            body="Any column rename or drop in a mart table needs a notice one week ahead.",
+        ),
+        F("mem-rev", "review", "代码评审", body="合并请求至少要一个数据组的人批准。"),
+        *_office(),
+    ]
     assert recall(facts, "我的手机屏幕碎了，换一块要多少钱？", NOW).hits == ()
 
 
 def test_compounds_and_agent_nouns_meet_their_parts() -> None:
-    dlq = F("mem-dlq", "dead-letters", "Failed messages",
-            body="A message that fails 5 times goes to the deadletter topic; replay it with trk replay-dlq.")
+    dlq = F(
+        "mem-dlq",
+        "dead-letters",
+        "Failed messages",
+        body="A message that fails 5 times goes to the deadletter topic; replay it with trk replay-dlq.",
+    )
     logger = F("mem-log", "logx", "Service output", body="Services use the zerolog-based logger in internal/logx.")
     facts = [dlq, logger, *_office()]
     assert ids(recall(facts, "where do dead letter messages go?", NOW))[:1] == ["mem-dlq"]

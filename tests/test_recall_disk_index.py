@@ -18,13 +18,27 @@ from reasonix_tui.core.recall.index import RecallIndex
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.store import SaveRequest, Store
 
-WORDS = ("deploy cache redis helm chart canary retry queue worker lint build pnpm staging token rollout "
-         "postgres migration flaky test timeout").split()
+WORDS = (
+    "deploy cache redis helm chart canary retry queue worker lint build pnpm staging token rollout "
+    "postgres migration flaky test timeout"
+).split()
 QUERIES = [
-    "how do we deploy with helm", "redis cache timeout", "which package manager, pnpm or npm", "pnpm install",
-    "flaky test retry in the queue worker", "postgres migration rollout", "部署 缓存", "canary rollout for staging",
-    "CACHE_TIMEOUT_MS", "ok thanks", "zyxappended redis", "legacy build server", "the", "nothing-matches-this",
-    "which nvm version", "eslint config",
+    "how do we deploy with helm",
+    "redis cache timeout",
+    "which package manager, pnpm or npm",
+    "pnpm install",
+    "flaky test retry in the queue worker",
+    "postgres migration rollout",
+    "部署 缓存",
+    "canary rollout for staging",
+    "CACHE_TIMEOUT_MS",
+    "ok thanks",
+    "zyxappended redis",
+    "legacy build server",
+    "the",
+    "nothing-matches-this",
+    "which nvm version",
+    "eslint config",
 ]
 NOW = Timestamp(1_780_000_000 * 1_000_000_000)
 
@@ -35,32 +49,102 @@ def seeded(layout: Layout, n: int = 36, seed: int = 5) -> Store:
     r = random.Random(seed)
     store = Store(layout)
     for i in range(n):
-        store.save(SaveRequest(
-            name=f"{r.choice(WORDS)}-{i}", type=r.choice(("project", "reference", "feedback")),
-            scope="global" if i % 5 == 0 else "project",
-            volatility="volatile" if i % 7 == 0 else "",
-            description=" ".join(r.sample(WORDS, 3)), body=" ".join(r.choice(WORDS) for _ in range(r.randint(4, 30)))))
+        store.save(
+            SaveRequest(
+                name=f"{r.choice(WORDS)}-{i}",
+                type=r.choice(("project", "reference", "feedback")),
+                scope="global" if i % 5 == 0 else "project",
+                volatility="volatile" if i % 7 == 0 else "",
+                description=" ".join(r.sample(WORDS, 3)),
+                body=" ".join(r.choice(WORDS) for _ in range(r.randint(4, 30))),
+            )
+        )
     save = store.save
-    save(SaveRequest(name="pkg-manager-global", scope="global", type="user", subject_key="tooling.pkg_manager",
-                     description="package manager is npm", body="use npm install for every repo"))
-    save(SaveRequest(name="pkg-manager", type="project", subject_key="tooling.pkg_manager",
-                     description="package manager is pnpm", body="use pnpm install, never npm"))
-    save(SaveRequest(name="deploy-target", scope="global", type="project", description="deploy with helm",
-                     body="we deploy with helm charts to staging"))
-    save(SaveRequest(name="deploy-target", type="project", description="deploy with helm and canary",
-                     body="we deploy with helm charts and a canary rollout"))
-    save(SaveRequest(name="pinned-rule", type="feedback", activation="pinned", description="always run lint",
-                     body="run lint before every build and deploy"))
-    save(SaveRequest(name="old-build-server", type="project", description="legacy build server jenkins",
-                     body="builds run on the legacy jenkins build server"))
-    save(SaveRequest(name="new-build-server", type="project", supersedes=("old-build-server",),
-                     description="build server is buildkite", body="the legacy jenkins build server was replaced by buildkite"))
-    save(SaveRequest(name="cache-timeout", type="project", description="CACHE_TIMEOUT_MS is 300",
-                     body="redis cache timeout CACHE_TIMEOUT_MS = 300", expires_at=Timestamp(NOW.ns - 3 * DAY_NS)))
-    save(SaveRequest(name="zh-deploy", type="project", description="部署流程", body="部署 前 先 清理 缓存 然后 发布 到 staging"))
+    save(
+        SaveRequest(
+            name="pkg-manager-global",
+            scope="global",
+            type="user",
+            subject_key="tooling.pkg_manager",
+            description="package manager is npm",
+            body="use npm install for every repo",
+        )
+    )
+    save(
+        SaveRequest(
+            name="pkg-manager",
+            type="project",
+            subject_key="tooling.pkg_manager",
+            description="package manager is pnpm",
+            body="use pnpm install, never npm",
+        )
+    )
+    save(
+        SaveRequest(
+            name="deploy-target",
+            scope="global",
+            type="project",
+            description="deploy with helm",
+            body="we deploy with helm charts to staging",
+        )
+    )
+    save(
+        SaveRequest(
+            name="deploy-target",
+            type="project",
+            description="deploy with helm and canary",
+            body="we deploy with helm charts and a canary rollout",
+        )
+    )
+    save(
+        SaveRequest(
+            name="pinned-rule",
+            type="feedback",
+            activation="pinned",
+            description="always run lint",
+            body="run lint before every build and deploy",
+        )
+    )
+    save(
+        SaveRequest(
+            name="old-build-server",
+            type="project",
+            description="legacy build server jenkins",
+            body="builds run on the legacy jenkins build server",
+        )
+    )
+    save(
+        SaveRequest(
+            name="new-build-server",
+            type="project",
+            supersedes=("old-build-server",),
+            description="build server is buildkite",
+            body="the legacy jenkins build server was replaced by buildkite",
+        )
+    )
+    save(
+        SaveRequest(
+            name="cache-timeout",
+            type="project",
+            description="CACHE_TIMEOUT_MS is 300",
+            body="redis cache timeout CACHE_TIMEOUT_MS = 300",
+            expires_at=Timestamp(NOW.ns - 3 * DAY_NS),
+        )
+    )
+    save(
+        SaveRequest(
+            name="zh-deploy", type="project", description="部署流程", body="部署 前 先 清理 缓存 然后 发布 到 staging"
+        )
+    )
     save(SaveRequest(name="punct", type="project", description="...", body="!!! ???"))
-    save(SaveRequest(name="node-version", type="project", description="node version pinned",
-                     body="the node version is pinned in .nvmrc at the repo root; lint rules live in .eslintrc.json"))
+    save(
+        SaveRequest(
+            name="node-version",
+            type="project",
+            description="node version pinned",
+            body="the node version is pinned in .nvmrc at the repo root; lint rules live in .eslintrc.json",
+        )
+    )
     return store
 
 
@@ -123,8 +207,14 @@ def test_edits_deletions_new_files_and_renames_reach_the_disk_index(layout: Layo
         fh.write("zyxappended redis\n")
     files[1].unlink()
     os.rename(files[2], layout.project_dir / "renamed-by-hand.md")
-    store.save(SaveRequest(name="fresh-fact", type="project", description="redis cache timeout raised",
-                           body="redis cache timeout is 900 now, replaced the 300 setting"))
+    store.save(
+        SaveRequest(
+            name="fresh-fact",
+            type="project",
+            description="redis cache timeout raised",
+            body="redis cache timeout is 900 now, replaced the 300 setting",
+        )
+    )
     store.archive("pkg-manager")
     same_answers(layout)
     assert "zyxappended" in str(from_disk(layout, "zyxappended redis", "enhanced"))
@@ -144,8 +234,9 @@ def test_damaged_or_foreign_index_is_rebuilt(layout: Layout, disk: None, monkeyp
     same_answers(layout)
 
 
-def test_a_file_changed_while_answering_falls_back_to_the_store(layout: Layout, disk: None,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_changed_while_answering_falls_back_to_the_store(
+    layout: Layout, disk: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = seeded(layout)
     index_for(store)
     stale = index_for(Store(layout))
@@ -161,8 +252,9 @@ def test_a_file_changed_while_answering_falls_back_to_the_store(layout: Layout, 
     assert got == fresh(layout, "how do we deploy with helm", "enhanced")
 
 
-def test_in_process_hook_answers_from_disk_and_sees_changes(layout: Layout, disk: None,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_process_hook_answers_from_disk_and_sees_changes(
+    layout: Layout, disk: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from reasonix_tui.integrations import hooks
 
     seeded(layout)
@@ -175,19 +267,35 @@ def test_in_process_hook_answers_from_disk_and_sees_changes(layout: Layout, disk
     with monkeypatch.context() as m:
         refuse_full_load(m)
         assert hooks.user_prompt_submit(prompt, layout, Settings()) == first
-    Store(layout).save(SaveRequest(name="pkg-manager", type="project", subject_key="tooling.pkg_manager",
-                                   description="package manager is bun", body="use bun install, never npm or pnpm"))
+    Store(layout).save(
+        SaveRequest(
+            name="pkg-manager",
+            type="project",
+            subject_key="tooling.pkg_manager",
+            description="package manager is bun",
+            body="use bun install, never npm or pnpm",
+        )
+    )
     after = hooks.user_prompt_submit(prompt, layout, Settings())
     assert "<memory-update>" in after and "bun" in after  # the shown fact changed: retraction note, new text
 
 
-def test_cli_recall_writes_and_uses_the_disk_index(layout: Layout, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_recall_writes_and_uses_the_disk_index(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from reasonix_tui.integrations import cli
 
     store = seeded(layout)
-    argv = ["--home", str(layout.root), "--workspace", str(layout.workspace), "recall", "--dry-run", "--json",
-            "how do we deploy with helm"]
+    argv = [
+        "--home",
+        str(layout.root),
+        "--workspace",
+        str(layout.workspace),
+        "recall",
+        "--dry-run",
+        "--json",
+        "how do we deploy with helm",
+    ]
     assert cli.main(argv) == 0
     first = capsys.readouterr().out
     assert Path(index_path(store)).exists()

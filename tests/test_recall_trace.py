@@ -33,9 +33,19 @@ assert NOW is not None
 
 def write(layout: Layout, fid: str, name: str, body: str, scope: str = "project", **kw: object) -> Fact:
     updated = kw.pop("updated", Timestamp(NOW.ns - 2 * DAY_NS))
-    fact = Fact(id=FactId(fid), revision=int(kw.pop("revision", 1)), created_at=updated, updated_at=updated,  # type: ignore[arg-type]
-                name=name, title=str(kw.pop("title", "")), description=str(kw.pop("description", "")), body=body,
-                scope=scope, file_scope=scope, **kw)  # type: ignore[arg-type]
+    fact = Fact(
+        id=FactId(fid),
+        revision=int(kw.pop("revision", 1)),
+        created_at=updated,
+        updated_at=updated,  # type: ignore[arg-type]
+        name=name,
+        title=str(kw.pop("title", "")),
+        description=str(kw.pop("description", "")),
+        body=body,
+        scope=scope,
+        file_scope=scope,
+        **kw,
+    )  # type: ignore[arg-type]
     d = layout.dir_for(scope)
     d.mkdir(parents=True, exist_ok=True)
     (d / f"{slug(name)}.md").write_text(render_fact(fact), encoding="utf-8")
@@ -45,10 +55,22 @@ def write(layout: Layout, fid: str, name: str, body: str, scope: str = "project"
 @pytest.fixture
 def seeded(layout: Layout) -> Layout:
     clear_index_cache()
-    write(layout, "mem-deploy", "deploy-target", "Deploy payments to the green cluster.", title="Deploy target",
-          description="Deployment target for payments")
-    write(layout, "mem-gdeploy", "deploy-target", "Deploy payments to the legacy cluster.", scope="global",
-          title="Deploy target")
+    write(
+        layout,
+        "mem-deploy",
+        "deploy-target",
+        "Deploy payments to the green cluster.",
+        title="Deploy target",
+        description="Deployment target for payments",
+    )
+    write(
+        layout,
+        "mem-gdeploy",
+        "deploy-target",
+        "Deploy payments to the legacy cluster.",
+        scope="global",
+        title="Deploy target",
+    )
     write(layout, "mem-lint", "lint", "Always run make lint before committing.", activation="pinned", title="Lint")
     return layout
 
@@ -59,9 +81,19 @@ def cli(layout: Layout, *args: str) -> list[str]:
 
 # ----------------------------------------------------------------- TraceStore
 
+
 def _trace(query: str, **kw: object) -> RecallTrace:
-    facts = [Fact(id=FactId("mem-1"), revision=2, created_at=NOW, updated_at=NOW, name="redis-cache",
-                  title="Redis cache", body="redis cache timeout 250 ms")]
+    facts = [
+        Fact(
+            id=FactId("mem-1"),
+            revision=2,
+            created_at=NOW,
+            updated_at=NOW,
+            name="redis-cache",
+            title="Redis cache",
+            body="redis cache timeout 250 ms",
+        )
+    ]
     result = recall(facts, query, NOW)
     return RecallTrace.from_result(result, at=NOW, **kw)  # type: ignore[arg-type]
 
@@ -86,8 +118,21 @@ def test_round_trip_last_and_history(layout: Layout) -> None:
 def test_trace_fields(layout: Layout) -> None:
     t = _trace("redis cache timeout", source="hook", session_id="s-9")
     d = t.to_json()
-    for key in ("query", "at", "source", "session_id", "hits", "considered", "suppressed", "used_chars",
-                "char_budget", "omitted_by_limit", "omitted_by_budget", "block", "mode"):
+    for key in (
+        "query",
+        "at",
+        "source",
+        "session_id",
+        "hits",
+        "considered",
+        "suppressed",
+        "used_chars",
+        "char_budget",
+        "omitted_by_limit",
+        "omitted_by_budget",
+        "block",
+        "mode",
+    ):
         assert key in d
     hit = d["hits"][0]
     for key in ("id", "ref", "name", "revision", "scope", "type", "freshness", "score", "reason", "snippet"):
@@ -132,6 +177,7 @@ def test_concurrent_records_keep_every_line(layout: Layout) -> None:
 
 # ----------------------------------------------------------------- /memory recall text (§D.2)
 
+
 def test_render_recall_text() -> None:
     assert render_recall_text(None) == "last memory recall: none"
     t = _trace("  redis\n cache   timeout ")
@@ -154,12 +200,14 @@ def test_render_recall_text() -> None:
 
 # ----------------------------------------------------------------- service
 
+
 def test_run_recall_records_and_try_recall_does_not(seeded: Layout) -> None:
     store = TraceStore(seeded)
     r = try_recall(seeded, Settings(), "deploy payments target cluster", now=NOW)
     assert [h.fact.id for h in r.hits] == ["mem-deploy"] and store.last() is None
-    t = run_recall(seeded, "deploy payments target cluster", settings=Settings(), source="hook", session_id="abc",
-                   now=NOW)
+    t = run_recall(
+        seeded, "deploy payments target cluster", settings=Settings(), source="hook", session_id="abc", now=NOW
+    )
     assert store.last() == t and t.source == "hook" and t.session_id == "abc"
     assert t.workspace == str(seeded.workspace)
     decisions = {c.id: c.decision for c in t.considered}
@@ -181,9 +229,16 @@ def test_no_memory_hides_recall(seeded: Layout) -> None:
 
 # ----------------------------------------------------------------- CLI
 
+
 def test_cli_recall_json_then_memory_recall_json(seeded: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(cli(seeded, "recall", "deploy payments target cluster", "--json", "--source", "hook",
-                    "--session-id", "s-42")) == 0
+    assert (
+        main(
+            cli(
+                seeded, "recall", "deploy payments target cluster", "--json", "--source", "hook", "--session-id", "s-42"
+            )
+        )
+        == 0
+    )
     recorded = json.loads(capsys.readouterr().out)
     assert recorded["hits"][0]["id"] == "mem-deploy" and recorded["session_id"] == "s-42"
     assert main(cli(seeded, "memory", "recall", "--json")) == 0
@@ -244,10 +299,23 @@ def test_trace_directory_is_per_workspace(seeded: Layout, tmp_path: Path) -> Non
 def test_trace_names_the_channels_of_hits_and_candidates(layout: Layout) -> None:
     """Each hit and each losing candidate says which channel contributed (lexical,
     translated, meaning, supersession, subject), and the trace keeps it through JSON."""
-    write(layout, "mem-old", "node-version", "Use Node 20 (see .nvmrc).", title="Node version",
-          subject_key="runtime.node", updated=Timestamp(NOW.ns - 90 * DAY_NS))
-    write(layout, "mem-new", "node-runtime", "Node 22 LTS now; .nvmrc says 22.", title="Node runtime",
-          subject_key="runtime.node")
+    write(
+        layout,
+        "mem-old",
+        "node-version",
+        "Use Node 20 (see .nvmrc).",
+        title="Node version",
+        subject_key="runtime.node",
+        updated=Timestamp(NOW.ns - 90 * DAY_NS),
+    )
+    write(
+        layout,
+        "mem-new",
+        "node-runtime",
+        "Node 22 LTS now; .nvmrc says 22.",
+        title="Node runtime",
+        subject_key="runtime.node",
+    )
     write(layout, "mem-zh", "fly-notes", "部署用 fly deploy，生产环境在 fly.production.toml。", title="部署")
     trace = run_recall(layout, "which node version do we use?", now=NOW)
     assert [h.id for h in trace.hits] == ["mem-new"]

@@ -60,10 +60,26 @@ def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch: pytest
     other = {"id": "mem-b", "name": "b", "description": "beta", "body": "beta"}
     now = run.parse_rfc3339(run.DEFAULT_NOW)
     tasks = [
-        run.Task(id="r", cls="literal", query="alpha", facts=[fact], expect={"select": ["mem-a"]}, now=now,
-                 part="realistic", store="same"),
-        run.Task(id="b", cls="literal", query="beta", facts=[other], expect={"select": ["mem-b"]}, now=now,
-                 part="blind", store="same"),
+        run.Task(
+            id="r",
+            cls="literal",
+            query="alpha",
+            facts=[fact],
+            expect={"select": ["mem-a"]},
+            now=now,
+            part="realistic",
+            store="same",
+        ),
+        run.Task(
+            id="b",
+            cls="literal",
+            query="beta",
+            facts=[other],
+            expect={"select": ["mem-b"]},
+            now=now,
+            part="blind",
+            store="same",
+        ),
     ]
     built: list[list[str]] = []
     real_build = run.build_facts

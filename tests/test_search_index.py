@@ -17,23 +17,53 @@ from reasonix_tui.core.recall.search_index import index_path, search_from_disk
 from reasonix_tui.core.store.store import SaveRequest, Store
 
 WORDS = "deploy cache redis helm chart canary retry queue worker lint build pnpm staging token the we use".split()
-QUERIES = ["deploy", "redis cache", "how do we use helm for the canary", "pnpm", "staging token retry",
-           "queue worker lint build", "nothing-matches-this", "the", "npm install", "package manager"]
+QUERIES = [
+    "deploy",
+    "redis cache",
+    "how do we use helm for the canary",
+    "pnpm",
+    "staging token retry",
+    "queue worker lint build",
+    "nothing-matches-this",
+    "the",
+    "npm install",
+    "package manager",
+]
 
 
 def seeded(layout: Layout, n: int = 40, seed: int = 3) -> Store:
     r = random.Random(seed)
     store = Store(layout)
     for i in range(n):
-        store.save(SaveRequest(
-            name=f"{r.choice(WORDS)}-{i}", type=r.choice(("project", "reference")),
-            scope="global" if i % 6 == 0 else "project",
-            description=" ".join(r.sample(WORDS, 3)), body=" ".join(r.choice(WORDS) for _ in range(r.randint(4, 30)))))
+        store.save(
+            SaveRequest(
+                name=f"{r.choice(WORDS)}-{i}",
+                type=r.choice(("project", "reference")),
+                scope="global" if i % 6 == 0 else "project",
+                description=" ".join(r.sample(WORDS, 3)),
+                body=" ".join(r.choice(WORDS) for _ in range(r.randint(4, 30))),
+            )
+        )
     # a global fact that a project fact on the same subject supersedes (enhanced search labels it)
-    store.save(SaveRequest(name="pkg-manager-global", scope="global", type="user", subject_key="tooling.pkg_manager",
-                           description="package manager is npm", body="use npm install for the pnpm-free repos"))
-    store.save(SaveRequest(name="pkg-manager", type="project", subject_key="tooling.pkg_manager",
-                           description="package manager is pnpm", body="use pnpm install, never npm"))
+    store.save(
+        SaveRequest(
+            name="pkg-manager-global",
+            scope="global",
+            type="user",
+            subject_key="tooling.pkg_manager",
+            description="package manager is npm",
+            body="use npm install for the pnpm-free repos",
+        )
+    )
+    store.save(
+        SaveRequest(
+            name="pkg-manager",
+            type="project",
+            subject_key="tooling.pkg_manager",
+            description="package manager is pnpm",
+            body="use pnpm install, never npm",
+        )
+    )
     return store
 
 
@@ -46,13 +76,15 @@ def same_answers(store: Store) -> None:
                 want = search_memories(Store(store.layout).snapshot().facts, q, limit=limit, resolved=resolved)
                 got = search_from_disk(Store(store.layout), q, limit=limit, resolved=resolved)
                 assert [(h.fact, h.score, h.snippet, h.superseded) for h in got] == [
-                    (h.fact, h.score, h.snippet, h.superseded) for h in want], (q, resolved)
+                    (h.fact, h.score, h.snippet, h.superseded) for h in want
+                ], (q, resolved)
                 labelled += sum(1 for h in got if h.superseded)
     assert labelled  # the superseded global fact was labelled somewhere
 
 
 def no_full_load(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on a search that loads every fact fails the test."""
+
     def refuse(self: Store) -> None:
         raise AssertionError("loaded every fact")
 
@@ -79,7 +111,8 @@ def test_outside_changes_patch_the_index_without_a_full_load(layout: Layout, mon
     files[1].unlink()
     os.rename(files[2], layout.project_dir / "renamed-by-hand.md")
     (layout.project_dir / "new-by-hand.md").write_text(
-        "---\nname: new-by-hand\ndescription: helm canary staging\n---\n\nzyxcreated deploy\n", encoding="utf-8")
+        "---\nname: new-by-hand\ndescription: helm canary staging\n---\n\nzyxcreated deploy\n", encoding="utf-8"
+    )
     Store(layout).save(SaveRequest(name="written-by-the-cli", type="project", description="redis", body="cache"))
     with monkeypatch.context() as m:
         no_full_load(m)
@@ -112,7 +145,8 @@ def test_filters_symlinks_and_bad_queries_take_the_full_path(layout: Layout, tmp
     outside.write_text("---\nname: outside\ndescription: deploy\n---\nbody\n", encoding="utf-8")
     os.symlink(outside, layout.project_dir / "outside.md")
     assert [h.fact for h in search_from_disk(Store(layout), "deploy")] == [
-        h.fact for h in search_memories(Store(layout).snapshot().facts, "deploy")]
+        h.fact for h in search_memories(Store(layout).snapshot().facts, "deploy")
+    ]
     for bad in ("", "   ", "!!!"):
         with pytest.raises(Exception) as want_exc:
             search_memories(store.snapshot().facts, bad)
@@ -147,9 +181,13 @@ def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(
     facts.append(replace(before[0], id="mem-new", name="brand-new", body="helm canary zyxchanged"))  # new
     after = tuple(facts)
     patches = _WARM.patches
+
     def answers() -> dict[tuple[str, bool], list[tuple[object, ...]]]:
-        return {(q, r): [(h.fact, h.score, h.snippet, h.superseded) for h in search_memories(after, q, resolved=r)]
-                for q in [*QUERIES, "zyxchanged"] for r in (False, True)}
+        return {
+            (q, r): [(h.fact, h.score, h.snippet, h.superseded) for h in search_memories(after, q, resolved=r)]
+            for q in [*QUERIES, "zyxchanged"]
+            for r in (False, True)
+        }
 
     derived = answers()
     assert _WARM.patches == patches + 1  # derived from the previous snapshot's matrix, not rebuilt
@@ -173,9 +211,12 @@ def test_a_long_lived_process_starts_its_warm_search_from_the_disk_index(layout:
     answers = {q: [(h.fact, h.score, h.snippet) for h in search_memories(live.snapshot().facts, q)] for q in QUERIES}
     assert _WARM.matrix is seeded_matrix  # answered from the disk index's matrix
     clear_warm_search()
-    assert answers == {q: [(h.fact, h.score, h.snippet) for h in search_memories(live.snapshot().facts, q)]
-                       for q in QUERIES}
-    with open(sorted(p for p in layout.global_dir.glob("*.md") if p.name != "MEMORY.md")[0], "a", encoding="utf-8") as fh:
+    assert answers == {
+        q: [(h.fact, h.score, h.snippet) for h in search_memories(live.snapshot().facts, q)] for q in QUERIES
+    }
+    with open(
+        sorted(p for p in layout.global_dir.glob("*.md") if p.name != "MEMORY.md")[0], "a", encoding="utf-8"
+    ) as fh:
         fh.write("changed since the index was written\n")
     clear_warm_search()
     assert not seed_from_disk(live)  # the index no longer matches the files: not used

@@ -21,10 +21,21 @@ def facts(n: int, seed: int) -> tuple[Fact, ...]:
     for i in range(n):
         # few distinct bodies: many documents tie on score, so the name/scope/id order decides
         body = " ".join(r.choice(WORDS) for _ in range(r.choice((3, 6, 9))))
-        out.append(Fact(id=FactId(f"mem-{r.randrange(10**6):06d}-{i}"), revision=1, created_at=None, updated_at=None,
-                        name=r.choice(("alpha", "beta", "gamma", "Beta", "ämber")) + f"-{i % 7}",
-                        title="", description="", keywords="", type=r.choice(("project", "reference")),
-                        scope=r.choice(("project", "global")), body=body))
+        out.append(
+            Fact(
+                id=FactId(f"mem-{r.randrange(10**6):06d}-{i}"),
+                revision=1,
+                created_at=None,
+                updated_at=None,
+                name=r.choice(("alpha", "beta", "gamma", "Beta", "ämber")) + f"-{i % 7}",
+                title="",
+                description="",
+                keywords="",
+                type=r.choice(("project", "reference")),
+                scope=r.choice(("project", "global")),
+                body=body,
+            )
+        )
     return tuple(out)
 
 

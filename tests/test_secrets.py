@@ -48,7 +48,12 @@ def test_common_secret_shapes() -> None:
         ]
     )
     got = reasonix_redact(text)
-    for leaked in ("sk-real-secret-value-123456", "ghp_abcdefghijklmnopqrstuvwxyz", "xoxb-123456789012-abcdefabcdef", "eyJabc.def.ghi"):
+    for leaked in (
+        "sk-real-secret-value-123456",
+        "ghp_abcdefghijklmnopqrstuvwxyz",
+        "xoxb-123456789012-abcdefabcdef",
+        "eyJabc.def.ghi",
+    ):
         assert leaked not in got
     assert "DEEPSEEK_API_KEY=sk-rea" in got
     assert "Authorization: Bearer [redacted]" in got
@@ -163,13 +168,25 @@ def test_idempotent_and_pwd_left_alone() -> None:
         ("xoxs-0123456789abcdef", "xoxs-0123456789abcdef", "slack-token"),
         ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
         ("ASIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE", "aws-access-key"),
-        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig-nature_x", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig-nature_x", "jwt"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig-nature_x",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig-nature_x",
+            "jwt",
+        ),
         ("git clone https://bob:s3cret@git.example.com/repo", "bob:s3cret", "url-userinfo"),
         ("ftp://anon@ftp.example.org/pub", "anon", "url-userinfo"),
         ("mail release-owner@example.test now", "release-owner@example.test", "email"),
-        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXk=", "private-key"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----",
+            "b3BlbnNzaC1rZXk=",
+            "private-key",
+        ),
         ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----", "MIIEvQIBADANBg", "private-key"),
-        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA", "private-key"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+            "MIIEpAIBAAKCAQEA",
+            "private-key",
+        ),
         ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB\n", "MHcCAQEEIB", "private-key"),
         ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBF", "private-key"),
     ],
@@ -259,7 +276,12 @@ def test_near_misses(text: str) -> None:
 
 
 def test_already_redacted_values_stay() -> None:
-    for text in ("password=[redacted]", "api_key=****", "Authorization: Bearer [redacted]", "https://[redacted]@h.example/x"):
+    for text in (
+        "password=[redacted]",
+        "api_key=****",
+        "Authorization: Bearer [redacted]",
+        "https://[redacted]@h.example/x",
+    ):
         assert reasonix_redact(text) == text
         assert findings(text) == []
 

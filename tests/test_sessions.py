@@ -36,10 +36,19 @@ def test_reasonix_header_and_messages(tmp_path: Path) -> None:
         tmp_path / "s.jsonl",
         [
             {"role": "system", "content": "sys"},
-            {"role": "user", "origin": "user", "content": "<memory-update>x</memory-update>\nfix it",
-             "raw_content": "fix it", "createdAt": 1712345678901},
-            {"role": "assistant", "content": "", "reasoning_content": "think",
-             "tool_calls": [{"id": "c1", "name": "bash", "arguments": "{\"cmd\":\"ls\"}", "diff": "x"}]},
+            {
+                "role": "user",
+                "origin": "user",
+                "content": "<memory-update>x</memory-update>\nfix it",
+                "raw_content": "fix it",
+                "createdAt": 1712345678901,
+            },
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning_content": "think",
+                "tool_calls": [{"id": "c1", "name": "bash", "arguments": '{"cmd":"ls"}', "diff": "x"}],
+            },
             {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": "a\nb"},
         ],
     )
@@ -115,7 +124,9 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
 
 def test_huge_line_and_oversized_line(tmp_path: Path) -> None:
     big = "x" * (3 * 1024 * 1024)
-    p = write_jsonl(tmp_path / "big.jsonl", [{"role": "tool", "name": "cat", "content": big}, {"role": "user", "content": "after"}])
+    p = write_jsonl(
+        tmp_path / "big.jsonl", [{"role": "tool", "name": "cat", "content": big}, {"role": "user", "content": "after"}]
+    )
     t = S.read_reasonix_session(p)
     assert len(t.messages[0].content) == len(big) and t.messages[1].content == "after"
     lines = list(M.iter_json_lines(p, max_line=1024))
@@ -184,29 +195,79 @@ def test_list_sessions_orders_by_activity_and_skips_empty(tmp_path: Path) -> Non
 
 CLAUDE_LINES = [
     {"type": "summary", "summary": "Fix flaky test", "leafUuid": "u9"},
-    {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/repo", "sessionId": "abc-123",
-     "version": "1.0.80", "gitBranch": "main", "type": "user",
-     "message": {"role": "user", "content": "Always run pytest with -q in this repo"},
-     "uuid": "u1", "timestamp": "2025-06-01T10:00:00.000Z"},
-    {"type": "assistant", "sessionId": "abc-123", "uuid": "u2", "timestamp": "2025-06-01T10:00:01.000Z",
-     "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4",
-                 "content": [{"type": "thinking", "thinking": "plan"},
-                             {"type": "text", "text": "Running the tests."},
-                             {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}}]}},
-    {"type": "user", "sessionId": "abc-123", "uuid": "u3", "timestamp": "2025-06-01T10:00:05.000Z",
-     "message": {"role": "user", "content": [
-         {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True,
-          "content": [{"type": "text", "text": "FAILED tests/test_x.py::test_y"}]}]},
-     "toolUseResult": {"stdout": "", "stderr": "FAILED"}},
+    {
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/repo",
+        "sessionId": "abc-123",
+        "version": "1.0.80",
+        "gitBranch": "main",
+        "type": "user",
+        "message": {"role": "user", "content": "Always run pytest with -q in this repo"},
+        "uuid": "u1",
+        "timestamp": "2025-06-01T10:00:00.000Z",
+    },
+    {
+        "type": "assistant",
+        "sessionId": "abc-123",
+        "uuid": "u2",
+        "timestamp": "2025-06-01T10:00:01.000Z",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4",
+            "content": [
+                {"type": "thinking", "thinking": "plan"},
+                {"type": "text", "text": "Running the tests."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}},
+            ],
+        },
+    },
+    {
+        "type": "user",
+        "sessionId": "abc-123",
+        "uuid": "u3",
+        "timestamp": "2025-06-01T10:00:05.000Z",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "is_error": True,
+                    "content": [{"type": "text", "text": "FAILED tests/test_x.py::test_y"}],
+                }
+            ],
+        },
+        "toolUseResult": {"stdout": "", "stderr": "FAILED"},
+    },
     {"type": "file-history-snapshot", "messageId": "u3", "snapshot": {}},
     {"type": "user", "isMeta": True, "sessionId": "abc-123", "message": {"role": "user", "content": "Caveat: meta"}},
-    {"type": "user", "sessionId": "abc-123",
-     "message": {"role": "user", "content": "<command-name>/clear</command-name>"}},
-    {"type": "user", "isSidechain": True, "sessionId": "abc-123",
-     "message": {"role": "user", "content": "sub-agent prompt"}},
-    {"type": "user", "sessionId": "abc-123",
-     "message": {"role": "user", "content": [{"type": "text", "text": "part one"}, {"type": "image", "source": {}},
-                                             {"type": "text", "text": "part two"}]}},
+    {
+        "type": "user",
+        "sessionId": "abc-123",
+        "message": {"role": "user", "content": "<command-name>/clear</command-name>"},
+    },
+    {
+        "type": "user",
+        "isSidechain": True,
+        "sessionId": "abc-123",
+        "message": {"role": "user", "content": "sub-agent prompt"},
+    },
+    {
+        "type": "user",
+        "sessionId": "abc-123",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "part one"},
+                {"type": "image", "source": {}},
+                {"type": "text", "text": "part two"},
+            ],
+        },
+    },
 ]
 
 
@@ -275,7 +336,10 @@ def test_strip_transient_user_blocks() -> None:
     )
     assert U.strip_transient_user_blocks(text) == "Please fix the bug"
     assert U.strip_transient_user_blocks("a <memory-recall>x</memory-recall>") == "a"
-    assert U.strip_transient_user_blocks("keep <hook-context>inline</hook-context>") == "keep <hook-context>inline</hook-context>"
+    assert (
+        U.strip_transient_user_blocks("keep <hook-context>inline</hook-context>")
+        == "keep <hook-context>inline</hook-context>"
+    )
     wrapped = '<memory-compiler-execution>{"planner_ir":{"source_event":"typed words"}}</memory-compiler-execution>'
     assert U.strip_transient_user_blocks(wrapped) == "typed words"
 

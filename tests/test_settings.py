@@ -45,11 +45,19 @@ def test_a_broken_file_is_ignored_and_said(state_root: Path) -> None:
 
 
 def test_bad_values_are_ignored_one_by_one(state_root: Path) -> None:
-    own(state_root, '[memory]\npinned_budget_chars = "lots"\nrecall_limit = 0\nrecall_max_chars = -5\n'
-                    '[recall]\nmode = "fast"\n[approvals]\nwait_seconds = "x"\n')
+    own(
+        state_root,
+        '[memory]\npinned_budget_chars = "lots"\nrecall_limit = 0\nrecall_max_chars = -5\n'
+        '[recall]\nmode = "fast"\n[approvals]\nwait_seconds = "x"\n',
+    )
     s = load_settings(state_root, env={})
     assert (s.pinned_budget_chars, s.recall_limit, s.recall_max_chars, s.recall_mode, s.approval_wait_seconds) == (
-        1500, 4, 2400, "enhanced", 60.0)
+        1500,
+        4,
+        2400,
+        "enhanced",
+        60.0,
+    )
     assert [p.split(": ", 1)[1] for p in s.problems] == [
         "memory.pinned_budget_chars = 'lots' is not a whole number ≥ 0; ignored",
         "memory.recall_max_chars = -5 is not a whole number ≥ 0; ignored",
@@ -63,8 +71,10 @@ def test_the_cli_warns_and_carries_on(layout: Layout, capsys: pytest.CaptureFixt
     assert main(["--home", str(layout.root), "--workspace", str(layout.workspace), "memory", "list", "--json"]) == 0
     captured = capsys.readouterr()
     assert captured.out.strip() == "[]"
-    assert captured.err == (f"reasonix-tui: warning: {layout.root / 'reasonix-tui' / 'settings.toml'}: "
-                            'recall.mode = \'fast\' is not "enhanced" or "reasonix-exact"; ignored\n')
+    assert captured.err == (
+        f"reasonix-tui: warning: {layout.root / 'reasonix-tui' / 'settings.toml'}: "
+        'recall.mode = \'fast\' is not "enhanced" or "reasonix-exact"; ignored\n'
+    )
 
 
 def test_auto_confirm_project_remember_follows_reasonix_config(state_root: Path) -> None:

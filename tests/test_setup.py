@@ -44,8 +44,9 @@ EXISTING = {
 }
 
 
-def test_project_merge_keeps_everything_and_backs_up(workspace: Path, state_root: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_project_merge_keeps_everything_and_backs_up(
+    workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings = workspace / ".claude" / "settings.json"
     settings.parent.mkdir()
     original = json.dumps(EXISTING, indent=4) + "\n"
@@ -61,14 +62,18 @@ def test_project_merge_keeps_everything_and_backs_up(workspace: Path, state_root
     # nothing of the person's own settings is lost
     assert data["model"] == "opus" and data["env"] == {"FOO": "1"}
     assert data["hooks"]["PreToolUse"][0] == EXISTING["hooks"]["PreToolUse"][0]
-    assert data["hooks"]["PreToolUse"][1] == {"matcher": "Bash", "hooks": [{
-        "type": "command", "timeout": 10, "command": f"{EXE} --home {state_root} hook pre-tool-use"}]}
+    assert data["hooks"]["PreToolUse"][1] == {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "timeout": 10, "command": f"{EXE} --home {state_root} hook pre-tool-use"}],
+    }
     ups = data["hooks"]["UserPromptSubmit"]
     assert ups[0] == EXISTING["hooks"]["UserPromptSubmit"][0]
-    assert ups[1] == {"hooks": [{"type": "command", "timeout": 10,
-                                 "command": f"{EXE} --home {state_root} hook user-prompt-submit"}]}
-    assert data["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "timeout": 10,
-                                                         "command": f"{EXE} --home {state_root} hook session-start"}]}]
+    assert ups[1] == {
+        "hooks": [{"type": "command", "timeout": 10, "command": f"{EXE} --home {state_root} hook user-prompt-submit"}]
+    }
+    assert data["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "command", "timeout": 10, "command": f"{EXE} --home {state_root} hook session-start"}]}
+    ]
     assert data["permissions"]["allow"][0] == "Bash(npm run test:*)"
     assert "mcp__reasonix-tui__memory" in data["permissions"]["allow"]
     assert data["permissions"]["deny"][0] == "Read(.env)" and data["permissions"]["defaultMode"] == "default"
@@ -97,9 +102,20 @@ def test_permission_rules_cover_every_person_only_subcommand(workspace: Path, st
     # the agent's own verbs stay available to its shell
     for verb in ("remember", "forget", "approval-status", "memory list", "memory show", "memory search", "recall"):
         assert not any(rule.startswith(f"Bash(reasonix-tui {verb}") for rule in deny), verb
-    for required in ("memory save", "memory forget", "memory restore", "memory recover", "memory pin",
-                     "memory unpin", "memory verify", "memory migrate", "memory note", "suggest accept",
-                     "suggest dismiss", "setup"):
+    for required in (
+        "memory save",
+        "memory forget",
+        "memory restore",
+        "memory recover",
+        "memory pin",
+        "memory unpin",
+        "memory verify",
+        "memory migrate",
+        "memory note",
+        "suggest accept",
+        "suggest dismiss",
+        "setup",
+    ):
         assert required in PERSON_ONLY
 
 
@@ -117,8 +133,22 @@ def test_rerun_is_idempotent(workspace: Path, state_root: Path, capsys: pytest.C
 
 def test_rerun_with_a_new_path_updates_our_hook_in_place(workspace: Path, state_root: Path) -> None:
     assert run(workspace, state_root, "claude-code", "--yes") == 0
-    assert main(["--home", str(state_root), "--workspace", str(workspace), "setup", "claude-code", "--yes",
-                 "--command", "/new/place/reasonix-tui"]) == 0
+    assert (
+        main(
+            [
+                "--home",
+                str(state_root),
+                "--workspace",
+                str(workspace),
+                "setup",
+                "claude-code",
+                "--yes",
+                "--command",
+                "/new/place/reasonix-tui",
+            ]
+        )
+        == 0
+    )
     hooks = json.loads((workspace / ".claude" / "settings.json").read_text())["hooks"]
     assert len(hooks["UserPromptSubmit"]) == 1
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"].startswith("/new/place/reasonix-tui ")
@@ -147,23 +177,24 @@ def test_json_plan_then_json_write(workspace: Path, state_root: Path, capsys: py
     assert EXE in mcp["diff"] and not (workspace / ".cursor").exists()
     assert run(workspace, state_root, "cursor", "--json", "--yes") == 0
     done = json.loads(capsys.readouterr().out)
-    assert done["written"] == [{"path": str(workspace / ".cursor" / name), "backup": None} for name in ("mcp.json", "hooks.json")]
+    assert done["written"] == [
+        {"path": str(workspace / ".cursor" / name), "backup": None} for name in ("mcp.json", "hooks.json")
+    ]
     assert run(workspace, state_root, "cursor", "--json") == 0
     again = json.loads(capsys.readouterr().out)
     assert [c["state"] for c in again["changes"]] == ["unchanged", "unchanged"] and again["written"] == []
 
 
-def test_no_terminal_and_no_yes_writes_nothing(workspace: Path, state_root: Path,
-                                               monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_terminal_and_no_yes_writes_nothing(
+    workspace: Path, state_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr("sys.stdin", open(os.devnull))  # noqa: SIM115
     assert run(workspace, state_root, "cursor") == 0
     assert "--yes" in capsys.readouterr().out
     assert not (workspace / ".cursor").exists()
 
 
-def test_invalid_json_is_never_clobbered(workspace: Path, state_root: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_invalid_json_is_never_clobbered(workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = workspace / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text('{"model": "opus",, }')
@@ -206,8 +237,7 @@ def test_symlinked_settings_stay_a_symlink(workspace: Path, state_root: Path, tm
     assert "hooks" in json.loads(dotfiles.read_text())
 
 
-def test_codex_merge_keeps_comments_and_other_servers(state_root: Path, workspace: Path,
-                                                      isolated_home: Path) -> None:
+def test_codex_merge_keeps_comments_and_other_servers(state_root: Path, workspace: Path, isolated_home: Path) -> None:
     config = isolated_home / ".codex" / "config.toml"
     config.parent.mkdir()
     original = '# my settings\nmodel = "o3"  # fast\n\n[mcp_servers.other]\ncommand = "x"\n'
@@ -242,8 +272,12 @@ def _assert_codex_hooks_schema(doc: dict) -> None:
 def test_codex_hooks_are_merged_into_hooks_json(state_root: Path, workspace: Path, isolated_home: Path) -> None:
     hooks = isolated_home / ".codex" / "hooks.json"
     hooks.parent.mkdir()
-    theirs = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}],
-                        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "scan-keys.sh", "timeout": 3}]}]}}
+    theirs = {
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "scan-keys.sh", "timeout": 3}]}],
+        }
+    }
     hooks.write_text(json.dumps(theirs))
     assert run(workspace, state_root, "codex", "--yes") == 0
     doc = json.loads(hooks.read_text())
@@ -252,18 +286,32 @@ def test_codex_hooks_are_merged_into_hooks_json(state_root: Path, workspace: Pat
     ups = [h["command"] for g in doc["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
     assert ups == ["scan-keys.sh", f"{EXE} --home {state_root} hook user-prompt-submit --format codex"]
     [start] = [h for g in doc["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert start == {"type": "command", "command": f"{EXE} --home {state_root} hook session-start --format codex",
-                     "timeout": 10}
-    assert doc["hooks"]["PreToolUse"] == [{"matcher": "Bash", "hooks": [{
-        "type": "command", "command": f"{EXE} --home {state_root} hook pre-tool-use --format codex", "timeout": 10}]}]
+    assert start == {
+        "type": "command",
+        "command": f"{EXE} --home {state_root} hook session-start --format codex",
+        "timeout": 10,
+    }
+    assert doc["hooks"]["PreToolUse"] == [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": f"{EXE} --home {state_root} hook pre-tool-use --format codex",
+                    "timeout": 10,
+                }
+            ],
+        }
+    ]
     before = hooks.read_text()
     assert run(workspace, state_root, "codex", "--yes") == 0  # idempotent
     assert hooks.read_text() == before
     assert backups(state_root, "hooks.json")
 
 
-def test_codex_hooks_file_with_foreign_root_keys_is_left_alone(state_root: Path, workspace: Path,
-                                                               isolated_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_codex_hooks_file_with_foreign_root_keys_is_left_alone(
+    state_root: Path, workspace: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     hooks = isolated_home / ".codex" / "hooks.json"
     hooks.parent.mkdir()
     hooks.write_text('{"$schema": "x", "hooks": {}}')
@@ -278,15 +326,19 @@ def test_cursor_project_file(workspace: Path, state_root: Path) -> None:
     entry = json.loads((workspace / ".cursor" / "mcp.json").read_text())["mcpServers"]["reasonix-tui"]
     assert entry == {"command": EXE, "args": ["--home", str(state_root), "mcp", "--workspace", "${workspaceFolder}"]}
     hooks = json.loads((workspace / ".cursor" / "hooks.json").read_text())
-    assert hooks == {"version": 1, "hooks": {
-        "sessionStart": [{"command": f"{EXE} --home {state_root} hook session-start --format cursor"}],
-        "beforeShellExecution": [{"command": f"{EXE} --home {state_root} hook pre-tool-use --format cursor"}],
-    }}
+    assert hooks == {
+        "version": 1,
+        "hooks": {
+            "sessionStart": [{"command": f"{EXE} --home {state_root} hook session-start --format cursor"}],
+            "beforeShellExecution": [{"command": f"{EXE} --home {state_root} hook pre-tool-use --format cursor"}],
+        },
+    }
     # per-prompt recall through beforeSubmitPrompt only when asked for (not a documented route)
     assert run(workspace, state_root, "cursor", "--yes", "--prompt-hook") == 0
     hooks = json.loads((workspace / ".cursor" / "hooks.json").read_text())["hooks"]
     assert hooks["beforeSubmitPrompt"] == [
-        {"command": f"{EXE} --home {state_root} hook user-prompt-submit --format cursor"}]
+        {"command": f"{EXE} --home {state_root} hook user-prompt-submit --format cursor"}
+    ]
     assert run(workspace, state_root, "cursor", "--yes") == 0  # and gone again without it
     assert "beforeSubmitPrompt" not in json.loads((workspace / ".cursor" / "hooks.json").read_text())["hooks"]
 
@@ -294,13 +346,20 @@ def test_cursor_project_file(workspace: Path, state_root: Path) -> None:
 def test_cursor_hooks_merge_keeps_other_hooks_and_is_idempotent(workspace: Path, state_root: Path) -> None:
     path = workspace / ".cursor" / "hooks.json"
     path.parent.mkdir(parents=True)
-    theirs = {"version": 1, "hooks": {"beforeShellExecution": [{"command": "./guard.sh"}],
-                                      "beforeSubmitPrompt": [{"command": "./scan-secrets.sh"}]}}
+    theirs = {
+        "version": 1,
+        "hooks": {
+            "beforeShellExecution": [{"command": "./guard.sh"}],
+            "beforeSubmitPrompt": [{"command": "./scan-secrets.sh"}],
+        },
+    }
     path.write_text(json.dumps(theirs))
     assert run(workspace, state_root, "cursor", "--yes") == 0
     merged = json.loads(path.read_text())
     assert merged["hooks"]["beforeShellExecution"] == [
-        {"command": "./guard.sh"}, {"command": f"{EXE} --home {state_root} hook pre-tool-use --format cursor"}]
+        {"command": "./guard.sh"},
+        {"command": f"{EXE} --home {state_root} hook pre-tool-use --format cursor"},
+    ]
     assert merged["hooks"]["beforeSubmitPrompt"] == [{"command": "./scan-secrets.sh"}]
     text = path.read_text()
     assert run(workspace, state_root, "cursor", "--yes") == 0

@@ -37,8 +37,9 @@ def backups(root: Path) -> list[Path]:
     return sorted(p for p in (root / "reasonix-tui" / "backups").rglob("*") if p.is_file())
 
 
-def test_claude_code_remove_restores_the_file_exactly(workspace: Path, state_root: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_claude_code_remove_restores_the_file_exactly(
+    workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings = workspace / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(THEIRS)
@@ -50,12 +51,14 @@ def test_claude_code_remove_restores_the_file_exactly(workspace: Path, state_roo
     # edited in place: the lines we do not touch keep their exact text, one-line arrays stay one line
     lines = added.splitlines()
     assert lines[:3] == THEIRS.splitlines()[:3] and lines[-2:] == THEIRS.splitlines()[-2:]
-    assert lines[3].startswith('\t\t"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/other-hook.sh"')
+    assert lines[3].startswith(
+        '\t\t"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/other-hook.sh"'
+    )
     capsys.readouterr()
 
     assert setup(workspace, state_root, "claude-code", "--remove", "--print") == 0
     out = capsys.readouterr().out
-    assert "setup claude-code --remove" in out and "-\t\t\t\t\t\"command\"" not in out
+    assert "setup claude-code --remove" in out and '-\t\t\t\t\t"command"' not in out
     assert f"--- {settings}" in out and "hook user-prompt-submit" in out and "(--print: nothing was written)" in out
     assert settings.read_text() == added  # --print wrote nothing
 
@@ -72,8 +75,9 @@ def test_claude_code_remove_restores_the_file_exactly(workspace: Path, state_roo
     assert not list(workspace.rglob("*.bak*"))
 
 
-def test_files_setup_created_are_removed_with_a_backup(workspace: Path, state_root: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_files_setup_created_are_removed_with_a_backup(
+    workspace: Path, state_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert setup(workspace, state_root, "claude-code", "--yes") == 0
     settings = workspace / ".claude" / "settings.json"
     written = settings.read_text()
@@ -173,10 +177,24 @@ def test_help_names_the_hooks_file(agent: str, capsys: pytest.CaptureFixture[str
 
 def test_our_rules_are_recognised_and_no_others() -> None:
     root = Path("/home/u/.reasonix")
-    ours = ["Bash(reasonix-tui memory save:*)", "Bash(/x/y/reasonix-tui setup:*)", "Bash('/a b/reasonix-tui' memory pin:*)",
-            "Bash(python3 -m reasonix_tui suggest accept:*)", "Bash(reasonix-tui -* memory note *)",
-            "Edit(//home/u/.reasonix/**)", "mcp__reasonix-tui__memory", "Bash(uvx reasonix-tui memory forget:*)"]
-    theirs = ["Bash(npm run test:*)", "Read(.env)", "Bash(reasonix memory save:*)", "Edit(//home/u/src/**)",
-              "mcp__github__create_issue", "Bash(reasonix-tui remember:*)", "Bash(grep reasonix-tui setup:*)x"]
+    ours = [
+        "Bash(reasonix-tui memory save:*)",
+        "Bash(/x/y/reasonix-tui setup:*)",
+        "Bash('/a b/reasonix-tui' memory pin:*)",
+        "Bash(python3 -m reasonix_tui suggest accept:*)",
+        "Bash(reasonix-tui -* memory note *)",
+        "Edit(//home/u/.reasonix/**)",
+        "mcp__reasonix-tui__memory",
+        "Bash(uvx reasonix-tui memory forget:*)",
+    ]
+    theirs = [
+        "Bash(npm run test:*)",
+        "Read(.env)",
+        "Bash(reasonix memory save:*)",
+        "Edit(//home/u/src/**)",
+        "mcp__github__create_issue",
+        "Bash(reasonix-tui remember:*)",
+        "Bash(grep reasonix-tui setup:*)x",
+    ]
     assert all(is_our_rule(r, root) for r in ours)
     assert not any(is_our_rule(r, root) for r in theirs)

@@ -98,7 +98,11 @@ def test_workspace_slug_is_bounded() -> None:
 
 
 def test_state_root_precedence(tmp_path) -> None:
-    env = {"REASONIX_STATE_HOME": str(tmp_path / "state"), "REASONIX_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    env = {
+        "REASONIX_STATE_HOME": str(tmp_path / "state"),
+        "REASONIX_HOME": str(tmp_path / "home"),
+        "HOME": str(tmp_path),
+    }
     assert resolve_state_root(tmp_path / "flag", env) == tmp_path / "flag"
     assert resolve_state_root(None, env) == tmp_path / "state"
     env.pop("REASONIX_STATE_HOME")
@@ -172,25 +176,111 @@ def test_routing_type_table(scope: str, type_: str, route: str) -> None:
 # ---------------------------------------------------------------- YAML quoting (spec §2.2)
 
 DOUBLE = [
-    "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-    "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
-    "+1", "-1", "0", "00", "012", "1_000", "20260102", "0x1F", "0o17", "0b101",
-    "1.5", ".5", "1e3", ".inf", ".nan", "12:30", "1:00:00", "190:20:30", "0:0",
-    "2026-01-02", "2026-1-2", "2026-01-02 03:04:05", "2026-07-01T00:00:00Z",
+    "",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "y",
+    "Y",
+    "yes",
+    "Yes",
+    "YES",
+    "n",
+    "N",
+    "no",
+    "No",
+    "NO",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "False",
+    "FALSE",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "+1",
+    "-1",
+    "0",
+    "00",
+    "012",
+    "1_000",
+    "20260102",
+    "0x1F",
+    "0o17",
+    "0b101",
+    "1.5",
+    ".5",
+    "1e3",
+    ".inf",
+    ".nan",
+    "12:30",
+    "1:00:00",
+    "190:20:30",
+    "0:0",
+    "2026-01-02",
+    "2026-1-2",
+    "2026-01-02 03:04:05",
+    "2026-07-01T00:00:00Z",
     "2026-07-01T08:15:42.123456789Z",
 ]
 PLAIN = [
-    "inf", "NaN", "1st", "v1.2", "0.1.2", "1.2.3", "1,000", "+", "<<", "8:00pm", "a:b", "a, b",
-    "?q", "-dash", "~x", "=x", "$100", "a#b", "x#", "end.", "http://x.y/z", "C:\\path",
-    "Don't drop this", "User's preference", 'The "golden" path', 'a"b:c', "a\u00a0b", "a\u200db",
-    "\ue000", "\ufffd", "依赖 安装 包管理",
+    "inf",
+    "NaN",
+    "1st",
+    "v1.2",
+    "0.1.2",
+    "1.2.3",
+    "1,000",
+    "+",
+    "<<",
+    "8:00pm",
+    "a:b",
+    "a, b",
+    "?q",
+    "-dash",
+    "~x",
+    "=x",
+    "$100",
+    "a#b",
+    "x#",
+    "end.",
+    "http://x.y/z",
+    "C:\\path",
+    "Don't drop this",
+    "User's preference",
+    'The "golden" path',
+    'a"b:c',
+    "a\u00a0b",
+    "a\u200db",
+    "\ue000",
+    "\ufffd",
+    "依赖 安装 包管理",
 ]
 SINGLE = {
-    "---": "'---'", "...": "'...'", "- looks like a list": "'- looks like a list'", "-": "'-'",
-    "?": "'?'", ":": "':'", ": colon": "': colon'", "Plan: step one": "'Plan: step one'",
-    "type: reference": "'type: reference'", "trailing:": "'trailing:'", "Ship #42": "'Ship #42'",
-    "x # y": "'x # y'", "x #": "'x #'", " lead": "' lead'", "trail ": "'trail '",
-    "'quoted'": "'''quoted'''", '"dq"': "'\"dq\"'", "#hash": "'#hash'", "@at": "'@at'",
+    "---": "'---'",
+    "...": "'...'",
+    "- looks like a list": "'- looks like a list'",
+    "-": "'-'",
+    "?": "'?'",
+    ":": "':'",
+    ": colon": "': colon'",
+    "Plan: step one": "'Plan: step one'",
+    "type: reference": "'type: reference'",
+    "trailing:": "'trailing:'",
+    "Ship #42": "'Ship #42'",
+    "x # y": "'x # y'",
+    "x #": "'x #'",
+    " lead": "' lead'",
+    "trail ": "'trail '",
+    "'quoted'": "'''quoted'''",
+    '"dq"': "'\"dq\"'",
+    "#hash": "'#hash'",
+    "@at": "'@at'",
 }
 ESCAPED = {
     "emoji 🎉": '"emoji \\U0001F389"',
@@ -288,19 +378,35 @@ TABS = (
 def test_render_matches_spec_example() -> None:
     ts = parse_rfc3339("2026-07-01T08:15:42.123456789Z")
     fact = Fact(
-        id=FactId("mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d"), revision=1, created_at=ts, updated_at=ts,
-        name="package-manager", title="Package manager is pnpm",
+        id=FactId("mem-3f2a9c0d4b1e8f7a6c5d4e3f2a1b0c9d"),
+        revision=1,
+        created_at=ts,
+        updated_at=ts,
+        name="package-manager",
+        title="Package manager is pnpm",
         description="The project migrated from npm to pnpm",
-        keywords="依赖 安装 包管理 install dependencies", subject_key="project.package_manager",
-        type="project", scope="project", body="\n  Use pnpm for every workspace task.  \n",
+        keywords="依赖 安装 包管理 install dependencies",
+        subject_key="project.package_manager",
+        type="project",
+        scope="project",
+        body="\n  Use pnpm for every workspace task.  \n",
     )
     assert render_fact(fact) == PNPM
 
 
 def test_render_previous_release_routing_type_vector() -> None:
-    fact = Fact(id=FactId(""), revision=0, created_at=None, updated_at=None, name="prefers-tabs",
-                title="Prefers tabs", description="User prefers tabs over spaces", type="user",
-                scope="project", body="Always indent with tabs.")
+    fact = Fact(
+        id=FactId(""),
+        revision=0,
+        created_at=None,
+        updated_at=None,
+        name="prefers-tabs",
+        title="Prefers tabs",
+        description="User prefers tabs over spaces",
+        type="user",
+        scope="project",
+        body="Always indent with tabs.",
+    )
     assert render_fact(fact) == TABS
 
 
@@ -318,9 +424,19 @@ def test_reasonix_written_file_round_trips_byte_for_byte() -> None:
 
 
 def test_one_lining_of_title_description_keywords() -> None:
-    fact = Fact(id=FactId("mem-1"), revision=2, created_at=None, updated_at=None, name="n",
-                title="a\tb\u2028c", description="line one\nline\u00a0two", keywords=" k1 \n k2 ",
-                type="project", scope="project", body="b")
+    fact = Fact(
+        id=FactId("mem-1"),
+        revision=2,
+        created_at=None,
+        updated_at=None,
+        name="n",
+        title="a\tb\u2028c",
+        description="line one\nline\u00a0two",
+        keywords=" k1 \n k2 ",
+        type="project",
+        scope="project",
+        body="b",
+    )
     out = render_fact(fact)
     assert "title: a b c\n" in out
     assert "description: line one line two\n" in out
@@ -352,7 +468,8 @@ def test_bad_yaml_keeps_body_and_reports_error() -> None:
 def test_yaml_error_names_where_the_construct_started() -> None:
     fact = parse_fact_text("---\nname: x\nkeywords: [a, b\n---\nbody\n", path="/x/x.md")
     assert fact.parse_error == (
-        "line 4, column 1: did not find expected ',' or ']' (while parsing a flow sequence started on line 3)")
+        "line 4, column 1: did not find expected ',' or ']' (while parsing a flow sequence started on line 3)"
+    )
     assert "unicode string" not in fact.parse_error
 
 

@@ -62,7 +62,7 @@ def test_create_writes_reasonix_bytes_and_index(store: Store) -> None:
     f = res.fact
     assert res.created and f.revision == 1 and f.id.startswith("mem-") and len(f.id) == 36
     text = Path(f.path).read_text()
-    assert text.startswith(f"---\nid: {f.id}\nrevision: 1\ncreated_at: \"2026-07-01T10:20:30.123456789Z\"\n")
+    assert text.startswith(f'---\nid: {f.id}\nrevision: 1\ncreated_at: "2026-07-01T10:20:30.123456789Z"\n')
     assert "metadata:\n  type: project\n  fact_type: user\n  scope: project\n---\n\nlikes-go body\n" in text
     index = (store.project_dir / "MEMORY.md").read_text()
     assert index == "# Memory\n\n- [Likes Go](likes-go.md) — [project/user] likes-go description\n"
@@ -70,15 +70,30 @@ def test_create_writes_reasonix_bytes_and_index(store: Store) -> None:
 
 def test_update_snapshots_raw_bytes_and_inherits(store: Store, clock: Clock) -> None:
     first = store.save(
-        req("pm", scope="global", activation="pinned", volatility="volatile", subject_key="project.pm",
-            keywords="npm", expires_at=parse_rfc3339("2027-01-01T00:00:00Z"), verified=True, title="T", type="reference")
+        req(
+            "pm",
+            scope="global",
+            activation="pinned",
+            volatility="volatile",
+            subject_key="project.pm",
+            keywords="npm",
+            expires_at=parse_rfc3339("2027-01-01T00:00:00Z"),
+            verified=True,
+            title="T",
+            type="reference",
+        )
     ).fact
     raw_v1 = Path(first.path).read_bytes()
     clock.tick(5000)
     second = store.save(SaveRequest(name="pm", description="new", body="new body")).fact
     assert second.id == first.id and second.revision == 2
     assert second.created_at == first.created_at and second.updated_at == clock.now
-    assert (second.scope, second.activation, second.volatility, second.subject_key) == ("global", "pinned", "volatile", "project.pm")
+    assert (second.scope, second.activation, second.volatility, second.subject_key) == (
+        "global",
+        "pinned",
+        "volatile",
+        "project.pm",
+    )
     assert second.keywords == "npm" and second.expires_at == first.expires_at
     assert second.last_verified_at == first.last_verified_at
     # not inherited: title clears, type re-normalises to project
@@ -148,8 +163,17 @@ def test_single_active_copy_rule_on_create(store: Store, layout: Layout) -> None
     # a hand-placed global copy with a different id, plus a project copy: the unqualified
     # save updates the project one and archives the global duplicate
     store.save(req("project/twin.md"))
-    other = Fact(id=FactId("mem-" + "1" * 32), revision=1, created_at=NOW, updated_at=NOW, name="twin",
-                 description="global twin", type="project", scope="global", body="g")
+    other = Fact(
+        id=FactId("mem-" + "1" * 32),
+        revision=1,
+        created_at=NOW,
+        updated_at=NOW,
+        name="twin",
+        description="global twin",
+        type="project",
+        scope="global",
+        body="g",
+    )
     layout.global_dir.mkdir(parents=True, exist_ok=True)
     (layout.global_dir / "twin.md").write_text(render_fact(other))
     res = store.save(req("twin", description="again"))
@@ -187,8 +211,17 @@ def test_name_collision_with_other_id(store: Store) -> None:
 
 def test_never_overwrites_a_file_holding_another_id(store: Store, layout: Layout) -> None:
     layout.project_dir.mkdir(parents=True)
-    other = Fact(id=FactId("mem-" + "2" * 32), revision=1, created_at=NOW, updated_at=NOW, name="something-else",
-                 description="d", type="project", scope="project", body="precious")
+    other = Fact(
+        id=FactId("mem-" + "2" * 32),
+        revision=1,
+        created_at=NOW,
+        updated_at=NOW,
+        name="something-else",
+        description="d",
+        type="project",
+        scope="project",
+        body="precious",
+    )
     (layout.project_dir / "target.md").write_text(render_fact(other))
     with pytest.raises(Conflict, match="already holds id"):
         store.save(req("target"))
@@ -540,7 +573,9 @@ def test_migration_is_idempotent_and_backs_up(store: Store, layout: Layout) -> N
     layout.project_dir.mkdir(parents=True)
     layout.global_dir.mkdir(parents=True)
     legacy = layout.project_dir / "legacy-fact.md"
-    legacy.write_text("---\nname: Legacy Fact\ndescription: from an old build\nmetadata:\n  type: project\n---\nold body\n")
+    legacy.write_text(
+        "---\nname: Legacy Fact\ndescription: from an old build\nmetadata:\n  type: project\n---\nold body\n"
+    )
     os.utime(legacy, (1_700_000_000, 1_700_000_000))
     bom = layout.global_dir / "prefers-tabs.md"
     bom.write_bytes(b"\xef\xbb\xbf---\nname: prefers-tabs\ntype: user\n---\ntabs\n")
@@ -550,7 +585,9 @@ def test_migration_is_idempotent_and_backs_up(store: Store, layout: Layout) -> N
     assert "id: legacy-0c0ec20229014fe8e310b2e1\nrevision: 1\n" in text
     assert 'created_at: "2023-11-14T22:13:20Z"' in text and "name: legacy-fact\n" in text
     assert not bom.read_bytes().startswith(b"\xef\xbb\xbf")
-    assert (layout.project_dir / ".migration-backup" / "legacy-fact.md").read_text().startswith("---\nname: Legacy Fact")
+    assert (
+        (layout.project_dir / ".migration-backup" / "legacy-fact.md").read_text().startswith("---\nname: Legacy Fact")
+    )
     manifest = json.loads((layout.project_dir / ".migration-backup" / "manifest.json").read_text())
     assert set(manifest) == {"migrated_at", "app_version"}
     assert store.migrate().migrated == 0
@@ -577,7 +614,10 @@ def test_pin_unpin_verify_messages(store: Store, clock: Clock) -> None:
     store.save(req("likes-go", scope="global", type="user"))
     assert store.set_activation("likes-go", "pinned").message == "likes-go is already pinned"
     res = store.set_activation("likes-go", "relevant")
-    assert res.changed and res.message == "likes-go is now relevant (takes effect in session-context on the next real user turn)"
+    assert (
+        res.changed
+        and res.message == "likes-go is now relevant (takes effect in session-context on the next real user turn)"
+    )
     assert store.get("likes-go").activation == "relevant"
     v = store.verify("likes-go")
     assert v.message == "likes-go verified; freshness clock renewed (revision 2 -> 3)"

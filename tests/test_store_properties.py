@@ -11,9 +11,7 @@ from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.store.fileformat import flatten_yaml, parse_fact_text, render_fact
 from reasonix_tui.core.store.model import Fact, FactId, parse_reference, slug
 
-text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80
-)
+text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80)
 
 
 @given(text)
@@ -63,12 +61,24 @@ def test_yaml_scalar_reads_back_as_the_same_string(value: str) -> None:
     rev=st.integers(min_value=1, max_value=10**6),
     ns=st.integers(min_value=0, max_value=4_000_000_000 * 10**9),
 )
-def test_fact_file_round_trip(name, title, description, keywords, body, type_, scope, activation, subject, rev, ns) -> None:
+def test_fact_file_round_trip(
+    name, title, description, keywords, body, type_, scope, activation, subject, rev, ns
+) -> None:
     ts = Timestamp(ns)
     fact = Fact(
-        id=FactId("mem-0123456789abcdef0123456789abcdef"), revision=rev, created_at=ts, updated_at=ts,
-        name=slug(name), title=title, description=description, keywords=keywords, activation=activation,
-        subject_key=subject, type=type_, scope=scope, body=body,
+        id=FactId("mem-0123456789abcdef0123456789abcdef"),
+        revision=rev,
+        created_at=ts,
+        updated_at=ts,
+        name=slug(name),
+        title=title,
+        description=description,
+        keywords=keywords,
+        activation=activation,
+        subject_key=subject,
+        type=type_,
+        scope=scope,
+        body=body,
     )
     text1 = render_fact(fact)
     back = parse_fact_text(text1, dir_scope=scope)
@@ -115,7 +125,9 @@ def _scalar(draw: st.DrawFn) -> str:
     return v + draw(st.sampled_from(["", " ", "  # c", ":", ": x"]))
 
 
-_key = st.sampled_from(["id", "name", "Name", "title", "type", "scope", "metadata", "x-extra", "k_1", "A", "1bad", "ke y"])
+_key = st.sampled_from(
+    ["id", "name", "Name", "title", "type", "scope", "metadata", "x-extra", "k_1", "A", "1bad", "ke y"]
+)
 
 
 @st.composite
@@ -156,9 +168,18 @@ def test_fast_flatten_takes_what_we_and_reasonix_write() -> None:
     """The files the store writes (and Reasonix's own shape) never need the parser."""
     ts = Timestamp(1_785_000_000_123_456_789)
     fact = Fact(
-        id=FactId("mem-0123456789abcdef0123456789abcdef"), revision=4, created_at=ts, updated_at=ts,
-        name="deploy-target", title='Deploy: "Fly.io" #1', description="It's where prod runs — 中文 too",
-        keywords="deploy, fly", activation="pinned", subject_key="project.deploy_target", type="project", scope="project",
+        id=FactId("mem-0123456789abcdef0123456789abcdef"),
+        revision=4,
+        created_at=ts,
+        updated_at=ts,
+        name="deploy-target",
+        title='Deploy: "Fly.io" #1',
+        description="It's where prod runs — 中文 too",
+        keywords="deploy, fly",
+        activation="pinned",
+        subject_key="project.deploy_target",
+        type="project",
+        scope="project",
         body="Body: with *markdown*.",
     )
     raw = render_fact(fact).split("---\n")[1]
@@ -172,8 +193,17 @@ def test_fast_flatten_takes_what_we_and_reasonix_write() -> None:
 def test_rendered_fields_take_the_fast_path_or_agree(title: str, description: str, keywords: str) -> None:
     ts = Timestamp(1_785_000_000 * 10**9)
     fact = Fact(
-        id=FactId("mem-0123456789abcdef0123456789abcdef"), revision=1, created_at=ts, updated_at=ts, name="n",
-        title=title, description=description, keywords=keywords, type="project", scope="project", body="b",
+        id=FactId("mem-0123456789abcdef0123456789abcdef"),
+        revision=1,
+        created_at=ts,
+        updated_at=ts,
+        name="n",
+        title=title,
+        description=description,
+        keywords=keywords,
+        type="project",
+        scope="project",
+        body="b",
     )
     raw = render_fact(fact).split("\n---\n")[0].removeprefix("---\n")
     fast = _fast_flatten(raw)

@@ -36,8 +36,9 @@ T0 = 1_784_000_000_000  # 2026-07-14, unix ms
 def reasonix_session(path: Path, msgs: list[dict[str, Any]], mtime_ms: int | None = None) -> Path:
     """A Reasonix session: header, then provider messages."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(['{"schema_version":1}'] + [json.dumps(m, ensure_ascii=False) for m in msgs]) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        "\n".join(['{"schema_version":1}'] + [json.dumps(m, ensure_ascii=False) for m in msgs]) + "\n", encoding="utf-8"
+    )
     if mtime_ms is not None:
         os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
     return path
@@ -50,8 +51,9 @@ def user(text: str, at: int = T0, **kw: Any) -> dict[str, Any]:
 def assistant(text: str = "", at: int = T0, call: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "assistant", "content": text, "createdAt": at}
     if call:
-        msg["tool_calls"] = [{"id": f"c{abs(hash(json.dumps(call[1]))) % 10**6}", "name": call[0],
-                              "arguments": json.dumps(call[1])}]
+        msg["tool_calls"] = [
+            {"id": f"c{abs(hash(json.dumps(call[1]))) % 10**6}", "name": call[0], "arguments": json.dumps(call[1])}
+        ]
     return msg
 
 
@@ -64,9 +66,17 @@ def claude_transcript(layout: Layout, claude_dir: Path, sid: str, records: list[
     cdir.mkdir(parents=True, exist_ok=True)
     lines = []
     for i, r in enumerate(records):
-        base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": str(layout.workspace),
-                "sessionId": sid, "version": "2.0.37", "gitBranch": "main", "uuid": f"{sid}-{i}",
-                "timestamp": f"2026-07-14T09:{i:02d}:00.000Z"}
+        base = {
+            "parentUuid": None,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": str(layout.workspace),
+            "sessionId": sid,
+            "version": "2.0.37",
+            "gitBranch": "main",
+            "uuid": f"{sid}-{i}",
+            "timestamp": f"2026-07-14T09:{i:02d}:00.000Z",
+        }
         lines.append(json.dumps({**base, **r}, ensure_ascii=False))
     path = cdir / f"{sid}.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -78,15 +88,23 @@ def c_user(text: str, **kw: Any) -> dict[str, Any]:
 
 
 def c_bash(command: str, tool_id: str) -> dict[str, Any]:
-    return {"type": "assistant", "message": {"id": "msg_" + tool_id, "type": "message", "role": "assistant",
-                                             "model": "claude-sonnet-4-5", "content": [
-                                                 {"type": "tool_use", "id": tool_id, "name": "Bash",
-                                                  "input": {"command": command}}]}}
+    return {
+        "type": "assistant",
+        "message": {
+            "id": "msg_" + tool_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}],
+        },
+    }
 
 
 def c_result(tool_id: str, text: str) -> dict[str, Any]:
-    return {"type": "user", "message": {"role": "user", "content": [
-        {"tool_use_id": tool_id, "type": "tool_result", "content": text}]}}
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": text}]},
+    }
 
 
 def memories(view: S.SuggestionsView) -> list[S.MemorySuggestion]:
@@ -134,7 +152,7 @@ NOT_DURABLE = [
     ("为什么这个任务每次都跑两遍？", "question"),
     ("For this PR only, skip the snapshot tests", "one-off scoping"),
     ("这次先不用写测试", "one-off scoping"),
-    ("The vendor docs say \"always retry on 409\" here", "quoted"),
+    ('The vendor docs say "always retry on 409" here', "quoted"),
     ("不要紧，先这样吧", ""),
     ("never mind, I fixed it myself", ""),
     ("Add a 10% discount for orders over 50 euros", ""),
@@ -167,19 +185,33 @@ def test_pasted_code_and_quotes_are_not_the_persons_words() -> None:
     text = "keep the semantics:\n```ts\n// always round down\nreturn Math.floor(v)\n```\n> never use floats\nok?"
     prose, removed = sig.prepare_text(text)
     assert "always" not in prose and "never" not in prose and set(removed) == {"code", "quote"}
-    log = "getting this:\nTraceback (most recent call last):\n  File \"x.py\", line 3, in f\nAssertionError: should never be negative"
+    log = 'getting this:\nTraceback (most recent call last):\n  File "x.py", line 3, in f\nAssertionError: should never be negative'
     prose, removed = sig.prepare_text(log)
     assert "never" not in prose and "paste" in removed
 
 
 def test_entities_and_clean_statement() -> None:
-    kinds = {(e.kind, e.value) for e in sig.entities(
-        "Staging is pg-stg-02.internal:5433, logs at https://grafana.example.com, see `make test-fast` in app/reconcile/ "
-        "(owner @lina, env DATABASE_URL, Python 3.12, deploys via ArgoCD)")}
-    assert {("host", "pg-stg-02.internal:5433"), ("url", "https://grafana.example.com"), ("code", "make test-fast"),
-            ("path", "app/reconcile/"), ("handle", "@lina"), ("env", "database_url"), ("version", "3.12"),
-            ("name", "argocd")} <= kinds
-    assert sig.clean_statement("commit message 不对，我们统一用 Conventional Commits 格式，记住这个") == "我们统一用 Conventional Commits 格式"
+    kinds = {
+        (e.kind, e.value)
+        for e in sig.entities(
+            "Staging is pg-stg-02.internal:5433, logs at https://grafana.example.com, see `make test-fast` in app/reconcile/ "
+            "(owner @lina, env DATABASE_URL, Python 3.12, deploys via ArgoCD)"
+        )
+    }
+    assert {
+        ("host", "pg-stg-02.internal:5433"),
+        ("url", "https://grafana.example.com"),
+        ("code", "make test-fast"),
+        ("path", "app/reconcile/"),
+        ("handle", "@lina"),
+        ("env", "database_url"),
+        ("version", "3.12"),
+        ("name", "argocd"),
+    } <= kinds
+    assert (
+        sig.clean_statement("commit message 不对，我们统一用 Conventional Commits 格式，记住这个")
+        == "我们统一用 Conventional Commits 格式"
+    )
     assert sig.clean_statement("ok also, PR to develop like always") == "PR to develop"
     assert sig.clean_statement("no no, use `yarn test:unit`") == "Use `yarn test:unit`"
     assert sig.clean_statement("now the export endpoint") == "Now the export endpoint"  # "no" is not cut from "now"
@@ -191,14 +223,18 @@ def test_entities_and_clean_statement() -> None:
 
 def test_statement_keeps_the_whole_message_and_points_at_it(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    reasonix_session(sd / "a.jsonl", [
-        {"role": "system", "content": "You are Reasonix."},
-        user("Add the bundle discount to the cart."),
-        bash("npm install date-fns"),
-        {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "added 1 package"},
-        user("Stop, this repo is on yarn (berry), not npm. npm just created a package-lock.json. Delete it."),
-        user("Please review the pull request and update the PR description"),
-    ], T0)
+    reasonix_session(
+        sd / "a.jsonl",
+        [
+            {"role": "system", "content": "You are Reasonix."},
+            user("Add the bundle discount to the cart."),
+            bash("npm install date-fns"),
+            {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "added 1 package"},
+            user("Stop, this repo is on yarn (berry), not npm. npm just created a package-lock.json. Delete it."),
+            user("Please review the pull request and update the PR description"),
+        ],
+        T0,
+    )
     [m] = memories(S.list_suggestions(layout))
     assert m.description == "This repo is on yarn (berry), not npm."  # a clean rule, not a cut sentence
     [src] = m.sources
@@ -211,36 +247,60 @@ def test_statement_keeps_the_whole_message_and_points_at_it(layout: Layout) -> N
 
 
 def test_a_plain_correction_without_marker_words_is_found(layout: Layout) -> None:
-    reasonix_session(layout.project_sessions_dir / "t.jsonl", [
-        user("run the tests"),
-        bash("make test"),
-        {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "error: docker: command not found"},
-        user("no, use `make test-fast`, the full suite needs docker"),
-    ], T0)
+    reasonix_session(
+        layout.project_sessions_dir / "t.jsonl",
+        [
+            user("run the tests"),
+            bash("make test"),
+            {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "error: docker: command not found"},
+            user("no, use `make test-fast`, the full suite needs docker"),
+        ],
+        T0,
+    )
     [m] = memories(S.list_suggestions(layout))
     assert "make test-fast" in m.title and m.sources[0].context == "bash: make test"
 
 
 def test_host_meta_compaction_and_wrappers_are_never_candidates(layout: Layout, claude_dir: Path) -> None:
-    claude_transcript(layout, claude_dir, "c1", [
-        {"type": "summary", "summary": "always use pnpm", "leafUuid": "x"},
-        c_user("Caveat: The messages below were generated by the user while running local commands.", isMeta=True),
-        c_user("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"),
-        c_user("<local-command-stdout>always never from now on</local-command-stdout>"),
-        c_user("This session is being continued from a previous conversation. The user said: from now on always use pnpm.",
-               isCompactSummary=True),
-        c_user("<bash-input>never run this</bash-input>"),
-        c_user("from now on always run the linter before committing", isSidechain=True),
-        c_bash("cat README", "t1"),
-        c_result("t1", "Always run `make lint` before committing. Never push to main."),
-        c_user("ok thanks"),
-    ])
-    reasonix_session(layout.project_sessions_dir / "r.jsonl", [
-        user("hi"),
-        {"role": "user", "origin": "host", "content": "Summary of earlier conversation (compacted up to here):\nfrom now on always use pnpm"},
-        {"role": "user", "content": "Host progress check: always use pnpm from now on"},  # legacy host text, no origin
-        user("<memory-update>from now on always use pnpm</memory-update>\nthanks"),
-    ], T0)
+    claude_transcript(
+        layout,
+        claude_dir,
+        "c1",
+        [
+            {"type": "summary", "summary": "always use pnpm", "leafUuid": "x"},
+            c_user("Caveat: The messages below were generated by the user while running local commands.", isMeta=True),
+            c_user(
+                "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"
+            ),
+            c_user("<local-command-stdout>always never from now on</local-command-stdout>"),
+            c_user(
+                "This session is being continued from a previous conversation. The user said: from now on always use pnpm.",
+                isCompactSummary=True,
+            ),
+            c_user("<bash-input>never run this</bash-input>"),
+            c_user("from now on always run the linter before committing", isSidechain=True),
+            c_bash("cat README", "t1"),
+            c_result("t1", "Always run `make lint` before committing. Never push to main."),
+            c_user("ok thanks"),
+        ],
+    )
+    reasonix_session(
+        layout.project_sessions_dir / "r.jsonl",
+        [
+            user("hi"),
+            {
+                "role": "user",
+                "origin": "host",
+                "content": "Summary of earlier conversation (compacted up to here):\nfrom now on always use pnpm",
+            },
+            {
+                "role": "user",
+                "content": "Host progress check: always use pnpm from now on",
+            },  # legacy host text, no origin
+            user("<memory-update>from now on always use pnpm</memory-update>\nthanks"),
+        ],
+        T0,
+    )
     view = S.list_suggestions(layout)
     assert memories(view) == [] and view.sessions == 2
 
@@ -251,9 +311,13 @@ def test_host_meta_compaction_and_wrappers_are_never_candidates(layout: Layout, 
 
 def _many(layout: Layout, n: int) -> None:
     for i in range(n):
-        reasonix_session(layout.project_sessions_dir / f"s{i:02d}.jsonl", [
-            user(f"From now on always deploy service-{i} through the blue pipeline-{i}.", at=T0 + i * 60_000),
-        ], T0 + i * 60_000)
+        reasonix_session(
+            layout.project_sessions_dir / f"s{i:02d}.jsonl",
+            [
+                user(f"From now on always deploy service-{i} through the blue pipeline-{i}.", at=T0 + i * 60_000),
+            ],
+            T0 + i * 60_000,
+        )
 
 
 def test_rank_then_cap_and_dismissing_brings_the_next_in(layout: Layout) -> None:
@@ -275,15 +339,23 @@ def test_rank_then_cap_and_dismissing_brings_the_next_in(layout: Layout) -> None
 def test_ranking_uses_repetition_then_recency(layout: Layout) -> None:
     sd = layout.project_sessions_dir
     reasonix_session(sd / "a.jsonl", [user("From now on run `make lint` before every commit.", at=T0)], T0)
-    reasonix_session(sd / "b.jsonl", [user("Remember: run `make lint` before every commit, CI rejects lint errors.", at=T0 + 1000)], T0 + 1000)
-    reasonix_session(sd / "c.jsonl", [user("From now on the staging API lives at api.stg.example.com.", at=T0 + 2000)], T0 + 2000)
+    reasonix_session(
+        sd / "b.jsonl",
+        [user("Remember: run `make lint` before every commit, CI rejects lint errors.", at=T0 + 1000)],
+        T0 + 1000,
+    )
+    reasonix_session(
+        sd / "c.jsonl", [user("From now on the staging API lives at api.stg.example.com.", at=T0 + 2000)], T0 + 2000
+    )
     ms = memories(S.list_suggestions(layout))
     assert "make lint" in ms[0].title and len(ms[0].sources) == 2 and "said in 2 sessions" in ms[0].reasons
 
 
 def test_the_window_is_a_time_span_setting(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    reasonix_session(sd / "old.jsonl", [user("From now on deploys go through ArgoCD.", at=T0 - 60 * DAY_MS)], T0 - 60 * DAY_MS)
+    reasonix_session(
+        sd / "old.jsonl", [user("From now on deploys go through ArgoCD.", at=T0 - 60 * DAY_MS)], T0 - 60 * DAY_MS
+    )
     reasonix_session(sd / "new.jsonl", [user("From now on the staging DB is stg-db-2.", at=T0)], T0)
     assert [m.sources[0].label for m in memories(S.list_suggestions(layout))] == ["new"]
     wide = S.list_suggestions(layout, settings=Settings(suggestions_window_days=0))
@@ -306,12 +378,21 @@ def test_settings_for_window_and_limit(state_root: Path) -> None:
 
 
 def test_the_same_rule_in_two_languages_and_in_auto_memory_is_one_candidate(layout: Layout, claude_dir: Path) -> None:
-    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
-        bash("npm install zod", at=T0), user("Stop, we use yarn here, not npm.", at=T0 + 1),
-    ], T0)
-    reasonix_session(layout.project_sessions_dir / "b.jsonl", [
-        user("对了，装依赖记得用 yarn，不要用 npm。", at=T0 + DAY_MS),
-    ], T0 + DAY_MS)
+    reasonix_session(
+        layout.project_sessions_dir / "a.jsonl",
+        [
+            bash("npm install zod", at=T0),
+            user("Stop, we use yarn here, not npm.", at=T0 + 1),
+        ],
+        T0,
+    )
+    reasonix_session(
+        layout.project_sessions_dir / "b.jsonl",
+        [
+            user("对了，装依赖记得用 yarn，不要用 npm。", at=T0 + DAY_MS),
+        ],
+        T0 + DAY_MS,
+    )
     mdir = claude_dir / "projects" / claude_project_slugs(layout.workspace)[0] / "memory"
     mdir.mkdir(parents=True)
     (mdir / "MEMORY.md").write_text("# Memory\n\n- Package manager is yarn (berry); never npm\n")
@@ -323,11 +404,22 @@ def test_the_same_rule_in_two_languages_and_in_auto_memory_is_one_candidate(layo
 
 def test_a_newer_value_of_the_same_fact_replaces_the_older(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    reasonix_session(sd / "a.jsonl", [user("FYI the staging database is stg-db-1.internal on port 5432 now.", at=T0)], T0)
-    reasonix_session(sd / "b.jsonl", [user("FYI the staging database is stg-db-2.internal on port 5433 now, db-1 is gone.",
-                                           at=T0 + DAY_MS)], T0 + DAY_MS)
-    reasonix_session(sd / "c.jsonl", [user("From now on deploy service-a through pipeline-a.", at=T0),
-                                      user("From now on deploy service-b through pipeline-b.", at=T0 + 1)], T0 + 2)
+    reasonix_session(
+        sd / "a.jsonl", [user("FYI the staging database is stg-db-1.internal on port 5432 now.", at=T0)], T0
+    )
+    reasonix_session(
+        sd / "b.jsonl",
+        [user("FYI the staging database is stg-db-2.internal on port 5433 now, db-1 is gone.", at=T0 + DAY_MS)],
+        T0 + DAY_MS,
+    )
+    reasonix_session(
+        sd / "c.jsonl",
+        [
+            user("From now on deploy service-a through pipeline-a.", at=T0),
+            user("From now on deploy service-b through pipeline-b.", at=T0 + 1),
+        ],
+        T0 + 2,
+    )
     ms = memories(S.list_suggestions(layout))
     staging = [m for m in ms if "staging" in m.title]
     assert len(staging) == 1 and "stg-db-2" in staging[0].title and len(staging[0].sources) == 2
@@ -339,16 +431,24 @@ def test_merging_across_languages_and_objects(layout: Layout) -> None:
     pytest.importorskip("reasonix_tui.core.lang")  # the shared language resources (dictionary, segmentation)
     sd = layout.project_sessions_dir
     reasonix_session(sd / "a.jsonl", [user("以后跟我聊天用中文回答。", at=T0)], T0)
-    reasonix_session(sd / "b.jsonl", [user("From now on answer in Chinese please.", at=T0 + 1),
-                                      user("From now on always run lint before committing.", at=T0 + 2),
-                                      user("From now on always run the tests before committing.", at=T0 + 3)], T0 + 3)
+    reasonix_session(
+        sd / "b.jsonl",
+        [
+            user("From now on answer in Chinese please.", at=T0 + 1),
+            user("From now on always run lint before committing.", at=T0 + 2),
+            user("From now on always run the tests before committing.", at=T0 + 3),
+        ],
+        T0 + 3,
+    )
     ms = memories(S.list_suggestions(layout))
     chinese = [m for m in ms if "Chinese" in m.description or "中文" in m.description]
     assert len(chinese) == 1 and {s.label for s in chinese[0].sources} == {"a", "b"}  # one rule, two languages
     assert len([m for m in ms if "before committing" in m.description]) == 2  # lint and tests: two rules
     reasonix_session(sd / "c.jsonl", [user("以后回答简短一点，不用解释。", at=T0 + 4)], T0 + 4)
     zh = next(m for m in S.list_suggestions(layout).memories if m.title.startswith("回答简短"))
-    assert zh.name == "reply-brief-explanation" and zh.id == "memory-reply-brief-explanation"  # from the dictionary's glosses, never a hash
+    assert (
+        zh.name == "reply-brief-explanation" and zh.id == "memory-reply-brief-explanation"
+    )  # from the dictionary's glosses, never a hash
 
 
 def test_names_without_the_language_resources_are_readable(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -357,8 +457,11 @@ def test_names_without_the_language_resources_are_readable(layout: Layout, monke
     monkeypatch.setattr(language, "_lang", lambda: None)
     language.stem.cache_clear()
     try:
-        reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("以后回答都用中文，不要用英文。"),
-                                                                   user("数据库迁移一律用 alembic，不要手写 SQL。")], T0)
+        reasonix_session(
+            layout.project_sessions_dir / "a.jsonl",
+            [user("以后回答都用中文，不要用英文。"), user("数据库迁移一律用 alembic，不要手写 SQL。")],
+            T0,
+        )
         names = {m.name for m in S.list_suggestions(layout, use_cache=False).memories}
         assert "alembic-sql" in names and all(n and not re.search(r"[0-9a-f]{8}", n) for n in names), names
     finally:
@@ -367,27 +470,46 @@ def test_names_without_the_language_resources_are_readable(layout: Layout, monke
 
 def test_covered_by_a_fact_or_an_instruction_is_not_shown(layout: Layout) -> None:
     store = Store(layout)
-    store.save(SaveRequest(name="lint", description="Run ruff check and ruff format before every commit",
-                           body="Run `ruff check --fix` and `ruff format` before every commit."))
+    store.save(
+        SaveRequest(
+            name="lint",
+            description="Run ruff check and ruff format before every commit",
+            body="Run `ruff check --fix` and `ruff format` before every commit.",
+        )
+    )
     (layout.workspace / "AGENTS.md").write_text("# Rules\n\n- Never commit credentials; secrets go in `.env.local`.\n")
-    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
-        bash("ruff --version"),
-        user("记得提交前跑 ruff。"),
-        user("记住，别把凭证提交进仓库，放 .env.local 里。"),
-        user("From now on the staging DB is stg-db-2."),
-    ], T0)
+    reasonix_session(
+        layout.project_sessions_dir / "a.jsonl",
+        [
+            bash("ruff --version"),
+            user("记得提交前跑 ruff。"),
+            user("记住，别把凭证提交进仓库，放 .env.local 里。"),
+            user("From now on the staging DB is stg-db-2."),
+        ],
+        T0,
+    )
     view = S.list_suggestions(layout, store)
     assert [m.title for m in memories(view)] == ["The staging DB is stg-db-2"] and view.covered == 2
 
 
 def test_a_contradicting_statement_is_an_update_of_the_fact(layout: Layout) -> None:
     store = Store(layout)
-    store.save(SaveRequest(name="python-version", title="Python version", description="The service runs on Python 3.11",
-                           body="Targets Python 3.11 (`requires-python = \">=3.11,<3.12\"`)."))
-    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
-        user("Yes, we moved to Python 3.12 last sprint, the 3.11 images are gone."),
-        user("生产日志都在 Loki 里，入口是 grafana.ledger.internal，别去服务器上翻文件了。"),
-    ], T0)
+    store.save(
+        SaveRequest(
+            name="python-version",
+            title="Python version",
+            description="The service runs on Python 3.11",
+            body='Targets Python 3.11 (`requires-python = ">=3.11,<3.12"`).',
+        )
+    )
+    reasonix_session(
+        layout.project_sessions_dir / "a.jsonl",
+        [
+            user("Yes, we moved to Python 3.12 last sprint, the 3.11 images are gone."),
+            user("生产日志都在 Loki 里，入口是 grafana.ledger.internal，别去服务器上翻文件了。"),
+        ],
+        T0,
+    )
     view = S.list_suggestions(layout, store)
     update = next(m for m in view.memories if "3.12" in m.title)
     other = next(m for m in view.memories if "Loki" in m.title)
@@ -396,8 +518,11 @@ def test_a_contradicting_statement_is_an_update_of_the_fact(layout: Layout) -> N
     res = S.accept_suggestion(layout, update.id, store=store)
     assert res.fact.revision == 2 and not res.created and "3.12" in res.fact.description
     # A statement that merely names Python is not covered by the Python-version fact.
-    reasonix_session(layout.project_sessions_dir / "b.jsonl", [
-        user("Keep answers short from now on, I don't need explanations of basic Python.", at=T0 + 5)], T0 + 5)
+    reasonix_session(
+        layout.project_sessions_dir / "b.jsonl",
+        [user("Keep answers short from now on, I don't need explanations of basic Python.", at=T0 + 5)],
+        T0 + 5,
+    )
     assert any("Keep answers short" in m.title for m in S.list_suggestions(layout, store).memories)
 
 
@@ -410,7 +535,11 @@ def test_a_dismissal_never_comes_back(layout: Layout) -> None:
     [m] = memories(S.list_suggestions(layout))
     S.dismiss_suggestion(layout, m.id)
     # Said again later in other words: it merges with the dismissed one and stays hidden.
-    reasonix_session(layout.project_sessions_dir / "b.jsonl", [user("Remember that deploys go through ArgoCD now.", at=T0 + DAY_MS)], T0 + DAY_MS)
+    reasonix_session(
+        layout.project_sessions_dir / "b.jsonl",
+        [user("Remember that deploys go through ArgoCD now.", at=T0 + DAY_MS)],
+        T0 + DAY_MS,
+    )
     view = S.list_suggestions(layout)
     assert memories(view) == [] and view.hidden == 1
     assert S.dismiss_suggestion(layout, m.id) is None  # idempotent
@@ -447,8 +576,13 @@ def test_listing_writes_nothing(layout: Layout) -> None:
     S.list_suggestions(layout)  # with its caches: only they appear
     result = Path(cache_path(layout).replace(".marshal", ".result.marshal"))
     merge = Path(cache_path(layout).replace(".marshal", ".merge.marshal"))
-    assert sorted(set(layout.root.rglob("*")) - set(before)) == [layout.tui_dir, layout.cache_dir,
-                                                                  Path(cache_path(layout)), merge, result]
+    assert sorted(set(layout.root.rglob("*")) - set(before)) == [
+        layout.tui_dir,
+        layout.cache_dir,
+        Path(cache_path(layout)),
+        merge,
+        result,
+    ]
     assert {oct(p.stat().st_mode & 0o777) for p in (Path(cache_path(layout)), merge, result)} == {"0o600"}
 
 
@@ -461,14 +595,18 @@ def test_an_unchanged_history_is_listed_from_the_result_cache(layout: Layout, mo
     real = api._compute
     monkeypatch.setattr(api, "_compute", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert calls == [] and S.list_suggestions(layout).memories == first.memories
-    for change in (lambda: Store(layout).save(SaveRequest(name="x", description="d", body="b")),
-                   lambda: (layout.workspace / "AGENTS.md").write_text("- Deploys go through ArgoCD.\n"),
-                   lambda: reasonix_session(layout.project_sessions_dir / "b.jsonl", [user("the staging DB is stg-db-2")], T0 + 1)):
+    for change in (
+        lambda: Store(layout).save(SaveRequest(name="x", description="d", body="b")),
+        lambda: (layout.workspace / "AGENTS.md").write_text("- Deploys go through ArgoCD.\n"),
+        lambda: reasonix_session(layout.project_sessions_dir / "b.jsonl", [user("the staging DB is stg-db-2")], T0 + 1),
+    ):
         change()
         before = len(calls)
         S.list_suggestions(layout)
         assert len(calls) == before + 1  # each change is seen
-    assert [m.title for m in S.list_suggestions(layout).memories] == ["The staging DB is stg-db-2"]  # covered by AGENTS.md now
+    assert [m.title for m in S.list_suggestions(layout).memories] == [
+        "The staging DB is stg-db-2"
+    ]  # covered by AGENTS.md now
 
 
 def test_the_miner_reads_only_changed_transcripts(layout: Layout) -> None:
@@ -490,29 +628,38 @@ def test_the_miner_reads_only_changed_transcripts(layout: Layout) -> None:
 
 
 def _release(layout: Layout, name: str, version: str, at: int) -> None:
-    reasonix_session(layout.project_sessions_dir / f"{name}.jsonl", [
-        user(f"cut the {version} release", at=at),
-        bash("git checkout main && git pull --ff-only", at=at),
-        bash("pnpm test", at=at),
-        assistant(at=at, call=("edit_file", {"path": "CHANGELOG.md", "old_string": "x", "new_string": "y"})),
-        bash(f"pnpm version {version}", at=at),
-        bash(f'git commit -am "chore(release): {version}" && git tag v{version}', at=at),
-        bash("git push --follow-tags | tee push.log", at=at),
-        bash(f"gh release create v{version} --generate-notes", at=at),
-    ], at)
+    reasonix_session(
+        layout.project_sessions_dir / f"{name}.jsonl",
+        [
+            user(f"cut the {version} release", at=at),
+            bash("git checkout main && git pull --ff-only", at=at),
+            bash("pnpm test", at=at),
+            assistant(at=at, call=("edit_file", {"path": "CHANGELOG.md", "old_string": "x", "new_string": "y"})),
+            bash(f"pnpm version {version}", at=at),
+            bash(f'git commit -am "chore(release): {version}" && git tag v{version}', at=at),
+            bash("git push --follow-tags | tee push.log", at=at),
+            bash(f"gh release create v{version} --generate-notes", at=at),
+        ],
+        at,
+    )
 
 
 def test_a_procedure_repeated_in_sessions_becomes_a_skill(layout: Layout) -> None:
     _release(layout, "r1", "1.2.0", T0)
     _release(layout, "r2", "1.3.0", T0 + DAY_MS)
-    reasonix_session(layout.project_sessions_dir / "other.jsonl", [user("fix the price rounding in the suite"),
-                                                                   bash("pnpm test")], T0 + 2 * DAY_MS)
+    reasonix_session(
+        layout.project_sessions_dir / "other.jsonl",
+        [user("fix the price rounding in the suite"), bash("pnpm test")],
+        T0 + 2 * DAY_MS,
+    )
     view = S.list_suggestions(layout)
     [skill] = view.skills
     assert skill.name == "release" and skill.id == "skill-release"
     assert "`pnpm version 1.3.0`" in " ".join(skill.steps) or "`pnpm version 1.2.0`" in " ".join(skill.steps)
     assert "Edit `CHANGELOG.md`" in skill.steps and any("git tag" in s for s in skill.steps)
-    assert [e.label for e in skill.sources] == ["r1", "r2"] and skill.sources[0].text.startswith("cut the 1.2.0 release")
+    assert [e.label for e in skill.sources] == ["r1", "r2"] and skill.sources[0].text.startswith(
+        "cut the 1.2.0 release"
+    )
     assert "## Steps" in skill.body and "## Evidence" in skill.body and "Reasonix" not in skill.body
     res = S.accept_suggestion(layout, skill)
     assert Path(res.path) == layout.workspace / ".reasonix" / "skills" / "release" / "SKILL.md"
@@ -521,21 +668,35 @@ def test_a_procedure_repeated_in_sessions_becomes_a_skill(layout: Layout) -> Non
 
 def test_no_skill_from_substrings_or_routine(layout: Layout) -> None:
     sd = layout.project_sessions_dir
-    for i, text in enumerate(["fix the price display, I prefer two decimals", "the suite rebuilds the ui every time",
-                              "update the pricing page", "review the pull request on github"]):
-        reasonix_session(sd / f"s{i}.jsonl", [user(text), bash("pnpm test"), bash("git commit -am wip && git push")],
-                         T0 + i)
+    for i, text in enumerate(
+        [
+            "fix the price display, I prefer two decimals",
+            "the suite rebuilds the ui every time",
+            "update the pricing page",
+            "review the pull request on github",
+        ]
+    ):
+        reasonix_session(
+            sd / f"s{i}.jsonl", [user(text), bash("pnpm test"), bash("git commit -am wip && git push")], T0 + i
+        )
     assert S.list_suggestions(layout).skills == ()
 
 
 def test_command_keys() -> None:
     assert command_keys("git checkout main && git pull --ff-only; yarn test:unit src | tee x") == [
-        ("git checkout", "git checkout main"), ("git pull", "git pull --ff-only"), ("yarn test:unit", "yarn test:unit src")]
-    assert command_keys("FOO=1 sudo ./bin/etl backfill -table x") == [("etl backfill", "FOO=1 sudo ./bin/etl backfill -table x")]
+        ("git checkout", "git checkout main"),
+        ("git pull", "git pull --ff-only"),
+        ("yarn test:unit", "yarn test:unit src"),
+    ]
+    assert command_keys("FOO=1 sudo ./bin/etl backfill -table x") == [
+        ("etl backfill", "FOO=1 sudo ./bin/etl backfill -table x")
+    ]
     assert command_keys("pnpm -r --filter web build") == [("pnpm build", "pnpm -r --filter web build")]
     assert command_keys("ls -la && git status && cat x") == []
     assert command_keys('python -m pytest -q && git commit -m "a; b"') == [
-        ("python -m pytest", "python -m pytest -q"), ("git commit", "git commit -m 'a; b'")]
+        ("python -m pytest", "python -m pytest -q"),
+        ("git commit", "git commit -m 'a; b'"),
+    ]
     assert find_procedures([[], []]) == []
 
 
@@ -546,13 +707,19 @@ def test_command_keys() -> None:
 def test_import_claude_auto_memory(layout: Layout, claude_dir: Path) -> None:
     mdir = claude_dir / "projects" / claude_project_slugs(layout.workspace)[0] / "memory"
     mdir.mkdir(parents=True)
-    (mdir / "testing.md").write_text("---\nname: testing-setup\ndescription: How tests run here\ntype: project\n---\n\nRun `make test`; the DB fixture needs Docker.\n")
-    (mdir / "MEMORY.md").write_text("# Memory\n\n- [Testing](testing.md) — how tests run\n- The user prefers short answers without emojis\n- tiny\n")
+    (mdir / "testing.md").write_text(
+        "---\nname: testing-setup\ndescription: How tests run here\ntype: project\n---\n\nRun `make test`; the DB fixture needs Docker.\n"
+    )
+    (mdir / "MEMORY.md").write_text(
+        "# Memory\n\n- [Testing](testing.md) — how tests run\n- The user prefers short answers without emojis\n- tiny\n"
+    )
     imported = [m for m in S.list_suggestions(layout).memories if m.origin == "claude-memory"]
     topic = next(m for m in imported if m.name == "testing-setup")
     assert topic.id == "claude-testing-setup" and topic.type == "project" and topic.description == "How tests run here"
     assert topic.body == "Run `make test`; the DB fixture needs Docker."
-    assert topic.sources[0].path == str(mdir / "testing.md") and topic.evidence[0].endswith("testing.md: How tests run here")
+    assert topic.sources[0].path == str(mdir / "testing.md") and topic.evidence[0].endswith(
+        "testing.md: How tests run here"
+    )
     bullet = next(m for m in imported if m.description == "The user prefers short answers without emojis")
     assert bullet.sources[0].line == 4 and bullet.score >= sig.THRESHOLD
     assert len(imported) == 2  # the link-only bullet and the too-short one are not candidates
@@ -561,9 +728,13 @@ def test_import_claude_auto_memory(layout: Layout, claude_dir: Path) -> None:
 
 
 def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
-    (layout.workspace / "GEMINI.md").write_text("# Notes\n\n- Use uv for every Python dependency change\n```\n- not a note in code\n```\n- ok\n")
+    (layout.workspace / "GEMINI.md").write_text(
+        "# Notes\n\n- Use uv for every Python dependency change\n```\n- not a note in code\n```\n- ok\n"
+    )
     (layout.workspace / ".cursor" / "rules").mkdir(parents=True)
-    (layout.workspace / ".cursor" / "rules" / "style.mdc").write_text("---\ndescription: style\n---\nPrefer dataclasses over dicts for records\n")
+    (layout.workspace / ".cursor" / "rules" / "style.mdc").write_text(
+        "---\ndescription: style\n---\nPrefer dataclasses over dicts for records\n"
+    )
     (isolated_home / ".codex").mkdir()
     (isolated_home / ".codex" / "AGENTS.md").write_text("* Never print secrets to the terminal\n")
     notes = [m for m in S.list_suggestions(layout).memories if m.origin == "agent-notes"]
@@ -575,7 +746,9 @@ def test_import_other_agents_notes(layout: Layout, isolated_home: Path) -> None:
     uv = next(m for m in notes if "uv" in m.description)
     assert uv.evidence == ("GEMINI.md:3: Use uv for every Python dependency change",)
     style = next(m for m in notes if "dataclasses" in m.description)
-    assert style.sources[0].line == 4 and style.evidence[0].startswith(os.path.join(".cursor", "rules", "style.mdc") + ":4: ")
+    assert style.sources[0].line == 4 and style.evidence[0].startswith(
+        os.path.join(".cursor", "rules", "style.mdc") + ":4: "
+    )
 
 
 def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
@@ -593,8 +766,11 @@ def test_memory_wanted_from_repeated_misses(layout: Layout) -> None:
     assert w.needs_edit and w.reason == "searched 2 times without a result" and len(w.sources) == 2
     with pytest.raises(InvalidInput, match="not an answer"):
         S.accept_suggestion(layout, w.id)
-    res = S.accept_suggestion(layout, w.id, S.SuggestionEdits(body="Ingress timeout is 60s; raise it in values.yaml",
-                                                              description="Ingress timeout"))
+    res = S.accept_suggestion(
+        layout,
+        w.id,
+        S.SuggestionEdits(body="Ingress timeout is 60s; raise it in values.yaml", description="Ingress timeout"),
+    )
     assert res.fact.body == "Ingress timeout is 60s; raise it in values.yaml"
 
 
@@ -606,14 +782,27 @@ def test_memory_disabled(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_claude_sessions_and_cli_sessions_of_this_workspace(layout: Layout, claude_dir: Path) -> None:
-    claude_transcript(layout, claude_dir, "c1", [
-        c_bash("npm test", "t1"), c_result("t1", "error"),
-        c_user("no, always run `npm run test:unit` here, the full suite needs docker"),
-    ])
-    mine = reasonix_session(layout.global_sessions_dir / "cli-mine.jsonl", [user("never commit generated files under gen/ in this project")], T0)
-    (layout.global_sessions_dir / "cli-mine.jsonl.meta").write_text(json.dumps(
-        {"id": "cli-mine", "workspace_root": str(layout.workspace), "updated_at": "2026-07-14T00:00:00Z"}))
-    reasonix_session(layout.global_sessions_dir / "cli-other.jsonl", [user("never touch the other project under other/")], T0)
+    claude_transcript(
+        layout,
+        claude_dir,
+        "c1",
+        [
+            c_bash("npm test", "t1"),
+            c_result("t1", "error"),
+            c_user("no, always run `npm run test:unit` here, the full suite needs docker"),
+        ],
+    )
+    mine = reasonix_session(
+        layout.global_sessions_dir / "cli-mine.jsonl",
+        [user("never commit generated files under gen/ in this project")],
+        T0,
+    )
+    (layout.global_sessions_dir / "cli-mine.jsonl.meta").write_text(
+        json.dumps({"id": "cli-mine", "workspace_root": str(layout.workspace), "updated_at": "2026-07-14T00:00:00Z"})
+    )
+    reasonix_session(
+        layout.global_sessions_dir / "cli-other.jsonl", [user("never touch the other project under other/")], T0
+    )
     (layout.global_sessions_dir / "cli-other.jsonl.meta").write_text(json.dumps({"workspace_root": "/elsewhere"}))
     hist = memories(S.list_suggestions(layout))
     assert {m.sources[0].label for m in hist} == {"c1", "cli-mine"} and mine.exists()
@@ -637,10 +826,15 @@ def test_hidden_and_empty_sessions_are_not_scanned(layout: Layout) -> None:
 
 
 def test_cli_lists_scores_reasons_and_evidence(layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
-        bash("npm install zod"), user("Stop, we use yarn here, not npm."),
-        user("From now on deploys go through ArgoCD."),
-    ], T0)
+    reasonix_session(
+        layout.project_sessions_dir / "a.jsonl",
+        [
+            bash("npm install zod"),
+            user("Stop, we use yarn here, not npm."),
+            user("From now on deploys go through ArgoCD."),
+        ],
+        T0,
+    )
     base = ["--home", str(layout.root), "--workspace", str(layout.workspace)]
     assert main(base + ["suggest"]) == 0
     out = capsys.readouterr().out
@@ -663,7 +857,8 @@ def test_cli_lists_scores_reasons_and_evidence(layout: Layout, capsys: pytest.Ca
     assert main(base + ["suggest"]) == 0
     assert capsys.readouterr().out == (
         "suggestions: none (scanned 1 sessions in the last 30 days of history; 1 dismissed or accepted hidden, "
-        "`reasonix-tui suggest --all` shows them; 1 already said by a fact or an instruction)\n")  # the accepted one is a fact now
+        "`reasonix-tui suggest --all` shows them; 1 already said by a fact or an instruction)\n"
+    )  # the accepted one is a fact now
     assert main(base + ["suggest", "accept", "missing-id"]) == 1
     assert 'suggestion "missing-id" not found' in capsys.readouterr().err
     assert main(base + ["suggest", "restore", ids[0]]) == 0
@@ -737,7 +932,8 @@ def _everything(view: Any) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("history", ["shopfront", "ledger-api"])
 def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_scratch(
-        history: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    history: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The merge state: sessions added one by one (and one that grows) give, at every step,
     exactly the candidates a listing from nothing gives; the statements already clustered
     are not clustered again."""
@@ -775,7 +971,8 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
         text = last.read_text(encoding="utf-8")
         last.write_text(text + text.splitlines()[-1] + "\n", encoding="utf-8")
         assert _everything(S.list_suggestions(layout, store, include_hidden=True)) == _everything(
-            S.list_suggestions(layout, store, include_hidden=True, use_cache=False))
+            S.list_suggestions(layout, store, include_hidden=True, use_cache=False)
+        )
 
 
 def _statements_of(path: Path) -> tuple[Any, ...]:
@@ -786,15 +983,24 @@ def _statements_of(path: Path) -> tuple[Any, ...]:
     return mined[3] if mined else ()
 
 
-@pytest.mark.parametrize("said,title", [
-    ("以后请用中文写提交说明的正文部分", "用中文写提交说明的正文部分"),
-    ("组件名统一用 PascalCase，文件名用 kebab-case，比如 user-list.vue 里导出 UserList，以后新建的都按这个来",
-     "组件名统一用 PascalCase，文件名用 kebab-case"),
-    ("Remember that we always run database migrations with alembic, never by hand.",
-     "Always run database migrations with alembic"),
-    ("For context: prod runs in eu-west-1. The DR cluster is in us-east-2, both need the same monitor",
-     "Prod runs in eu-west-1"),
-])
+@pytest.mark.parametrize(
+    "said,title",
+    [
+        ("以后请用中文写提交说明的正文部分", "用中文写提交说明的正文部分"),
+        (
+            "组件名统一用 PascalCase，文件名用 kebab-case，比如 user-list.vue 里导出 UserList，以后新建的都按这个来",
+            "组件名统一用 PascalCase，文件名用 kebab-case",
+        ),
+        (
+            "Remember that we always run database migrations with alembic, never by hand.",
+            "Always run database migrations with alembic",
+        ),
+        (
+            "For context: prod runs in eu-west-1. The DR cluster is in us-east-2, both need the same monitor",
+            "Prod runs in eu-west-1",
+        ),
+    ],
+)
 def test_titles_are_short_rules_in_every_language(said: str, title: str) -> None:
     """A title is the rule, without what leads into it, and fits the list row (44 cells, a
     Han character two): never the whole Chinese sentence (the demo showed them whole)."""
@@ -803,7 +1009,9 @@ def test_titles_are_short_rules_in_every_language(said: str, title: str) -> None
     assert short_title(said) == title and cells(title) <= TITLE_CELLS
 
 
-def test_the_demo_suggestions_have_short_titles_and_readable_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_demo_suggestions_have_short_titles_and_readable_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What the demo's Suggestions pane lists: every title fits the row and is not a cut
     sentence's head; every name is readable words (glosses for Chinese), never a hash."""
     from reasonix_tui.core.demo import build_demo_home
@@ -825,17 +1033,33 @@ def test_a_statement_is_not_an_update_of_a_fact_it_shares_only_path_parts_and_gl
     rule as an update of the new fact (both name a path under src/, and 改 glosses to four
     English words). A real update still is one (the training data moved to v3)."""
     st = Store(layout)
-    st.save(SaveRequest(name="pay-module-owner", title="支付模块一直是老王负责的",
-                        description="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。",
-                        body="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。"))
-    st.save(SaveRequest(name="dataset-location", title="Training data location",
-                        description="Training data lives in s3://tidepool-data/v2",
-                        body="The training corpus is in `s3://tidepool-data/v2` (parquet shards, one per day)."))
-    reasonix_session(layout.project_sessions_dir / "a.jsonl", [
-        user("element 的样式不要直接覆盖，要改就改主题变量 src/styles/element-vars.scss", at=T0),
-        user("btw the training data moved, it's s3://tidepool-data/v3 now, v2 is being deleted at the end of the month",
-             at=T0 + 1),
-    ], T0 + 2)
+    st.save(
+        SaveRequest(
+            name="pay-module-owner",
+            title="支付模块一直是老王负责的",
+            description="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。",
+            body="支付模块一直是老王负责的，改 src/views/pay 下面的东西之前先跟他确认。",
+        )
+    )
+    st.save(
+        SaveRequest(
+            name="dataset-location",
+            title="Training data location",
+            description="Training data lives in s3://tidepool-data/v2",
+            body="The training corpus is in `s3://tidepool-data/v2` (parquet shards, one per day).",
+        )
+    )
+    reasonix_session(
+        layout.project_sessions_dir / "a.jsonl",
+        [
+            user("element 的样式不要直接覆盖，要改就改主题变量 src/styles/element-vars.scss", at=T0),
+            user(
+                "btw the training data moved, it's s3://tidepool-data/v3 now, v2 is being deleted at the end of the month",
+                at=T0 + 1,
+            ),
+        ],
+        T0 + 2,
+    )
     view = S.list_suggestions(layout, include_hidden=True)
     style = next(m for m in view.memories if "element-vars" in m.description)
     data = next(m for m in view.memories if "tidepool-data/v3" in m.description)

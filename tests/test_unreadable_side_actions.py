@@ -40,7 +40,9 @@ def test_the_store_refuses_and_keeps_the_bytes(layout: Layout, broken: Path, act
 
 
 @pytest.mark.parametrize("verb", ["pin", "unpin", "verify"])
-def test_the_cli_refuses_with_one_line(layout: Layout, broken: Path, verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_refuses_with_one_line(
+    layout: Layout, broken: Path, verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["--home", str(layout.root), "--workspace", str(layout.workspace), "memory", verb, "broken-note"])
     err = capsys.readouterr().err
     assert code == 1
@@ -48,7 +50,9 @@ def test_the_cli_refuses_with_one_line(layout: Layout, broken: Path, verb: str, 
     assert broken.read_bytes() == BROKEN
 
 
-async def test_the_context_center_refuses_p_and_v_on_an_error_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_context_center_refuses_p_and_v_on_an_error_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from textual.notifications import Notify
     from ui.helpers import SIZE, build_demo, make, settle
 

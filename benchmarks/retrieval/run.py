@@ -94,25 +94,70 @@ BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
 CLASSES = (
-    "contradiction", "stale", "conflict", "update", "distractor", "pin", "paraphrase", "exact",
-    "symbols", "cjk", "cjk-short", "cross-language", "generic",
+    "contradiction",
+    "stale",
+    "conflict",
+    "update",
+    "distractor",
+    "pin",
+    "paraphrase",
+    "exact",
+    "symbols",
+    "cjk",
+    "cjk-short",
+    "cross-language",
+    "generic",
 )
 REALISTIC_CLASSES = (
-    "same-subject", "supersession", "override", "session-start", "zh-segmentation", "xlang-zh-en", "xlang-en-zh",
-    "paraphrase", "title-rank", "literal", "generic", "irrelevant",
+    "same-subject",
+    "supersession",
+    "override",
+    "session-start",
+    "zh-segmentation",
+    "xlang-zh-en",
+    "xlang-en-zh",
+    "paraphrase",
+    "title-rank",
+    "literal",
+    "generic",
+    "irrelevant",
 )
 REALISTIC2_CLASSES = (*REALISTIC_CLASSES[:8], "morphology", *REALISTIC_CLASSES[8:])
 """``realistic2`` adds morphology beyond the stemmer (logger / logging)."""
 MB_CLASSES = (
-    "contradiction", "stale", "conflict", "update", "history", "distractor", "pin", "paraphrase", "exact", "symbol",
-    "cjk", "generic", "v1miss",
+    "contradiction",
+    "stale",
+    "conflict",
+    "update",
+    "history",
+    "distractor",
+    "pin",
+    "paraphrase",
+    "exact",
+    "symbol",
+    "cjk",
+    "generic",
+    "v1miss",
 )
 PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2")
 STORE_PARTS = ("realistic", "blind", "blind2", "realistic2")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
-    "select", "not_select", "rank_below", "contain", "not_contain", "flag", "not_flag", "pinned", "not_pinned", "silent",
-    "no_noise", "first", "superseded", "ok", "not_current",
+    "select",
+    "not_select",
+    "rank_below",
+    "contain",
+    "not_contain",
+    "flag",
+    "not_flag",
+    "pinned",
+    "not_pinned",
+    "silent",
+    "no_noise",
+    "first",
+    "superseded",
+    "ok",
+    "not_current",
 }
 SUPERSEDED_MARKS = ("supersed", "outdated")
 """A marker with one of these words says an entry is not current."""
@@ -149,9 +194,16 @@ def load_task(path: Path, part: str = "regression") -> Task:
     now = parse_rfc3339(str(data.get("now") or DEFAULT_NOW))
     assert now is not None, f"{path}: bad now"
     return Task(
-        id=str(data["id"]), cls=str(data["class"]), query=str(data["query"]), facts=list(data.get("facts") or []),
-        expect=dict(data.get("expect") or {}), now=now, title=str(data.get("title") or ""),
-        noise=int(data.get("noise") or 0), path=str(path), workspace=str(data.get("workspace") or "workspace"),
+        id=str(data["id"]),
+        cls=str(data["class"]),
+        query=str(data["query"]),
+        facts=list(data.get("facts") or []),
+        expect=dict(data.get("expect") or {}),
+        now=now,
+        title=str(data.get("title") or ""),
+        noise=int(data.get("noise") or 0),
+        path=str(path),
+        workspace=str(data.get("workspace") or "workspace"),
         part=part,
     )
 
@@ -173,11 +225,21 @@ def load_store_tasks(directory: Path = STORE_DIR, part: str = "realistic") -> li
         assert now is not None, f"{path}: bad now"
         facts = list(data.get("facts") or [])
         for t in data.get("tasks") or []:
-            tasks.append(Task(
-                id=str(t["id"]), cls=str(t["class"]), query=str(t["query"]), facts=facts,
-                expect=dict(t.get("expect") or {}), now=now, title=str(t.get("title") or ""), path=str(path),
-                workspace=str(data.get("workspace") or "workspace"), part=part, store=str(data["store"]),
-            ))
+            tasks.append(
+                Task(
+                    id=str(t["id"]),
+                    cls=str(t["class"]),
+                    query=str(t["query"]),
+                    facts=facts,
+                    expect=dict(t.get("expect") or {}),
+                    now=now,
+                    title=str(t.get("title") or ""),
+                    path=str(path),
+                    workspace=str(data.get("workspace") or "workspace"),
+                    part=part,
+                    store=str(data["store"]),
+                )
+            )
     order = {c: i for i, c in enumerate(_classes(part))}
     tasks.sort(key=lambda t: (order.get(t.cls, 99), t.id))
     return tasks
@@ -269,16 +331,28 @@ def build_facts(task: Task, root: Path) -> tuple[Layout, list[Fact]]:
         scope = spec.get("scope", "project")
         updated = _ts(task.now, spec.get("age_days", 1))
         fact = Fact(
-            id=FactId(spec["id"]), revision=int(spec.get("revision", 1)),
-            created_at=_ts(task.now, spec.get("created_days", spec.get("age_days", 1))), updated_at=updated,
-            name=spec["name"], title=spec.get("title", ""), description=spec.get("description", ""),
-            keywords=spec.get("keywords", ""), activation=spec.get("activation", ""),
-            volatility=spec.get("volatility", ""), subject_key=spec.get("subject_key", ""),
-            expires_at=(Timestamp(task.now.ns + int(float(spec["expires_in_days"]) * DAY_NS))
-                        if "expires_in_days" in spec else None),
+            id=FactId(spec["id"]),
+            revision=int(spec.get("revision", 1)),
+            created_at=_ts(task.now, spec.get("created_days", spec.get("age_days", 1))),
+            updated_at=updated,
+            name=spec["name"],
+            title=spec.get("title", ""),
+            description=spec.get("description", ""),
+            keywords=spec.get("keywords", ""),
+            activation=spec.get("activation", ""),
+            volatility=spec.get("volatility", ""),
+            subject_key=spec.get("subject_key", ""),
+            expires_at=(
+                Timestamp(task.now.ns + int(float(spec["expires_in_days"]) * DAY_NS))
+                if "expires_in_days" in spec
+                else None
+            ),
             last_verified_at=_ts(task.now, spec.get("verified_days_ago")),
-            type=spec.get("type", "project"), scope=scope, body=str(spec.get("body", "")).strip(),
-            file_scope=scope, supersedes=tuple(spec.get("supersedes") or ()),
+            type=spec.get("type", "project"),
+            scope=scope,
+            body=str(spec.get("body", "")).strip(),
+            file_scope=scope,
+            supersedes=tuple(spec.get("supersedes") or ()),
         )
         directory = layout.dir_for(scope)
         directory.mkdir(parents=True, exist_ok=True)
@@ -322,8 +396,9 @@ def run_arm(task: Task, facts: list[Fact], arm: str, enhancements: Enhancements 
     else:
         mode = "reasonix-exact" if arm == "exact" else "enhanced"
         settings = Settings(recall_mode=mode)
-        res = recall(facts, task.query, task.now, settings, mode=mode, enhancements=enhancements,
-                     workspace=task.workspace)
+        res = recall(
+            facts, task.query, task.now, settings, mode=mode, enhancements=enhancements, workspace=task.workspace
+        )
         pin = pinned_report(facts=facts, settings=settings)
     out = Outcome(
         hits=[str(h.fact.id) for h in res.hits],
@@ -424,8 +499,11 @@ def target_first(task: Task, o: Outcome) -> bool | None:
 
 def run_suite(tasks: list[Task], ablate: bool = False) -> list[dict[str, Any]]:
     """Every task through every arm."""
-    arms: list[tuple[str, str, Enhancements | None]] = [("off", "off", None), ("exact", "exact", None),
-                                                         ("enhanced", "enhanced", None)]
+    arms: list[tuple[str, str, Enhancements | None]] = [
+        ("off", "off", None),
+        ("exact", "exact", None),
+        ("enhanced", "enhanced", None),
+    ]
     if ablate:
         for name in Enhancements.names():
             arms.append((f"-{name}", "enhanced", Enhancements().without(name)))
@@ -468,13 +546,30 @@ def main(argv: list[str] | None = None) -> int:
     rows = run_suite(tasks, ablate=args.ablate)
     labels = list(rows[0]["results"]) if rows else []
     if args.json:
-        print(json.dumps([
-            {"id": r["task"].id, "part": r["task"].part, "class": r["task"].cls,
-             "arms": {k: {"passed": v.passed, "failures": v.failures, "hits": v.hits,
-                          "irrelevant": irrelevant_hits(r["task"], v), "first": target_first(r["task"], v)}
-                      for k, v in r["results"].items()}}
-            for r in rows
-        ], ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": r["task"].id,
+                        "part": r["task"].part,
+                        "class": r["task"].cls,
+                        "arms": {
+                            k: {
+                                "passed": v.passed,
+                                "failures": v.failures,
+                                "hits": v.hits,
+                                "irrelevant": irrelevant_hits(r["task"], v),
+                                "first": target_first(r["task"], v),
+                            }
+                            for k, v in r["results"].items()
+                        },
+                    }
+                    for r in rows
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     for part in PARTS:
         sub = [r for r in rows if r["task"].part == part]
@@ -507,12 +602,17 @@ def print_part(part: str, rows: list[dict[str, Any]], labels: list[str], verbose
         sub = [r for r in rows if r["task"].cls == cls]
         if not sub:
             continue
-        print(f"{cls:<16}" + "".join(
-            f" {sum(r['results'][lab].passed for r in sub):>5}/{len(sub):<4}" for lab in labels))
-    print(f"{'TOTAL':<16}" + "".join(
-        f" {sum(r['results'][lab].passed for r in rows):>5}/{len(rows):<4}" for lab in labels))
-    print(f"{'percent':<16}" + "".join(
-        f" {100.0 * sum(r['results'][lab].passed for r in rows) / len(rows):>9.1f}%" for lab in labels))
+        print(
+            f"{cls:<16}" + "".join(f" {sum(r['results'][lab].passed for r in sub):>5}/{len(sub):<4}" for lab in labels)
+        )
+    print(
+        f"{'TOTAL':<16}"
+        + "".join(f" {sum(r['results'][lab].passed for r in rows):>5}/{len(rows):<4}" for lab in labels)
+    )
+    print(
+        f"{'percent':<16}"
+        + "".join(f" {100.0 * sum(r['results'][lab].passed for r in rows) / len(rows):>9.1f}%" for lab in labels)
+    )
     # precision and target at #1
     print(f"\n{part}: recalled facts that are not relevant (hits) / target first (tasks with a target)")
     print(f"{'class':<16}" + "".join(f" {lab:>14}" for lab in labels))
@@ -534,10 +634,14 @@ def print_part(part: str, rows: list[dict[str, Any]], labels: list[str], verbose
         broke = [r["task"].id for r in rows if not r["results"]["enhanced"].passed and r["results"]["exact"].passed]
         helped = [r["task"].id for r in rows if r["results"]["exact"].passed and not r["results"]["off"].passed]
         hurt = [r["task"].id for r in rows if not r["results"]["exact"].passed and r["results"]["off"].passed]
-        print(f"\nmemory (exact) vs off: helped {len(helped)}, hurt {len(hurt)}"
-              + (f" ({', '.join(hurt)})" if hurt else ""))
-        print(f"enhanced vs exact: fixed {len(fixed)}, regressed {len(broke)}"
-              + (f" ({', '.join(broke)})" if broke else ""))
+        print(
+            f"\nmemory (exact) vs off: helped {len(helped)}, hurt {len(hurt)}"
+            + (f" ({', '.join(hurt)})" if hurt else "")
+        )
+        print(
+            f"enhanced vs exact: fixed {len(fixed)}, regressed {len(broke)}"
+            + (f" ({', '.join(broke)})" if broke else "")
+        )
 
 
 if __name__ == "__main__":

@@ -174,8 +174,9 @@ def _sources(c: Any) -> list[Any]:
     return list(getattr(c, "sources", ()) or ())
 
 
-def judge(name: str, history: dict[str, Any], view: Any, labels: dict[tuple[str, int], str],
-          rendered: list[Any]) -> HistoryResult:
+def judge(
+    name: str, history: dict[str, Any], view: Any, labels: dict[tuple[str, int], str], rendered: list[Any]
+) -> HistoryResult:
     """Verdicts for every shown candidate of one history."""
     exp = history.get("expected") or {}
     items: dict[str, dict[str, Any]] = {}
@@ -321,14 +322,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="machine-readable figures")
     ap.add_argument("--history", help="run only histories whose name contains this")
     ap.add_argument("--export", type=Path, help="copy each rendered home (transcripts as written) here")
-    ap.add_argument("--build", type=Path, metavar="DIR",
-                    help="only render each history into DIR/<name>/ (home/.reasonix, home/.claude, work/<project>) "
-                    "to try the CLI or the Context Center on it; prints the commands")
-    ap.add_argument("--heldout", action="store_true",
-                    help="run the held-out histories (written after the miner's first version) instead")
-    ap.add_argument("--fresh", action="store_true",
-                    help="run the fresh histories (written after the miner was finished, expected lists committed "
-                    "before their first run) instead")
+    ap.add_argument(
+        "--build",
+        type=Path,
+        metavar="DIR",
+        help="only render each history into DIR/<name>/ (home/.reasonix, home/.claude, work/<project>) "
+        "to try the CLI or the Context Center on it; prints the commands",
+    )
+    ap.add_argument(
+        "--heldout",
+        action="store_true",
+        help="run the held-out histories (written after the miner's first version) instead",
+    )
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run the fresh histories (written after the miner was finished, expected lists committed "
+        "before their first run) instead",
+    )
     args = ap.parse_args(argv)
     folder = FRESH_DIR if args.fresh else HELDOUT_DIR if args.heldout else HISTORY_DIR
     paths = sorted(p for p in folder.glob("*.yaml") if not args.history or args.history in p.stem)
@@ -342,20 +353,29 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(base)
             with isolated_env(base / "home"):
                 build(load_history(p), base)
-            print(f"HOME={base / 'home'} CLAUDE_CONFIG_DIR={base / 'home' / '.claude'} reasonix-tui "
-                  f"--home {base / 'home' / '.reasonix'} --workspace {base / 'work' / load_history(p)['project']} suggest")
+            print(
+                f"HOME={base / 'home'} CLAUDE_CONFIG_DIR={base / 'home' / '.claude'} reasonix-tui "
+                f"--home {base / 'home' / '.reasonix'} --workspace {base / 'work' / load_history(p)['project']} suggest"
+            )
         return 0
     results = [run_history(p, args.export) for p in paths]
     s = summarize(results)
     if args.json:
-        out = {**s, "histories": [{"name": r.name, "sessions": r.sessions, "found": r.found,
-                                   "verdicts": [v.__dict__ for v in r.verdicts]} for r in results]}
+        out = {
+            **s,
+            "histories": [
+                {"name": r.name, "sessions": r.sessions, "found": r.found, "verdicts": [v.__dict__ for v in r.verdicts]}
+                for r in results
+            ],
+        }
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     for r in results:
         right = sum(v.right for v in r.verdicts)
-        print(f"{r.name}: {r.sessions} sessions · shown {len(r.verdicts)}, right {right} · "
-              f"found {sum(r.found.values())}/{len(r.items)}")
+        print(
+            f"{r.name}: {r.sessions} sessions · shown {len(r.verdicts)}, right {right} · "
+            f"found {sum(r.found.values())}/{len(r.items)}"
+        )
         if args.verbose:
             for v in r.verdicts:
                 mark = "✓" if v.right else "✗"
@@ -364,8 +384,10 @@ def main(argv: list[str] | None = None) -> int:
             if missed:
                 print("  missed: " + ", ".join(missed))
     print()
-    print(f"recall    {_ratio(*s['recall'])}   (memories {_ratio(*s['recall_memories'])}, "
-          f"skills {_ratio(*s['recall_skills'])})")
+    print(
+        f"recall    {_ratio(*s['recall'])}   (memories {_ratio(*s['recall_memories'])}, "
+        f"skills {_ratio(*s['recall_skills'])})"
+    )
     print(f"precision {_ratio(*s['precision'])}")
     print("recall by kind:      " + "  ".join(f"{k} {_ratio(*v)}" for k, v in sorted(s["recall_by_kind"].items())))
     print("recall by language:  " + "  ".join(f"{k} {_ratio(*v)}" for k, v in sorted(s["recall_by_language"].items())))

@@ -61,8 +61,12 @@ class ReasonixBM25(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type 
     rank-bm25 would build), so a rebuild after one changed document counts one document.
     """
 
-    def __init__(self, corpus: Sequence[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None,
-                 nd: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        corpus: Sequence[Sequence[str]],
+        freqs: Sequence[dict[str, int]] | None = None,
+        nd: dict[str, int] | None = None,
+    ) -> None:
         self._pre_freqs = freqs
         self._pre_nd = nd
         super().__init__(corpus, k1=K1, b=B)
@@ -116,8 +120,12 @@ class BM25Index:
     ``N`` counts only documents with at least one token.
     """
 
-    def __init__(self, docs: Iterable[Sequence[str]], freqs: Sequence[dict[str, int]] | None = None,
-                 nd: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        docs: Iterable[Sequence[str]],
+        freqs: Sequence[dict[str, int]] | None = None,
+        nd: dict[str, int] | None = None,
+    ) -> None:
         self._positions: list[int] = []
         corpus: list[Sequence[str]] = []
         pre: list[dict[str, int]] = []

@@ -69,8 +69,10 @@ class Resolution:
     def __post_init__(self) -> None:
         for s in self.items:
             prev = self._by_old.get(id(s.old))
-            if prev is None or (s.certain and not prev.certain) or (
-                s.certain == prev.certain and _newness(s.current) > _newness(prev.current)
+            if (
+                prev is None
+                or (s.certain and not prev.certain)
+                or (s.certain == prev.certain and _newness(s.current) > _newness(prev.current))
             ):
                 self._by_old[id(s.old)] = s
 
@@ -260,8 +262,11 @@ def topic_pairs(
         (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
         switched from the old build cache" does not say building was replaced; a rejection,
         "use pnpm, not npm", may name the term in the newer fact's description)."""
-        found = [(strong, weight(k), surface) for k, surface, strong in cues[new]
-                 if k in keys[old] and not (strong and k in labels[new])]
+        found = [
+            (strong, weight(k), surface)
+            for k, surface, strong in cues[new]
+            if k in keys[old] and not (strong and k in labels[new])
+        ]
         if not found:
             return "", False
         best = max(found)
@@ -283,8 +288,11 @@ def topic_pairs(
             kind = "topic"
         said, strong = stated(new, old)
         ev = TopicEvidence(
-            cover_old=cover(old, new), cover_new=cover(new, old),
-            meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0, stated=said, strong=strong,
+            cover_old=cover(old, new),
+            cover_new=cover(new, old),
+            meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0,
+            stated=said,
+            strong=strong,
             changed=changed[new],
         )
         if DEBUG is not None:
@@ -300,8 +308,9 @@ def topic_pairs(
     return out
 
 
-def _change_pairs(changed: np.ndarray, all_ids: np.ndarray, owner: np.ndarray, df_of: Any,
-                  vecs: np.ndarray) -> set[tuple[int, int]]:
+def _change_pairs(
+    changed: np.ndarray, all_ids: np.ndarray, owner: np.ndarray, df_of: Any, vecs: np.ndarray
+) -> set[tuple[int, int]]:
     """Pairs of a fact that states a change ("we migrated to pnpm" — it may name only the new
     thing) with another sharing one of its rare terms (in any field, found in at most
     :data:`CHANGE_MAX_DF` facts) whose meaning cosine reaches :data:`CHANGE_MEANING`.
@@ -367,7 +376,12 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
         return True, f"it says {ev.stated} was replaced"
     if ev.stated and not ev.strong and (hi >= 0.4 or ev.meaning >= 0.5):
         return True, f"it says not {ev.stated}"
-    if override and ev.stated and not ev.strong and (hi >= OVERRIDE_REJECT_COVER or ev.meaning >= OVERRIDE_REJECT_MEANING):
+    if (
+        override
+        and ev.stated
+        and not ev.strong
+        and (hi >= OVERRIDE_REJECT_COVER or ev.meaning >= OVERRIDE_REJECT_MEANING)
+    ):
         # a project fact that rejects what only it and a global default name ("no feat:
         # prefixes in this repo", "别用 pip") is that default's local exception
         return True, f"it says not {ev.stated}"

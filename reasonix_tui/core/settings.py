@@ -112,7 +112,11 @@ def _read_toml(path: Path, problems: list[str] | None = None, *, parse_problems:
         return {}
     except OSError as exc:
         if problems is not None:
-            why = f"it is a {exc.kind}, not a regular file" if isinstance(exc, NotRegularFile) else (exc.strerror or str(exc))
+            why = (
+                f"it is a {exc.kind}, not a regular file"
+                if isinstance(exc, NotRegularFile)
+                else (exc.strerror or str(exc))
+            )
             problems.append(f"{path}: cannot be read ({why}); the whole file is ignored (defaults apply)")
         return {}
     try:
@@ -181,8 +185,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
         mem = own.get("memory", {}) if isinstance(own.get("memory"), dict) else {}
         if "pinned_budget_chars" in mem:
             if _int(mem["pinned_budget_chars"], -1) < 0:
-                _bad(problems, own_path, "memory.pinned_budget_chars", mem["pinned_budget_chars"],
-                     "a whole number ≥ 0")
+                _bad(problems, own_path, "memory.pinned_budget_chars", mem["pinned_budget_chars"], "a whole number ≥ 0")
             else:
                 s = replace(s, pinned_budget_chars=_int(mem["pinned_budget_chars"], 0), pinned_budget_configured=True)
         for key in ("recall_limit", "recall_max_chars"):

@@ -38,8 +38,17 @@ from ..core.store.safeio import EscapesRoot, NotRegularFile
 if TYPE_CHECKING:
     from ..core.store.store import Store
 
-__all__ = ["main", "run", "build_parser", "command_of", "CliContext", "CliError", "Registry", "COMMAND_MODULES",
-           "COMMANDS"]
+__all__ = [
+    "main",
+    "run",
+    "build_parser",
+    "command_of",
+    "CliContext",
+    "CliError",
+    "Registry",
+    "COMMAND_MODULES",
+    "COMMANDS",
+]
 
 COMMAND_MODULES = [
     "reasonix_tui.integrations.commands.memory",
@@ -57,15 +66,37 @@ COMMAND_MODULES = [
 
 _C = "reasonix_tui.integrations.commands."
 COMMANDS: dict[str, str] = {
-    **{f"memory {name}": _C + "memory" for name in (
-        "archived", "archives", "forget", "list", "migrate", "pin", "recover", "restore", "revisions", "save",
-        "show", "subjects", "summary", "unpin", "verify")},
+    **{
+        f"memory {name}": _C + "memory"
+        for name in (
+            "archived",
+            "archives",
+            "forget",
+            "list",
+            "migrate",
+            "pin",
+            "recover",
+            "restore",
+            "revisions",
+            "save",
+            "show",
+            "subjects",
+            "summary",
+            "unpin",
+            "verify",
+        )
+    },
     "memory health": _C + "health",
-    "memory instructions": _C + "instructions", "memory note": _C + "instructions",
-    "approval-status": _C + "agent", "forget": _C + "agent", "remember": _C + "agent",
+    "memory instructions": _C + "instructions",
+    "memory note": _C + "instructions",
+    "approval-status": _C + "agent",
+    "forget": _C + "agent",
+    "remember": _C + "agent",
     "history": _C + "history",
     "suggest": _C + "suggest",
-    "memory pinned": _C + "recall", "memory recall": _C + "recall", "memory search": _C + "recall",
+    "memory pinned": _C + "recall",
+    "memory recall": _C + "recall",
+    "memory search": _C + "recall",
     "recall": _C + "recall",
     "setup": _C + "setup",
     "hook": _C + "hooks",
@@ -167,7 +198,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--home", help="state root (default: $REASONIX_STATE_HOME, $REASONIX_HOME, ~/.reasonix)")
     parser.add_argument("--workspace", help="workspace directory (default: the current directory)")
     parser.add_argument(
-        "--demo", action="store_true",
+        "--demo",
+        action="store_true",
         help="use a generated demo home: the Context Center regenerates it; a subcommand uses the one there",
     )
     parser.add_argument("--no-watch", action="store_true", help="do not watch the store for outside changes")
@@ -220,8 +252,10 @@ def make_context(args: argparse.Namespace) -> CliContext:
     else:
         layout = Layout.resolve(home=args.home, workspace=args.workspace)
     if layout.root.exists() and not layout.root.is_dir():
-        raise CliError(f"the state root {layout.root} is not a directory (check --home, "
-                       "REASONIX_STATE_HOME and REASONIX_HOME)", exit_code=2)
+        raise CliError(
+            f"the state root {layout.root} is not a directory (check --home, " "REASONIX_STATE_HOME and REASONIX_HOME)",
+            exit_code=2,
+        )
     settings = load_settings(layout.root)
     for problem in settings.problems:
         sys.stderr.write(f"reasonix-tui: warning: {problem}\n")
@@ -330,7 +364,11 @@ def check_arguments_utf8(args: argparse.Namespace) -> None:
                     try:
                         text.encode("utf-8")
                     except UnicodeEncodeError as exc:
-                        name = key if key in ("ref", "path", "revision", "proposal_id", "id") else "--" + key.replace("_", "-")
+                        name = (
+                            key
+                            if key in ("ref", "path", "revision", "proposal_id", "id")
+                            else "--" + key.replace("_", "-")
+                        )
                         raise CliError(
                             f"argument {name} is not valid UTF-8 (invalid byte at offset {exc.start})", exit_code=2
                         ) from None

@@ -155,8 +155,11 @@ def request_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables that change what a hook answers (:data:`REQUEST_ENV_NAMES` and
     ``REASONIX_TUI_*``), sent with each request; the in-process path uses the same view."""
     env = os.environ if env is None else env
-    return {k: v for k, v in env.items()
-            if k in REQUEST_ENV_NAMES or (k.startswith("REASONIX_TUI_") and k != "REASONIX_TUI_HOOK_DAEMON")}
+    return {
+        k: v
+        for k, v in env.items()
+        if k in REQUEST_ENV_NAMES or (k.startswith("REASONIX_TUI_") and k != "REASONIX_TUI_HOOK_DAEMON")
+    }
 
 
 def server_env(env: Mapping[str, str] | None = None, pythonpath: str = "") -> dict[str, str]:
@@ -222,7 +225,9 @@ def _exchange(path: str, message: Mapping[str, Any], timeout: float) -> dict[str
         sock.close()
 
 
-def read_json_line(sock: socket.socket, deadline: float, limit: int, *, surrogates: bool = False) -> dict[str, Any] | None:
+def read_json_line(
+    sock: socket.socket, deadline: float, limit: int, *, surrogates: bool = False
+) -> dict[str, Any] | None:
     """One JSON object on one line, read within ``deadline`` (``time.monotonic()``); ``None``
     when it is late, longer than ``limit`` bytes or not a JSON object (``OSError`` passes)."""
     buf = bytearray()
@@ -293,8 +298,14 @@ def spawn(root: str, workspace: str = "") -> None:
         fd = os.open(rd / "hookd.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with open(fd, "ab") as log:
             subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True, start_new_session=True,
-                cwd=str(rd), env=server_env(pythonpath=pythonpath),
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                close_fds=True,
+                start_new_session=True,
+                cwd=str(rd),
+                env=server_env(pythonpath=pythonpath),
             )
     except Exception:
         pass

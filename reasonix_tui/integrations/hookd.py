@@ -152,9 +152,20 @@ class _Server:
         self.sock_id = _identity(self.path)
         from ..core.store.atomic import atomic_write
 
-        atomic_write(self.pid_file, json.dumps({
-            "pid": os.getpid(), "stamp": self.stamp, "socket": self.path,
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n", mode=0o600, durable=False)
+        atomic_write(
+            self.pid_file,
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "stamp": self.stamp,
+                    "socket": self.path,
+                    "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+            )
+            + "\n",
+            mode=0o600,
+            durable=False,
+        )
         return True
 
     def cleanup(self) -> None:
@@ -263,8 +274,9 @@ class _Server:
                 self.busy_since = 0.0
 
 
-def serve(root: str, answer: Answer, log: Log, *, warm: Callable[[], None] | None = None,
-          idle_seconds: float = IDLE_SECONDS) -> int:
+def serve(
+    root: str, answer: Answer, log: Log, *, warm: Callable[[], None] | None = None, idle_seconds: float = IDLE_SECONDS
+) -> int:
     """Run the server for ``root`` until idle, stale, asked to stop, or cut off from its
     socket or root, answering each hook request with ``answer`` (one at a time) after
     ``warm`` (if given) ran. Returns an exit code."""
@@ -286,6 +298,7 @@ def serve(root: str, answer: Answer, log: Log, *, warm: Callable[[], None] | Non
                 if sig is not None:
                     previous[sig] = signal.signal(sig, lambda signum, frame: server.end(f"signal {signum}"))
         if warm is not None:
+
             def warm_up() -> None:
                 with server.compute:  # a request that comes meanwhile waits, or answers in-process
                     warm()

@@ -157,8 +157,17 @@ def parse_input(text: str | bytes) -> HookInput | None:
         return None
     if not isinstance(data, dict):
         return None
-    known = {"hook_event_name", "session_id", "transcript_path", "cwd", "prompt", "source", "permission_mode",
-             "conversation_id", "workspace_roots"}
+    known = {
+        "hook_event_name",
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt",
+        "source",
+        "permission_mode",
+        "conversation_id",
+        "workspace_roots",
+    }
     # Cursor names the session ``conversation_id`` and sends ``workspace_roots`` instead of ``cwd``.
     roots = data.get("workspace_roots")
     first_root = next((r for r in roots if isinstance(r, str) and r.strip()), "") if isinstance(roots, list) else ""
@@ -187,8 +196,9 @@ def _inside(child: str, parent: str) -> bool:
         return False
 
 
-def resolve_workspace(payload: HookInput, explicit: str | None = None, env: Mapping[str, str] | None = None,
-                      cwd: str | None = None) -> str:
+def resolve_workspace(
+    payload: HookInput, explicit: str | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> str:
     """The workspace for a hook call.
 
     ``--workspace`` wins. Otherwise the payload's ``cwd`` — except that when the agent
@@ -287,8 +297,20 @@ class SessionState:
             return cls(session_id=session_id)
         injected = data.get("injected")
         retractions = data.get("retractions")
-        known = {"version", "session_id", "workspace", "transcript_path", "agent", "started_at", "updated_at",
-                 "source", "prompts", "handled_by", "injected", "retractions"}
+        known = {
+            "version",
+            "session_id",
+            "workspace",
+            "transcript_path",
+            "agent",
+            "started_at",
+            "updated_at",
+            "source",
+            "prompts",
+            "handled_by",
+            "injected",
+            "retractions",
+        }
         return cls(
             session_id=session_id,
             workspace=_s(data.get("workspace")),
@@ -299,7 +321,9 @@ class SessionState:
             source=_s(data.get("source")),
             prompts=_i(data.get("prompts")),
             handled_by=_i(data.get("handled_by")),
-            injected={str(k): v for k, v in injected.items() if isinstance(v, dict)} if isinstance(injected, dict) else {},
+            injected={str(k): v for k, v in injected.items() if isinstance(v, dict)}
+            if isinstance(injected, dict)
+            else {},
             retractions=[r for r in retractions if isinstance(r, dict)] if isinstance(retractions, list) else [],
             extra={k: v for k, v in data.items() if k not in known},
         )
@@ -329,14 +353,30 @@ class SessionState:
         self.updated_at = _now()
         atomic_write(path, json.dumps(self.to_json(), ensure_ascii=True, indent=1) + "\n", mode=0o600, durable=False)
 
-    def remember_shown(self, fact_id: str, revision: int, ref: str, title: str, via: str, scope: str = "",
-                       workspace: str = "", digest: str = "") -> None:
+    def remember_shown(
+        self,
+        fact_id: str,
+        revision: int,
+        ref: str,
+        title: str,
+        via: str,
+        scope: str = "",
+        workspace: str = "",
+        digest: str = "",
+    ) -> None:
         """Record that ``fact_id`` at ``revision`` was put in front of the agent (``via``
         ``recall`` or ``pinned``); ``digest`` is :func:`shown_digest` of that revision."""
         if not fact_id:
             return
-        entry: dict[str, Any] = {"revision": int(revision), "ref": ref, "title": title, "via": via,
-                                 "scope": scope, "workspace": workspace, "at": _now()}
+        entry: dict[str, Any] = {
+            "revision": int(revision),
+            "ref": ref,
+            "title": title,
+            "via": via,
+            "scope": scope,
+            "workspace": workspace,
+            "at": _now(),
+        }
         if digest:
             entry["digest"] = digest
         self.injected[fact_id] = entry
@@ -346,8 +386,7 @@ def shown_digest(fact: Fact) -> str:
     """A digest of what the agent is shown of a fact (name, title, description, keywords,
     body, type, scope, subject key): a new revision with the same digest (a ``memory
     verify``, a freshness change) does not make the earlier text wrong."""
-    parts = (fact.name, fact.title, fact.description, fact.keywords, fact.body, fact.type, fact.scope,
-             fact.subject_key)
+    parts = (fact.name, fact.title, fact.description, fact.keywords, fact.body, fact.type, fact.scope, fact.subject_key)
     text = "\x1f".join(p if isinstance(p, str) else str(p) for p in parts)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
@@ -397,8 +436,10 @@ class Retraction:
         if self.change == "forgotten":
             return f"{head} was forgotten by the user; it no longer applies. Disregard it."
         if self.change == "unpinned":
-            return (f"{head} was unpinned: it is no longer standing guidance, only background that may be "
-                    f"recalled when relevant (revision {self.current_revision} is current).")
+            return (
+                f"{head} was unpinned: it is no longer standing guidance, only background that may be "
+                f"recalled when relevant (revision {self.current_revision} is current)."
+            )
         now = ""
         if self.current_description:
             now = f" ({html_escape(truncate_runes(one_line(self.current_description), 200))})"
@@ -432,16 +473,37 @@ def find_retractions(state: SessionState, by_id: Mapping[str, Fact], workspace: 
                 # Same text under a new revision (verify): the agent's copy still holds.
                 shown.update(revision=current.revision, ref=current.ref, at=_now())
                 continue
-            out.append(Retraction(fact_id, revision, ref, title, "unpinned" if unpinned else "changed",
-                                  current.revision, "" if unpinned else current.description))
+            out.append(
+                Retraction(
+                    fact_id,
+                    revision,
+                    ref,
+                    title,
+                    "unpinned" if unpinned else "changed",
+                    current.revision,
+                    "" if unpinned else current.description,
+                )
+            )
             if unpinned:
                 shown["via"] = "recall"
             # The agent now knows the current revision number, not its text: keep watching it.
-            shown.update(revision=current.revision, ref=current.ref, title=current.display_title, at=_now(),
-                         digest=shown_digest(current))
+            shown.update(
+                revision=current.revision,
+                ref=current.ref,
+                title=current.display_title,
+                at=_now(),
+                digest=shown_digest(current),
+            )
     for r in out:
-        state.retractions.append({"id": r.id, "revision": r.revision, "change": r.change,
-                                  "current_revision": r.current_revision, "at": _now()})
+        state.retractions.append(
+            {
+                "id": r.id,
+                "revision": r.revision,
+                "change": r.change,
+                "current_revision": r.current_revision,
+                "at": _now(),
+            }
+        )
     return out
 
 
@@ -491,8 +553,16 @@ def user_prompt_submit(payload: HookInput, layout: Layout, settings: Settings, c
     return _user_prompt(payload, layout, settings, client, store, snapshot.facts, snapshot.by_id, None)
 
 
-def _user_prompt(payload: HookInput, layout: Layout, settings: Settings, client: str, store: Any,
-                 facts: Any, by_id: Mapping[str, Fact], index: Any) -> str:
+def _user_prompt(
+    payload: HookInput,
+    layout: Layout,
+    settings: Settings,
+    client: str,
+    store: Any,
+    facts: Any,
+    by_id: Mapping[str, Fact],
+    index: Any,
+) -> str:
     from ..core.recall.service import run_recall
 
     note = ""
@@ -502,15 +572,31 @@ def _user_prompt(payload: HookInput, layout: Layout, settings: Settings, client:
         path = session_path(layout, payload.session_id)
         state = SessionState.load(path, payload.session_id)
         note = retraction_note(find_retractions(state, by_id, str(layout.workspace)))
-    trace = run_recall(layout, payload.prompt, settings=settings, source=f"{client}-hook",
-                       session_id=payload.session_id, store=store, facts=facts, index=index)
+    trace = run_recall(
+        layout,
+        payload.prompt,
+        settings=settings,
+        source=f"{client}-hook",
+        session_id=payload.session_id,
+        store=store,
+        facts=facts,
+        index=index,
+    )
     text = _compose(note, trace.block)
     if state is not None and path is not None:
         if trace.block and trace.block in text:
             for hit in trace.hits:
                 fact = by_id.get(hit.id)
-                state.remember_shown(hit.id, hit.revision, hit.ref, hit.title, "recall", hit.scope,
-                                     str(layout.workspace), shown_digest(fact) if fact is not None else "")
+                state.remember_shown(
+                    hit.id,
+                    hit.revision,
+                    hit.ref,
+                    hit.title,
+                    "recall",
+                    hit.scope,
+                    str(layout.workspace),
+                    shown_digest(fact) if fact is not None else "",
+                )
         state.prompts += 1
         _touch_state(state, payload, layout, client)
         _save_state(state, path, layout)
@@ -574,13 +660,24 @@ def session_start(payload: HookInput, layout: Layout, settings: Settings, client
     text, shown = fit_session_start(note, pinned)
     if len(shown) < len(pinned):
         left = [f for f in pinned if f not in shown]
-        _log(layout, f"session-start: {len(shown)} of {len(pinned)} pinned facts fit under {MAX_CONTEXT} "
-                     f"characters; left out: {', '.join(f.id for f in left[:20])}"
-                     + (f" and {len(left) - 20} more" if len(left) > 20 else ""))
+        _log(
+            layout,
+            f"session-start: {len(shown)} of {len(pinned)} pinned facts fit under {MAX_CONTEXT} "
+            f"characters; left out: {', '.join(f.id for f in left[:20])}"
+            + (f" and {len(left) - 20} more" if len(left) > 20 else ""),
+        )
     if state is not None and path is not None:
         for fact in shown:
-            state.remember_shown(fact.id, fact.revision, fact.ref, fact.display_title, "pinned", fact.scope,
-                                 str(layout.workspace), shown_digest(fact))
+            state.remember_shown(
+                fact.id,
+                fact.revision,
+                fact.ref,
+                fact.display_title,
+                "pinned",
+                fact.scope,
+                str(layout.workspace),
+                shown_digest(fact),
+            )
         state.source = payload.source or state.source
         _touch_state(state, payload, layout, client)
         _save_state(state, path, layout)
@@ -690,8 +787,12 @@ def answer_request(request: Mapping[str, Any], root: str) -> str:
     raw_env = request.get("env")
     env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
     return run_hook(
-        str(request.get("event", "")), str(request.get("stdin", "")), home=root,
-        workspace=request.get("workspace") or None, env=env, cwd=str(request.get("cwd") or "") or None,
+        str(request.get("event", "")),
+        str(request.get("stdin", "")),
+        home=root,
+        workspace=request.get("workspace") or None,
+        env=env,
+        cwd=str(request.get("cwd") or "") or None,
         client=str(request.get("client") or ""),
     )
 
@@ -713,8 +814,9 @@ def serve(root: str, *, warm_workspace: str = "") -> int:
     def warm_up() -> None:
         warm(root, warm_workspace)
 
-    return serve_hooks(root, functools.partial(answer_request, root=root), log,
-                       warm=warm_up if warm_workspace else None)
+    return serve_hooks(
+        root, functools.partial(answer_request, root=root), log, warm=warm_up if warm_workspace else None
+    )
 
 
 def warm(root: str, workspace: str) -> None:
@@ -764,12 +866,12 @@ def valid_output(event: str, text: str) -> bool:
     if not isinstance(specific, dict) or set(specific) != {"hookEventName", "additionalContext"}:
         return False
     context = specific["additionalContext"]
-    return (specific["hookEventName"] == EVENTS.get(event) and isinstance(context, str)
-            and 0 < len(context) <= MAX_CONTEXT)
+    return (
+        specific["hookEventName"] == EVENTS.get(event) and isinstance(context, str) and 0 < len(context) <= MAX_CONTEXT
+    )
 
 
-def _answer(event: str, data: str, home: str | None, workspace: str | None,
-            client: str) -> tuple[str, Any]:
+def _answer(event: str, data: str, home: str | None, workspace: str | None, client: str) -> tuple[str, Any]:
     """``(output, after)``: the output, and a callable to run once it is printed (or ``None``).
 
     Asks the warm hook server first (and accepts only a reply that :func:`valid_output`
@@ -786,8 +888,15 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None,
 
     root = str(resolve_state_root(home))
     message = {
-        "op": "hook", "event": event, "stdin": data, "root": root, "workspace": workspace,
-        "env": hookd.request_env(), "cwd": os.getcwd(), "stamp": hookd.code_stamp(), "client": client,
+        "op": "hook",
+        "event": event,
+        "stdin": data,
+        "root": root,
+        "workspace": workspace,
+        "env": hookd.request_env(),
+        "cwd": os.getcwd(),
+        "stamp": hookd.code_stamp(),
+        "client": client,
     }
     reply = hookd.request(root, message)
     if reply is not None and reply.get("ok") is True:
@@ -801,8 +910,7 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None,
     return _in_process(event, data, home, workspace, client)
 
 
-def _in_process(event: str, data: str, home: str | None, workspace: str | None,
-                client: str = "") -> tuple[str, Any]:
+def _in_process(event: str, data: str, home: str | None, workspace: str | None, client: str = "") -> tuple[str, Any]:
     """Answer in this (one-shot) process: the per-fact recall memo comes from disk, and what
     was computed is written back after the answer is printed. The environment is seen
     through :func:`~.hook_client.request_env`, exactly as the hook server sees it."""
@@ -848,8 +956,15 @@ def guard(data: str, fmt: str = "claude") -> str:
     return decide(data, fmt)
 
 
-def main(event: str, *, home: str | None = None, workspace: str | None = None,
-         stdin: TextIO | None = None, stdout: TextIO | None = None, fmt: str = "claude") -> int:
+def main(
+    event: str,
+    *,
+    home: str | None = None,
+    workspace: str | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    fmt: str = "claude",
+) -> int:
     """Read stdin, answer (through the warm hook server when one runs), print. Always returns 0.
 
     ``fmt`` ``cursor`` prints Cursor's output shape instead of Claude Code's (:func:`to_cursor`);

@@ -144,7 +144,7 @@ class _Writer:
 
     def render(self, node: _Node, new: Any) -> str:
         if _same(node.value, new):
-            return self.s[node.start:node.end]
+            return self.s[node.start : node.end]
         if node.kind == "object" and isinstance(new, dict):
             return self.render_object(node, new)
         if node.kind == "array" and isinstance(new, list):
@@ -154,12 +154,12 @@ class _Writer:
     def _layout(self, node: _Node, starts: list[int], ends: list[int]) -> tuple[str, str, str, bool]:
         """``(lead, separator, trail, multiline)`` of a container: the whitespace after the
         opening bracket, between two entries (comma included) and before the closing one."""
-        inner = self.s[node.start + 1:node.end - 1]
+        inner = self.s[node.start + 1 : node.end - 1]
         own = self.line_indent(node.start)
         if starts:
-            lead = self.s[node.start + 1:starts[0]]
-            trail = self.s[ends[-1]:node.end - 1]
-            sep = self.s[ends[0]:starts[1]] if len(starts) > 1 else ""
+            lead = self.s[node.start + 1 : starts[0]]
+            trail = self.s[ends[-1] : node.end - 1]
+            sep = self.s[ends[0] : starts[1]] if len(starts) > 1 else ""
             multiline = "\n" in lead or "\n" in trail or "\n" in sep
             if not sep:
                 sep = "," + self.nl + lead.rsplit("\n", 1)[-1] if multiline else ", "
@@ -169,8 +169,15 @@ class _Writer:
             return self.nl + child, "," + self.nl + child, self.nl + own, True
         return "", ", ", "", False
 
-    def _assemble(self, node: _Node, pieces: list[tuple[str, int | None]], starts: list[int], ends: list[int],
-                  open_: str, close: str) -> str:
+    def _assemble(
+        self,
+        node: _Node,
+        pieces: list[tuple[str, int | None]],
+        starts: list[int],
+        ends: list[int],
+        open_: str,
+        close: str,
+    ) -> str:
         """``pieces``: the new entries' text with the index of the original entry each one
         keeps (``None`` for a new one); original separators are reused between entries
         that were neighbours."""
@@ -182,7 +189,7 @@ class _Writer:
             if n:
                 prev = pieces[n - 1][1]
                 if prev is not None and orig is not None and orig == prev + 1:
-                    out.append(self.s[ends[prev]:starts[orig]])
+                    out.append(self.s[ends[prev] : starts[orig]])
                 else:
                     out.append(sep)
             out.append(text)
@@ -198,19 +205,20 @@ class _Writer:
         if node.members:
             key, kstart, child = node.members[0]
             _, after = scanstring(self.s, kstart + 1, True)
-            colon = self.s[after:child.start]
+            colon = self.s[after : child.start]
         pieces: list[tuple[str, int | None]] = []
         seen = set()
         for n, (key, kstart, child) in enumerate(node.members):
             if key in seen or key not in new:
                 continue
             seen.add(key)
-            head = self.s[kstart:child.start]
+            head = self.s[kstart : child.start]
             pieces.append((head + self.render(child, new[key]), n))
         for key, value in new.items():
             if key not in seen:
-                pieces.append((json.dumps(key, ensure_ascii=False) + colon + self.fresh(value, indent, multiline),
-                               None))
+                pieces.append(
+                    (json.dumps(key, ensure_ascii=False) + colon + self.fresh(value, indent, multiline), None)
+                )
         return self._assemble(node, pieces, starts, ends, "{", "}")
 
     def render_array(self, node: _Node, new: list[Any]) -> str:
@@ -224,7 +232,7 @@ class _Writer:
         matcher = difflib.SequenceMatcher(a=old_keys, b=new_keys, autojunk=False)
         for op, a0, a1, b0, b1 in matcher.get_opcodes():
             if op == "equal":
-                pieces += [(self.s[starts[i]:ends[i]], i) for i in range(a0, a1)]
+                pieces += [(self.s[starts[i] : ends[i]], i) for i in range(a0, a1)]
             elif op in ("replace", "insert", "delete"):
                 paired = min(a1 - a0, b1 - b0) if op == "replace" else 0
                 for k in range(paired):
@@ -242,7 +250,7 @@ def _indent_unit(text: str) -> str:
         stripped = line.lstrip(" \t")
         if not stripped:
             continue
-        lead = line[:len(line) - len(stripped)]
+        lead = line[: len(line) - len(stripped)]
         if lead.startswith("\t"):
             return "\t"
         if lead:
@@ -261,8 +269,8 @@ def update(text: str | None, new: Any) -> str:
     if text is None or not text.strip():
         return dumps(new)
     root = _Parser(text).value(0)
-    writer = _Writer(text, "\n" in text[root.start:root.end])
-    out = text[:root.start] + writer.render(root, new) + text[root.end:]
+    writer = _Writer(text, "\n" in text[root.start : root.end])
+    out = text[: root.start] + writer.render(root, new) + text[root.end :]
     if not _equal(json.loads(out), new):  # a bug here must never cost the person their file
         return dumps(new)
     return out

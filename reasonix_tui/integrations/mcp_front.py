@@ -65,8 +65,9 @@ def _version() -> str:
 class Front:
     """The stdio front: reads the client, answers the handshake, relays the rest."""
 
-    def __init__(self, workspace: str | None, home: str | None, max_wait: float,
-                 stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    def __init__(
+        self, workspace: str | None, home: str | None, max_wait: float, stdin: IO[bytes], stdout: IO[bytes]
+    ) -> None:
         self.workspace = workspace
         self.home = home
         self.max_wait = max_wait
@@ -140,8 +141,13 @@ class Front:
         if not self.relay_all and is_request and method in STATIC_METHODS:
             if method == "initialize":
                 params = message.get("params") if isinstance(message.get("params"), dict) else {}
-                self.send({"jsonrpc": "2.0", "id": msg_id,
-                           "result": mcp_tools.initialize_result(params.get("protocolVersion"), _version())})
+                self.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": msg_id,
+                        "result": mcp_tools.initialize_result(params.get("protocolVersion"), _version()),
+                    }
+                )
                 replay = {"jsonrpc": "2.0", "id": _REPLAY_ID, "method": "initialize", "params": params}
                 self.to_backend.put(json.dumps(replay, ensure_ascii=False).encode("utf-8"))
                 return

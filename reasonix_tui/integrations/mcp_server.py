@@ -45,8 +45,7 @@ from . import mcp_tools
 if TYPE_CHECKING:
     from ..core.store.store import Store
 
-__all__ = ["SERVER_NAME", "DEFAULT_MAX_WAIT", "INSTRUCTIONS", "resolve_workspace", "build_server", "run",
-           "serve_pipes"]
+__all__ = ["SERVER_NAME", "DEFAULT_MAX_WAIT", "INSTRUCTIONS", "resolve_workspace", "build_server", "run", "serve_pipes"]
 
 SERVER_NAME = mcp_tools.SERVER_NAME
 DEFAULT_MAX_WAIT = 45.0
@@ -84,8 +83,9 @@ MAX_QUERY_CHARS = 4096
 
 
 def _text(message: str, *, error: bool = False, structured: dict[str, Any] | None = None) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=error,
-                          structured_content=structured)
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)], is_error=error, structured_content=structured
+    )
 
 
 def _for_mcp(outcome: AgentWriteOutcome) -> AgentWriteOutcome:
@@ -107,8 +107,7 @@ def _outcome(outcome: AgentWriteOutcome) -> CallToolResult:
         lines.append(f"status={outcome.status} id={outcome.fact_id} revision={outcome.revision} ref={outcome.ref}")
     else:
         lines.append(f"status={outcome.status}")
-    return _text("\n".join(lines), error=outcome.status in ("invalid", "conflict", "error", "missing"),
-                 structured=data)
+    return _text("\n".join(lines), error=outcome.status in ("invalid", "conflict", "error", "missing"), structured=data)
 
 
 class _Context:
@@ -188,9 +187,14 @@ def build_server(
 
     def add(fn: Callable[..., CallToolResult], name: str) -> None:
         _, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
-        server.add_tool(fn, name=name, title=title, description=description,
-                        annotations=ToolAnnotations(**annotations),  # type: ignore[arg-type]  # the hint booleans only
-                        structured_output=False)
+        server.add_tool(
+            fn,
+            name=name,
+            title=title,
+            description=description,
+            annotations=ToolAnnotations(**annotations),  # type: ignore[arg-type]  # the hint booleans only
+            structured_output=False,
+        )
 
     def memory(
         op: Annotated[str, Field(description=mcp_tools.arg("memory", "op"))] = "",
@@ -203,13 +207,23 @@ def build_server(
     ) -> CallToolResult:
         from ..core.recall import memory_tool_call
 
-        args = {"operation": op or operation or "", "query": query, "name": name, "type": type, "scope": scope,
-                "limit": limit}
+        args = {
+            "operation": op or operation or "",
+            "query": query,
+            "name": name,
+            "type": type,
+            "scope": scope,
+            "limit": limit,
+        }
         if query is not None and len(query) > MAX_QUERY_CHARS:
-            return _text(f"query is {len(query)} characters long; a memory search takes at most {MAX_QUERY_CHARS} "
-                         "(use 1-3 distinctive terms)", error=True)
-        return _guard(ctx, "memory", lambda: _text(memory_tool_call(ctx.store, {k: v for k, v in args.items()
-                                                                               if v is not None})))
+            return _text(
+                f"query is {len(query)} characters long; a memory search takes at most {MAX_QUERY_CHARS} "
+                "(use 1-3 distinctive terms)",
+                error=True,
+            )
+        return _guard(
+            ctx, "memory", lambda: _text(memory_tool_call(ctx.store, {k: v for k, v in args.items() if v is not None}))
+        )
 
     add(memory, "memory")
 
@@ -227,22 +241,39 @@ def build_server(
         expires_at: Annotated[str | None, Field(description=mcp_tools.arg("remember", "expires_at"))] = None,
         verified: Annotated[bool | None, Field(description=mcp_tools.arg("remember", "verified"))] = None,
         id: Annotated[str | None, Field(description=mcp_tools.arg("remember", "id"))] = None,
-        expected_revision: Annotated[int | None, Field(description=mcp_tools.arg("remember", "expected_revision"))] = None,
+        expected_revision: Annotated[
+            int | None, Field(description=mcp_tools.arg("remember", "expected_revision"))
+        ] = None,
         supersedes: Annotated[list[str] | None, Field(description=mcp_tools.arg("remember", "supersedes"))] = None,
         wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("remember", "wait_seconds"))] = None,
     ) -> CallToolResult:
         arguments: dict[str, Any] = {"description": description, "body": body}
-        for key, value in (("name", name), ("title", title), ("type", type), ("scope", scope), ("keywords", keywords),
-                           ("subject_key", subject_key), ("activation", activation), ("volatility", volatility),
-                           ("expires_at", expires_at), ("id", id), ("expected_revision", expected_revision)):
+        for key, value in (
+            ("name", name),
+            ("title", title),
+            ("type", type),
+            ("scope", scope),
+            ("keywords", keywords),
+            ("subject_key", subject_key),
+            ("activation", activation),
+            ("volatility", volatility),
+            ("expires_at", expires_at),
+            ("id", id),
+            ("expected_revision", expected_revision),
+        ):
             if value is not None:
                 arguments[key] = value
         if verified:
             arguments["verified"] = True
         if supersedes:
             arguments["supersedes"] = list(supersedes)
-        return _guard(ctx, "remember", lambda: _outcome(
-            agent_remember(arguments, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))))
+        return _guard(
+            ctx,
+            "remember",
+            lambda: _outcome(
+                agent_remember(arguments, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))
+            ),
+        )
 
     add(remember, "remember")
 
@@ -250,8 +281,11 @@ def build_server(
         ref: Annotated[str, Field(description=mcp_tools.arg("forget", "ref"))],
         wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("forget", "wait_seconds"))] = None,
     ) -> CallToolResult:
-        return _guard(ctx, "forget", lambda: _outcome(
-            agent_forget(ref, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))))
+        return _guard(
+            ctx,
+            "forget",
+            lambda: _outcome(agent_forget(ref, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))),
+        )
 
     add(forget, "forget")
 
@@ -259,8 +293,11 @@ def build_server(
         proposal_id: Annotated[str, Field(description=mcp_tools.arg("approval_status", "proposal_id"))],
         wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("approval_status", "wait_seconds"))] = 0,
     ) -> CallToolResult:
-        return _guard(ctx, "approval_status", lambda: _outcome(
-            await_proposal(proposal_id, ctx.store, wait=ctx.wait(wait_seconds))))
+        return _guard(
+            ctx,
+            "approval_status",
+            lambda: _outcome(await_proposal(proposal_id, ctx.store, wait=ctx.wait(wait_seconds))),
+        )
 
     add(approval_status, "approval_status")
 
@@ -281,14 +318,26 @@ def build_server(
             after: Annotated[int | None, Field(description=mcp_tools.arg("history", "after"))] = None,
             operation: Annotated[str | None, Field(description=mcp_tools.arg("history", "operation"))] = None,
         ) -> CallToolResult:
-            args = {"operation": op or operation or "", "query": query, "scope": scope, "kind": kind,
-                    "tool_name": tool_name, "limit": limit, "session_path": session_path,
-                    "message_index": message_index, "before": before, "after": after}
+            args = {
+                "operation": op or operation or "",
+                "query": query,
+                "scope": scope,
+                "kind": kind,
+                "tool_name": tool_name,
+                "limit": limit,
+                "session_path": session_path,
+                "message_index": message_index,
+                "before": before,
+                "after": after,
+            }
             if query is not None and len(query) > MAX_QUERY_CHARS:
-                return _text(f"query is {len(query)} characters long; a history search takes at most "
-                             f"{MAX_QUERY_CHARS}", error=True)
-            return _guard(ctx, "history", lambda: _text(call(ctx.layout, {k: v for k, v in args.items()
-                                                                        if v is not None})))
+                return _text(
+                    f"query is {len(query)} characters long; a history search takes at most " f"{MAX_QUERY_CHARS}",
+                    error=True,
+                )
+            return _guard(
+                ctx, "history", lambda: _text(call(ctx.layout, {k: v for k, v in args.items() if v is not None}))
+            )
 
         add(history, "history")
     if prewarm:
@@ -347,8 +396,9 @@ def serve_pipes(server: MCPServer, in_fd: int, out_fd: int) -> None:
 
     async def main() -> None:
         reader = io.TextIOWrapper(os.fdopen(in_fd, "rb", buffering=0), encoding="utf-8", errors="replace")
-        writer = io.TextIOWrapper(os.fdopen(out_fd, "wb", buffering=0), encoding="utf-8", newline="\n",
-                                  write_through=True)
+        writer = io.TextIOWrapper(
+            os.fdopen(out_fd, "wb", buffering=0), encoding="utf-8", newline="\n", write_through=True
+        )
         async with stdio_server(stdin=anyio.wrap_file(reader), stdout=anyio.wrap_file(writer)) as (read, write):
             # the lines MCPServer.run_stdio_async runs, on our streams
             lowlevel = server._lowlevel_server  # noqa: SLF001

@@ -69,7 +69,8 @@ _WAIT = "how long to wait for the user (capped)"
 # tool → (function name, title, description, annotations, [(arg, type, description, default)])
 TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str, str, Any]]]] = {
     "memory": (
-        "memory", "Search saved memory",
+        "memory",
+        "Search saved memory",
         "Look up saved memory facts for this project (and the user's global facts). op=search ranks facts by BM25 "
         "for `query` (optional `type` and `scope` filters, `limit` default 8, max 20); op=read returns one fact's "
         "full body by `name` (a name, project/<name>.md, global/<name>.md, or an id); op=list returns the index. "
@@ -87,7 +88,8 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         ],
     ),
     "remember": (
-        "remember", "Save a memory fact (user approval)",
+        "remember",
+        "Save a memory fact (user approval)",
         "Save a durable fact for future sessions (a stable conclusion, convention or preference, never secrets). "
         "A new, bounded project/reference fact with no secrets and no duplicate is saved at once. Anything else - "
         "updates (id + expected_revision), global or user/feedback facts, pinned facts - needs the user's approval "
@@ -115,7 +117,8 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         ],
     ),
     "forget": (
-        "forget", "Archive a memory fact (user approval)",
+        "forget",
+        "Archive a memory fact (user approval)",
         "Archive a saved fact that turned out to be wrong or obsolete (never a hard delete). Every forget needs the "
         "user's approval in the Context Center: the call waits a bounded time, then returns `pending` with a "
         "proposal id if the user has not answered (nothing is changed yet).",
@@ -126,7 +129,8 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         ],
     ),
     "approval_status": (
-        "approval_status", "Check a pending memory proposal",
+        "approval_status",
+        "Check a pending memory proposal",
         "Check on a proposal returned as pending by remember or forget, optionally waiting a little for the "
         "user's decision. pending means the user has not answered yet.",
         _READ_ONLY,
@@ -136,7 +140,10 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         ],
     ),
     "history": (
-        "history", "Search past sessions", HISTORY_DESCRIPTION + HISTORY_SUFFIX, _READ_ONLY,
+        "history",
+        "Search past sessions",
+        HISTORY_DESCRIPTION + HISTORY_SUFFIX,
+        _READ_ONLY,
         [
             ("op", "string!", "search | around", ""),
             ("query", "string", "search terms (op=search)", None),
@@ -169,8 +176,7 @@ def _property(name: str, kind: str, description: str, default: Any) -> dict[str,
         return {"description": description, "title": title, **_type(kind)}
     if kind.endswith("!"):
         return {"default": default, "description": description, "title": title, **_type(kind)}
-    return {"anyOf": [_type(kind), {"type": "null"}], "default": default, "description": description,
-            "title": title}
+    return {"anyOf": [_type(kind), {"type": "null"}], "default": default, "description": description, "title": title}
 
 
 def tools(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
@@ -186,8 +192,15 @@ def tools(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         required = [a for a, _, _, default in args if default is _REQUIRED]
         if required:
             schema["required"] = required
-        out.append({"name": name, "title": title, "description": description, "inputSchema": schema,
-                    "annotations": dict(annotations)})
+        out.append(
+            {
+                "name": name,
+                "title": title,
+                "description": description,
+                "inputSchema": schema,
+                "annotations": dict(annotations),
+            }
+        )
     return out
 
 

@@ -84,15 +84,19 @@ def open_context_center(args: argparse.Namespace) -> int:
     layout = Layout.resolve(home=getattr(args, "home", None), workspace=getattr(args, "workspace", None))
     demo = bool(getattr(args, "demo", False))
     if not demo and layout.root.exists() and not layout.root.is_dir():
-        sys.stderr.write(f"reasonix-tui: the state root {layout.root} is not a directory (check --home, "
-                         "REASONIX_STATE_HOME and REASONIX_HOME)\n")
+        sys.stderr.write(
+            f"reasonix-tui: the state root {layout.root} is not a directory (check --home, "
+            "REASONIX_STATE_HOME and REASONIX_HOME)\n"
+        )
         return 2
     if not interactive_terminal():
         sys.stderr.write(NO_TERMINAL)
         return 2
     if not demo and not has_real_store(layout) and not getattr(args, "home", None):
         demo = True
-        sys.stderr.write(f"reasonix-tui: no store at {layout.root}; opening a demo home (use --home to choose a store)\n")
+        sys.stderr.write(
+            f"reasonix-tui: no store at {layout.root}; opening a demo home (use --home to choose a store)\n"
+        )
     if demo:
         layout = demo_layout(reset=True)
     settings = load_settings(layout.root)

@@ -237,7 +237,7 @@ def _hook_arg(command: Any) -> str:
         parts = shlex.split(command)
     except ValueError:
         return ""
-    rest = parts[len(_program(parts)):] if _program(parts) else []
+    rest = parts[len(_program(parts)) :] if _program(parts) else []
     for i in range(len(rest) - 1):
         if rest[i] == "hook" and rest[i + 1] in _OUR_HOOK_ARGS:
             return rest[i + 1]
@@ -249,9 +249,9 @@ def _program(words: Sequence[str]) -> list[str]:
     global options after it left out."""
     for j, word in enumerate(words):
         if os.path.basename(word).removesuffix(".exe") == "reasonix-tui":
-            return list(words[:j + 1])
+            return list(words[: j + 1])
         if word == "reasonix_tui" and j > 0 and words[j - 1] == "-m":
-            return list(words[:j + 1])
+            return list(words[: j + 1])
     return []
 
 
@@ -282,8 +282,9 @@ def _check(parent: dict[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
-def _set_groups(hooks: dict[str, Any], event: str, arg: str, entry: dict[str, Any] | None, where: str,
-                matcher: str | None = None) -> None:
+def _set_groups(
+    hooks: dict[str, Any], event: str, arg: str, entry: dict[str, Any] | None, where: str, matcher: str | None = None
+) -> None:
     """Make ``event`` hold exactly one handler of ours for ``arg`` (``entry``), or none
     (``entry`` ``None``). The first of ours is updated in place; other copies go; a new
     matcher group is appended when there was none. Groups and the event's list that held
@@ -307,8 +308,9 @@ def _set_groups(hooks: dict[str, Any], event: str, arg: str, entry: dict[str, An
                 continue
             handlers.append(hook)
         if handlers or not had:
-            kept_groups.append({**group, "hooks": handlers} if len(handlers) != had or handlers != group["hooks"]
-                               else group)
+            kept_groups.append(
+                {**group, "hooks": handlers} if len(handlers) != had or handlers != group["hooks"] else group
+            )
     if entry is not None and not found:
         group_new: dict[str, Any] = {"matcher": matcher, "hooks": [entry]} if matcher else {"hooks": [entry]}
         kept_groups.append(group_new)
@@ -325,8 +327,12 @@ def _drop_if_emptied(parent: dict[str, Any], key: str, before: Any) -> None:
         del parent[key]
 
 
-def _merge_hook_events(doc: dict[str, Any], wanted: dict[tuple[str, str], dict[str, Any] | None],
-                       where: str, matchers: dict[str, str] | None = None) -> None:
+def _merge_hook_events(
+    doc: dict[str, Any],
+    wanted: dict[tuple[str, str], dict[str, Any] | None],
+    where: str,
+    matchers: dict[str, str] | None = None,
+) -> None:
     """Apply ``wanted`` ((event, our arg) → handler, or ``None`` to remove) to ``doc["hooks"]``."""
     before = copy.deepcopy(doc.get("hooks"))
     if before is None and all(v is None for v in wanted.values()):
@@ -337,8 +343,9 @@ def _merge_hook_events(doc: dict[str, Any], wanted: dict[tuple[str, str], dict[s
     _drop_if_emptied(doc, "hooks", before)
 
 
-def _merge_rules(doc: dict[str, Any], deny: Sequence[str], allow: Sequence[str], state_root: Path | None,
-                 where: str) -> None:
+def _merge_rules(
+    doc: dict[str, Any], deny: Sequence[str], allow: Sequence[str], state_root: Path | None, where: str
+) -> None:
     """Our rules become exactly ``deny``/``allow`` (stale ones of ours removed, missing ones appended)."""
     before = copy.deepcopy(doc.get("permissions"))
     if before is None and not deny and not allow:
@@ -361,14 +368,14 @@ def _merge_rules(doc: dict[str, Any], deny: Sequence[str], allow: Sequence[str],
     _drop_if_emptied(doc, "permissions", before)
 
 
-def _claude_wanted(commands: dict[str, str] | None, guard: str | None,
-                   timeout: int) -> dict[tuple[str, str], dict[str, Any] | None]:
+def _claude_wanted(
+    commands: dict[str, str] | None, guard: str | None, timeout: int
+) -> dict[tuple[str, str], dict[str, Any] | None]:
     wanted: dict[tuple[str, str], dict[str, Any] | None] = {}
     for event, arg in HOOK_EVENTS.items():
         command = (commands or {}).get(event)
         wanted[(event, arg)] = {"type": "command", "command": command, "timeout": timeout} if command else None
-    wanted[(GUARD_EVENT, GUARD_ARG)] = (
-        {"type": "command", "command": guard, "timeout": timeout} if guard else None)
+    wanted[(GUARD_EVENT, GUARD_ARG)] = {"type": "command", "command": guard, "timeout": timeout} if guard else None
     return wanted
 
 
@@ -397,8 +404,9 @@ def merge_claude_settings(
     return out
 
 
-def remove_claude_settings(settings: dict[str, Any], where: str = "settings.json",
-                           state_root: Path | None = None) -> dict[str, Any]:
+def remove_claude_settings(
+    settings: dict[str, Any], where: str = "settings.json", state_root: Path | None = None
+) -> dict[str, Any]:
     """A copy of Claude Code ``settings`` without any of our hooks and rules."""
     out = copy.deepcopy(settings)
     _merge_hook_events(out, _claude_wanted(None, None, 0), where)
@@ -407,8 +415,11 @@ def remove_claude_settings(settings: dict[str, Any], where: str = "settings.json
 
 
 def merge_codex_hooks(
-    config: dict[str, Any], commands: dict[str, str], timeout: int = HOOK_TIMEOUT_SECONDS,
-    where: str = "hooks.json", guard: str | None = None,
+    config: dict[str, Any],
+    commands: dict[str, str],
+    timeout: int = HOOK_TIMEOUT_SECONDS,
+    where: str = "hooks.json",
+    guard: str | None = None,
 ) -> dict[str, Any]:
     """A copy of a Codex ``hooks.json`` with our UserPromptSubmit and SessionStart hooks
     (and the ``PreToolUse`` guard on ``Bash``); ``commands`` empty and no ``guard``
@@ -516,8 +527,13 @@ class FileChange:
         after = [] if self.after is None else self.after.splitlines(keepends=True)
         label = str(self.path)
         return "".join(
-            difflib.unified_diff(before, after, fromfile=label if self.before is not None else "/dev/null",
-                                 tofile=label if self.after is not None else "/dev/null", n=3)
+            difflib.unified_diff(
+                before,
+                after,
+                fromfile=label if self.before is not None else "/dev/null",
+                tofile=label if self.after is not None else "/dev/null",
+                n=3,
+            )
         )
 
 
@@ -554,8 +570,13 @@ class SetupPlan:
         lines: list[str] = [f"reasonix-tui setup {self.agent}{verb} ({self.scope} scope)", ""]
         for change in self.changes:
             if change.changed:
-                state = ("new file" if change.before is None else
-                         "remove file (nothing else in it)" if change.after is None else "edit")
+                state = (
+                    "new file"
+                    if change.before is None
+                    else "remove file (nothing else in it)"
+                    if change.after is None
+                    else "edit"
+                )
                 lines.append(f"{change.path} ({state}): {change.summary}")
                 lines.append(change.diff().rstrip("\n"))
             elif self.remove:
@@ -635,8 +656,13 @@ def _load_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 _EMPTY_DOCS: tuple[dict[str, Any], dict[str, Any]] = ({}, {"version": 1})
 
 
-def _json_change(path: Path, merge: Callable[[dict[str, Any]], dict[str, Any]], summary: str,
-                 mode: int = 0o644, removable: bool = False) -> FileChange:
+def _json_change(
+    path: Path,
+    merge: Callable[[dict[str, Any]], dict[str, Any]],
+    summary: str,
+    mode: int = 0o644,
+    removable: bool = False,
+) -> FileChange:
     """The change ``merge`` makes to the JSON file at ``path``, written as a minimal edit.
     ``removable``: a file left holding nothing (``{}``) is removed instead."""
     before, data = _load_json(path)
@@ -683,10 +709,18 @@ def plan_claude_code(
     command, args = mcp_args(base, home)
     if remove:
         settings_change = _json_change(
-            settings_path, lambda d: remove_claude_settings(d, str(settings_path), state_root),
-            "remove reasonix-tui's hooks and permission rules", removable=True)
-        mcp_change = _json_change(mcp_path, lambda d: remove_mcp_servers(d, str(mcp_path)),
-                                  f"remove the MCP server {SERVER_NAME!r}", mcp_mode, removable=scope == "project")
+            settings_path,
+            lambda d: remove_claude_settings(d, str(settings_path), state_root),
+            "remove reasonix-tui's hooks and permission rules",
+            removable=True,
+        )
+        mcp_change = _json_change(
+            mcp_path,
+            lambda d: remove_mcp_servers(d, str(mcp_path)),
+            f"remove the MCP server {SERVER_NAME!r}",
+            mcp_mode,
+            removable=scope == "project",
+        )
         notes = ["Restart Claude Code (or run /hooks and /mcp) so it reads the new settings."]
         return SetupPlan("claude-code", scope, (settings_change, mcp_change), tuple(notes), state_root, remove=True)
     commands = {event: hook_command(base, arg, home) for event, arg in HOOK_EVENTS.items()}
@@ -700,8 +734,10 @@ def plan_claude_code(
         f"{len(deny)} deny rules for the person-only subcommands, allow the read-only MCP tools",
     )
     mcp_change = _json_change(
-        mcp_path, lambda d: merge_mcp_servers(d, entry, str(mcp_path)),
-        f"MCP server {SERVER_NAME!r} (stdio)", mcp_mode,
+        mcp_path,
+        lambda d: merge_mcp_servers(d, entry, str(mcp_path)),
+        f"MCP server {SERVER_NAME!r} (stdio)",
+        mcp_mode,
     )
     notes = [
         "Claude Code asks once before it uses a project-scoped MCP server from .mcp.json; answer yes.",
@@ -713,8 +749,10 @@ def plan_claude_code(
             "--command reasonix-tui (then it must be on everyone's PATH)."
         )
     else:
-        notes.append(f"Equivalent for the MCP part: claude mcp add --scope user {SERVER_NAME} -- "
-                     f"{shlex.join([command, *args])}")
+        notes.append(
+            f"Equivalent for the MCP part: claude mcp add --scope user {SERVER_NAME} -- "
+            f"{shlex.join([command, *args])}"
+        )
     notes += _stale_backups(settings_path, mcp_path)
     return SetupPlan("claude-code", scope, (settings_change, mcp_change), tuple(notes), state_root)
 
@@ -724,8 +762,10 @@ def _stale_backups(*paths: Path) -> list[str]:
     found = [str(p) for path in paths for p in sorted(path.parent.glob(path.name + ".bak*")) if p.is_file()]
     if not found:
         return []
-    return [f"earlier versions of setup left backups beside the files: {', '.join(found)} "
-            "(backups now go to the state root; delete these when you no longer need them)"]
+    return [
+        f"earlier versions of setup left backups beside the files: {', '.join(found)} "
+        "(backups now go to the state root; delete these when you no longer need them)"
+    ]
 
 
 def _codex_toml(path: Path, command: str | None, args: list[str] | None) -> FileChange:
@@ -769,8 +809,14 @@ def _codex_toml(path: Path, command: str | None, args: list[str] | None) -> File
     return FileChange(path, before, tomlkit.dumps(doc), f"MCP server {SERVER_NAME!r} (stdio)")
 
 
-def plan_codex(*, base: Sequence[str], home: str | None = None, timeout: int = HOOK_TIMEOUT_SECONDS,
-               state_root: Path | None = None, remove: bool = False) -> SetupPlan:
+def plan_codex(
+    *,
+    base: Sequence[str],
+    home: str | None = None,
+    timeout: int = HOOK_TIMEOUT_SECONDS,
+    state_root: Path | None = None,
+    remove: bool = False,
+) -> SetupPlan:
     """``[mcp_servers.reasonix-tui]`` in ``~/.codex/config.toml`` (comments and layout kept)
     and, in ``~/.codex/hooks.json``, the UserPromptSubmit / SessionStart hooks and the
     PreToolUse (Bash) guard; ``remove`` takes them out."""
@@ -778,15 +824,20 @@ def plan_codex(*, base: Sequence[str], home: str | None = None, timeout: int = H
     hooks_path = _home() / ".codex" / "hooks.json"
     if remove:
         change = _codex_toml(path, None, None)
-        hooks_change = _json_change(hooks_path, lambda d: merge_codex_hooks(d, {}, timeout, str(hooks_path)),
-                                    "remove reasonix-tui's hooks", removable=True)
+        hooks_change = _json_change(
+            hooks_path,
+            lambda d: merge_codex_hooks(d, {}, timeout, str(hooks_path)),
+            "remove reasonix-tui's hooks",
+            removable=True,
+        )
         return SetupPlan("codex", "user", (change, hooks_change), (), state_root, remove=True)
     command, args = mcp_args(base, home)
     change = _codex_toml(path, command, args)
     commands = {event: hook_command(base, arg, home, "codex") for event, arg in HOOK_EVENTS.items()}
     guard = hook_command(base, GUARD_ARG, home, "codex")
     hooks_change = _json_change(
-        hooks_path, lambda d: merge_codex_hooks(d, commands, timeout, str(hooks_path), guard),
+        hooks_path,
+        lambda d: merge_codex_hooks(d, commands, timeout, str(hooks_path), guard),
         f"UserPromptSubmit + SessionStart hooks and the PreToolUse (Bash) guard (timeout {timeout}s)",
     )
     notes = (
@@ -801,8 +852,16 @@ def plan_codex(*, base: Sequence[str], home: str | None = None, timeout: int = H
     return SetupPlan("codex", "user", (change, hooks_change), notes, state_root)
 
 
-def plan_cursor(scope: str, workspace: Path, *, base: Sequence[str], home: str | None = None,
-                state_root: Path | None = None, remove: bool = False, prompt_hook: bool = False) -> SetupPlan:
+def plan_cursor(
+    scope: str,
+    workspace: Path,
+    *,
+    base: Sequence[str],
+    home: str | None = None,
+    state_root: Path | None = None,
+    remove: bool = False,
+    prompt_hook: bool = False,
+) -> SetupPlan:
     """The MCP server in ``<workspace>/.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json``
     (user), and in ``hooks.json`` beside it the ``sessionStart`` hook and the
     ``beforeShellExecution`` guard (``prompt_hook``: also ``beforeSubmitPrompt``);
@@ -812,10 +871,15 @@ def plan_cursor(scope: str, workspace: Path, *, base: Sequence[str], home: str |
     path = (workspace if scope == "project" else _home()) / ".cursor" / "mcp.json"
     hooks_path = path.parent / "hooks.json"
     if remove:
-        change = _json_change(path, lambda d: remove_mcp_servers(d, str(path)),
-                              f"remove the MCP server {SERVER_NAME!r}", removable=True)
-        hooks_change = _json_change(hooks_path, lambda d: merge_cursor_hooks(d, {}, str(hooks_path)),
-                                    "remove reasonix-tui's hooks", removable=True)
+        change = _json_change(
+            path, lambda d: remove_mcp_servers(d, str(path)), f"remove the MCP server {SERVER_NAME!r}", removable=True
+        )
+        hooks_change = _json_change(
+            hooks_path,
+            lambda d: merge_cursor_hooks(d, {}, str(hooks_path)),
+            "remove reasonix-tui's hooks",
+            removable=True,
+        )
         return SetupPlan("cursor", scope, (change, hooks_change), (), state_root, remove=True)
     command, args = mcp_args(base, home, workspace_arg="${workspaceFolder}")
     entry = {"command": command, "args": args}
@@ -827,8 +891,7 @@ def plan_cursor(scope: str, workspace: Path, *, base: Sequence[str], home: str |
     what = "sessionStart (pinned guidance) and beforeShellExecution (the shell guard)"
     if prompt_hook:
         what += " and beforeSubmitPrompt (recall; not a documented Cursor route)"
-    hooks_change = _json_change(hooks_path, lambda d: merge_cursor_hooks(d, commands, str(hooks_path)),
-                                f"{what} hooks")
+    hooks_change = _json_change(hooks_path, lambda d: merge_cursor_hooks(d, commands, str(hooks_path)), f"{what} hooks")
     notes = [
         "Enable the server in Cursor's Settings → MCP if it is not switched on by itself.",
         "Cursor reloads hooks.json on save; open a new chat. Its Hooks output channel shows each run.",

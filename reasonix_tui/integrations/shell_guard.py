@@ -74,11 +74,47 @@ _WRAPPERS: dict[str, set[str]] = {
     "ionice": {"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
     "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
-    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir",
-             "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"},
+    "sudo": {
+        "-u",
+        "-g",
+        "-C",
+        "-D",
+        "-h",
+        "-p",
+        "-r",
+        "-t",
+        "-U",
+        "-T",
+        "--user",
+        "--group",
+        "--chdir",
+        "--host",
+        "--prompt",
+        "--role",
+        "--type",
+        "--other-user",
+        "--close-from",
+        "--command-timeout",
+    },
     "doas": {"-u", "-C"},
-    "xargs": {"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args",
-              "--max-procs", "--max-lines", "--replace", "--max-chars", "--eof"},
+    "xargs": {
+        "-I",
+        "-L",
+        "-n",
+        "-P",
+        "-d",
+        "-E",
+        "-s",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "--max-lines",
+        "--replace",
+        "--max-chars",
+        "--eof",
+    },
     "chrt": set(),
     "setsid": set(),
     "caffeinate": set(),
@@ -203,7 +239,7 @@ def _unwrap(words: list[str]) -> tuple[list[str] | None, list[str]]:
                 j += 1
             return None, nested  # a script file or an interactive shell: not ours to read
         if name == "eval":
-            nested.append(" ".join(words[i + 1:]))
+            nested.append(" ".join(words[i + 1 :]))
             return None, nested
         return words[i:], nested
     return None, nested
@@ -230,9 +266,9 @@ def _our_args(argv: list[str]) -> list[str] | None:
             a = argv[i]
             if a == "-m" and i + 1 < len(argv):
                 module = argv[i + 1]
-                return argv[i + 2:] if module in ("reasonix_tui", "reasonix_tui.__main__") else None
+                return argv[i + 2 :] if module in ("reasonix_tui", "reasonix_tui.__main__") else None
             if a.startswith("-m") and len(a) > 2:
-                return argv[i + 1:] if a[2:] in ("reasonix_tui", "reasonix_tui.__main__") else None
+                return argv[i + 1 :] if a[2:] in ("reasonix_tui", "reasonix_tui.__main__") else None
             if a in ("-X", "-W", "--check-hash-based-pycs"):
                 i += 2
                 continue
@@ -348,11 +384,19 @@ def decide(stdin_text: str, fmt: str = "claude") -> str:
         return ""
     reason = denial_reason(hit)
     if fmt == "cursor":
-        out: dict[str, Any] = {"permission": "deny", "user_message": f"reasonix-tui: blocked `{hit}` (person-only)",
-                               "agent_message": reason}
+        out: dict[str, Any] = {
+            "permission": "deny",
+            "user_message": f"reasonix-tui: blocked `{hit}` (person-only)",
+            "agent_message": reason,
+        }
     else:
-        out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                      "permissionDecisionReason": reason}}
+        out = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
     return json.dumps(out, ensure_ascii=False) + "\n"
 
 

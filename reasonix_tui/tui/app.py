@@ -127,8 +127,9 @@ TICK_SECONDS = 30.0
 WriteJob = Callable[[Store], writes.Outcome]
 """One store change, run by the write worker."""
 
-_STORE_WRITES = frozenset({"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo",
-                           "archive", "merge"})
+_STORE_WRITES = frozenset(
+    {"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo", "archive", "merge"}
+)
 """Jobs that change fact files (reloaded after, wholly when they name no paths)."""
 
 
@@ -148,8 +149,16 @@ class ContextCenterApp(App[None]):
         Binding("question_mark", "help", "Help", id="app-help-question", key_display="?", show=False),
         Binding("q", "quit_main", "Quit", id="app-quit", show=False, tooltip="Quit (when no text box has focus)"),
         Binding("ctrl+r", "reload", "Reload", id="app-reload", tooltip="Read the store again"),
-        Binding("A", "review_approvals", "Approvals", id="app-approvals", tooltip="Open the pending agent proposals again"),
-        Binding("ctrl+z", "undo_agent_write", "Undo agent write", id="app-undo-auto", tooltip="Archive the fact the agent just wrote"),
+        Binding(
+            "A", "review_approvals", "Approvals", id="app-approvals", tooltip="Open the pending agent proposals again"
+        ),
+        Binding(
+            "ctrl+z",
+            "undo_agent_write",
+            "Undo agent write",
+            id="app-undo-auto",
+            tooltip="Archive the fact the agent just wrote",
+        ),
         *[
             Binding(str(i + 1), f"show_pane('{pane}')", title, show=False, id=f"app-pane-{pane}")
             for i, (pane, title) in enumerate(PANES)
@@ -330,8 +339,9 @@ class ContextCenterApp(App[None]):
         if action == "merge":
             facts = [self.snapshot.facts.get(r.id) for r in finding.facts]
             if any(f is None for f in facts):
-                self.notify("A fact of this finding is no longer active; look at the findings again.",
-                            severity="warning")
+                self.notify(
+                    "A fact of this finding is no longer active; look at the findings again.", severity="warning"
+                )
                 return
             try:
                 draft, values = writes.merge_form([f for f in facts if f is not None], fix.keep_id or fix.fact_id)
@@ -381,7 +391,8 @@ class ContextCenterApp(App[None]):
         if unknown:
             self.notify(
                 f"[keymap] in settings.toml names unknown binding ids: {', '.join(unknown)} (F1 lists the ids).",
-                severity="warning", timeout=12,
+                severity="warning",
+                timeout=12,
             )
 
     def effective_keys(self, binding_id: str, default: str) -> str:
@@ -642,11 +653,17 @@ class ContextCenterApp(App[None]):
         """Palette: panes, reload, and the facts actions."""
         yield from super().get_system_commands(screen)
         for i, (pane, title) in enumerate(PANES):
-            yield SystemCommand(f"view: {title}", f"Show the {title} pane (key {i + 1})", partial(self.action_show_pane, pane))
+            yield SystemCommand(
+                f"view: {title}", f"Show the {title} pane (key {i + 1})", partial(self.action_show_pane, pane)
+            )
         yield SystemCommand("store: reload", "Read the store, approvals and traces again (ctrl+r)", self.action_reload)
         last = self.approvals.last_auto
         if last is not None and self.approvals.can_undo(self.snapshot, self.complete):
-            yield SystemCommand(f"approvals: undo {last.ref}", f"Archive {last.ref}, which the agent wrote without asking (ctrl+z)", self.action_undo_agent_write)
+            yield SystemCommand(
+                f"approvals: undo {last.ref}",
+                f"Archive {last.ref}, which the agent wrote without asking (ctrl+z)",
+                self.action_undo_agent_write,
+            )
         if isinstance(screen, MainScreen):
             yield from screen.palette_commands()
 
@@ -686,10 +703,20 @@ class ContextCenterApp(App[None]):
             except Exception as exc:  # never leave the queue stuck: report and go on
                 self.post_message(WriteFinished(action, False, f"{type(exc).__name__}: {exc}"))
                 continue
-            self.post_message(WriteFinished(
-                action, outcome.ok, outcome.text, outcome.warnings, outcome.fact_id, outcome.paths, outcome.refresh,
-                outcome.approval, outcome.changed, outcome.proposal_id,
-            ))
+            self.post_message(
+                WriteFinished(
+                    action,
+                    outcome.ok,
+                    outcome.text,
+                    outcome.warnings,
+                    outcome.fact_id,
+                    outcome.paths,
+                    outcome.refresh,
+                    outcome.approval,
+                    outcome.changed,
+                    outcome.proposal_id,
+                )
+            )
 
     @on(WriteFinished)
     def _write_finished(self, message: WriteFinished) -> None:
@@ -711,11 +738,14 @@ class ContextCenterApp(App[None]):
         if "health" in message.refresh and not (message.ok and (message.paths or message.action in _STORE_WRITES)):
             self.refresh_health()  # a dismissal: no reload follows to do it
         if message.refresh:
-            self.post_message(SidecarsReloaded(
-                approvals="approvals" in message.refresh, instructions="instructions" in message.refresh,
-                audit="audit" in message.refresh,
-                suggestions="suggestions" in message.refresh,
-            ))
+            self.post_message(
+                SidecarsReloaded(
+                    approvals="approvals" in message.refresh,
+                    instructions="instructions" in message.refresh,
+                    audit="audit" in message.refresh,
+                    suggestions="suggestions" in message.refresh,
+                )
+            )
 
     # ----------------------------------------------------------------- the person's writes
 
@@ -742,7 +772,9 @@ class ContextCenterApp(App[None]):
             return False
         self.notify(
             f"Not changed: {fact.ref}'s {problem}. Press E to fix the file in $EDITOR; its bytes are left as they are.",
-            title=f"{what}: refused", severity="error", timeout=12,
+            title=f"{what}: refused",
+            severity="error",
+            timeout=12,
         )
         return True
 
@@ -989,7 +1021,9 @@ class ContextCenterApp(App[None]):
         fresh = [r for r in message.auto if r.id not in flow.auto_seen]
         flow.auto_seen.update(r.id for r in fresh)
         newest = max(fresh, key=lambda r: (r.created_at, r.id), default=None)
-        text = announcement(fresh, self.clock(), newest is not None and flow.can_undo(self.snapshot, self.complete, newest))
+        text = announcement(
+            fresh, self.clock(), newest is not None and flow.can_undo(self.snapshot, self.complete, newest)
+        )
         if text:
             self.notify(text, title="agent auto-write", timeout=15)
         self.refresh_bindings()
@@ -1036,8 +1070,9 @@ class ContextCenterApp(App[None]):
             waiting = self.queue.waiter(proposal.id)
         except Exception:
             waiting = None
-        view = proposal_view(proposal, self.snapshot, preview, changed=proposal.id in self.approvals.changed,
-                             waiting=waiting)
+        view = proposal_view(
+            proposal, self.snapshot, preview, changed=proposal.id in self.approvals.changed, waiting=waiting
+        )
         self.post_message(ProposalViewReady(view, purpose))
 
     def _preview_store(self) -> Store:
@@ -1102,7 +1137,7 @@ class ContextCenterApp(App[None]):
         elif action == "later":
             flow.deferred.add(proposal_id)
             self.notify(
-                f"{proposal.title} stays queued ({flow.count} pending). Press A (or the palette's \"approvals: review pending\") to open it again.",
+                f'{proposal.title} stays queued ({flow.count} pending). Press A (or the palette\'s "approvals: review pending") to open it again.',
                 timeout=5,
             )
             self._show_next()
@@ -1114,7 +1149,7 @@ class ContextCenterApp(App[None]):
             self._show_next()
 
     def _edit_proposal(self, proposal: Proposal, view: ProposalView) -> None:
-        """"Edit, then approve": the form pre-filled with the fact as it would be written.
+        """ "Edit, then approve": the form pre-filled with the fact as it would be written.
         While it is open no dialog opens (new proposals only raise the count)."""
         flow = self.approvals
         initial = form_values(view)
@@ -1138,7 +1173,9 @@ class ContextCenterApp(App[None]):
         self._refresh_status()
         self.run_write(
             "approval",
-            lambda store: writes.decide(store, self.queue, message.proposal_id, message.action, message.digest, message.edits),
+            lambda store: writes.decide(
+                store, self.queue, message.proposal_id, message.action, message.digest, message.edits
+            ),
         )
         self._show_next()
 
@@ -1146,12 +1183,17 @@ class ContextCenterApp(App[None]):
         flow = self.approvals
         result = message.approval
         if message.proposal_id:
-            flow.decided(message.proposal_id, still_pending=message.changed,
-                         finished=message.ok and message.changed is None and result is not None)
+            flow.decided(
+                message.proposal_id,
+                still_pending=message.changed,
+                finished=message.ok and message.changed is None and result is not None,
+            )
         if message.changed is not None:
             self.notify(
                 f"Not applied: {message.changed.title} changed since you opened it. It is shown again with the new content.",
-                title="changed since you opened it", severity="warning", timeout=10,
+                title="changed since you opened it",
+                severity="warning",
+                timeout=10,
             )
             self._show_next()
         elif not message.ok or result is None:
@@ -1162,8 +1204,12 @@ class ContextCenterApp(App[None]):
             what = "nothing was saved" if result.tool == "remember" else "nothing was archived"
             self.notify(f"Denied: {what}. The agent has been told.", title="denied", timeout=4)
         elif result.state == "conflict":
-            self.notify(f"Not applied: {result.message}", title="conflict: the fact changed after the proposal",
-                        severity="error", timeout=15)
+            self.notify(
+                f"Not applied: {result.message}",
+                title="conflict: the fact changed after the proposal",
+                severity="error",
+                timeout=15,
+            )
         else:
             self.notify(f"Not applied: {result.message}", title="approval failed", severity="error", timeout=15)
         if result is not None and result.notice:

@@ -30,7 +30,6 @@ ANNOUNCE_WINDOW_NS = 86_400 * 1_000_000_000
 """Auto-writes older than this at start are not announced (they were missed, not news)."""
 
 
-
 @dataclass(frozen=True)
 class QueueChange:
     """What a fresh read of the queue means for the screen."""
@@ -199,7 +198,9 @@ def announcement(records: list[AutoWrite], now: Timestamp, undoable: bool) -> st
             f"(auto_confirm_project_remember is on).{undo}"
         )
     if len(ordered) == 1:
-        return f"{who} saved {newest.ref} (revision {newest.revision}) without asking: a new low-risk project fact.{undo}"
+        return (
+            f"{who} saved {newest.ref} (revision {newest.revision}) without asking: a new low-risk project fact.{undo}"
+        )
     refs = ", ".join(r.ref for r in ordered[:5]) + (f" and {len(ordered) - 5} more" if len(ordered) > 5 else "")
     undo = f" Press ctrl+z to undo the newest ({newest.ref})." if undo else ""
     return f"The agent wrote {len(ordered)} low-risk project facts without asking: {refs}.{undo}"

@@ -133,7 +133,10 @@ def pin(store: Store, ref: str, pinned: bool) -> Outcome:
         return Outcome(f"{fact.ref} is already {'pinned' if pinned else 'relevant'}.", str(fact.id))
     verb = "Pinned" if pinned else "Unpinned"
     return Outcome(
-        f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result.result), _save_paths(result.result)
+        f"{verb} {fact.ref} (revision {fact.revision}).",
+        str(fact.id),
+        _warnings(result.result),
+        _save_paths(result.result),
     )
 
 
@@ -141,7 +144,9 @@ def verify(store: Store, ref: str) -> Outcome:
     """Mark verified now (renews the freshness clock)."""
     result = store.verify(ref)
     fact = result.fact
-    return Outcome(f"Verified {fact.ref}: its freshness clock starts now.", str(fact.id), _warnings(result), _save_paths(result))
+    return Outcome(
+        f"Verified {fact.ref}: its freshness clock starts now.", str(fact.id), _warnings(result), _save_paths(result)
+    )
 
 
 def forget(store: Store, ref: str) -> Outcome:
@@ -156,7 +161,9 @@ def forget(store: Store, ref: str) -> Outcome:
     what = fact.ref if fact is not None else ref
     paths = [fact.path] if fact is not None and fact.path else []
     paths.extend(p for p in (result.paths or (result.path,)) if p)
-    return Outcome(f"Forgot {what}; archived to {result.path}. Recover it from the Archive pane.", None, (), tuple(paths))
+    return Outcome(
+        f"Forgot {what}; archived to {result.path}. Recover it from the Archive pane.", None, (), tuple(paths)
+    )
 
 
 def many(store: Store, action: str, refs: tuple[str, ...]) -> Outcome:
@@ -175,7 +182,11 @@ def many(store: Store, action: str, refs: tuple[str, ...]) -> Outcome:
     if not done:
         raise StoreError(f"{verb} none of {len(refs)}: " + "; ".join(refused[:3]) + ("…" if len(refused) > 3 else ""))
     text = f"{verb} {len(done)} fact{'s' if len(done) != 1 else ''}"
-    text += "." if not refused else f"; {len(refused)} refused: " + "; ".join(refused[:3]) + ("…" if len(refused) > 3 else "")
+    text += (
+        "."
+        if not refused
+        else f"; {len(refused)} refused: " + "; ".join(refused[:3]) + ("…" if len(refused) > 3 else "")
+    )
     if action == "forget":
         text += " They are in the Archive pane."
     paths = tuple(p for o in done for p in o.paths)
@@ -196,7 +207,9 @@ def save_form(
     expires_at, clear = parse_expires_at(values.expires_at)
     # As the remember tool derives it (store-format §7): the name, else (a new fact) the
     # title, else the description.
-    name = remember_request_name({"name": values.name, "title": values.title, "description": values.description, "id": fact_id})
+    name = remember_request_name(
+        {"name": values.name, "title": values.title, "description": values.description, "id": fact_id}
+    )
     request = SaveRequest(
         name=name,
         title=values.title.strip(),
@@ -220,7 +233,9 @@ def save_form(
     )
     fact = result.fact
     verb = "Created" if result.created else "Saved"
-    return Outcome(f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), _save_paths(result))
+    return Outcome(
+        f"{verb} {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), _save_paths(result)
+    )
 
 
 def restore(store: Store, ref: str, revision: int) -> Outcome:
@@ -240,7 +255,10 @@ def recover(store: Store, path: str) -> Outcome:
     result = store.recover(path)
     fact = result.fact
     return Outcome(
-        f"Recovered {fact.ref} (revision {fact.revision}).", str(fact.id), _warnings(result), (*_save_paths(result), path)
+        f"Recovered {fact.ref} (revision {fact.revision}).",
+        str(fact.id),
+        _warnings(result),
+        (*_save_paths(result), path),
     )
 
 
@@ -292,14 +310,23 @@ def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) 
     from ..core.sessions.suggestions import accept_suggestion as accept
 
     edits = SuggestionEdits(
-        name=values.name, title=values.title, description=values.description,
-        type=values.type, scope=values.scope, body=values.body,
+        name=values.name,
+        title=values.title,
+        description=values.description,
+        type=values.type,
+        scope=values.scope,
+        body=values.body,
     )
     result = accept(store.layout, suggestion_id, edits, store=store, actor="context-center")
     fact = result.fact
     if fact is not None:
-        return Outcome(f"Accepted: saved {fact.ref} (revision {fact.revision}).", str(fact.id), (),
-                       tuple(p for p in (fact.path,) if p), ("suggestions",))
+        return Outcome(
+            f"Accepted: saved {fact.ref} (revision {fact.revision}).",
+            str(fact.id),
+            (),
+            tuple(p for p in (fact.path,) if p),
+            ("suggestions",),
+        )
     return Outcome(f"Accepted: wrote {result.path}.", None, (), (), ("suggestions",))
 
 
@@ -365,7 +392,9 @@ def health_fix(store: Store, finding: Any, action: str, undo: list[HealthUndo]) 
     if refused:
         text += " Refused: " + "; ".join(refused)
     if steps:
-        undo.append(HealthUndo(f"{action} ({finding.label})", FixOutcome(text, done[0].fact_id, _health_paths(done), steps)))
+        undo.append(
+            HealthUndo(f"{action} ({finding.label})", FixOutcome(text, done[0].fact_id, _health_paths(done), steps))
+        )
         text += " U undoes it."
     return Outcome(text, done[0].fact_id or None, (), _health_paths(done), ("health",))
 
@@ -376,9 +405,17 @@ def merge_form(facts: list[Fact], keep_id: str) -> tuple[Any, FactFormValues]:
 
     draft = merged_draft(facts, keep_id)
     values = FactFormValues(
-        name=draft.name, title=draft.title, description=draft.description, type=draft.type, scope=draft.scope,
-        activation=draft.activation, volatility=draft.volatility, subject_key=draft.subject_key,
-        keywords=draft.keywords, expires_at=draft.expires_at.rfc3339() if draft.expires_at else "", body=draft.body,
+        name=draft.name,
+        title=draft.title,
+        description=draft.description,
+        type=draft.type,
+        scope=draft.scope,
+        activation=draft.activation,
+        volatility=draft.volatility,
+        subject_key=draft.subject_key,
+        keywords=draft.keywords,
+        expires_at=draft.expires_at.rfc3339() if draft.expires_at else "",
+        body=draft.body,
     )
     return draft, values
 
@@ -395,11 +432,19 @@ def health_merge(store: Store, finding: Any, draft: Any, values: FactFormValues,
         raise InvalidInput("description and body are required")
     expires_at, clear = parse_expires_at(values.expires_at)
     request = replace(
-        draft, name=values.name.strip() or draft.name, title=values.title.strip(),
-        description=values.description.strip(), type=values.type, scope=values.scope,
-        keywords=values.keywords.strip(), subject_key=values.subject_key.strip(), activation=values.activation,
-        volatility=values.volatility, expires_at=None if clear else (expires_at or draft.expires_at),
-        verified=values.verified, body=values.body,
+        draft,
+        name=values.name.strip() or draft.name,
+        title=values.title.strip(),
+        description=values.description.strip(),
+        type=values.type,
+        scope=values.scope,
+        keywords=values.keywords.strip(),
+        subject_key=values.subject_key.strip(),
+        activation=values.activation,
+        volatility=values.volatility,
+        expires_at=None if clear else (expires_at or draft.expires_at),
+        verified=values.verified,
+        body=values.body,
     )
     outcome = save_merge(store, finding, request)
     text = outcome.text[:1].upper() + outcome.text[1:] + ". U undoes it."
@@ -416,12 +461,19 @@ def health_dismiss(store: Store, finding: Any, undo: list[HealthUndo]) -> Outcom
     if not Dismissals(store.layout).dismiss(finding):
         return Outcome("Already dismissed.", refresh=("health",))
     store.audit.record(
-        "health-dismiss", True, store.actor, workspace=str(store.layout.workspace),
-        id=first.id if first else "", ref=first.ref if first else finding.path, reason=finding.title,
+        "health-dismiss",
+        True,
+        store.actor,
+        workspace=str(store.layout.workspace),
+        id=first.id if first else "",
+        ref=first.ref if first else finding.path,
+        reason=finding.title,
         detail={"kind": finding.kind, "fingerprint": finding.fingerprint},
     )
     undo.append(HealthUndo(f"dismissal ({finding.label})", fingerprint=finding.fingerprint))
-    return Outcome("Dismissed: it stays hidden until one of its facts changes. U undoes it.", refresh=("health", "audit"))
+    return Outcome(
+        "Dismissed: it stays hidden until one of its facts changes. U undoes it.", refresh=("health", "audit")
+    )
 
 
 def health_undo(store: Store, item: HealthUndo) -> Outcome:
@@ -432,8 +484,13 @@ def health_undo(store: Store, item: HealthUndo) -> Outcome:
 
     if item.fix is None:
         Dismissals(store.layout).restore(item.fingerprint)
-        store.audit.record("health-restore", True, store.actor, workspace=str(store.layout.workspace),
-                           detail={"fingerprint": item.fingerprint})
+        store.audit.record(
+            "health-restore",
+            True,
+            store.actor,
+            workspace=str(store.layout.workspace),
+            detail={"fingerprint": item.fingerprint},
+        )
         return Outcome(f"Undone: the {item.label} — the finding is shown again.", refresh=("health", "audit"))
     text = undo_fix(store, item.fix)
     paths = tuple(item.fix.paths)

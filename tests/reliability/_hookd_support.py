@@ -35,8 +35,14 @@ def running_server(root: Path, env: dict[str, str] | None = None) -> Iterator[su
     process for :mod:`hook_client`'s client calls); stopped and reaped on exit."""
     e = dict(os.environ if env is None else env)
     e["REASONIX_TUI_HOOK_DAEMON"] = "1"
-    proc = subprocess.Popen([*exe(), "--home", str(root), "hook", "serve"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e, start_new_session=True)
+    proc = subprocess.Popen(
+        [*exe(), "--home", str(root), "hook", "serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=e,
+        start_new_session=True,
+    )
     try:
         assert wait_for(lambda: hook_client.status(str(root)) or proc.poll() is not None), "the server did not start"
         assert proc.poll() is None, "the server exited at start"

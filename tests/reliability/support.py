@@ -16,8 +16,9 @@ from reasonix_tui.core.store.store import SaveRequest, Store
 __all__ = ["exe", "cli", "hook", "req", "seeded", "outside_tree", "tree_snapshot", "run_main"]
 
 
-def cli(layout: Layout, *argv: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None,
-        timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def cli(
+    layout: Layout, *argv: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     """Run ``reasonix-tui --home ROOT --workspace WS ARGV`` in a subprocess.
 
     ``timeout`` only guards against a hang (a hang is the failure these tests look for)."""
@@ -25,22 +26,35 @@ def cli(layout: Layout, *argv: str, stdin: bytes | str | None = None, env: dict[
     e["REASONIX_TUI_HOOK_DAEMON"] = "0"
     e.update(env or {})
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-    return subprocess.run([*exe(), "--home", str(layout.root), "--workspace", str(layout.workspace), *argv],
-                          input=data if data is not None else b"", capture_output=True, env=e, timeout=timeout,
-                          check=False)
+    return subprocess.run(
+        [*exe(), "--home", str(layout.root), "--workspace", str(layout.workspace), *argv],
+        input=data if data is not None else b"",
+        capture_output=True,
+        env=e,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def hook(layout: Layout, prompt: str, *, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
     """The user-prompt-submit hook as Claude Code runs it."""
-    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": str(layout.workspace),
-               "prompt": prompt}
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s-1",
+        "cwd": str(layout.workspace),
+        "prompt": prompt,
+    }
     return cli(layout, "hook", "user-prompt-submit", stdin=json.dumps(payload), timeout=timeout)
 
 
 def req(name: str, **kw: Any) -> SaveRequest:
     """A project fact request."""
-    base: dict[str, Any] = {"name": name, "description": f"{name} description", "body": f"{name} body text",
-                            "type": "project"}
+    base: dict[str, Any] = {
+        "name": name,
+        "description": f"{name} description",
+        "body": f"{name} body text",
+        "type": "project",
+    }
     base.update(kw)
     return SaveRequest(**base)
 

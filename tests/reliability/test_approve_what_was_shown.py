@@ -47,7 +47,9 @@ def queue(layout: Layout) -> ApprovalQueue:
 
 def propose(queue: ApprovalQueue, store: Store, args: dict[str, Any] | None = None) -> Proposal:
     args = dict(args or ARGS)
-    return queue.propose("remember", args, assess_remember(args, store), store, Requester(pid=1, source="cli", agent="t"))
+    return queue.propose(
+        "remember", args, assess_remember(args, store), store, Requester(pid=1, source="cli", agent="t")
+    )
 
 
 def tamper(proposal: Proposal, **changes: Any) -> None:
@@ -72,9 +74,21 @@ def files(root: Path) -> dict[str, bytes]:
 
 def forge_audit(layout: Layout, proposal_id: str, state: str = "approved") -> None:
     """An appended audit line claiming a decision (``audit.jsonl`` is a plain file)."""
-    line = {"at": "2026-01-01T00:00:00Z", "op": "approval", "ok": state == "approved", "actor": "context-center",
-            "id": "mem-forged", "ref": "global/cache-backend.md", "rev_before": None, "rev_after": 1, "reason": "",
-            "path": "", "workspace": "", "pid": 1, "detail": {"proposal": proposal_id, "tool": "remember", "state": state}}
+    line = {
+        "at": "2026-01-01T00:00:00Z",
+        "op": "approval",
+        "ok": state == "approved",
+        "actor": "context-center",
+        "id": "mem-forged",
+        "ref": "global/cache-backend.md",
+        "rev_before": None,
+        "rev_after": 1,
+        "reason": "",
+        "path": "",
+        "workspace": "",
+        "pid": 1,
+        "detail": {"proposal": proposal_id, "tool": "remember", "state": state},
+    }
     layout.audit_log.parent.mkdir(parents=True, exist_ok=True)
     with open(layout.audit_log, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
@@ -94,12 +108,19 @@ def test_the_digest_covers_every_argument_and_the_target(queue: ApprovalQueue, s
         {"tool": "forget", "arguments": {"ref": "global/other"}},
         {"workspace": "/elsewhere"},
     ):
-        other = Proposal.from_dict({**p.to_dict(), **{k: v for k, v in changes.items() if k != "arguments"},
-                                    "arguments": {**p.arguments, **changes.get("arguments", {})}})
+        other = Proposal.from_dict(
+            {
+                **p.to_dict(),
+                **{k: v for k, v in changes.items() if k != "arguments"},
+                "arguments": {**p.arguments, **changes.get("arguments", {})},
+            }
+        )
         assert other.digest != base, changes
 
 
-def test_a_proposal_rewritten_after_it_was_shown_is_not_approved(queue: ApprovalQueue, store: Store, layout: Layout) -> None:
+def test_a_proposal_rewritten_after_it_was_shown_is_not_approved(
+    queue: ApprovalQueue, store: Store, layout: Layout
+) -> None:
     shown = propose(queue, store)
     before = files(layout.root)
     tamper(shown, arguments={"body": EVIL_BODY, "activation": "pinned"})
@@ -122,8 +143,12 @@ def test_a_proposal_rewritten_after_it_was_shown_is_not_approved(queue: Approval
 def test_a_remember_turned_into_forgetting_another_fact_is_not_applied(queue: ApprovalQueue, store: Store) -> None:
     victim = store.save(SaveRequest(name="keep-me", description="d", body="b", type="project", scope="project")).fact
     shown = propose(queue, store)
-    tamper(shown, tool="forget", arguments={"ref": "project/keep-me"},
-           pinned={"targets": [{"id": victim.id, "ref": victim.ref, "revision": victim.revision}]})
+    tamper(
+        shown,
+        tool="forget",
+        arguments={"ref": "project/keep-me"},
+        pinned={"targets": [{"id": victim.id, "ref": victim.ref, "revision": victim.revision}]},
+    )
     with pytest.raises(ProposalChanged):
         queue.apply(shown.id, "approve", store=store, digest=shown.digest)
     assert store.find_by_id(victim.id) is not None
@@ -265,7 +290,9 @@ def test_a_same_named_fact_written_by_someone_else_is_not_taken_for_the_approval
         with pytest.raises(Crash):
             queue.apply(p, "approve", store=store)
     # Not our write: other content under the same name.
-    store.save(SaveRequest(name="global/cache-backend", description="other", body="other", type="project", scope="global"))
+    store.save(
+        SaveRequest(name="global/cache-backend", description="other", body="other", type="project", scope="global")
+    )
     result = queue.apply(p, "approve", store=Store(layout))
     assert result.state == "conflict"
     assert store.get("global/cache-backend.md").body == "other"
@@ -286,8 +313,9 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
 
 def _propose_global(layout: Layout) -> Proposal:
     st = Store(layout, actor="agent-auto")
-    return ApprovalQueue(layout).propose("remember", dict(ARGS), assess_remember(ARGS, st), st,
-                                         Requester(pid=777, agent="test-agent", source="cli"))
+    return ApprovalQueue(layout).propose(
+        "remember", dict(ARGS), assess_remember(ARGS, st), st, Requester(pid=777, agent="test-agent", source="cli")
+    )
 
 
 async def test_the_open_dialog_follows_a_rewritten_proposal_with_the_real_watcher(demo: Layout) -> None:
@@ -302,7 +330,9 @@ async def test_the_open_dialog_follows_a_rewritten_proposal_with_the_real_watche
     async with app.run_test(size=SIZE) as pilot:
         assert await wait_until(pilot, lambda: app.complete)
         shown = _propose_global(demo)
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#approval-body")))
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#approval-body"))
+        )
         screen = app.screen
         assert EVIL_BODY not in plain(screen.query_one("#approval-body", Static))
         tamper(shown, arguments={"body": EVIL_BODY, "activation": "pinned"})

@@ -29,17 +29,32 @@ def test_non_utf8_body_file_is_exit_2_naming_it(layout: Layout, tmp_path: Path) 
 
 
 def test_non_utf8_stdin_is_exit_2_naming_it(layout: Layout) -> None:
-    done = cli(layout, "memory", "save", "--name", "x", "--description", "d", "--body-file", "-",
-               stdin=b"\xff\xfe\x00oops")
+    done = cli(
+        layout, "memory", "save", "--name", "x", "--description", "d", "--body-file", "-", stdin=b"\xff\xfe\x00oops"
+    )
     assert done.returncode == 2
     assert b"stdin is not valid UTF-8" in done.stderr
 
 
 @pytest.mark.skipif(os.name != "posix", reason="argv bytes")
 def test_non_utf8_argument_is_exit_2_naming_it(layout: Layout) -> None:
-    done = subprocess.run([*exe(), "--home", str(layout.root), "--workspace", str(layout.workspace), "remember",
-                           "--description", b"d\xff".decode("utf-8", "surrogateescape"), "--body", "b"],
-                          capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        [
+            *exe(),
+            "--home",
+            str(layout.root),
+            "--workspace",
+            str(layout.workspace),
+            "remember",
+            "--description",
+            b"d\xff".decode("utf-8", "surrogateescape"),
+            "--body",
+            "b",
+        ],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert b"argument --description is not valid UTF-8" in done.stderr
 
@@ -55,7 +70,8 @@ def test_error_with_a_newline_in_the_ref_stays_one_line(layout: Layout) -> None:
 def test_lone_surrogate_in_a_hook_prompt_keeps_the_recall(layout: Layout) -> None:
     seeded(layout, "billing")
     raw = '{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":%s,"prompt":"billing deploy \\ud800 now"}' % (
-        json.dumps(str(layout.workspace)))
+        json.dumps(str(layout.workspace))
+    )
     out = hooks.run_hook("user-prompt-submit", raw, home=str(layout.root))
     assert "billing" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     last = TraceStore(layout).last()
@@ -69,12 +85,24 @@ def test_mcp_minor_points(layout: Layout) -> None:
     client = Client(layout)
     try:
         client.handshake()
-        minus_one = client.request("tools/call", {"name": "remember", "arguments": {
-            "description": "d", "body": "b", "type": "project", "name": "other", "expected_revision": -1}})
+        minus_one = client.request(
+            "tools/call",
+            {
+                "name": "remember",
+                "arguments": {
+                    "description": "d",
+                    "body": "b",
+                    "type": "project",
+                    "name": "other",
+                    "expected_revision": -1,
+                },
+            },
+        )
         assert minus_one["result"]["isError"] and "must not be negative" in minus_one["result"]["content"][0]["text"]
         assert not (layout.project_dir / "other.md").exists()
-        huge = client.request("tools/call", {"name": "memory", "arguments": {"op": "search",
-                                                                             "query": "billing " * 200_000}})
+        huge = client.request(
+            "tools/call", {"name": "memory", "arguments": {"op": "search", "query": "billing " * 200_000}}
+        )
         text = huge["result"]["content"][0]["text"]
         assert huge["result"]["isError"] and len(text) < 300 and "at most 4096" in text
         found = client.request("tools/call", {"name": "memory", "arguments": {"op": "search", "query": "billing"}})

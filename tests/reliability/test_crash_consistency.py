@@ -132,8 +132,7 @@ def _crash_inside_commit(layout: Layout, after_steps: int, action) -> None:
 def test_update_killed_after_the_snapshot_is_finished_and_logged(layout: Layout) -> None:
     seeded(layout, "billing")
     fact = Store(layout).get("billing")
-    _crash_inside_commit(layout, 1, lambda s: s.save(SaveRequest.from_fact(fact, body="new body"),
-                                                        expected_revision=1))
+    _crash_inside_commit(layout, 1, lambda s: s.save(SaveRequest.from_fact(fact, body="new body"), expected_revision=1))
     assert journal.pending(layout.root)  # the change is journaled, half applied
     Store(layout).save(req("other"))  # the next writer
     now = Store(layout).get("billing")

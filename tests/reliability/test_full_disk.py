@@ -57,7 +57,9 @@ def test_forget_on_a_full_disk_is_rolled_back_with_one_line(layout: Layout, monk
     monkeypatch.undo()
     assert Store(layout).find("billing") is not None  # not archived
     assert index_md.read_index(str(layout.project_dir)) == before
-    assert not list((layout.project_dir / ".archive").glob("*.md")) if (layout.project_dir / ".archive").exists() else True
+    assert (
+        not list((layout.project_dir / ".archive").glob("*.md")) if (layout.project_dir / ".archive").exists() else True
+    )
     new = _audit(layout)[lines:]
     assert all(not e["ok"] for e in new)  # the refusal is logged, no success line
 
@@ -95,8 +97,12 @@ def test_hook_prints_the_recall_on_a_read_only_root(layout: Layout, monkeypatch:
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(safeio, "append_bytes", ro_append)
-    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": str(layout.workspace),
-               "prompt": "how does the billing service deploy?"}
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s-1",
+        "cwd": str(layout.workspace),
+        "prompt": "how does the billing service deploy?",
+    }
     out = hooks.run_hook("user-prompt-submit", json.dumps(payload), home=str(layout.root))
     assert "billing" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
 
@@ -104,8 +110,12 @@ def test_hook_prints_the_recall_on_a_read_only_root(layout: Layout, monkeypatch:
 def test_hook_prints_the_recall_on_a_full_disk(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     seeded(layout, "billing")
     _fail_writes_to(monkeypatch, errno.ENOSPC)
-    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s-2", "cwd": str(layout.workspace),
-               "prompt": "billing deploy"}
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s-2",
+        "cwd": str(layout.workspace),
+        "prompt": "billing deploy",
+    }
     out = hooks.run_hook("user-prompt-submit", json.dumps(payload), home=str(layout.root))
     assert out and "billing" in out
 

@@ -37,14 +37,22 @@ def daemon_on(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _prompt(layout: Layout, prompt: str) -> str:
-    return json.dumps({"session_id": "s-1", "cwd": str(layout.workspace), "hook_event_name": "UserPromptSubmit",
-                       "prompt": prompt})
+    return json.dumps(
+        {"session_id": "s-1", "cwd": str(layout.workspace), "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    )
 
 
 def _run_hook(layout: Layout, stdin: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, REASONIX_TUI_HOOK_DAEMON="1")
-    return subprocess.run([*exe(), "--home", str(layout.root), "hook", "user-prompt-submit"], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    return subprocess.run(
+        [*exe(), "--home", str(layout.root), "hook", "user-prompt-submit"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_a_slow_peer_does_not_hold_up_other_clients(layout: Layout) -> None:
@@ -136,17 +144,36 @@ def _echo_nonce(output: str):  # type: ignore[no-untyped-def]
     return reply
 
 
-@pytest.mark.parametrize("output", [
-    "x" * 54_087,  # the rogue text of the report
-    json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                       "additionalContext": "y" * (MAX_CONTEXT + 1)}}) + "\n",
-    json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "wrong event"}}) + "\n",
-    json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ok"},
-                "decision": "block", "reason": "injected"}) + "\n",
-], ids=["54k-chars", "over-the-cap", "wrong-event", "extra-keys"])
+@pytest.mark.parametrize(
+    "output",
+    [
+        "x" * 54_087,  # the rogue text of the report
+        json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "y" * (MAX_CONTEXT + 1)}}
+        )
+        + "\n",
+        json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "wrong event"}})
+        + "\n",
+        json.dumps(
+            {
+                "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ok"},
+                "decision": "block",
+                "reason": "injected",
+            }
+        )
+        + "\n",
+    ],
+    ids=["54k-chars", "over-the-cap", "wrong-event", "extra-keys"],
+)
 def test_a_foreign_listener_is_never_printed(layout: Layout, output: str) -> None:
-    Store(layout).save(SaveRequest(name="deploy-target", type="project", description="Deploys go to k8s-stage-2",
-                                   body="helm upgrade --install app deploy/chart on k8s-stage-2"))
+    Store(layout).save(
+        SaveRequest(
+            name="deploy-target",
+            type="project",
+            description="Deploys go to k8s-stage-2",
+            body="helm upgrade --install app deploy/chart on k8s-stage-2",
+        )
+    )
     path = hook_client.socket_path(layout.root)
     Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     listener = Listener(path, _echo_nonce(output))

@@ -69,14 +69,20 @@ def test_a_removed_state_root_makes_the_server_exit(layout: Layout) -> None:
     assert not layout.root.exists()  # and it did not recreate it
 
 
-def test_the_server_starts_with_an_allow_list_environment(layout: Layout, monkeypatch: pytest.MonkeyPatch,
-                                                          tmp_path: Path) -> None:
+def test_the_server_starts_with_an_allow_list_environment(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     if not Path("/proc/self/environ").exists():
         pytest.skip("reads /proc/<pid>/environ")
     secrets = {
-        "ANTHROPIC_API_KEY": "sk-ant-test", "OPENAI_API_KEY": "sk-test", "CLAUDE_CODE_SESSION_ID": "sess",
-        "SSH_AUTH_SOCK": str(tmp_path / "agent.sock"), "CLAUDE_PROJECT_DIR": str(layout.workspace),
-        "CURSOR_PROJECT_DIR": str(layout.workspace), "GITHUB_TOKEN": "ghp_x", "CODEX_HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "OPENAI_API_KEY": "sk-test",
+        "CLAUDE_CODE_SESSION_ID": "sess",
+        "SSH_AUTH_SOCK": str(tmp_path / "agent.sock"),
+        "CLAUDE_PROJECT_DIR": str(layout.workspace),
+        "CURSOR_PROJECT_DIR": str(layout.workspace),
+        "GITHUB_TOKEN": "ghp_x",
+        "CODEX_HOME": str(tmp_path),
         "REASONIX_TUI_SESSION": "sess",
     }
     for key, value in secrets.items():
@@ -91,16 +97,28 @@ def test_the_server_starts_with_an_allow_list_environment(layout: Layout, monkey
         assert not names & set(secrets), names & set(secrets)
         assert {"PATH", "HOME", "PYTHONPATH"} <= names
         assert names <= set(hook_client.SERVER_ENV_NAMES) | {"PYTHONPATH"} | {
-            n for n in names if n.startswith(("LC_", "OPENBLAS_", "OMP_", "MKL_"))}
+            n for n in names if n.startswith(("LC_", "OPENBLAS_", "OMP_", "MKL_"))
+        }
     finally:
         hook_client.shutdown(str(layout.root))
         wait_for(lambda: not Path(f"/proc/{pid}").exists() or hook_client.status(str(layout.root)) is None)
 
 
 def test_request_env_carries_only_what_changes_an_answer() -> None:
-    env = {"CLAUDE_PROJECT_DIR": "/p", "CURSOR_PROJECT_DIR": "/c", "REASONIX_TUI_RECALL_MODE": "enhanced",
-           "ANTHROPIC_API_KEY": "k", "PATH": "/bin", "SSH_AUTH_SOCK": "/s", "REASONIX_TUI_HOOK_DAEMON": "1",
-           "HOME": "/h"}
-    assert hook_client.request_env(env) == {"CLAUDE_PROJECT_DIR": "/p", "CURSOR_PROJECT_DIR": "/c",
-                                      "REASONIX_TUI_RECALL_MODE": "enhanced", "HOME": "/h"}
+    env = {
+        "CLAUDE_PROJECT_DIR": "/p",
+        "CURSOR_PROJECT_DIR": "/c",
+        "REASONIX_TUI_RECALL_MODE": "enhanced",
+        "ANTHROPIC_API_KEY": "k",
+        "PATH": "/bin",
+        "SSH_AUTH_SOCK": "/s",
+        "REASONIX_TUI_HOOK_DAEMON": "1",
+        "HOME": "/h",
+    }
+    assert hook_client.request_env(env) == {
+        "CLAUDE_PROJECT_DIR": "/p",
+        "CURSOR_PROJECT_DIR": "/c",
+        "REASONIX_TUI_RECALL_MODE": "enhanced",
+        "HOME": "/h",
+    }
     assert hook_client.server_env(env, pythonpath="/pkg") == {"PATH": "/bin", "HOME": "/h", "PYTHONPATH": "/pkg"}

@@ -51,8 +51,14 @@ async def test_a_big_proposal_is_prepared_off_the_ui_thread_and_drawn_bounded(
     monkeypatch.setattr(app_module, "proposal_view", tracked)
     line = "Use the staging database for integration tests, never production. "
     body = (line * (SIZE_CHARS // len(line) + 1))[:SIZE_CHARS]
-    args = {"name": "big-note", "description": "A big note", "type": "user", "scope": "global", "activation": "relevant",
-            "body": body}
+    args = {
+        "name": "big-note",
+        "description": "A big note",
+        "type": "user",
+        "scope": "global",
+        "activation": "relevant",
+        "body": body,
+    }
     st = Store(demo, actor="agent-auto")
     proposal = ApprovalQueue(demo).propose("remember", args, assess_remember(args, st), st, Requester(pid=5))
     app = make(demo)

@@ -49,8 +49,12 @@ def test_agent_remember_landing_on_another_fact_by_normalisation_asks(layout: La
 
 def test_agent_remember_saved_under_a_new_normalised_name_says_so(layout: Layout) -> None:
     store = Store(layout)
-    outcome = agent_remember({"name": "Deploy Notes", "description": "how we deploy", "body": "via CI",
-                              "type": "project"}, store, requester=Requester.current(source="cli"), wait=0)
+    outcome = agent_remember(
+        {"name": "Deploy Notes", "description": "how we deploy", "body": "via CI", "type": "project"},
+        store,
+        requester=Requester.current(source="cli"),
+        wait=0,
+    )
     assert outcome.status == "saved"
     assert "saved as project/deploy-notes.md (from `Deploy Notes`)" in outcome.message
 

@@ -40,8 +40,12 @@ def _exercise(layout: Layout) -> None:
     store.save(req("deploy"))
     run_recall(layout, SECRET_PROMPT)
     log_miss(layout, "nothing matches AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "project", None, "", "cli")
-    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": str(layout.workspace),
-               "prompt": SECRET_PROMPT}
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s-1",
+        "cwd": str(layout.workspace),
+        "prompt": SECRET_PROMPT,
+    }
     hooks.run_hook("user-prompt-submit", json.dumps(payload), home=str(layout.root))
     hooks._log(layout, "a log line")
     outcome = agent_forget("deploy", Store(layout), requester=Requester.current(source="cli"), wait=0)
@@ -81,8 +85,11 @@ def test_existing_open_files_and_folders_are_tightened(layout: Layout) -> None:
 
 def test_prompts_are_stored_redacted(layout: Layout) -> None:
     _exercise(layout)
-    for p in (layout.recall_dir / "last.json", layout.recall_dir / "history.jsonl",
-              layout.tui_dir / "history-misses.jsonl"):
+    for p in (
+        layout.recall_dir / "last.json",
+        layout.recall_dir / "history.jsonl",
+        layout.tui_dir / "history-misses.jsonl",
+    ):
         text = p.read_text()
         assert "AIzaSyD-9tSrke72PouQMnMX" not in text, p
         assert "hunter2" not in text, p
@@ -97,8 +104,11 @@ def test_prompt_recording_can_be_turned_off(layout: Layout) -> None:
     trace = run_recall(layout, "how does the billing service deploy, zebracorn")
     assert trace.hits and "zebracorn" in trace.query  # the caller still gets the recall
     log_miss(layout, "some rare words", "project", None, "", "cli")
-    for p in (layout.recall_dir / "last.json", layout.recall_dir / "history.jsonl",
-              layout.tui_dir / "history-misses.jsonl"):
+    for p in (
+        layout.recall_dir / "last.json",
+        layout.recall_dir / "history.jsonl",
+        layout.tui_dir / "history-misses.jsonl",
+    ):
         text = p.read_text()
         assert "zebracorn" not in text and "rare words" not in text, p
     assert TraceStore(layout).last().query == ""  # type: ignore[union-attr]

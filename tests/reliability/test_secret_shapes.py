@@ -19,8 +19,11 @@ SECRETS: list[tuple[str, str]] = [
     ("gitlab-runner", "register runner glrt-AbCdEf1234567890XyZa_q"),
     ("npm", "publish token npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
     ("npmrc", "//registry.npmjs.org/:_authToken=a1b2c3d4-e5f6-a7b8-c9d0-e1f2a3b4c5d6"),
-    ("azure-storage", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
-                      "lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==;"),
+    (
+        "azure-storage",
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
+        "lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==;",
+    ),
     ("mysql-p", "run mysql -uroot -pS3cr3tPass! billing"),
     ("mysqldump-p", "mysqldump -u admin -pTopSecret42 shop > dump.sql"),
     ("sshpass", "sshpass -p 'W1nter2024' ssh deploy@host"),
@@ -39,13 +42,19 @@ SECRETS: list[tuple[str, str]] = [
     ("discord-webhook", "https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
     ("openai", "OPENAI key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
     ("anthropic", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCd"),
-    ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
     ("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"),
     ("url-credentials", "postgres://app:Sup3rS3cret@db.internal:5432/app"),
     ("bearer", "curl -H 'Authorization: Bearer abcdefghijklmnop0123456789'"),
     ("sendgrid", "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"),
     ("twilio", "twilio SK1234567890abcdef1234567890abcdef"),
-    ("pypi", "pypi-AgEIcHlwaS5vcmcCJDEyMzQ1Njc4LTEyMzQtMTIzNC0xMjM0LTEyMzQ1Njc4OTAxMgACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYg"),
+    (
+        "pypi",
+        "pypi-AgEIcHlwaS5vcmcCJDEyMzQ1Njc4LTEyMzQtMTIzNC0xMjM0LTEyMzQ1Njc4OTAxMgACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYg",
+    ),
     ("mailchimp", "mailchimp 0123456789abcdef0123456789abcdef-us12"),
     ("telegram", "bot 123456789:AAEhBOweik6ad9r_QXMENQjlrTfZJj3hZ8I"),
     ("square", "sq0csp-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefg"),
@@ -110,16 +119,25 @@ FIELDS = ("name", "title", "description", "body", "keywords", "subject_key")
 
 
 @pytest.mark.parametrize("field", FIELDS)
-@pytest.mark.parametrize(("kind", "secret"), [
-    ("google", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
-    ("stripe", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
-    ("gitlab", "glpat-AbCdEf1234567890XyZa"),
-    ("npm", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
-])
+@pytest.mark.parametrize(
+    ("kind", "secret"),
+    [
+        ("google", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+        ("stripe", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+        ("gitlab", "glpat-AbCdEf1234567890XyZa"),
+        ("npm", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ],
+)
 def test_policy_refuses_a_secret_in_any_field(field: str, kind: str, secret: str) -> None:
-    args = {"name": "deploy-notes", "title": "Deploy notes", "description": "how we deploy",
-            "body": "Deploys go through the pipeline.", "type": "project", "keywords": "deploy ci",
-            "subject_key": "deploy.process"}
+    args = {
+        "name": "deploy-notes",
+        "title": "Deploy notes",
+        "description": "how we deploy",
+        "body": "Deploys go through the pipeline.",
+        "type": "project",
+        "keywords": "deploy ci",
+        "subject_key": "deploy.process",
+    }
     args[field] = f"{args[field]} {secret}" if field != "name" else f"deploy-{secret}"
     assessment = assess_remember(args, None)
     assert Reason.SENSITIVE in assessment.reasons, (field, kind, assessment.reasons)

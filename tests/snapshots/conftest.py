@@ -35,7 +35,9 @@ def _frozen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None, raising=False)
 
 
-def _home(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, with_approval: bool, demo: bool = True) -> Iterator[Layout]:
+def _home(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, with_approval: bool, demo: bool = True
+) -> Iterator[Layout]:
     name = request.node.name.replace("[", "-").replace("]", "")
     root = SNAPSHOT_ROOT / name
     SNAPSHOT_ROOT.mkdir(parents=True, exist_ok=True)
@@ -69,63 +71,147 @@ def snap_empty(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
 
 FIXED_TRACES = [
-    RecallTrace.from_json({
-        "query": "which package manager do we use here?",
-        "at": "2026-07-25T16:40:00Z",
-        "source": "hook",
-        "hits": [
-            {"id": "mem-1", "ref": "project/package-manager.md", "revision": 2, "score": 3.412, "freshness": "fresh",
-             "reason": "matched package, manager; project scope"},
-            {"id": "mem-2", "ref": "global/python-version.md", "revision": 2, "score": 0.913, "freshness": "current",
-             "reason": "matched use; global scope"},
-        ],
-        "considered": [
-            {"id": "mem-1", "ref": "project/package-manager.md", "score": 3.412, "decision": "selected", "detail": "rank 1"},
-            {"id": "mem-2", "ref": "global/python-version.md", "score": 0.913, "decision": "selected", "detail": "rank 2"},
-            {"id": "mem-3", "ref": "project/staging-db-host.md", "score": 1.204, "decision": "expired",
-             "detail": "expired at 2026-07-23T17:20:00Z"},
-            {"id": "mem-4", "ref": "project/commit-style.md", "score": 0.201, "decision": "floor",
-             "detail": "below 0.24 of the best score"},
-        ],
-        "suppressed": "",
-        "used_chars": 812,
-        "char_budget": 2400,
-        "omitted_by_limit": 0,
-        "omitted_by_budget": 0,
-        "block": "# Recalled memory\n\n- fact: project/package-manager.md …",
-    }),
-    RecallTrace.from_json({
-        "query": "continue", "at": "2026-07-25T16:20:00Z", "source": "hook", "hits": [], "considered": [],
-        "suppressed": "generic user turn", "used_chars": 0, "char_budget": 2400, "omitted_by_limit": 0,
-        "omitted_by_budget": 0, "block": "",
-    }),
+    RecallTrace.from_json(
+        {
+            "query": "which package manager do we use here?",
+            "at": "2026-07-25T16:40:00Z",
+            "source": "hook",
+            "hits": [
+                {
+                    "id": "mem-1",
+                    "ref": "project/package-manager.md",
+                    "revision": 2,
+                    "score": 3.412,
+                    "freshness": "fresh",
+                    "reason": "matched package, manager; project scope",
+                },
+                {
+                    "id": "mem-2",
+                    "ref": "global/python-version.md",
+                    "revision": 2,
+                    "score": 0.913,
+                    "freshness": "current",
+                    "reason": "matched use; global scope",
+                },
+            ],
+            "considered": [
+                {
+                    "id": "mem-1",
+                    "ref": "project/package-manager.md",
+                    "score": 3.412,
+                    "decision": "selected",
+                    "detail": "rank 1",
+                },
+                {
+                    "id": "mem-2",
+                    "ref": "global/python-version.md",
+                    "score": 0.913,
+                    "decision": "selected",
+                    "detail": "rank 2",
+                },
+                {
+                    "id": "mem-3",
+                    "ref": "project/staging-db-host.md",
+                    "score": 1.204,
+                    "decision": "expired",
+                    "detail": "expired at 2026-07-23T17:20:00Z",
+                },
+                {
+                    "id": "mem-4",
+                    "ref": "project/commit-style.md",
+                    "score": 0.201,
+                    "decision": "floor",
+                    "detail": "below 0.24 of the best score",
+                },
+            ],
+            "suppressed": "",
+            "used_chars": 812,
+            "char_budget": 2400,
+            "omitted_by_limit": 0,
+            "omitted_by_budget": 0,
+            "block": "# Recalled memory\n\n- fact: project/package-manager.md …",
+        }
+    ),
+    RecallTrace.from_json(
+        {
+            "query": "continue",
+            "at": "2026-07-25T16:20:00Z",
+            "source": "hook",
+            "hits": [],
+            "considered": [],
+            "suppressed": "generic user turn",
+            "used_chars": 0,
+            "char_budget": 2400,
+            "omitted_by_limit": 0,
+            "omitted_by_budget": 0,
+            "block": "",
+        }
+    ),
 ]
 """Traces shown by the Recall snapshot (fixed, so the snapshot tests the pane, not the engine)."""
 
 FIXED_SUGGESTIONS = [
     MemorySuggestion(
-        id="memory-migrations-alembic", name="migrations-alembic", title="Database migrations always go through alembic",
-        description="Database migrations always go through alembic, never hand-written SQL.", type="feedback",
-        scope="project", body="Database migrations always go through alembic, never hand-written SQL.\n\n"
+        id="memory-migrations-alembic",
+        name="migrations-alembic",
+        title="Database migrations always go through alembic",
+        description="Database migrations always go through alembic, never hand-written SQL.",
+        type="feedback",
+        scope="project",
+        body="Database migrations always go through alembic, never hand-written SQL.\n\n"
         "Said in session 20260720-091500.000000000-deepseek-chat on 2026-07-20; repeated in 1 more session.",
-        reason="general wording (always); project rule (prohibition); correction of the previous step", evidence=(),
-        sources=(Evidence("session", "20260720-091500.000000000-deepseek-chat",
-                          "No, don't write the ALTER TABLE by hand. Database migrations always go through alembic, "
-                          "never hand-written SQL.", parse_rfc3339("2026-07-20T09:15:00Z"), "", 6,
-                          "write: migrations/manual/add_memo.sql"),
-                 Evidence("session", "20260722-140200.000000000-deepseek-chat", "数据库结构改动一律走 alembic 迁移。",
-                          parse_rfc3339("2026-07-22T14:02:00Z"), "", 3)),
-        score=8.0, reasons=("general wording (always)", "project rule (prohibition)",
-                            "correction of the previous step (write: migrations/manual/add_memo.sql)",
-                            "said in 2 sessions"),
+        reason="general wording (always); project rule (prohibition); correction of the previous step",
+        evidence=(),
+        sources=(
+            Evidence(
+                "session",
+                "20260720-091500.000000000-deepseek-chat",
+                "No, don't write the ALTER TABLE by hand. Database migrations always go through alembic, "
+                "never hand-written SQL.",
+                parse_rfc3339("2026-07-20T09:15:00Z"),
+                "",
+                6,
+                "write: migrations/manual/add_memo.sql",
+            ),
+            Evidence(
+                "session",
+                "20260722-140200.000000000-deepseek-chat",
+                "数据库结构改动一律走 alembic 迁移。",
+                parse_rfc3339("2026-07-22T14:02:00Z"),
+                "",
+                3,
+            ),
+        ),
+        score=8.0,
+        reasons=(
+            "general wording (always)",
+            "project rule (prohibition)",
+            "correction of the previous step (write: migrations/manual/add_memo.sql)",
+            "said in 2 sessions",
+        ),
     ),
     MemorySuggestion(
-        id="memory-commit-bodies-chinese", name="commit-bodies-chinese", title="以后请用中文写提交说明的正文部分",
-        description="以后请用中文写提交说明的正文部分。", type="feedback", scope="project",
-        body="以后请用中文写提交说明的正文部分。", reason="future-facing wording (以后)", evidence=(),
-        sources=(Evidence("session", "20260722-140200.000000000-deepseek-chat", "以后请用中文写提交说明的正文部分。",
-                          parse_rfc3339("2026-07-22T14:02:00Z"), "", 1),),
-        score=4.0, reasons=("future-facing wording (以后)", "answer-style preference"),
+        id="memory-commit-bodies-chinese",
+        name="commit-bodies-chinese",
+        title="以后请用中文写提交说明的正文部分",
+        description="以后请用中文写提交说明的正文部分。",
+        type="feedback",
+        scope="project",
+        body="以后请用中文写提交说明的正文部分。",
+        reason="future-facing wording (以后)",
+        evidence=(),
+        sources=(
+            Evidence(
+                "session",
+                "20260722-140200.000000000-deepseek-chat",
+                "以后请用中文写提交说明的正文部分。",
+                parse_rfc3339("2026-07-22T14:02:00Z"),
+                "",
+                1,
+            ),
+        ),
+        score=4.0,
+        reasons=("future-facing wording (以后)", "answer-style preference"),
     ),
 ]
 """Candidates shown by the Suggestions snapshot."""

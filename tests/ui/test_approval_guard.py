@@ -52,7 +52,9 @@ async def test_typing_in_the_edit_form_across_heartbeats_opens_and_decides_nothi
             # none of it may put a dialog over the form the person is typing in.
             app._beat()
             if i == 1:
-                second = propose(demo, "remember", {**NEW_FACT, "name": "queue-backend", "description": "Jobs on Redis"})
+                second = propose(
+                    demo, "remember", {**NEW_FACT, "name": "queue-backend", "description": "Jobs on Redis"}
+                )
             app.post_message(SidecarsReloaded(approvals=True))
             app.post_message(SidecarsReloaded(waiting=True))
             await pilot.press(*" ynely")
@@ -69,11 +71,17 @@ async def test_typing_in_the_edit_form_across_heartbeats_opens_and_decides_nothi
         assert await wait_until(pilot, lambda: result_of(demo, first) is not None)
         result = result_of(demo, first)
         assert result.state == "approved" and result.edited
-        assert store(demo).get("global/cache-backend.md").description == "ynely ynely ynely ynely"  # every key reached the form
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.view.id == second.id)
+        assert (
+            store(demo).get("global/cache-backend.md").description == "ynely ynely ynely ynely"
+        )  # every key reached the form
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.view.id == second.id
+        )
 
 
-async def test_a_y_pressed_50_ms_after_the_dialog_appears_does_nothing(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_y_pressed_50_ms_after_the_dialog_appears_does_nothing(
+    demo: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
     clock = [1000.0]
     monkeypatch.setattr(ApprovalScreen, "GUARD_SECONDS", 0.4)
     monkeypatch.setattr(ApprovalScreen, "monotonic", lambda: clock[0])
@@ -133,8 +141,12 @@ async def test_presence_results_and_waiting_markers_are_not_news(demo: Layout) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         root = demo.approvals_dir
-        paths = [str(root / "presence" / "host-1.json"), str(root / "results" / "p-1.json"),
-                 str(root / "decided" / "p-1.json"), str(root / ".lock")]
+        paths = [
+            str(root / "presence" / "host-1.json"),
+            str(root / "results" / "p-1.json"),
+            str(root / "decided" / "p-1.json"),
+            str(root / ".lock"),
+        ]
         store_change, side = app.classify(paths)
         assert not store_change and not side.approvals and not side.waiting
         _, side = app.classify([str(root / "waiting" / "p-1.json")])
@@ -154,10 +166,16 @@ async def test_the_edit_form_shows_every_kept_field_and_unchanged_is_not_an_edit
         await settle(pilot)
         target = store(demo).get("project/deploy-target.md")
         assert target.keywords and target.subject_key
-        proposal = propose(demo, "remember", {
-            "name": "deploy-target", "description": target.description, "type": target.type,
-            "body": "Production deploys go to Fly.io, regions ams and iad.",
-        })
+        proposal = propose(
+            demo,
+            "remember",
+            {
+                "name": "deploy-target",
+                "description": target.description,
+                "type": target.type,
+                "body": "Production deploys go to Fly.io, regions ams and iad.",
+            },
+        )
         await notify_queue(pilot)
         assert isinstance(app.screen, ApprovalScreen) and app.screen.view.kind == "update"
         await pilot.press("e")
@@ -194,8 +212,14 @@ async def test_the_dialog_says_whether_the_agent_still_waits(demo: Layout) -> No
         status = plain(screen.query_one("#approval-status", Static))
         assert "The agent is waiting for your answer (for 12 s; it gives up in 48 s)" in status
         # The agent times out: the marker says so, and the dialog follows without reopening.
-        _marker(demo, proposal.id, state="timed-out", pid=os.getpid(), since=since.rfc3339(),
-                until=Timestamp(NOW.ns - 60 * 10**9).rfc3339())
+        _marker(
+            demo,
+            proposal.id,
+            state="timed-out",
+            pid=os.getpid(),
+            since=since.rfc3339(),
+            until=Timestamp(NOW.ns - 60 * 10**9).rfc3339(),
+        )
         app.post_message(SidecarsReloaded(waiting=True))
         await settle(pilot)
         assert app.screen is screen

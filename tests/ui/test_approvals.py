@@ -64,7 +64,14 @@ async def test_proposal_from_before_start_opens_at_start_and_approve(demo_with_a
         view = app.screen.view
         assert view.kind == "update" and view.current is not None and view.current.name == "deploy-target"
         body = plain(app.screen.query_one("#approval-body", Static))
-        for expected in ("deploy-target", "Deploy target is Fly.io (two regions)", "project", "Diff of the file against the current revision", "+Production deploys go to **Fly.io**, regions `ams` and `iad`.", "Why you are asked"):
+        for expected in (
+            "deploy-target",
+            "Deploy target is Fly.io (two regions)",
+            "project",
+            "Diff of the file against the current revision",
+            "+Production deploys go to **Fly.io**, regions `ams` and `iad`.",
+            "Why you are asked",
+        ):
             assert expected in body, expected
         assert "1 of 1 pending" in plain(app.screen.query_one("#approval-count", Label))
         # The app writes the presence marker while open.
@@ -122,7 +129,13 @@ async def test_conflict_is_shown_not_applied(demo: Layout) -> None:
         proposal = propose(
             demo,
             "remember",
-            {"name": "oncall-rota", "description": "Rota", "type": "project", "body": "Lee (primary).", "expected_revision": target.revision},
+            {
+                "name": "oncall-rota",
+                "description": "Rota",
+                "type": "project",
+                "body": "Lee (primary).",
+                "expected_revision": target.revision,
+            },
         )
         # Someone writes a new revision after the proposal was made.
         store(demo).save(SaveRequest.from_fact(target, body="Kim (primary)."))
@@ -147,7 +160,11 @@ async def test_a_queue_of_several(demo: Layout) -> None:
         await settle(pilot)
         first = propose(demo, "remember", NEW_FACT)
         second = propose(demo, "forget", {"ref": "project/release-branch.md"})
-        third = propose(demo, "remember", {**NEW_FACT, "name": "queue-backend", "title": "Queue backend", "description": "Jobs run on Redis streams"})
+        third = propose(
+            demo,
+            "remember",
+            {**NEW_FACT, "name": "queue-backend", "title": "Queue backend", "description": "Jobs run on Redis streams"},
+        )
         await notify_queue(pilot)
         assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.view.id == first.id
@@ -195,7 +212,11 @@ async def test_sensitive_content_is_flagged(demo: Layout) -> None:
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        propose(demo, "remember", {**NEW_FACT, "scope": "project", "body": "Use api_key=sk-proj-abcdefghijklmnop1234 for staging."})
+        propose(
+            demo,
+            "remember",
+            {**NEW_FACT, "scope": "project", "body": "Use api_key=sk-proj-abcdefghijklmnop1234 for staging."},
+        )
         await notify_queue(pilot)
         assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.view.sensitive
@@ -209,7 +230,16 @@ async def test_auto_write_notice_and_undo(demo: Layout) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         st = store(demo, actor="agent-auto")
-        saved = st.save(SaveRequest(name="lint-command", description="Lint with ruff", body="`ruff check .`", type="project", scope="project"), require_create=True)
+        saved = st.save(
+            SaveRequest(
+                name="lint-command",
+                description="Lint with ruff",
+                body="`ruff check .`",
+                type="project",
+                scope="project",
+            ),
+            require_create=True,
+        )
         approvals.ApprovalQueue(demo).record_auto_write(saved.fact)
         await notify_queue(pilot)
         assert app.approvals.last_auto is not None
@@ -231,8 +261,13 @@ def toasts(messages: list[Any], title: str = "agent auto-write") -> list[str]:
 def auto_write(layout: Layout, name: str, age_s: float | None = None) -> Any:
     """What ``reasonix-tui remember`` does for a low-risk write: save, then record it."""
     st = store(layout, actor="agent-auto")
-    fact = st.save(SaveRequest(name=name, description=f"{name} desc", body="b", type="project", scope="project"), require_create=True).fact
-    record = approvals.ApprovalQueue(layout).record_auto_write(fact, approvals.Requester(pid=9, agent="test-agent", source="cli"))
+    fact = st.save(
+        SaveRequest(name=name, description=f"{name} desc", body="b", type="project", scope="project"),
+        require_create=True,
+    ).fact
+    record = approvals.ApprovalQueue(layout).record_auto_write(
+        fact, approvals.Requester(pid=9, agent="test-agent", source="cli")
+    )
     if age_s is not None:  # backdate the record against the app's frozen clock
         data = json.loads(Path(record.path).read_text())
         data["created_at"] = Timestamp(NOW.ns - int(age_s * 1e9)).rfc3339()
@@ -299,7 +334,17 @@ async def test_modal_shows_what_activation_resolves_to(demo: Layout) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         # A global feedback fact with no activation asked for loads as pinned guidance.
-        propose(demo, "remember", {"name": "tone", "description": "Short answers", "type": "feedback", "scope": "global", "body": "Keep answers short."})
+        propose(
+            demo,
+            "remember",
+            {
+                "name": "tone",
+                "description": "Short answers",
+                "type": "feedback",
+                "scope": "global",
+                "body": "Keep answers short.",
+            },
+        )
         await notify_queue(pilot)
         assert isinstance(app.screen, ApprovalScreen)
         body = plain(app.screen.query_one("#approval-body", Static))
@@ -319,7 +364,17 @@ async def test_open_modal_follows_the_store(demo: Layout) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         target = store(demo).get("project/oncall-rota.md")
-        propose(demo, "remember", {"name": "oncall-rota", "description": "Rota", "type": "project", "body": "Lee (primary).", "expected_revision": target.revision})
+        propose(
+            demo,
+            "remember",
+            {
+                "name": "oncall-rota",
+                "description": "Rota",
+                "type": "project",
+                "body": "Lee (primary).",
+                "expected_revision": target.revision,
+            },
+        )
         await notify_queue(pilot)
         screen = app.screen
         assert isinstance(screen, ApprovalScreen) and not screen.view.conflict
@@ -368,7 +423,9 @@ async def test_auto_update_notice_and_undo_brings_the_old_revision_back(demo: La
     agent_store = Store(demo, settings=Settings(auto_confirm_project_remember=True), actor="agent-auto")
     out = agent_remember(
         {"name": "oncall-rota", "description": before.description, "type": "project", "body": "Lee (primary)."},
-        agent_store, requester=approvals.Requester(pid=9, agent="test-agent", source="cli"), wait=0,
+        agent_store,
+        requester=approvals.Requester(pid=9, agent="test-agent", source="cli"),
+        wait=0,
     )
     assert out.status == "saved" and out.revision == before.revision + 1
     messages: list[Any] = []
@@ -376,7 +433,10 @@ async def test_auto_update_notice_and_undo_brings_the_old_revision_back(demo: La
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(pilot)
         [toast] = toasts(messages)
-        assert f"test-agent (via cli) updated project/oncall-rota.md (revision {before.revision} → {out.revision})" in toast
+        assert (
+            f"test-agent (via cli) updated project/oncall-rota.md (revision {before.revision} → {out.revision})"
+            in toast
+        )
         assert f"ctrl+z to bring revision {before.revision} back" in toast
         await pilot.press("ctrl+z")
         await settle(pilot)

@@ -116,7 +116,9 @@ async def test_archive_and_activity_details(demo: Layout) -> None:
         await settle(pilot)
         pane = app.screen.query_one("#activity-pane")
         table = pane.query_one("#activity-table", DataTable)
-        rows = [[str(c.plain if isinstance(c, Text) else c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        rows = [
+            [str(c.plain if isinstance(c, Text) else c) for c in table.get_row_at(i)] for i in range(table.row_count)
+        ]
         denied = next(r for r in rows if r[2] == "approval")
         assert denied[3] == "denied" and denied[4] == f"forget proposal {proposal.id}"
         assert all(r[4] for r in rows), "an entry with an empty Ref"
@@ -135,8 +137,16 @@ async def test_the_dialog_diff_hides_noise_and_times_are_human(demo: Layout) -> 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         target = store(demo).get("project/deploy-target.md")
-        propose(demo, "remember", {"name": "deploy-target", "description": target.description, "type": "project",
-                                   "body": "Deploy to Fly.io in ams and iad."})
+        propose(
+            demo,
+            "remember",
+            {
+                "name": "deploy-target",
+                "description": target.description,
+                "type": "project",
+                "body": "Deploy to Fly.io in ams and iad.",
+            },
+        )
         await notify_queue(pilot)
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
@@ -175,8 +185,11 @@ async def test_notifications_never_cover_the_dialog_buttons(demo: Layout) -> Non
 
 
 async def test_a_keymap_changes_keys_and_help_shows_them(demo: Layout, tmp_path: Any) -> None:
-    custom = Settings(pinned_budget_chars=1500, time_zone="utc",
-                      keymap=(("approval-approve", "Y"), ("app-reload", "f5"), ("no-such-binding", "z")))
+    custom = Settings(
+        pinned_budget_chars=1500,
+        time_zone="utc",
+        keymap=(("approval-approve", "Y"), ("app-reload", "f5"), ("no-such-binding", "z")),
+    )
     messages: list[Any] = []
     app = make(demo, settings=custom)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:

@@ -70,7 +70,9 @@ async def test_number_keys_switch_panes_and_active_one_is_greyed(demo: Layout) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         tabs = app.screen.query_one("#tabs", TabbedContent)
-        for key, pane in zip("2345671", ("revisions", "archive", "instructions", "recall", "suggestions", "activity", "facts")):
+        for key, pane in zip(
+            "2345671", ("revisions", "archive", "instructions", "recall", "suggestions", "activity", "facts")
+        ):
             await pilot.press(key)
             await settle(pilot)
             assert tabs.active == pane
@@ -136,11 +138,24 @@ async def test_detail_explains_freshness_override_and_subject(demo: Layout) -> N
 async def test_detail_labels_a_fact_a_newer_one_supersedes(demo: Layout) -> None:
     from reasonix_tui.core.store.store import SaveRequest
 
-    store(demo).save(SaveRequest(name="mobile-ci", title="Mobile CI", type="project", description="Bitrise",
-                                 body="Bitrise builds every PR of the mobile apps."))
-    store(demo).save(SaveRequest(name="mobile-ci-actions", title="Mobile CI on GitHub Actions", type="project",
-                                 description="GitHub Actions macOS runners",
-                                 body="Mobile PR builds run on GitHub Actions now; Bitrise was turned off in June."))
+    store(demo).save(
+        SaveRequest(
+            name="mobile-ci",
+            title="Mobile CI",
+            type="project",
+            description="Bitrise",
+            body="Bitrise builds every PR of the mobile apps.",
+        )
+    )
+    store(demo).save(
+        SaveRequest(
+            name="mobile-ci-actions",
+            title="Mobile CI on GitHub Actions",
+            type="project",
+            description="GitHub Actions macOS runners",
+            body="Mobile PR builds run on GitHub Actions now; Bitrise was turned off in June.",
+        )
+    )
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -377,10 +392,22 @@ async def test_every_pane_action_is_in_the_palette(demo: Layout) -> None:
         await settle(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for expected in (
-            "facts: pin / unpin", "facts: verify", "facts: new fact", "facts: edit", "facts: edit in $EDITOR",
-            "facts: forget", "instructions: quick-add note", "facts: copy ref", "revisions: restore the highlighted revision",
-            "archive: recover the highlighted fact", "recall: try a query", "suggestions: accept (edit first)",
-            "suggestions: dismiss", "approvals: review pending", "view: Revisions", "store: reload",
+            "facts: pin / unpin",
+            "facts: verify",
+            "facts: new fact",
+            "facts: edit",
+            "facts: edit in $EDITOR",
+            "facts: forget",
+            "instructions: quick-add note",
+            "facts: copy ref",
+            "revisions: restore the highlighted revision",
+            "archive: recover the highlighted fact",
+            "recall: try a query",
+            "suggestions: accept (edit first)",
+            "suggestions: dismiss",
+            "approvals: review pending",
+            "view: Revisions",
+            "store: reload",
         ):
             assert expected in titles, expected
         # A pane action from the palette mounts its pane first.

@@ -29,8 +29,10 @@ async def settle(pilot: Any) -> None:
     app = pilot.app
     for _ in range(20):
         await settle_once(pilot)
-        if app.health is not None and app._health_seen == app._health_gen and not any(
-            w.is_running for w in app.workers
+        if (
+            app.health is not None
+            and app._health_seen == app._health_gen
+            and not any(w.is_running for w in app.workers)
         ):
             return
 
@@ -183,8 +185,7 @@ async def test_open_in_the_editor(demo: Layout, monkeypatch: pytest.MonkeyPatch)
 
     def fake_editor(argv: list[str], check: bool = False) -> None:
         path = Path(argv[-1])
-        path.write_text(path.read_text(encoding="utf-8").replace("This week: Dana", "This week: Sam"),
-                        encoding="utf-8")
+        path.write_text(path.read_text(encoding="utf-8").replace("This week: Dana", "This week: Sam"), encoding="utf-8")
 
     monkeypatch.setenv("EDITOR", "fake-editor")
     monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)

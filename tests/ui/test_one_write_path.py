@@ -29,14 +29,30 @@ TUI = Path(approval_flow.__file__).parent
 async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     from reasonix_tui.core.sessions.suggestions import MemorySuggestion, SuggestionsView
 
-    suggestion = MemorySuggestion(id="s-1", name="use-alembic", title="Use alembic", description="Migrations via alembic",
-                                  type="project", scope="project", body="Run alembic.", reason="rule", evidence=())
-    monkeypatch.setattr("reasonix_tui.tui.reads.scan_suggestions", lambda layout, settings, now=None: SuggestionsView(memories=(suggestion,), available=True))
+    suggestion = MemorySuggestion(
+        id="s-1",
+        name="use-alembic",
+        title="Use alembic",
+        description="Migrations via alembic",
+        type="project",
+        scope="project",
+        body="Run alembic.",
+        reason="rule",
+        evidence=(),
+    )
+    monkeypatch.setattr(
+        "reasonix_tui.tui.reads.scan_suggestions",
+        lambda layout, settings, now=None: SuggestionsView(memories=(suggestion,), available=True),
+    )
     accepted: list[str] = []
-    monkeypatch.setattr("reasonix_tui.core.sessions.suggestions.accept_suggestion",
-                        lambda layout, sid, edits, store=None, actor="": accepted.append(sid) or _accepted(store))
-    monkeypatch.setattr("reasonix_tui.core.sessions.suggestions.dismiss_suggestion",
-                        lambda layout, sid, store=None: accepted.append("dismissed " + sid))
+    monkeypatch.setattr(
+        "reasonix_tui.core.sessions.suggestions.accept_suggestion",
+        lambda layout, sid, edits, store=None, actor="": accepted.append(sid) or _accepted(store),
+    )
+    monkeypatch.setattr(
+        "reasonix_tui.core.sessions.suggestions.dismiss_suggestion",
+        lambda layout, sid, store=None: accepted.append("dismissed " + sid),
+    )
     messages: list[Any] = []
     app = make(demo)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -80,7 +96,9 @@ async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypat
 def _accepted(st: Any) -> Any:
     from reasonix_tui.core.sessions.suggestions import AcceptResult
 
-    fact = st.save(SaveRequest(name="use-alembic", description="Migrations via alembic", body="Run alembic.", type="project")).fact
+    fact = st.save(
+        SaveRequest(name="use-alembic", description="Migrations via alembic", body="Run alembic.", type="project")
+    ).fact
     return AcceptResult(fact=fact, path=fact.path)
 
 
@@ -132,7 +150,9 @@ def test_panes_post_messages_and_nothing_imports_the_app() -> None:
         text = path.read_text()
         if "call_from_thread" in text:
             offenders.append(f"{path.name}: call_from_thread")
-        if path.name != "app.py" and any(s in text for s in ("from ..app import", "from .app import", "from ...tui.app import")):
+        if path.name != "app.py" and any(
+            s in text for s in ("from ..app import", "from .app import", "from ...tui.app import")
+        ):
             offenders.append(f"{path.name}: imports the app")
         if "pending_select" in text:
             offenders.append(f"{path.name}: pending_select")
@@ -155,7 +175,9 @@ def test_panes_and_screens_import_without_the_app() -> None:
 async def test_undo_of_an_auto_write_goes_through_the_write_worker(demo: Layout) -> None:
     messages: list[Any] = []
     st = store(demo, actor="agent-auto")
-    saved = st.save(SaveRequest(name="lint-command", description="Lint", body="ruff", type="project"), require_create=True)
+    saved = st.save(
+        SaveRequest(name="lint-command", description="Lint", body="ruff", type="project"), require_create=True
+    )
     approvals.ApprovalQueue(demo).record_auto_write(saved.fact)
     app = make(demo)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:

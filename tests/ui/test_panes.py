@@ -49,7 +49,10 @@ async def test_revisions_diff_and_restore(demo: Layout) -> None:
         fact = store(demo).get(fact_id)
         assert fact.revision == 4 and "Render" in fact.body
         # Render was replaced by Fly.io at revision 3: bringing it back warns.
-        assert any("project.deploy_target" in w or "superseded" in w.lower() or "replaced" in w.lower() for w in result.warnings), result.warnings
+        assert any(
+            "project.deploy_target" in w or "superseded" in w.lower() or "replaced" in w.lower()
+            for w in result.warnings
+        ), result.warnings
 
 
 async def test_revisions_of_a_fact_with_one_version(demo: Layout) -> None:
@@ -85,7 +88,15 @@ async def test_archive_preview_and_recover(demo: Layout) -> None:
 
 async def test_archive_recover_collision_is_explained(demo: Layout) -> None:
     # An active fact now uses the archived one's name.
-    store(demo).save(SaveRequest(name="old-ci-provider", description="CI is GitHub Actions", body="GitHub Actions.", type="project", scope="project"))
+    store(demo).save(
+        SaveRequest(
+            name="old-ci-provider",
+            description="CI is GitHub Actions",
+            body="GitHub Actions.",
+            type="project",
+            scope="project",
+        )
+    )
     app = make(demo)
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -226,7 +237,11 @@ async def test_suggestions_dismissing_brings_the_next_one_in(demo: Layout) -> No
         assert f"score {pane.items[0].score:g}" in view and "why:" in view
         evidence = plain(app.screen.query_one("#suggestions-evidence", Static))
         src = pane.items[0].sources[0]
-        assert "Evidence (1)" in evidence and f"Reasonix session · {src.label} #{src.line}" in evidence and src.text in evidence
+        assert (
+            "Evidence (1)" in evidence
+            and f"Reasonix session · {src.label} #{src.line}" in evidence
+            and src.text in evidence
+        )
         await pilot.press("d")
         await settle(pilot)
         after = [item.id for item in pane.items]
@@ -339,7 +354,9 @@ async def test_fact_written_after_start_is_fresh(demo: Layout) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await asyncio.sleep(0.05)
-        saved = store(demo).save(SaveRequest(name="new-one", description="Just written", body="x", type="project", scope="project"))
+        saved = store(demo).save(
+            SaveRequest(name="new-one", description="Just written", body="x", type="project", scope="project")
+        )
         app.reload_store([saved.fact.path])
         await settle(pilot)
         row = app.snapshot.rows[str(saved.fact.id)]
@@ -388,7 +405,11 @@ def test_demo_writes_its_history_chronologically(demo: Layout) -> None:
     from reasonix_tui.core.compat.gotime import parse_rfc3339
     from reasonix_tui.core.store.audit import AuditEntry
 
-    entries = [AuditEntry.from_dict(json.loads(line)) for line in demo.audit_log.read_text(encoding="utf-8").splitlines() if line]
+    entries = [
+        AuditEntry.from_dict(json.loads(line))
+        for line in demo.audit_log.read_text(encoding="utf-8").splitlines()
+        if line
+    ]
     times = [parse_rfc3339(e.at) for e in entries]
     assert len(entries) > 15 and all(t is not None for t in times)
     assert times == sorted(times, key=lambda t: t.ns)  # type: ignore[union-attr]
@@ -428,7 +449,9 @@ async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> No
         agent_rows = await filter_by("actor:agent-auto")
         # the test's write (newest first) and the demo's own unasked write
         assert [(e.actor, e.ref) for e in agent_rows] == [
-            ("agent-auto", "project/lint-command.md"), ("agent-auto", "project/oncall-rota.md")]
+            ("agent-auto", "project/lint-command.md"),
+            ("agent-auto", "project/oncall-rota.md"),
+        ]
         assert table.row_count == 2
         heading = plain(app.screen.query_one("#activity-heading", Label))
         assert heading.startswith(f"2 of {total} entries match") and "actor:agent-auto" in heading
@@ -444,7 +467,9 @@ async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> No
         assert table.row_count == total
 
 
-async def test_instruction_document_opens_in_the_editor_and_is_resolved_again(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_instruction_document_opens_in_the_editor_and_is_resolved_again(
+    demo: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import contextlib
 
     opened: list[str] = []

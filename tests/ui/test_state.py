@@ -19,13 +19,31 @@ from .helpers import NOW, settings, store
 
 def test_freshness_label_matches_the_core_rule() -> None:
     day = DAY_NS
-    times = [None, NOW.ns - 400 * day, NOW.ns - 100 * day, NOW.ns - 40 * day, NOW.ns - 10 * day, NOW.ns - 3 * day, NOW.ns + day]
+    times = [
+        None,
+        NOW.ns - 400 * day,
+        NOW.ns - 100 * day,
+        NOW.ns - 40 * day,
+        NOW.ns - 10 * day,
+        NOW.ns - 3 * day,
+        NOW.ns + day,
+    ]
     for type_, vol, updated, verified, expires in itertools.product(
-        ("project", "reference", "user", "feedback"), ("", "evergreen", "stable", "volatile"), times, times[:3], (None, NOW.ns - day, NOW.ns, NOW.ns + day)
+        ("project", "reference", "user", "feedback"),
+        ("", "evergreen", "stable", "volatile"),
+        times,
+        times[:3],
+        (None, NOW.ns - day, NOW.ns, NOW.ns + day),
     ):
         fact = Fact(
-            id=FactId("mem-x"), revision=1, created_at=None, updated_at=Timestamp(updated) if updated else None, name="x",
-            type=type_, volatility=vol, last_verified_at=Timestamp(verified) if verified else None,
+            id=FactId("mem-x"),
+            revision=1,
+            created_at=None,
+            updated_at=Timestamp(updated) if updated else None,
+            name="x",
+            type=type_,
+            volatility=vol,
+            last_verified_at=Timestamp(verified) if verified else None,
             expires_at=Timestamp(expires) if expires is not None else None,
         )
         start = fact.clock_start
@@ -94,17 +112,23 @@ def test_identity_index_gives_the_same_overrides_and_holders(demo: Layout) -> No
 
     snap = load_snapshot(demo, settings(), NOW)
     keys = list(snap.facts)
-    before = {k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys}
+    before = {
+        k: ([(o.id, why) for o, why in snap.overrides(snap.facts[k])], snap.subject_holder(snap.facts[k])) for k in keys
+    }
     indexed = with_identity_index(snap)
     assert snap.identity is None and indexed.identity is not None  # a copy: the snapshot itself is untouched
     assert indexed.generation == snap.generation
-    after = {k: ([(o.id, why) for o, why in indexed.overrides(indexed.facts[k])],
-                 indexed.subject_holder(indexed.facts[k])) for k in keys}
+    after = {
+        k: ([(o.id, why) for o, why in indexed.overrides(indexed.facts[k])], indexed.subject_holder(indexed.facts[k]))
+        for k in keys
+    }
     assert before == after
     assert any(o for o, _ in before.values())  # the demo has a project-over-global override
     # Patched after an incremental update: a new project fact takes over a global subject.
     saved = store(demo).save(
-        SaveRequest(name="project/deploy-target-global", description="Here: Fly", body="Fly.", type="project", scope="project")
+        SaveRequest(
+            name="project/deploy-target-global", description="Here: Fly", body="Fly.", type="project", scope="project"
+        )
     )
     nxt = update_snapshot(indexed, demo, settings(), NOW, [saved.fact.path])
     assert nxt is not None
@@ -178,8 +202,16 @@ def _many_facts(layout: Layout, n: int) -> None:
     for i in range(n):
         ts = Timestamp(NOW.ns - i * DAY_NS // 10)
         fact = Fact(
-            id=FactId(f"mem-b{i:031x}"), revision=1, created_at=ts, updated_at=ts, name=f"bulk-{i:04d}",
-            title=f"Bulk fact {i}", description=f"bulk {i}", type="project", scope="project", body="b",
+            id=FactId(f"mem-b{i:031x}"),
+            revision=1,
+            created_at=ts,
+            updated_at=ts,
+            name=f"bulk-{i:04d}",
+            title=f"Bulk fact {i}",
+            description=f"bulk {i}",
+            type="project",
+            scope="project",
+            body="b",
         )
         (layout.project_dir / f"bulk-{i:04d}.md").write_text(render_fact(fact), encoding="utf-8")
 

@@ -37,14 +37,24 @@ async def test_watcher_sees_outside_changes(demo: Layout) -> None:
         await asyncio.sleep(0.3)  # the watcher is running
         # An outside process saves a new fact and edits another.
         outside = store(demo)
-        created = outside.save(SaveRequest(name="from-outside", description="Written by another process", body="Hello.", type="project", scope="project"))
+        created = outside.save(
+            SaveRequest(
+                name="from-outside",
+                description="Written by another process",
+                body="Hello.",
+                type="project",
+                scope="project",
+            )
+        )
         assert await wait_until(pilot, lambda: str(created.fact.id) in app.snapshot.facts)
         rota = outside.get("project/oncall-rota.md")
         outside.save(SaveRequest.from_fact(rota, title="Rota (edited outside)"))
         assert await wait_until(pilot, lambda: app.snapshot.rows[str(rota.id)].title == "Rota (edited outside)")
         # A file that fails to parse shows up as an error row, and nothing crashes.
         (demo.project_dir / "garbage.md").write_bytes(b"---\nx: [\n---\n\xff\xfe body")
-        assert await wait_until(pilot, lambda: any(r.error and r.ref.endswith("garbage.md") for r in app.snapshot.rows.values()))
+        assert await wait_until(
+            pilot, lambda: any(r.error and r.ref.endswith("garbage.md") for r in app.snapshot.rows.values())
+        )
         outside.archive("project/from-outside.md")
         assert await wait_until(pilot, lambda: str(created.fact.id) not in app.snapshot.facts)
         assert await wait_until(pilot, lambda: any(a.fact.id == created.fact.id for a in app.snapshot.archived))
@@ -60,9 +70,26 @@ async def test_agent_remember_answered_in_the_context_center(demo: Layout) -> No
         await asyncio.sleep(0.3)
         env = {**os.environ, "REASONIX_TUI_DEBUG": ""}
         cmd = [
-            sys.executable, "-m", "reasonix_tui", "--home", str(demo.root), "--workspace", str(demo.workspace),
-            "remember", "--name", "global/cache-backend", "--scope", "global", "--type", "project",
-            "--description", "The HTTP cache lives in Redis", "--body", "Redis db 2.", "--wait", "30",
+            sys.executable,
+            "-m",
+            "reasonix_tui",
+            "--home",
+            str(demo.root),
+            "--workspace",
+            str(demo.workspace),
+            "remember",
+            "--name",
+            "global/cache-backend",
+            "--scope",
+            "global",
+            "--type",
+            "project",
+            "--description",
+            "The HTTP cache lives in Redis",
+            "--body",
+            "Redis db 2.",
+            "--wait",
+            "30",
         ]
         agent = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:

@@ -173,8 +173,11 @@ class PresenceMarker:
     def beat(self) -> None:
         """Refresh the heartbeat (never raises)."""
         data = {
-            "version": FORMAT_VERSION, "pid": self.pid, "host": self.host,
-            "started_at": self.started_at or _now(), "heartbeat_at": _now(),
+            "version": FORMAT_VERSION,
+            "pid": self.pid,
+            "host": self.host,
+            "started_at": self.started_at or _now(),
+            "heartbeat_at": _now(),
             "workspace": str(self.layout.workspace),
         }
         try:
@@ -285,8 +288,16 @@ class ApprovalQueue:
                 continue
             if beat is None or (now_ns - beat.ns) > stale_after * 1e9:
                 continue
-            out.append(PresenceInfo(pid, marker_host, as_str(data.get("started_at")), as_str(data.get("heartbeat_at")),
-                                    as_str(data.get("workspace")), str(path)))
+            out.append(
+                PresenceInfo(
+                    pid,
+                    marker_host,
+                    as_str(data.get("started_at")),
+                    as_str(data.get("heartbeat_at")),
+                    as_str(data.get("workspace")),
+                    str(path),
+                )
+            )
         return out
 
     def context_center_open(self) -> bool:
@@ -323,7 +334,9 @@ class ApprovalQueue:
             )
         else:
             ref = str(arguments.get("ref", ""))
-            pinned = {"targets": [{"id": f.id, "ref": f.ref, "revision": f.revision} for f in forget_targets(ref, store)]}
+            pinned = {
+                "targets": [{"id": f.id, "ref": f.ref, "revision": f.revision} for f in forget_targets(ref, store)]
+            }
         proposal = Proposal(
             id=_new_id("p"),
             tool=tool,
@@ -439,9 +452,15 @@ class ApprovalQueue:
         if not _same_root(proposal.state_root, self.layout.root):
             raise ApprovalError(f"proposal {proposal.id} names another state root ({proposal.state_root})")
         layout = Layout(root=self.layout.root, workspace=Path(os.path.abspath(proposal.workspace or ".")))
-        if store is not None and _same_root(store.layout.root, layout.root) and store.layout.workspace == layout.workspace:
+        if (
+            store is not None
+            and _same_root(store.layout.root, layout.root)
+            and store.layout.workspace == layout.workspace
+        ):
             return store
-        return Store(layout, settings=settings or (store.settings if store is not None else None), actor="agent-approved")
+        return Store(
+            layout, settings=settings or (store.settings if store is not None else None), actor="agent-approved"
+        )
 
     def apply(
         self,
@@ -489,8 +508,14 @@ class ApprovalQueue:
                 from ..store.store import Store as _Store
 
                 audit_store = store if store is not None else _Store(self.layout, actor="context-center")
-                result = ApprovalResult(proposal_id, current.tool, "denied" if verdict == "deny" else "error",
-                                        str(exc), note=note, decided_at=_now())
+                result = ApprovalResult(
+                    proposal_id,
+                    current.tool,
+                    "denied" if verdict == "deny" else "error",
+                    str(exc),
+                    note=note,
+                    decided_at=_now(),
+                )
                 self._audit_decision(audit_store, current, result)
                 self._finish(current, result)
                 return result
@@ -508,11 +533,18 @@ class ApprovalQueue:
                 # The person's earlier approve was written before a crash: that is the truth
                 # whatever is pressed now. Finish it (once) and say so.
                 pressed = "deny" if verdict == "deny" else "approve"
-                landed = replace(landed, notice=(
-                    f"This proposal had already been approved and written before the Context Center stopped "
-                    f"({landed.ref} revision {landed.revision}); it is finished now"
-                    + ("; your deny cannot undo it: forget the fact if you do not want it." if pressed == "deny" else ".")
-                ))
+                landed = replace(
+                    landed,
+                    notice=(
+                        f"This proposal had already been approved and written before the Context Center stopped "
+                        f"({landed.ref} revision {landed.revision}); it is finished now"
+                        + (
+                            "; your deny cannot undo it: forget the fact if you do not want it."
+                            if pressed == "deny"
+                            else "."
+                        )
+                    ),
+                )
                 if not self._already_audited(st, current.id, landed):
                     self._audit_decision(st, current, landed)
                 self._finish(current, landed)
@@ -523,11 +555,14 @@ class ApprovalQueue:
         if digest is not None and current.digest != digest:
             if verdict == "approve":
                 raise ProposalChanged(current)
-            notice = "; ".join(x for x in (notice, "the proposal file changed after it was shown; denied all the same") if x)
+            notice = "; ".join(
+                x for x in (notice, "the proposal file changed after it was shown; denied all the same") if x
+            )
         if verdict == "deny":
             what = "memory write; nothing was saved" if current.tool == "remember" else "forget; nothing was archived"
-            result = ApprovalResult(current.id, current.tool, "denied", f"The user denied this {what}.",
-                                    note=note, decided_at=_now())
+            result = ApprovalResult(
+                current.id, current.tool, "denied", f"The user denied this {what}.", note=note, decided_at=_now()
+            )
         else:
             if current.tool == "remember":
                 result = self._apply_remember(current, st, edits, note)
@@ -546,8 +581,14 @@ class ApprovalQueue:
     def _write_intent(self, proposal: Proposal, **fields: Any) -> None:
         """Record, before touching the store, what this approve is about to write."""
         ensure_dir(self.applying_dir, 0o700)
-        data = {"version": FORMAT_VERSION, "id": proposal.id, "digest": proposal.digest, "tool": proposal.tool,
-                "started_at": _now(), **fields}
+        data = {
+            "version": FORMAT_VERSION,
+            "id": proposal.id,
+            "digest": proposal.digest,
+            "tool": proposal.tool,
+            "started_at": _now(),
+            **fields,
+        }
         _write_json(self._intent_path(proposal.id), data)
 
     def _clear_intent(self, proposal_id: str) -> None:
@@ -597,10 +638,13 @@ class ApprovalQueue:
                     if landed is None:
                         self._clear_intent(current.id)
                         continue
-                    landed = replace(landed, notice=(
-                        f"An approval interrupted when the Context Center stopped had already been written "
-                        f"({landed.ref} revision {landed.revision}); it is finished now and the agent is told."
-                    ))
+                    landed = replace(
+                        landed,
+                        notice=(
+                            f"An approval interrupted when the Context Center stopped had already been written "
+                            f"({landed.ref} revision {landed.revision}); it is finished now and the agent is told."
+                        ),
+                    )
                     if not self._already_audited(st, current.id, landed):
                         self._audit_decision(st, current, landed)
                     self._finish(current, landed)
@@ -629,14 +673,28 @@ class ApprovalQueue:
                 if written is None:
                     return None
             assert written is not None
-            if content_key(written.title, written.description, written.type, written.body) != as_str(intent.get("content")):
+            if content_key(written.title, written.description, written.type, written.body) != as_str(
+                intent.get("content")
+            ):
                 return None
-            if started is not None and written.updated_at is not None and written.updated_at.ns < started.ns - 5 * 10**9:
+            if (
+                started is not None
+                and written.updated_at is not None
+                and written.updated_at.ns < started.ns - 5 * 10**9
+            ):
                 return None  # written before this intent: someone else's write
             fact = replace(fact, revision=written.revision) if written is not fact else fact
             return ApprovalResult(
-                proposal.id, "remember", "approved", remember_reply(fact), fact_id=fact.id, ref=fact.ref,
-                revision=fact.revision, edited=intent.get("edited") is True, note=note, decided_at=_now(),
+                proposal.id,
+                "remember",
+                "approved",
+                remember_reply(fact),
+                fact_id=fact.id,
+                ref=fact.ref,
+                revision=fact.revision,
+                edited=intent.get("edited") is True,
+                note=note,
+                decided_at=_now(),
                 paths=(fact.path,),
             )
         targets = _targets(proposal)
@@ -658,16 +716,27 @@ class ApprovalQueue:
         first = targets[0]
         ref = str(proposal.arguments.get("ref", ""))
         return ApprovalResult(
-            proposal.id, "forget", "approved",
+            proposal.id,
+            "forget",
+            "approved",
             f'Forgot memory "{ref}" (it no longer applies and will not load in future sessions).',
-            fact_id=as_str(first.get("id")), ref=as_str(first.get("ref")), revision=as_int(first.get("revision")),
-            note=note, decided_at=_now(), paths=tuple(paths),
+            fact_id=as_str(first.get("id")),
+            ref=as_str(first.get("ref")),
+            revision=as_int(first.get("revision")),
+            note=note,
+            decided_at=_now(),
+            paths=tuple(paths),
         )
 
     def _already_audited(self, store: Store, proposal_id: str, result: ApprovalResult) -> bool:
         entry = _approval_entry(store, proposal_id)
-        return (entry is not None and entry.actor == "context-center" and as_str(entry.detail.get("state")) == result.state
-                and entry.id == result.fact_id and (entry.rev_after or 0) == result.revision)
+        return (
+            entry is not None
+            and entry.actor == "context-center"
+            and as_str(entry.detail.get("state")) == result.state
+            and entry.id == result.fact_id
+            and (entry.rev_after or 0) == result.revision
+        )
 
     def _unbacked_claim(self, store: Store, proposal_id: str) -> str:
         """An ``approval`` audit line for a still-pending proposal that no intent of ours
@@ -684,12 +753,22 @@ class ApprovalQueue:
 
     def _audit_decision(self, store: Store, proposal: Proposal, result: ApprovalResult) -> None:
         store.audit.record(
-            "approval", result.state == "approved", "context-center",
-            id=result.fact_id, ref=result.ref, rev_after=result.revision or None,
+            "approval",
+            result.state == "approved",
+            "context-center",
+            id=result.fact_id,
+            ref=result.ref,
+            rev_after=result.revision or None,
             reason="" if result.state == "approved" else result.message,
             workspace=proposal.workspace,
-            detail={"proposal": proposal.id, "tool": proposal.tool, "state": result.state,
-                    "edited": result.edited, "digest": proposal.digest, "requester": proposal.requester.to_dict()},
+            detail={
+                "proposal": proposal.id,
+                "tool": proposal.tool,
+                "state": result.state,
+                "edited": result.edited,
+                "digest": proposal.digest,
+                "requester": proposal.requester.to_dict(),
+            },
         )
 
     def _finish(self, proposal: Proposal, result: ApprovalResult) -> None:
@@ -731,8 +810,11 @@ class ApprovalQueue:
         req = validated.request
         target = _remember_target(args, store)
         self._write_intent(
-            proposal, expected=expected, target_id=str(target.id) if target is not None else "",
-            name=req.id or req.name, edited=edited,
+            proposal,
+            expected=expected,
+            target_id=str(target.id) if target is not None else "",
+            name=req.id or req.name,
+            edited=edited,
             content=content_key(req.title, req.description, req.type, req.body),
         )
         try:
@@ -749,31 +831,56 @@ class ApprovalQueue:
                 message = f"{message} (a memory with this name was created after the proposal; nothing was overwritten)"
             return ApprovalResult(proposal.id, "remember", state, message, edited=edited, note=note, decided_at=_now())
         fact = saved.fact
-        paths = tuple(p for p in dict.fromkeys(
-            (fact.path, saved.previous.path if saved.previous is not None else "", *saved.archived)) if p)
+        paths = tuple(
+            p
+            for p in dict.fromkeys(
+                (fact.path, saved.previous.path if saved.previous is not None else "", *saved.archived)
+            )
+            if p
+        )
         return ApprovalResult(
-            proposal.id, "remember", "approved", remember_reply(fact), fact_id=fact.id, ref=fact.ref,
-            revision=fact.revision, edited=edited, note=note, decided_at=_now(), paths=paths,
+            proposal.id,
+            "remember",
+            "approved",
+            remember_reply(fact),
+            fact_id=fact.id,
+            ref=fact.ref,
+            revision=fact.revision,
+            edited=edited,
+            note=note,
+            decided_at=_now(),
+            paths=paths,
         )
 
     def _apply_forget(self, proposal: Proposal, store: Store, note: str) -> ApprovalResult:
         ref = str(proposal.arguments.get("ref", ""))
         targets = _targets(proposal)
         if not targets:
-            return ApprovalResult(proposal.id, "forget", "error", f'memory "{ref}" not found', note=note, decided_at=_now())
+            return ApprovalResult(
+                proposal.id, "forget", "error", f'memory "{ref}" not found', note=note, decided_at=_now()
+            )
         facts: list[Fact] = []
         for t in targets:
             now = store.find_by_id(as_str(t.get("id")))
             if now is None:
-                return ApprovalResult(proposal.id, "forget", "conflict",
-                                      f'memory "{t.get("ref") or t.get("id")}" is no longer active; nothing was archived',
-                                      note=note, decided_at=_now())
+                return ApprovalResult(
+                    proposal.id,
+                    "forget",
+                    "conflict",
+                    f'memory "{t.get("ref") or t.get("id")}" is no longer active; nothing was archived',
+                    note=note,
+                    decided_at=_now(),
+                )
             if now.revision != as_int(t.get("revision")):
                 return ApprovalResult(
-                    proposal.id, "forget", "conflict",
+                    proposal.id,
+                    "forget",
+                    "conflict",
                     f"memory revision conflict: expected {as_int(t.get('revision'))}, found {now.revision} "
                     f'(memory "{now.ref}" changed after the proposal; nothing was archived)',
-                    note=note, decided_at=_now())
+                    note=note,
+                    decided_at=_now(),
+                )
             facts.append(now)
         self._write_intent(proposal)
         archived_any = False
@@ -784,12 +891,21 @@ class ApprovalQueue:
                 archived_any = archived_any or bool(res.paths)
                 paths.extend(p for p in (fact.path, *res.paths) if p)
         except (StoreError, OSError) as exc:
-            return ApprovalResult(proposal.id, "forget", "error", str(exc), note=note, decided_at=_now(),
-                                  paths=tuple(paths))
+            return ApprovalResult(
+                proposal.id, "forget", "error", str(exc), note=note, decided_at=_now(), paths=tuple(paths)
+            )
         first = facts[0]
         return ApprovalResult(
-            proposal.id, "forget", "approved", forget_reply(ref, first, archived_any),
-            fact_id=first.id, ref=first.ref, revision=first.revision, note=note, decided_at=_now(), paths=tuple(paths),
+            proposal.id,
+            "forget",
+            "approved",
+            forget_reply(ref, first, archived_any),
+            fact_id=first.id,
+            ref=first.ref,
+            revision=first.revision,
+            note=note,
+            decided_at=_now(),
+            paths=tuple(paths),
         )
 
     # ------------------------------------------------------------------ waiting (agent side)
@@ -824,9 +940,7 @@ class ApprovalQueue:
             return True, ""  # archived (or recovered and rewritten since)
         return False, f"memory id={result.fact_id} is still active"
 
-    def wait_for_result(
-        self, proposal_id: str, timeout: float, store: Store | None = None
-    ) -> WaitOutcome:
+    def wait_for_result(self, proposal_id: str, timeout: float, store: Store | None = None) -> WaitOutcome:
         """Wait up to ``timeout`` seconds for a *verified* decision.
 
         Polls ``results/<id>.json``; a result that :meth:`verify` cannot back is ignored
@@ -867,9 +981,15 @@ class ApprovalQueue:
             return None
         now = Timestamp.now()
         path = self.waiting_dir / f"{proposal_id}.json"
-        data = {"version": FORMAT_VERSION, "id": proposal_id, "state": "waiting", "pid": os.getpid(),
-                "host": socket.gethostname(), "since": now.rfc3339(),
-                "until": Timestamp(now.ns + int(timeout * 1e9)).rfc3339()}
+        data = {
+            "version": FORMAT_VERSION,
+            "id": proposal_id,
+            "state": "waiting",
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": now.rfc3339(),
+            "until": Timestamp(now.ns + int(timeout * 1e9)).rfc3339(),
+        }
         try:
             ensure_dir(self.waiting_dir, 0o700)
             _write_json(path, data)
@@ -899,8 +1019,12 @@ class ApprovalQueue:
             return WaitInfo("none")
         state = as_str(data.get("state"))
         pid = as_int(data.get("pid"))
-        info = WaitInfo(state if state in ("waiting", "timed-out") else "none", pid,
-                        parse_rfc3339(as_str(data.get("since"))), parse_rfc3339(as_str(data.get("until"))))
+        info = WaitInfo(
+            state if state in ("waiting", "timed-out") else "none",
+            pid,
+            parse_rfc3339(as_str(data.get("since"))),
+            parse_rfc3339(as_str(data.get("until"))),
+        )
         if info.state == "waiting" and as_str(data.get("host")) == socket.gethostname() and not _pid_alive(pid):
             return replace(info, state="exited")
         return info
@@ -914,9 +1038,17 @@ class ApprovalQueue:
         (``previous_revision``: the revision an automatic update replaced)."""
         lay = layout or self.layout
         rec = AutoWrite(
-            id=_new_id("a"), fact_id=fact.id, ref=fact.ref, revision=fact.revision, name=fact.name,
-            description=fact.description, created_at=_now(), requester=requester or Requester.current(),
-            workspace=str(lay.workspace), state_root=str(lay.root), previous_revision=previous_revision,
+            id=_new_id("a"),
+            fact_id=fact.id,
+            ref=fact.ref,
+            revision=fact.revision,
+            name=fact.name,
+            description=fact.description,
+            created_at=_now(),
+            requester=requester or Requester.current(),
+            workspace=str(lay.workspace),
+            state_root=str(lay.root),
+            previous_revision=previous_revision,
         )
         ensure_dir(self.auto_dir, 0o700)
         path = self.auto_dir / f"{rec.id}.json"

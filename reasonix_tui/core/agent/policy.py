@@ -243,9 +243,21 @@ def parse_remember_arguments(raw: Mapping[str, Any] | str | bytes) -> dict[str, 
     if not isinstance(data, Mapping):
         raise InvalidArguments("invalid arguments: expected a JSON object")
     out: dict[str, Any] = {
-        "id": "", "expected_revision": 0, "name": "", "title": "", "description": "", "type": "",
-        "scope": "", "activation": "", "volatility": "", "subject_key": "", "expires_at": "",
-        "verified": False, "keywords": "", "body": "", "supersedes": (),
+        "id": "",
+        "expected_revision": 0,
+        "name": "",
+        "title": "",
+        "description": "",
+        "type": "",
+        "scope": "",
+        "activation": "",
+        "volatility": "",
+        "subject_key": "",
+        "expires_at": "",
+        "verified": False,
+        "keywords": "",
+        "body": "",
+        "supersedes": (),
     }
     exact_seen: set[str] = set()
     for key, value in data.items():
@@ -327,8 +339,12 @@ def _store_available(store: Any) -> bool:
 
 def _sensitive_findings(args: Mapping[str, Any], strict: bool) -> tuple[bool, list[Finding]]:
     """Reasonix's predicate over name/title/description/body, plus findings by field."""
-    parts = [("name", str(args["name"])), ("title", str(args["title"])),
-             ("description", str(args["description"])), ("body", str(args["body"]))]
+    parts = [
+        ("name", str(args["name"])),
+        ("title", str(args["title"])),
+        ("description", str(args["description"])),
+        ("body", str(args["body"])),
+    ]
     text = "\n".join(p for _, p in parts)
     go = reasonix_sensitive(text)
     found: list[Finding] = []
@@ -362,12 +378,20 @@ def fact_sensitive_findings(fact: Fact) -> list[Finding]:
     """The write policy's sensitive-content scan (strict) over a stored fact's fields:
     what would make an agent's ``remember`` of this text need a person. Spans are offsets
     into :attr:`Finding.field` of ``fact``; previews are masked."""
-    args = {"name": fact.name, "title": fact.title, "description": fact.description, "body": fact.body,
-            "keywords": fact.keywords, "subject_key": fact.subject_key}
+    args = {
+        "name": fact.name,
+        "title": fact.title,
+        "description": fact.description,
+        "body": fact.body,
+        "keywords": fact.keywords,
+        "subject_key": fact.subject_key,
+    }
     return _sensitive_findings(args, True)[1]
 
 
-def _duplicates(store: FactSource, args: Mapping[str, Any], name: str, *, exclude_name: bool = False) -> list[DuplicateMatch]:
+def _duplicates(
+    store: FactSource, args: Mapping[str, Any], name: str, *, exclude_name: bool = False
+) -> list[DuplicateMatch]:
     want_title = normalized_phrase(str(args["title"])) if args["title"] else ""
     want_desc = normalized_phrase(str(args["description"])) if args["description"] else ""
     out: list[DuplicateMatch] = []

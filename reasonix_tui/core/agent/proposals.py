@@ -32,7 +32,27 @@ from ..store.model import (
 )
 from .policy import Assessment, ForgetAssessment
 
-__all__ = ["TOOLS", "SOURCES", "STATES", "HEARTBEAT_SECONDS", "STALE_SECONDS", "Requester", "Proposal", "ApprovalResult", "WaitOutcome", "AutoWrite", "PresenceInfo", "ProposalPreview", "ApprovalError", "ProposalChanged", "WaitInfo", "planned_fact", "remember_reply", "forget_reply", "valid_proposal_id"]
+__all__ = [
+    "TOOLS",
+    "SOURCES",
+    "STATES",
+    "HEARTBEAT_SECONDS",
+    "STALE_SECONDS",
+    "Requester",
+    "Proposal",
+    "ApprovalResult",
+    "WaitOutcome",
+    "AutoWrite",
+    "PresenceInfo",
+    "ProposalPreview",
+    "ApprovalError",
+    "ProposalChanged",
+    "WaitInfo",
+    "planned_fact",
+    "remember_reply",
+    "forget_reply",
+    "valid_proposal_id",
+]
 
 TOOLS = ("remember", "forget")
 SOURCES = ("cli", "mcp", "hook")
@@ -63,9 +83,7 @@ class ProposalChanged(ApprovalError):
     applied and the proposal stays pending (show :attr:`proposal` again)."""
 
     def __init__(self, proposal: Proposal) -> None:
-        super().__init__(
-            f"proposal {proposal.id} changed since it was shown; nothing was applied (it is shown again)"
-        )
+        super().__init__(f"proposal {proposal.id} changed since it was shown; nothing was applied (it is shown again)")
         self.proposal = proposal
         """The proposal as it is on disk now."""
 
@@ -91,21 +109,37 @@ class Requester:
     def current(cls, source: str = "cli", agent: str = "", session: str = "") -> Requester:
         """This process as a requester."""
         return cls(
-            pid=os.getpid(), agent=agent, session=session, source=source if source in SOURCES else "cli",
-            ppid=os.getppid(), host=socket.gethostname(),
+            pid=os.getpid(),
+            agent=agent,
+            session=session,
+            source=source if source in SOURCES else "cli",
+            ppid=os.getppid(),
+            host=socket.gethostname(),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"pid": self.pid, "ppid": self.ppid, "host": self.host, "agent": self.agent,
-                "session": self.session, "source": self.source}
+        return {
+            "pid": self.pid,
+            "ppid": self.ppid,
+            "host": self.host,
+            "agent": self.agent,
+            "session": self.session,
+            "source": self.source,
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> Requester:
         """Tolerant reader."""
         d = data if isinstance(data, Mapping) else {}
-        return cls(pid=as_int(d.get("pid")), agent=as_str(d.get("agent")), session=as_str(d.get("session")),
-                   source=as_str(d.get("source")) or "cli", ppid=as_int(d.get("ppid")), host=as_str(d.get("host")))
+        return cls(
+            pid=as_int(d.get("pid")),
+            agent=as_str(d.get("agent")),
+            session=as_str(d.get("session")),
+            source=as_str(d.get("source")) or "cli",
+            ppid=as_int(d.get("ppid")),
+            host=as_str(d.get("host")),
+        )
 
 
 def as_int(v: Any) -> int:
@@ -252,9 +286,18 @@ class ApprovalResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
-            "version": FORMAT_VERSION, "id": self.id, "tool": self.tool, "state": self.state,
-            "message": self.message, "fact_id": self.fact_id, "ref": self.ref, "revision": self.revision,
-            "edited": self.edited, "note": self.note, "decided_at": self.decided_at, "decided_by": self.decided_by,
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "tool": self.tool,
+            "state": self.state,
+            "message": self.message,
+            "fact_id": self.fact_id,
+            "ref": self.ref,
+            "revision": self.revision,
+            "edited": self.edited,
+            "note": self.note,
+            "decided_at": self.decided_at,
+            "decided_by": self.decided_by,
         }
 
     @classmethod
@@ -264,10 +307,17 @@ class ApprovalResult:
         if state not in STATES:
             raise ValueError("unknown state")
         return cls(
-            id=as_str(data.get("id")), tool=as_str(data.get("tool")), state=state, message=as_str(data.get("message")),
-            fact_id=as_str(data.get("fact_id")), ref=as_str(data.get("ref")), revision=as_int(data.get("revision")),
-            edited=data.get("edited") is True, note=as_str(data.get("note")),
-            decided_at=as_str(data.get("decided_at")), decided_by=as_str(data.get("decided_by")),
+            id=as_str(data.get("id")),
+            tool=as_str(data.get("tool")),
+            state=state,
+            message=as_str(data.get("message")),
+            fact_id=as_str(data.get("fact_id")),
+            ref=as_str(data.get("ref")),
+            revision=as_int(data.get("revision")),
+            edited=data.get("edited") is True,
+            note=as_str(data.get("note")),
+            decided_at=as_str(data.get("decided_at")),
+            decided_by=as_str(data.get("decided_by")),
         )
 
 
@@ -334,10 +384,17 @@ class AutoWrite:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         data = {
-            "version": FORMAT_VERSION, "id": self.id, "fact_id": self.fact_id, "ref": self.ref,
-            "revision": self.revision, "name": self.name, "description": self.description,
-            "created_at": self.created_at, "requester": self.requester.to_dict(),
-            "workspace": self.workspace, "state_root": self.state_root,
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "fact_id": self.fact_id,
+            "ref": self.ref,
+            "revision": self.revision,
+            "name": self.name,
+            "description": self.description,
+            "created_at": self.created_at,
+            "requester": self.requester.to_dict(),
+            "workspace": self.workspace,
+            "state_root": self.state_root,
         }
         if self.previous_revision:
             data["previous_revision"] = self.previous_revision
@@ -350,10 +407,17 @@ class AutoWrite:
         if not valid_proposal_id(rid):
             raise ValueError("not an auto-write record")
         return cls(
-            id=rid, fact_id=as_str(data.get("fact_id")), ref=as_str(data.get("ref")), revision=as_int(data.get("revision")),
-            name=as_str(data.get("name")), description=as_str(data.get("description")),
-            created_at=as_str(data.get("created_at")), requester=Requester.from_dict(data.get("requester")),
-            workspace=as_str(data.get("workspace")), state_root=as_str(data.get("state_root")), path=path,
+            id=rid,
+            fact_id=as_str(data.get("fact_id")),
+            ref=as_str(data.get("ref")),
+            revision=as_int(data.get("revision")),
+            name=as_str(data.get("name")),
+            description=as_str(data.get("description")),
+            created_at=as_str(data.get("created_at")),
+            requester=Requester.from_dict(data.get("requester")),
+            workspace=as_str(data.get("workspace")),
+            state_root=as_str(data.get("state_root")),
+            path=path,
             previous_revision=max(as_int(data.get("previous_revision")), 0),
         )
 
@@ -419,7 +483,9 @@ class ProposalPreview:
         return "not set: recalled when relevant"
 
 
-def planned_fact(request: Any, existing: Fact | None, *, clear_expiry: bool = False, now: Timestamp | None = None) -> Fact:
+def planned_fact(
+    request: Any, existing: Fact | None, *, clear_expiry: bool = False, now: Timestamp | None = None
+) -> Fact:
     """The fact ``Store.save(request)`` would write over ``existing`` (``None``: a new fact).
 
     Mirrors the store's inheritance rules (spec §2.8 steps 5-8): on an update an empty
@@ -470,19 +536,34 @@ def planned_fact(request: Any, existing: Fact | None, *, clear_expiry: bool = Fa
         scope = parsed.scope if parsed is not None and parsed.qualified else "project"
     scope = normalize_fact_scope(scope)
     return Fact(
-        id=fact_id, revision=revision, created_at=created_at, updated_at=now, name=slug(name),
-        title=request.title, description=request.description, keywords=keywords, activation=activation,
-        volatility=volatility, subject_key=subject, expires_at=expires, last_verified_at=verified_at,
-        type=normalize_type(request.type), scope=scope, body=trim_space(request.body), file_scope=scope,
-        supersedes=tuple(supersedes or ()), extra=tuple(extra or ()),
+        id=fact_id,
+        revision=revision,
+        created_at=created_at,
+        updated_at=now,
+        name=slug(name),
+        title=request.title,
+        description=request.description,
+        keywords=keywords,
+        activation=activation,
+        volatility=volatility,
+        subject_key=subject,
+        expires_at=expires,
+        last_verified_at=verified_at,
+        type=normalize_type(request.type),
+        scope=scope,
+        body=trim_space(request.body),
+        file_scope=scope,
+        supersedes=tuple(supersedes or ()),
+        extra=tuple(extra or ()),
         path=existing.path if existing is not None and existing.scope == scope else "",
     )
 
 
 def content_key(title: str, description: str, type_: str, body: str) -> str:
     """What identifies the content of a remember write (for recognising one that landed)."""
-    canonical = json.dumps([one_line(title), one_line(description), normalize_type(type_), trim_space(body)],
-                           ensure_ascii=False)
+    canonical = json.dumps(
+        [one_line(title), one_line(description), normalize_type(type_), trim_space(body)], ensure_ascii=False
+    )
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 

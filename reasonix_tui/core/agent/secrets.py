@@ -120,13 +120,9 @@ _EMAIL_TEXT = (
 EMAIL_PATTERN = "(?i)" + _EMAIL_TEXT
 """The write policy's e-mail regex, verbatim from Reasonix (Go syntax)."""
 _EMAIL_LOCAL = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.!#$%&'*+/=?^_`{|}~-")
-_EMAIL_DOMAIN = re.compile(
-    rb"(?i)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\b"
-)
+_EMAIL_DOMAIN = re.compile(rb"(?i)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+\b")
 
-_PRIVATE_KEY = re.compile(
-    rb"(?i)(-----)?BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?(-----)?"
-)
+_PRIVATE_KEY = re.compile(rb"(?i)(-----)?BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?(-----)?")
 
 
 def _go_trim(value: bytes) -> bytes:
@@ -170,9 +166,7 @@ def _boundary(data: bytes, i: int) -> bool:
 
 def _authorization_key(key: bytes) -> bool:
     upper = key.upper()
-    return (
-        upper == b"AUTHORIZATION" or upper.endswith((b"-AUTHORIZATION", b"_AUTHORIZATION", b".AUTHORIZATION"))
-    )
+    return upper == b"AUTHORIZATION" or upper.endswith((b"-AUTHORIZATION", b"_AUTHORIZATION", b".AUTHORIZATION"))
 
 
 def _credential_key(key: bytes) -> bool:
@@ -258,11 +252,7 @@ def _edits_key_values(data: bytes) -> Iterator[_Edit]:
         scheme_start = value_start
         while value_start < n and data[value_start] in _KEY_BYTES:
             value_start += 1
-        if (
-            value_start < n
-            and data[value_start] in _WS
-            and data[scheme_start:value_start].lower() in _AUTH_SCHEMES
-        ):
+        if value_start < n and data[value_start] in _WS and data[scheme_start:value_start].lower() in _AUTH_SCHEMES:
             while value_start < n and data[value_start] in _WS:
                 value_start += 1
             if value_start < n and data[value_start] in (0x27, 0x22):
@@ -283,8 +273,13 @@ def _edits_key_values(data: bytes) -> Iterator[_Edit]:
             repl = value
         else:
             repl = _mask_bytes(value)
-        yield (value_start, value_end, repl, "authorization" if auth else "secret-assignment",
-               data[key_start:value_start])
+        yield (
+            value_start,
+            value_end,
+            repl,
+            "authorization" if auth else "secret-assignment",
+            data[key_start:value_start],
+        )
         sep = value_end
 
 
@@ -292,15 +287,14 @@ def _edits_cookies(data: bytes) -> Iterator[_Edit]:
     for m in _COOKIE.finditer(data):
         base = m.start(3)
         for pair in _COOKIE_PAIR.finditer(m.group(3)):
-            yield (base + pair.start(2), base + pair.end(2), _REDACTED_B, "cookie",
-                   pair.group(1) + b"=")
+            yield (base + pair.start(2), base + pair.end(2), _REDACTED_B, "cookie", pair.group(1) + b"=")
 
 
 def _edits_bearer(data: bytes) -> Iterator[_Edit]:
     for m in _BEARER.finditer(data):
         match = m.group(0)
         if match.startswith(b"Bearer"):
-            repl = b"Bearer " + _mask_bytes(_go_trim(match[len(b"Bearer"):]))
+            repl = b"Bearer " + _mask_bytes(_go_trim(match[len(b"Bearer") :]))
         else:
             # Go's TrimPrefix is case-sensitive: "bearer …" is replaced whole.
             repl = b"Bearer " + _REDACTED_B
@@ -539,33 +533,44 @@ _EXTRA_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("google-api-key", "a Google API key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
         ("google-oauth-secret", "a Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{28}\b"),
         ("npm-token", "an npm access token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("gitlab-token", "a GitLab token",
-         r"\bgl(?:pat|ptt|rt|dt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_\-]{20,}"),
+        ("gitlab-token", "a GitLab token", r"\bgl(?:pat|ptt|rt|dt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_\-]{20,}"),
         ("stripe-key", "a Stripe secret key", r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}\b"),
         ("azure-storage-key", "an Azure storage account key", r"(?i)\bAccountKey=[A-Za-z0-9+/=]{20,}"),
-        ("aws-secret-key", "an AWS secret access key",
-         r"(?i)\baws.{0,24}?(?:secret|key).{0,24}?[=:]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
+        (
+            "aws-secret-key",
+            "an AWS secret access key",
+            r"(?i)\baws.{0,24}?(?:secret|key).{0,24}?[=:]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        ),
         ("slack-webhook", "a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"),
-        ("discord-webhook", "a Discord webhook URL", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}"),
+        (
+            "discord-webhook",
+            "a Discord webhook URL",
+            r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}",
+        ),
         ("shopify-token", "a Shopify access token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
         ("huggingface-token", "a Hugging Face token", r"\bhf_[A-Za-z]{34}\b"),
         ("digitalocean-token", "a DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
         ("databricks-token", "a Databricks token", r"\bdapi[a-f0-9]{32}\b"),
         ("linear-key", "a Linear API key", r"\blin_api_[A-Za-z0-9]{40}\b"),
         ("anthropic-key", "an Anthropic API key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{20,}"),
-        ("cli-password", "a password on a command line",
-         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?![\s-])(\S+)"
-         r"|\bsshpass\s+-p\s*(\S+)|\bredis-cli\b[^\n]*?\s-a\s+(\S+)|--password=(\S+)"
-         r"|--password\s+(?=\S*[0-9!@#$%^&*+])(\S{3,})"),
-        ("password-statement", "a password stated in text",
-         r"(?i)\b(?:password|passphrase|passwd|pwd|pin code|api key|secret key)\s+(?:is|was|=)\s*[:=]\s*[\"'`]?(\S{3,})"
-         r"|(?i:\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)[\"'`](\S{3,}?)[\"'`]"),
+        (
+            "cli-password",
+            "a password on a command line",
+            r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?![\s-])(\S+)"
+            r"|\bsshpass\s+-p\s*(\S+)|\bredis-cli\b[^\n]*?\s-a\s+(\S+)|--password=(\S+)"
+            r"|--password\s+(?=\S*[0-9!@#$%^&*+])(\S{3,})",
+        ),
+        (
+            "password-statement",
+            "a password stated in text",
+            r"(?i)\b(?:password|passphrase|passwd|pwd|pin code|api key|secret key)\s+(?:is|was|=)\s*[:=]\s*[\"'`]?(\S{3,})"
+            r"|(?i:\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)[\"'`](\S{3,}?)[\"'`]",
+        ),
     )
 )
 
 _PREFILTER = re.compile(
-    r"[A-Za-z0-9_\-+/=.:]{16,}"
-    r"|(?i:pass|pwd|secret|token|key|auth|cred|bearer|://|-p\S|\s-a\s|private|api)"
+    r"[A-Za-z0-9_\-+/=.:]{16,}" r"|(?i:pass|pwd|secret|token|key|auth|cred|bearer|://|-p\S|\s-a\s|private|api)"
 )
 """Text that cannot hold any secret shape detected below (no long token, no credential
 word) skips the detect-secrets import."""

@@ -52,8 +52,14 @@ from .policy import (
 )
 from .proposals import ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
 
-__all__ = ["EXIT_CODES", "AgentWriteOutcome", "agent_remember", "agent_forget", "await_proposal",
-           "check_agent_arguments"]
+__all__ = [
+    "EXIT_CODES",
+    "AgentWriteOutcome",
+    "agent_remember",
+    "agent_forget",
+    "await_proposal",
+    "check_agent_arguments",
+]
 
 EXIT_CODES = {
     "saved": 0,
@@ -127,25 +133,41 @@ def _status_cmd(proposal_id: str) -> str:
     return f"reasonix-tui approval-status {proposal_id} --wait 60"
 
 
-def _from_wait(tool: str, proposal: Proposal, outcome: WaitOutcome, waited: float, reason: str,
-               reasons: tuple[str, ...]) -> AgentWriteOutcome:
+def _from_wait(
+    tool: str, proposal: Proposal, outcome: WaitOutcome, waited: float, reason: str, reasons: tuple[str, ...]
+) -> AgentWriteOutcome:
     res: ApprovalResult | None = outcome.result
-    common: dict[str, Any] = {"tool": tool, "proposal_id": proposal.id, "reason": reason, "reasons": reasons,
-                              "note": outcome.note, "context_center_open": True}
+    common: dict[str, Any] = {
+        "tool": tool,
+        "proposal_id": proposal.id,
+        "reason": reason,
+        "reasons": reasons,
+        "note": outcome.note,
+        "context_center_open": True,
+    }
     if outcome.state == "approved" and res is not None:
         suffix = " The user approved it with edits." if res.edited else " The user approved it."
-        return AgentWriteOutcome("approved", res.message + suffix, fact_id=res.fact_id, ref=res.ref,
-                                 revision=res.revision, edited=res.edited, **common)
+        return AgentWriteOutcome(
+            "approved",
+            res.message + suffix,
+            fact_id=res.fact_id,
+            ref=res.ref,
+            revision=res.revision,
+            edited=res.edited,
+            **common,
+        )
     if outcome.state == "denied" and res is not None:
         said = f" The user said: {res.note}" if res.note else ""
         what = "memory write" if tool == "remember" else "forget"
-        return AgentWriteOutcome("denied", f"The user denied this {what} (proposal {proposal.id}); nothing was changed.{said}",
-                                 **common)
+        return AgentWriteOutcome(
+            "denied", f"The user denied this {what} (proposal {proposal.id}); nothing was changed.{said}", **common
+        )
     if outcome.state in ("conflict", "error") and res is not None:
         return AgentWriteOutcome(outcome.state, f"Not applied (proposal {proposal.id}): {res.message}", **common)
     if outcome.state == "missing":
-        return AgentWriteOutcome("missing", f"Proposal {proposal.id} disappeared without a decision; nothing was changed.",
-                                 **common)
+        return AgentWriteOutcome(
+            "missing", f"Proposal {proposal.id} disappeared without a decision; nothing was changed.", **common
+        )
     return AgentWriteOutcome(
         "pending",
         f"Still waiting for the user's approval after {waited:g}s: proposal {proposal.id} stays queued and nothing "
@@ -160,13 +182,22 @@ def _no_context_center(tool: str, proposal: Proposal, reason: str, reasons: tupl
         f"No Context Center is open, so nobody can approve this now: proposal {proposal.id} is queued and nothing is "
         f"changed yet ({reason}). Ask the user to run `reasonix-tui` to review it, then check with: "
         f"{_status_cmd(proposal.id)}",
-        tool=tool, proposal_id=proposal.id, reason=reason, reasons=reasons, context_center_open=False,
+        tool=tool,
+        proposal_id=proposal.id,
+        reason=reason,
+        reasons=reasons,
+        context_center_open=False,
     )
 
 
 def _refused(tool: str, reason: str, reasons: tuple[str, ...], store: Store, ref: str = "") -> AgentWriteOutcome:
     store.audit.record(
-        tool, False, "agent-auto", ref=ref, reason=f"headless: {reason}", workspace=str(store.layout.workspace),
+        tool,
+        False,
+        "agent-auto",
+        ref=ref,
+        reason=f"headless: {reason}",
+        workspace=str(store.layout.workspace),
         detail={"refused": "headless", "reasons": list(reasons)},
     )
     what = "memory write" if tool == "remember" else "forget"
@@ -174,7 +205,9 @@ def _refused(tool: str, reason: str, reasons: tuple[str, ...], store: Store, ref
         "refused",
         f"Not changed: this {what} needs a person's approval ({reason}), and this is a headless or sub-agent run "
         "(REASONIX_TUI_HEADLESS / REASONIX_TUI_SUBAGENT), so it was refused. Mention it to the user instead.",
-        tool=tool, reason=reason, reasons=reasons,
+        tool=tool,
+        reason=reason,
+        reasons=reasons,
     )
 
 
@@ -188,15 +221,16 @@ def check_agent_arguments(args: Mapping[str, Any], now: Timestamp | None = None)
     """Refuse what an agent cannot have meant (:class:`InvalidInput`): values outside the
     store's vocabularies (case and surrounding spaces aside), an expiry that is not a
     date or has already passed, a negative expected revision."""
-    for key, allowed in (("type", TYPES), ("scope", SCOPES), ("activation", ACTIVATIONS),
-                         ("volatility", VOLATILITIES)):
+    for key, allowed in (("type", TYPES), ("scope", SCOPES), ("activation", ACTIVATIONS), ("volatility", VOLATILITIES)):
         value = trim_space(str(args.get(key) or ""))
         if value and to_lower(value) not in allowed:
             raise InvalidInput(f"{key} must be one of {', '.join(allowed)}")  # Reasonix's wording
     expires, _ = parse_expires_at(str(args.get("expires_at") or ""))
     if expires is not None and expires.ns <= (now or Timestamp.now()).ns:
-        raise InvalidInput(f"expires_at {trim_space(str(args.get('expires_at')))!r} is in the past: "
-                           "the fact would never be recalled (use forget for a fact that no longer holds)")
+        raise InvalidInput(
+            f"expires_at {trim_space(str(args.get('expires_at')))!r} is in the past: "
+            "the fact would never be recalled (use forget for a fact that no longer holds)"
+        )
     revision = args.get("expected_revision")
     if isinstance(revision, int) and not isinstance(revision, bool) and revision < 0:
         raise InvalidInput("expected_revision must not be negative")
@@ -229,8 +263,13 @@ def agent_remember(
         # An update applies to the revision that was assessed (or the caller's), or not at all.
         expected = validated.expected_revision or (target.revision if target is not None else None)
         try:
-            saved = store.save(validated.request, expected_revision=expected, require_create=target is None,
-                               clear_expiry=validated.clear_expiry, actor="agent-auto")
+            saved = store.save(
+                validated.request,
+                expected_revision=expected,
+                require_create=target is None,
+                clear_expiry=validated.clear_expiry,
+                actor="agent-auto",
+            )
         except (Conflict, NotFound) as exc:
             return AgentWriteOutcome("conflict", str(exc), reason=assessment.reason)
         except InvalidInput as exc:
@@ -250,8 +289,14 @@ def agent_remember(
         if renamed:
             message += f" Note: {renamed}."
         return AgentWriteOutcome(
-            "saved", message, fact_id=fact.id, ref=fact.ref, revision=fact.revision,
-            reason=assessment.reason, note=note, extra=extra,
+            "saved",
+            message,
+            fact_id=fact.id,
+            ref=fact.ref,
+            revision=fact.revision,
+            reason=assessment.reason,
+            note=note,
+            extra=extra,
         )
     reasons = assessment.reasons or (assessment.reason,)
     if store.settings.headless:
@@ -282,8 +327,9 @@ def agent_forget(
     return _wait(queue, proposal, store, wait, fa.reason, fa.reasons)
 
 
-def _wait(queue: ApprovalQueue, proposal: Proposal, store: Store, wait: float | None, reason: str,
-          reasons: tuple[str, ...]) -> AgentWriteOutcome:
+def _wait(
+    queue: ApprovalQueue, proposal: Proposal, store: Store, wait: float | None, reason: str, reasons: tuple[str, ...]
+) -> AgentWriteOutcome:
     if not queue.context_center_open():
         return _no_context_center(proposal.tool, proposal, reason, reasons)
     seconds = _wait_seconds(wait, store)
@@ -291,8 +337,9 @@ def _wait(queue: ApprovalQueue, proposal: Proposal, store: Store, wait: float | 
     return _from_wait(proposal.tool, proposal, outcome, seconds, reason, reasons)
 
 
-def await_proposal(proposal_id: str, store: Store, *, wait: float | None = None,
-                   queue: ApprovalQueue | None = None) -> AgentWriteOutcome:
+def await_proposal(
+    proposal_id: str, store: Store, *, wait: float | None = None, queue: ApprovalQueue | None = None
+) -> AgentWriteOutcome:
     """Check on (and optionally wait for) an earlier proposal."""
     queue = queue or ApprovalQueue(store.layout)
     try:

@@ -19,9 +19,7 @@ __all__ = ["Timestamp", "parse_rfc3339", "format_archive_stamp", "parse_archive_
 DAY_NS = 24 * 3600 * 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-_RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$"
-)
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$")
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -25,13 +25,42 @@ __all__ = ["scalar", "plain_int", "emit_mapping"]
 
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {
-    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-    "true", "True", "TRUE", "false", "False", "FALSE",
-    "on", "On", "ON", "off", "Off", "OFF",
+    "y",
+    "Y",
+    "yes",
+    "Yes",
+    "YES",
+    "n",
+    "N",
+    "no",
+    "No",
+    "NO",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "False",
+    "FALSE",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
 }
 _SPECIAL_FLOATS = {
-    ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-    "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
+    ".nan",
+    ".NaN",
+    ".NAN",
+    ".inf",
+    ".Inf",
+    ".INF",
+    "+.inf",
+    "+.Inf",
+    "+.INF",
+    "-.inf",
+    "-.Inf",
+    "-.INF",
 }
 _YAML_STYLE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _BASE60 = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
@@ -126,12 +155,7 @@ def _resolves_to_non_string(s: str) -> bool:
 def _is_printable(ch: str) -> bool:
     """libyaml ``is_printable`` (yaml.v3 with unicode output enabled)."""
     cp = ord(ch)
-    return (
-        cp == 0x0A
-        or 0x20 <= cp <= 0x7E
-        or 0xA0 <= cp <= 0xD7FF
-        or (0xE000 <= cp <= 0xFFFD and cp != 0xFEFF)
-    )
+    return cp == 0x0A or 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xD7FF or (0xE000 <= cp <= 0xFFFD and cp != 0xFEFF)
 
 
 _BREAKS = "\r\n\x85\u2028\u2029"
@@ -210,9 +234,21 @@ def _plain_or_single(s: str) -> str:
 
 
 _DQ_NAMED = {
-    0x00: "\\0", 0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v",
-    0x0C: "\\f", 0x0D: "\\r", 0x1B: "\\e", 0x22: '\\"', 0x5C: "\\\\", 0x85: "\\N",
-    0xA0: "\\_", 0x2028: "\\L", 0x2029: "\\P",
+    0x00: "\\0",
+    0x07: "\\a",
+    0x08: "\\b",
+    0x09: "\\t",
+    0x0A: "\\n",
+    0x0B: "\\v",
+    0x0C: "\\f",
+    0x0D: "\\r",
+    0x1B: "\\e",
+    0x22: '\\"',
+    0x5C: "\\\\",
+    0x85: "\\N",
+    0xA0: "\\_",
+    0x2028: "\\L",
+    0x2029: "\\P",
 }
 
 

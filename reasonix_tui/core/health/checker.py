@@ -61,13 +61,22 @@ def _content_key(fact: Fact) -> bytes:
 
 
 def _same_text(a: Fact, b: Fact) -> bool:
-    return (a.body == b.body and a.description == b.description and a.title == b.title and a.name == b.name
-            and a.keywords == b.keywords and a.subject_key == b.subject_key)
+    return (
+        a.body == b.body
+        and a.description == b.description
+        and a.title == b.title
+        and a.name == b.name
+        and a.keywords == b.keywords
+        and a.subject_key == b.subject_key
+    )
 
 
 def _encode(scan: FactScan) -> tuple[Any, ...]:
-    return (scan.body_runes, tuple((h.field, h.kind, h.label, h.line, h.preview) for h in scan.secrets),
-            tuple(scan.dup_keys))
+    return (
+        scan.body_runes,
+        tuple((h.field, h.kind, h.label, h.line, h.preview) for h in scan.secrets),
+        tuple(scan.dup_keys),
+    )
 
 
 def _decode(value: Any) -> FactScan:
@@ -93,8 +102,9 @@ def _memo_version() -> str:
             versions.append("?")
     here = os.path.dirname(__file__)
     fields = os.path.join(os.path.dirname(here), "recall", "fields.py")
-    stamp = source_stamp(secrets.__file__, policy.__file__, os.path.join(here, "checks.py"),
-                         os.path.join(here, "similar.py"), fields)
+    stamp = source_stamp(
+        secrets.__file__, policy.__file__, os.path.join(here, "checks.py"), os.path.join(here, "similar.py"), fields
+    )
     return f"{stamp}:{':'.join(versions)}:2"
 
 
@@ -201,7 +211,7 @@ class HealthChecker:
         with self._lock:
             if not self._disk_path or self._disk is None or not (self._dirty or self._meaning.computed):
                 return False
-            items = list(self._disk.items())[-self._LIMIT:]
+            items = list(self._disk.items())[-self._LIMIT :]
             self._dirty = False
         try:
             write_sealed(self._disk_path, self._MAGIC, (_memo_version(), dict(items), self._meaning.state()))
@@ -238,7 +248,9 @@ class HealthChecker:
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
-        partial = tuple(notes) + ((f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ())
+        partial = tuple(notes) + (
+            (f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ()
+        )
         return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(ctx.facts), usage.span, partial)
 
 
@@ -282,15 +294,17 @@ def run_checks(
     claimed += checks.check_overrides(facts, resolution)
     # a pair the topic resolver only *guesses* is a replacement (same topic, newer) is a
     # near-duplicate when the two say the same thing; a stated replacement never is
-    skip = _pairs_of(claimed) | {frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items
-                                 if s.kind != "topic" or s.certain}
+    skip = _pairs_of(claimed) | {
+        frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items if s.kind != "topic" or s.certain
+    }
     exact = checks.check_duplicates(facts, ctx.scans, skip, memo)
     dups = _pairs_of(exact)
     try:
         meaning = meaning or MeaningPairs()
         pairs = meaning.update(facts)
-        near = checks.check_near_duplicates(facts, near_duplicates(facts, pairs, skip | dups, meaning.verdicts,
-                                                                   meaning.last_keys), memo)
+        near = checks.check_near_duplicates(
+            facts, near_duplicates(facts, pairs, skip | dups, meaning.verdicts, meaning.last_keys), memo
+        )
         dups |= _pairs_of(near)
         exact += near
     except (ImportError, OSError, ValueError) as exc:
@@ -354,9 +368,15 @@ def gather(
                 continue
             diagnostics.setdefault((d.code, d.path, d.source_path, d.line), d)
     return HealthContext(
-        facts=facts, scans={}, now=now, pinned_budget=settings.pinned_budget_chars, pinned_refused=settings.pinned_ceiling > 0,
-        errors=[(p, s, m, _signature(p)) for p, s, m in errors], traces=traces,
-        diagnostics=tuple(diagnostics.values()), workspace=str(layout.workspace),
+        facts=facts,
+        scans={},
+        now=now,
+        pinned_budget=settings.pinned_budget_chars,
+        pinned_refused=settings.pinned_ceiling > 0,
+        errors=[(p, s, m, _signature(p)) for p, s, m in errors],
+        traces=traces,
+        diagnostics=tuple(diagnostics.values()),
+        workspace=str(layout.workspace),
         function_words=function_words(),
     )
 

@@ -192,12 +192,25 @@ def make_finding(
     """A finding with its key and fingerprint computed and ``dismiss`` appended."""
     facts = tuple(facts)
     fx = [f for f in fixes if f.action != "dismiss"]
-    fx.append(Fix("dismiss", "dismiss for good (until " + ("these facts change)" if len(facts) > 1 else
-                                                          "the fact changes)" if facts else "it changes)")))
+    fx.append(
+        Fix(
+            "dismiss",
+            "dismiss for good (until "
+            + ("these facts change)" if len(facts) > 1 else "the fact changes)" if facts else "it changes)"),
+        )
+    )
     return Finding(
-        kind=kind, severity=severity, title=title, facts=facts, evidence=tuple(evidence), fixes=tuple(fx),
-        key=key_of(kind, facts, path), fingerprint=fingerprint_of(kind, facts, path + "\0" + extra), path=path,
-        overlap=tuple(overlap), data=tuple((data or {}).items()),
+        kind=kind,
+        severity=severity,
+        title=title,
+        facts=facts,
+        evidence=tuple(evidence),
+        fixes=tuple(fx),
+        key=key_of(kind, facts, path),
+        fingerprint=fingerprint_of(kind, facts, path + "\0" + extra),
+        path=path,
+        overlap=tuple(overlap),
+        data=tuple((data or {}).items()),
     )
 
 
@@ -220,8 +233,9 @@ class FindingMemo:
         self._items[key] = (fact, signature, value)
         return value
 
-    def get_group(self, kind: str, group: Sequence[Fact], signature: Hashable,
-                  build: Callable[[], Finding | None]) -> Finding | None:
+    def get_group(
+        self, kind: str, group: Sequence[Fact], signature: Hashable, build: Callable[[], Finding | None]
+    ) -> Finding | None:
         """:meth:`get` for a finding about several facts (all must be the same objects)."""
         key = (kind, tuple(id(f) for f in group))
         hit = self._groups.get(key)
@@ -245,8 +259,9 @@ class FindingMemo:
         return len(self._items)
 
 
-def _memo_get(memo: FindingMemo | None, kind: str, fact: Fact, signature: Hashable,
-              build: Callable[[], Finding | None]) -> Finding | None:
+def _memo_get(
+    memo: FindingMemo | None, kind: str, fact: Fact, signature: Hashable, build: Callable[[], Finding | None]
+) -> Finding | None:
     return build() if memo is None else memo.get(kind, fact, signature, build)
 
 
@@ -319,9 +334,17 @@ def check_topic_supersessions(
         ]
         fixes = [_archive(old, "the replaced"), _edit(cur, "the current"), _edit(old, "the older")]
         title = f"{old.display_title}: {lead} by {cur.display_title}"
-        out.append(make_finding("topic-supersession", severity, title,
-                                [FactRef.of(cur, "current"), FactRef.of(old, "superseded")], evidence, fixes,
-                                extra=sup.evidence))
+        out.append(
+            make_finding(
+                "topic-supersession",
+                severity,
+                title,
+                [FactRef.of(cur, "current"), FactRef.of(old, "superseded")],
+                evidence,
+                fixes,
+                extra=sup.evidence,
+            )
+        )
     return out
 
 
@@ -333,8 +356,11 @@ def _override(p: Fact, g: Fact, why: str, extra: str) -> Finding:
     evidence = [why, _fact_line("project", p), _fact_line("global default", g)]
     if g.pinned:
         evidence.append("the global fact is pinned: it still rides in every other workspace's sessions")
-    fixes = [_edit(g, "the global default"), _edit(p, "the project fact"),
-             Fix("archive", f"archive the global default {g.ref} (every workspace)", fact_id=str(g.id))]
+    fixes = [
+        _edit(g, "the global default"),
+        _edit(p, "the project fact"),
+        Fix("archive", f"archive the global default {g.ref} (every workspace)", fact_id=str(g.id)),
+    ]
     title = f"{p.display_title} overrides the global {g.display_title}"
     return make_finding("project-override", INFO, title, refs, evidence, fixes, extra=extra)
 
@@ -349,8 +375,10 @@ def check_overrides(facts: Sequence[Fact], resolution: Resolution | None = None)
         p, g = o.project, o.global_fact
         kind_, _, value = o.key.partition(":")
         seen.add(frozenset((str(p.id), str(g.id))))
-        why = (f"in this workspace the project fact overrides the global one (shared {kind_} {value}): recall "
-               "and the session-start block use the project fact only")
+        why = (
+            f"in this workspace the project fact overrides the global one (shared {kind_} {value}): recall "
+            "and the session-start block use the project fact only"
+        )
         out.append(_override(p, g, why, o.key))
     for sup in resolution.items if resolution is not None else ():
         if sup.kind != "override":
@@ -361,8 +389,10 @@ def check_overrides(facts: Sequence[Fact], resolution: Resolution | None = None)
             continue
         seen.add(pair)
         said = sup.evidence.split("overrides this global default: ", 1)[-1]
-        why = (f"by topic, under other words ({said}): recall and the session-start block (enhanced mode) "
-               "use the project fact only")
+        why = (
+            f"by topic, under other words ({said}): recall and the session-start block (enhanced mode) "
+            "use the project fact only"
+        )
         out.append(_override(p, g, why, "topic"))
     return out
 
@@ -436,8 +466,11 @@ def check_duplicates(
             continue
         shared = fields_of[root]
         sig = tuple(sorted(shared.items()))
-        found = (memo.get_group("duplicate", fs, sig, lambda fs=fs, shared=shared: _duplicate(fs, shared))  # type: ignore[misc]  # a default-argument lambda binds the loop values
-                 if memo is not None else _duplicate(fs, shared))
+        found = (
+            memo.get_group("duplicate", fs, sig, lambda fs=fs, shared=shared: _duplicate(fs, shared))  # type: ignore[misc]  # a default-argument lambda binds the loop values
+            if memo is not None
+            else _duplicate(fs, shared)
+        )
         if found is not None:
             out.append(found)
     return out
@@ -457,9 +490,15 @@ def _duplicate(fs: list[Fact], shared: dict[str, str]) -> Finding:
         _fact_line("newest", keep),
         *(_fact_line("duplicate", f) for f in others),
     ]
-    fixes = [*(_archive(f, "the duplicate") for f in others),
-             Fix("merge", f"merge into {keep.ref} (the form opens with the merged text)", fact_id=str(keep.id),
-                 keep_id=str(keep.id))]
+    fixes = [
+        *(_archive(f, "the duplicate") for f in others),
+        Fix(
+            "merge",
+            f"merge into {keep.ref} (the form opens with the merged text)",
+            fact_id=str(keep.id),
+            keep_id=str(keep.id),
+        ),
+    ]
     title = f"{keep.display_title}: {len(fs)} facts say the same"
     return make_finding("near-duplicate", WARNING, title, refs, evidence, fixes, overlap=overlap)
 
@@ -489,8 +528,11 @@ def check_near_duplicates(
     for pairs in groups.values():
         members = sorted({facts[x] for d in pairs for x in (d.i, d.j)}, key=newness, reverse=True)
         sig = tuple(sorted((str(facts[d.i].id), str(facts[d.j].id), round(d.meaning, 4)) for d in pairs))
-        found = (memo.get_group("near-duplicate", members, sig, lambda m=members, p=pairs: _near(facts, m, p))  # type: ignore[misc]  # a default-argument lambda binds the loop values
-                 if memo is not None else _near(facts, members, pairs))
+        found = (
+            memo.get_group("near-duplicate", members, sig, lambda m=members, p=pairs: _near(facts, m, p))  # type: ignore[misc]  # a default-argument lambda binds the loop values
+            if memo is not None
+            else _near(facts, members, pairs)
+        )
         if found is not None:
             out.append(found)
     return out
@@ -505,19 +547,34 @@ def _near(facts: Sequence[Fact], members: list[Fact], pairs: list[NearDuplicate]
     overlap += [f"passage: {truncate_runes(p, 160)}" for p in best.passages[:3]]
     evidence = [
         f"{len(members)} facts say the same thing in other words; recall may spend its budget on all of them",
-        *(f"{facts[d.i].ref} ≈ {facts[d.j].ref}: meaning similarity {d.meaning:.2f}, "
-          f"{d.cover[0]:.0%} and {d.cover[1]:.0%} of their words (weighted by what each word says) shared"
-          for d in sorted(pairs, key=lambda d: -d.meaning)[:6]),
+        *(
+            f"{facts[d.i].ref} ≈ {facts[d.j].ref}: meaning similarity {d.meaning:.2f}, "
+            f"{d.cover[0]:.0%} and {d.cover[1]:.0%} of their words (weighted by what each word says) shared"
+            for d in sorted(pairs, key=lambda d: -d.meaning)[:6]
+        ),
         _fact_line("newest", keep),
         *(_fact_line("duplicate", f) for f in others),
     ]
-    fixes = [*(_archive(f, "the duplicate") for f in others),
-             Fix("merge", f"merge into {keep.ref} (the form opens with the merged text)", fact_id=str(keep.id),
-                 keep_id=str(keep.id))]
+    fixes = [
+        *(_archive(f, "the duplicate") for f in others),
+        Fix(
+            "merge",
+            f"merge into {keep.ref} (the form opens with the merged text)",
+            fact_id=str(keep.id),
+            keep_id=str(keep.id),
+        ),
+    ]
     title = f"{keep.display_title} ≈ " + ", ".join(f.display_title for f in others)
-    return make_finding("near-duplicate", WARNING, truncate_runes(title, 120),
-                        [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)],
-                        evidence, fixes, overlap=overlap, extra="meaning")
+    return make_finding(
+        "near-duplicate",
+        WARNING,
+        truncate_runes(title, 120),
+        [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)],
+        evidence,
+        fixes,
+        overlap=overlap,
+        extra="meaning",
+    )
 
 
 # --------------------------------------------------------------------------- secrets
@@ -543,8 +600,11 @@ def check_secrets(facts: Sequence[Fact], scans: Mapping[str, FactScan]) -> list[
         title = f"{f.display_title} holds {labels[0]}" + (f" and {len(labels) - 1} more" if len(labels) > 1 else "")
         fixes = [_edit(f), _archive(f, "")]
         extra = "\0".join(f"{s.field}:{s.kind}:{s.line}" for s in scan.secrets)
-        out.append(make_finding("secret", WARNING if only_email else PROBLEM, title, [FactRef.of(f)], evidence, fixes,
-                                extra=extra))
+        out.append(
+            make_finding(
+                "secret", WARNING if only_email else PROBLEM, title, [FactRef.of(f)], evidence, fixes, extra=extra
+            )
+        )
     return out
 
 
@@ -557,16 +617,28 @@ def check_unreadable(errors: Sequence[tuple[str, str, str, str]]) -> list[Findin
     for path, scope, message, signature in errors:
         name = os.path.basename(path)
         if message.startswith("frontmatter could not be parsed"):
-            why = ("its frontmatter is treated as empty: the agent reads only the body, without its title, "
-                   "description, type, scope or activation, and a migration would drop them")
+            why = (
+                "its frontmatter is treated as empty: the agent reads only the body, without its title, "
+                "description, type, scope or activation, and a migration would drop them"
+            )
         elif "UTF-8" in message:
             why = "it is read with replacement characters; a rewrite would lose the original bytes"
         else:
             why = "it is not loaded at all: the agent never sees it"
         evidence = [f"a file in the {scope} fact folder: {message}", why]
         fixes = [Fix("edit", f"open {name} in the editor", path=path)]
-        out.append(make_finding("unreadable", PROBLEM, f"{name}: {truncate_runes(message, 80)}", (), evidence, fixes,
-                                extra=signature + "\0" + message, path=path))
+        out.append(
+            make_finding(
+                "unreadable",
+                PROBLEM,
+                f"{name}: {truncate_runes(message, 80)}",
+                (),
+                evidence,
+                fixes,
+                extra=signature + "\0" + message,
+                path=path,
+            )
+        )
     return out
 
 
@@ -608,10 +680,19 @@ def check_instructions(diagnostics: Sequence[Diagnostic], workspace: str = "") -
             evidence.append(f"target: {d.path}")
         editable = d.source_path or d.path
         fixes = [Fix("edit", f"open {shown(editable)} in the editor", path=editable)] if editable else []
-        title = f"{d.code.replace('_', ' ')}: {shown(d.source_path or d.path)}" + (
-            f":{d.line}" if d.line else "")
-        out.append(make_finding("instruction", severity, title, (), evidence, fixes,
-                                extra=f"{d.code}\0{d.path}\0{d.line}", path=d.source_path or d.path))
+        title = f"{d.code.replace('_', ' ')}: {shown(d.source_path or d.path)}" + (f":{d.line}" if d.line else "")
+        out.append(
+            make_finding(
+                "instruction",
+                severity,
+                title,
+                (),
+                evidence,
+                fixes,
+                extra=f"{d.code}\0{d.path}\0{d.line}",
+                path=d.source_path or d.path,
+            )
+        )
     return out
 
 
@@ -630,18 +711,37 @@ def check_pinned_budget(facts: Sequence[Fact], budget: int, refused: bool = True
     pinned.sort(key=lambda x: (-x[0], x[1].name))
     severity = PROBLEM if used > budget else WARNING
     share = used / budget
-    head = (f"pinned guidance uses {_n(used)} of {_n(budget)} chars ({share:.0%}): "
-            + (("over the budget, new pins are refused" if refused else "over the budget (pins are refused only with memory.pinned_budget_chars set)") if used > budget else "close to the budget"))
+    head = f"pinned guidance uses {_n(used)} of {_n(budget)} chars ({share:.0%}): " + (
+        (
+            "over the budget, new pins are refused"
+            if refused
+            else "over the budget (pins are refused only with memory.pinned_budget_chars set)"
+        )
+        if used > budget
+        else "close to the budget"
+    )
     evidence = [head, *(f"{_n(n):>7} chars  {_name(f)}" for n, f in pinned[:12])]
     if len(pinned) > 12:
         evidence.append(f"… and {len(pinned) - 12} more pinned facts")
     refs = [FactRef.of(f, "pinned") for _, f in pinned]
     biggest = pinned[0][1]
-    fixes = [Fix("unpin", f"unpin the largest, {biggest.ref} ({_n(pinned[0][0])} chars)", fact_id=str(biggest.id)),
-             _edit(biggest)]
+    fixes = [
+        Fix("unpin", f"unpin the largest, {biggest.ref} ({_n(pinned[0][0])} chars)", fact_id=str(biggest.id)),
+        _edit(biggest),
+    ]
     title = f"pinned guidance {_n(used)}/{_n(budget)} chars"
-    return [make_finding("pinned-budget", severity, title, refs, evidence, fixes, extra=str(budget),
-                         data={"used": used, "budget": budget})]
+    return [
+        make_finding(
+            "pinned-budget",
+            severity,
+            title,
+            refs,
+            evidence,
+            fixes,
+            extra=str(budget),
+            data={"used": used, "budget": budget},
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- recall usage
@@ -690,8 +790,13 @@ def usage_from_traces(traces: Iterable[RecallTrace]) -> Usage:
                 lost.setdefault(c.id, Counter())[c.decision] += 1
     times.sort()
     span = TraceSpan(len(times), Timestamp(times[0]) if times else None, Timestamp(times[-1]) if times else None)
-    return Usage(span, tuple(times), {k: tuple(sorted(v)) for k, v in recalled.items()}, lost,
-                 tuple(sorted(terms, key=lambda x: x[0])))
+    return Usage(
+        span,
+        tuple(times),
+        {k: tuple(sorted(v)) for k, v in recalled.items()},
+        lost,
+        tuple(sorted(terms, key=lambda x: x[0])),
+    )
 
 
 def _since(fact: Fact) -> int:
@@ -724,15 +829,25 @@ def check_recall_usage(
             continue
         lost = usage.lost.get(fid)
         sig = (turns, hits, max(since, first_turn) // DAY_NS, last_day, tuple(lost.most_common()) if lost else ())
-        found = _memo_get(memo, "usage", f, sig, lambda f=f, turns=turns, hits=hits, since=since, lost=lost:  # type: ignore[misc]  # a default-argument lambda binds the loop values
-                          _usage_finding(f, turns, hits, Timestamp(max(since, first_turn)), last_day, lost))
+        found = _memo_get(
+            memo,
+            "usage",
+            f,
+            sig,
+            lambda f=f,  # type: ignore[misc]  # a default-argument lambda binds the loop values
+            turns=turns,
+            hits=hits,
+            since=since,
+            lost=lost: _usage_finding(f, turns, hits, Timestamp(max(since, first_turn)), last_day, lost),
+        )
         if found is not None:
             out.append(found)
     return out
 
 
-def _usage_finding(f: Fact, turns: int, hits: int, first: Timestamp, last_day: str,
-                   lost: Counter[str] | None) -> Finding:
+def _usage_finding(
+    f: Fact, turns: int, hits: int, first: Timestamp, last_day: str, lost: Counter[str] | None
+) -> Finding:
     window = f"{_day(first)} → {last_day}"
     if not hits:
         evidence = [f"not recalled in any of the {turns} recorded turns since it was created ({window})"]
@@ -742,15 +857,29 @@ def _usage_finding(f: Fact, turns: int, hits: int, first: Timestamp, last_day: s
             evidence.append("no recorded turn came close to it")
         evidence.append("a fact nobody asks about costs nothing per turn, but it may be obsolete")
         fixes = [_archive(f, ""), _edit(f)]
-        return make_finding("never-recalled", INFO, f"{f.display_title}: never recalled in {turns} turns",
-                            [FactRef.of(f)], evidence, fixes, data={"turns": turns})
+        return make_finding(
+            "never-recalled",
+            INFO,
+            f"{f.display_title}: never recalled in {turns} turns",
+            [FactRef.of(f)],
+            evidence,
+            fixes,
+            data={"turns": turns},
+        )
     evidence = [
         f"recalled in {hits} of the {turns} recorded turns since it was created ({hits / turns:.0%}, {window})",
         f"pinning it would cost {_n(len(trim_space(f.body)))} chars of the pinned budget in every session",
     ]
     fixes = [Fix("pin", f"pin {f.ref}", fact_id=str(f.id))]
-    return make_finding("often-recalled", INFO, f"{f.display_title}: recalled in {hits}/{turns} turns",
-                        [FactRef.of(f)], evidence, fixes, data={"turns": turns, "recalled": hits})
+    return make_finding(
+        "often-recalled",
+        INFO,
+        f"{f.display_title}: recalled in {hits}/{turns} turns",
+        [FactRef.of(f)],
+        evidence,
+        fixes,
+        data={"turns": turns, "recalled": hits},
+    )
 
 
 DF_SAMPLE = 2000
@@ -795,7 +924,8 @@ def check_pinned_unused(
         if len(turns) < MIN_TURNS:
             continue
         mine = frozenset(
-            w for w in words(f) & candidates
+            w
+            for w in words(f) & candidates
             if w not in function_words and (len(w) >= 3 or not w.isascii()) and not w.isdigit() and df[w] <= limit
         )
         if any(mine & terms for _, terms in turns):
@@ -807,10 +937,21 @@ def check_pinned_unused(
             "asked about any of its distinctive words",
             f"it rides in every session anyway: {_n(size)} chars of the pinned budget",
         ]
-        fixes = [Fix("unpin", f"unpin {f.ref} (recall still finds it when a turn asks)", fact_id=str(f.id)),
-                 _archive(f, "")]
-        out.append(make_finding("pinned-unused", WARNING, f"{f.display_title}: pinned, never relevant in {len(turns)} turns",
-                                [FactRef.of(f, "pinned")], evidence, fixes, data={"turns": len(turns), "chars": size}))
+        fixes = [
+            Fix("unpin", f"unpin {f.ref} (recall still finds it when a turn asks)", fact_id=str(f.id)),
+            _archive(f, ""),
+        ]
+        out.append(
+            make_finding(
+                "pinned-unused",
+                WARNING,
+                f"{f.display_title}: pinned, never relevant in {len(turns)} turns",
+                [FactRef.of(f, "pinned")],
+                evidence,
+                fixes,
+                data={"turns": len(turns), "chars": size},
+            )
+        )
     return out
 
 
@@ -830,8 +971,13 @@ def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | N
         else:
             report = explain_freshness(f, now)
             if report.label == "stale":
-                found = _memo_get(memo, "freshness", f, ("stale", report.reason),
-                                  lambda f=f, report=report: _stale(f, report))  # type: ignore[misc]  # a default-argument lambda binds the loop values
+                found = _memo_get(
+                    memo,
+                    "freshness",
+                    f,
+                    ("stale", report.reason),
+                    lambda f=f, report=report: _stale(f, report),  # type: ignore[misc]  # a default-argument lambda binds the loop values
+                )
             elif exp is not None and exp.ns <= soon:
                 days = max(0, (exp.ns - now.ns) // DAY_NS)
                 found = _memo_get(memo, "freshness", f, ("expires", days), lambda f=f, days=days: _expires(f, days))  # type: ignore[misc]  # a default-argument lambda binds the loop values
@@ -843,8 +989,13 @@ def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | N
                 if not now.ns < ends <= soon:
                     continue
                 days = max(0, (ends - now.ns) // DAY_NS)
-                found = _memo_get(memo, "freshness", f, ("window", days, ends, report.reason),
-                                  lambda f=f, days=days, ends=ends, report=report: _window(f, days, ends, report))  # type: ignore[misc]  # a default-argument lambda binds the loop values
+                found = _memo_get(
+                    memo,
+                    "freshness",
+                    f,
+                    ("window", days, ends, report.reason),
+                    lambda f=f, days=days, ends=ends, report=report: _window(f, days, ends, report),  # type: ignore[misc]  # a default-argument lambda binds the loop values
+                )
         if found is not None:
             out.append(found)
     return out
@@ -856,30 +1007,62 @@ def _verify(f: Fact) -> Fix:
 
 def _expired(f: Fact, ago: int) -> Finding:
     assert f.expires_at is not None
-    evidence = [f"expired at {f.expires_at.rfc3339()} ({ago} d ago): recall skips it, it only takes room",
-                _fact_line("fact", f)]
-    return make_finding("expired", WARNING, f"{f.display_title}: expired {_day(f.expires_at)}", [FactRef.of(f)],
-                        evidence, [_archive(f, "expired"), _edit(f)])
+    evidence = [
+        f"expired at {f.expires_at.rfc3339()} ({ago} d ago): recall skips it, it only takes room",
+        _fact_line("fact", f),
+    ]
+    return make_finding(
+        "expired",
+        WARNING,
+        f"{f.display_title}: expired {_day(f.expires_at)}",
+        [FactRef.of(f)],
+        evidence,
+        [_archive(f, "expired"), _edit(f)],
+    )
 
 
 def _stale(f: Fact, report: FreshnessReport) -> Finding:
     evidence = [f"stale: {report.reason}", "recall ranks it lower; verify it if it still holds", _fact_line("fact", f)]
-    return make_finding("stale", INFO, f"{f.display_title}: stale ({report.age_days or 0:.0f} d)", [FactRef.of(f)],
-                        evidence, [_verify(f), _archive(f, "stale"), _edit(f)], extra="stale")
+    return make_finding(
+        "stale",
+        INFO,
+        f"{f.display_title}: stale ({report.age_days or 0:.0f} d)",
+        [FactRef.of(f)],
+        evidence,
+        [_verify(f), _archive(f, "stale"), _edit(f)],
+        extra="stale",
+    )
 
 
 def _expires(f: Fact, days: int) -> Finding:
     assert f.expires_at is not None
     evidence = [f"expires at {f.expires_at.rfc3339()} (in {days} d); after that recall skips it", _fact_line("fact", f)]
-    return make_finding("ending-soon", INFO, f"{f.display_title}: expires in {days} d", [FactRef.of(f)], evidence,
-                        [_edit(f, why="change the expiry")], extra="expiry")
+    return make_finding(
+        "ending-soon",
+        INFO,
+        f"{f.display_title}: expires in {days} d",
+        [FactRef.of(f)],
+        evidence,
+        [_edit(f, why="change the expiry")],
+        extra="expiry",
+    )
 
 
 def _window(f: Fact, days: int, ends: int, report: FreshnessReport) -> Finding:
-    evidence = [f"turns stale in {days} d ({_day(Timestamp(ends))}): {report.reason}", "verify it if it still holds",
-                _fact_line("fact", f)]
-    return make_finding("ending-soon", INFO, f"{f.display_title}: stale in {days} d", [FactRef.of(f)], evidence,
-                        [_verify(f), _edit(f)], extra="window")
+    evidence = [
+        f"turns stale in {days} d ({_day(Timestamp(ends))}): {report.reason}",
+        "verify it if it still holds",
+        _fact_line("fact", f),
+    ]
+    return make_finding(
+        "ending-soon",
+        INFO,
+        f"{f.display_title}: stale in {days} d",
+        [FactRef.of(f)],
+        evidence,
+        [_verify(f), _edit(f)],
+        extra="window",
+    )
 
 
 # --------------------------------------------------------------------------- size
@@ -898,6 +1081,15 @@ def check_oversized(facts: Sequence[Fact], scans: Mapping[str, FactScan]) -> lis
             "only ever shows a snippet of it",
             "split it into facts of one subject each, or move standing rules into AGENTS.md",
         ]
-        out.append(make_finding("oversized", WARNING, f"{f.display_title}: {_n(runes)} chars", [FactRef.of(f)], evidence,
-                                [_edit(f)], data={"chars": runes}))
+        out.append(
+            make_finding(
+                "oversized",
+                WARNING,
+                f"{f.display_title}: {_n(runes)} chars",
+                [FactRef.of(f)],
+                evidence,
+                [_edit(f)],
+                data={"chars": runes},
+            )
+        )
     return out

@@ -17,8 +17,19 @@ from ..store.model import Fact
 
 __all__ = ["FieldDiff", "compare_facts", "word_spans", "FIELDS"]
 
-FIELDS = ("title", "description", "type", "scope", "activation", "subject", "keywords", "expires", "updated",
-          "revision", "body")
+FIELDS = (
+    "title",
+    "description",
+    "type",
+    "scope",
+    "activation",
+    "subject",
+    "keywords",
+    "expires",
+    "updated",
+    "revision",
+    "body",
+)
 """The fields compared, in display order."""
 
 _WORDS = re.compile(r"\S+")

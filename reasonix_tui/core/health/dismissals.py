@@ -65,7 +65,9 @@ class Dismissals:
             if finding.fingerprint in entries:
                 return False
             entries[finding.fingerprint] = {
-                "at": (now or Timestamp.now()).rfc3339(), "kind": finding.kind, "title": finding.title,
+                "at": (now or Timestamp.now()).rfc3339(),
+                "kind": finding.kind,
+                "title": finding.title,
                 "key": finding.key,
             }
             self._write(entries)

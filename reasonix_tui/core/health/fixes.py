@@ -90,8 +90,12 @@ def apply_fix(store: Store, finding: Finding, fix: Fix, *, actor: str | None = N
             res = store.archive(str(fact.id), actor=actor)
             if not res.path:
                 raise NotFound(f"{fact.ref}: nothing archived")
-            return FixOutcome(f"archived {fact.ref} (recoverable from the Archive)", str(fact.id), res.paths,
-                              (Undo("recover", str(fact.id), path=res.path),))
+            return FixOutcome(
+                f"archived {fact.ref} (recoverable from the Archive)",
+                str(fact.id),
+                res.paths,
+                (Undo("recover", str(fact.id), path=res.path),),
+            )
         if fix.action == "verify":
             saved = store.verify(str(fact.id), actor=actor)
             # not undoable: any new revision (a restore too) renews the freshness clock
@@ -151,14 +155,15 @@ def merged_draft(facts: Sequence[Fact], keep_id: str) -> SaveRequest:
             words.setdefault(w, None)
     supersedes = tuple(dict.fromkeys([*keep.supersedes, *(str(f.id) for f in others)]))
     return SaveRequest.from_fact(
-        keep, body=_merge_bodies(keep.body, [f.body for f in others]), keywords=" ".join(words),
-        supersedes=supersedes, last_verified_at=keep.last_verified_at,
+        keep,
+        body=_merge_bodies(keep.body, [f.body for f in others]),
+        keywords=" ".join(words),
+        supersedes=supersedes,
+        last_verified_at=keep.last_verified_at,
     )
 
 
-def save_merge(
-    store: Store, finding: Finding, request: SaveRequest, *, actor: str | None = None
-) -> FixOutcome:
+def save_merge(store: Store, finding: Finding, request: SaveRequest, *, actor: str | None = None) -> FixOutcome:
     """Save the merged fact (as edited in the form) and archive the finding's other facts.
 
     Refused before anything is written when any fact changed since the finding.
@@ -180,5 +185,9 @@ def save_merge(
                 undo.append(Undo("recover", str(f.id), path=res.path))
                 paths.extend(res.paths)
         n = len(facts) - 1
-        return FixOutcome(f"merged {n} fact{'s' if n != 1 else ''} into {saved.fact.ref} (others archived)",
-                          str(saved.fact.id), tuple(paths), tuple(undo))
+        return FixOutcome(
+            f"merged {n} fact{'s' if n != 1 else ''} into {saved.fact.ref} (others archived)",
+            str(saved.fact.id),
+            tuple(paths),
+            tuple(undo),
+        )

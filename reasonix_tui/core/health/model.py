@@ -115,8 +115,15 @@ class FactRef:
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
-        return {"id": self.id, "ref": self.ref, "revision": self.revision, "scope": self.scope,
-                "title": self.title, "path": self.path, "role": self.role}
+        return {
+            "id": self.id,
+            "ref": self.ref,
+            "revision": self.revision,
+            "scope": self.scope,
+            "title": self.title,
+            "path": self.path,
+            "role": self.role,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,16 @@ import numpy as np
 
 from ..store.model import Fact
 
-__all__ = ["MEANING_MIN", "COVER_MIN", "PER_FACT", "MAX_GROUP", "MeaningPairs", "NearDuplicate", "near_duplicates", "meaning_key"]
+__all__ = [
+    "MEANING_MIN",
+    "COVER_MIN",
+    "PER_FACT",
+    "MAX_GROUP",
+    "MeaningPairs",
+    "NearDuplicate",
+    "near_duplicates",
+    "meaning_key",
+]
 
 MEANING_MIN = 0.55
 """Cosine of the meaning vectors at or above which a pair is considered."""
@@ -100,14 +109,14 @@ class MeaningPairs:
             order = np.asarray(old + new, dtype=np.int64)
             base = len(old)
             for s in range(0, len(new), BLOCK):
-                rows = order[base + s: base + s + BLOCK]
+                rows = order[base + s : base + s + BLOCK]
                 cols = order[: base + s + BLOCK]  # old facts, earlier new ones, and this block
                 sims = vecs[rows] @ vecs[cols].T
                 # a row's own column and the block's upper half are not pairs (each pair once)
                 local = np.arange(len(rows))
                 sims[local, base + s + local] = -1.0
                 upper = np.triu(np.ones((len(rows), len(rows)), dtype=bool), k=1)
-                sims[:, base + s: base + s + len(rows)][upper] = -1.0
+                sims[:, base + s : base + s + len(rows)][upper] = -1.0
                 for a, b in self._best(sims):
                     i, j = int(rows[a]), int(cols[b])
                     ki, kj = keys[i], keys[j]
@@ -133,16 +142,23 @@ class MeaningPairs:
         k = min(PER_FACT, sims.shape[1])
         if k <= 0:
             return []
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if sims.shape[1] > k else np.tile(
-            np.arange(sims.shape[1]), (sims.shape[0], 1))
+        top = (
+            np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            if sims.shape[1] > k
+            else np.tile(np.arange(sims.shape[1]), (sims.shape[0], 1))
+        )
         vals = np.take_along_axis(sims, top, axis=1)
         r, c = np.nonzero(vals >= self.threshold)
         return [(int(a), int(top[a, b])) for a, b in zip(r.tolist(), c.tolist())]
 
     def state(self) -> tuple[Any, ...]:
         """What :meth:`restore` takes (marshal-able)."""
-        return (self.threshold, tuple(sorted(self.known)), tuple((a, b, c) for (a, b), c in self.pairs.items()),
-                tuple((a, b, v) for (a, b), v in self.verdicts.items()))
+        return (
+            self.threshold,
+            tuple(sorted(self.known)),
+            tuple((a, b, c) for (a, b), c in self.pairs.items()),
+            tuple((a, b, v) for (a, b), v in self.verdicts.items()),
+        )
 
     def restore(self, state: Any) -> bool:
         """Take the state a previous process saved; False (and nothing taken) when it is
@@ -207,11 +223,12 @@ def common_passages(a: str, b: str, min_words: int = 3) -> tuple[str, ...]:
     """Runs of at least ``min_words`` words found in both texts (as ``a`` writes them)."""
     aw = _WORD.findall(a)
     bw = _WORD.findall(b)
+
     def norm(w: str) -> str:
         return w.strip(".,;:!?()[]`'\"").lower()
 
     sm = difflib.SequenceMatcher(None, [norm(w) for w in aw], [norm(w) for w in bw], autojunk=False)
-    runs = [" ".join(aw[m.a: m.a + m.size]) for m in sm.get_matching_blocks() if m.size >= min_words]
+    runs = [" ".join(aw[m.a : m.a + m.size]) for m in sm.get_matching_blocks() if m.size >= min_words]
     return tuple(sorted(runs, key=len, reverse=True))
 
 

@@ -1,2 +1,1 @@
-"""Standing instructions: which REASONIX.md / AGENTS.md / CLAUDE.md apply, and quick-add notes.
-"""
+"""Standing instructions: which REASONIX.md / AGENTS.md / CLAUDE.md apply, and quick-add notes."""

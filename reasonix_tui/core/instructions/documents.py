@@ -549,9 +549,7 @@ def _expand(
                     f"instruction import {go_quote(resolved)} could not be read",
                 )
             )
-            nodes.append(
-                Import(target, resolved, source_path, lineno, level, "unreadable", code="import_unreadable")
-            )
+            nodes.append(Import(target, resolved, source_path, lineno, level, "unreadable", code="import_unreadable"))
             continue
         identity = _identity(resolved)
         if identity in state.active:
@@ -791,9 +789,7 @@ def render_report(resolution: Resolution, enabled: bool = True) -> str:
     if resolution.diagnostics:
         out.append("diagnostics\n")
         for diag in resolution.diagnostics:
-            out.append(
-                f"  code={diag.code} source={diag.location} path={diag.path} message={one_line(diag.message)}\n"
-            )
+            out.append(f"  code={diag.code} source={diag.location} path={diag.path} message={one_line(diag.message)}\n")
     return "".join(out).rstrip("\n")
 
 

@@ -147,9 +147,7 @@ def _read_existing(path: str, expected: os.stat_result) -> str:
             try:
                 chunk = os.read(fd, 1 << 16)
             except OSError as exc:
-                raise QuickAddError(
-                    f"read {go_quote(path)} before appending: {_go_error('read', path, exc)}"
-                ) from exc
+                raise QuickAddError(f"read {go_quote(path)} before appending: {_go_error('read', path, exc)}") from exc
             if not chunk:
                 break
             chunks.append(chunk)
@@ -158,7 +156,9 @@ def _read_existing(path: str, expected: os.stat_result) -> str:
     return decode_bytes(b"".join(chunks)).text
 
 
-def append_doc(path: str | os.PathLike[str], note: str, lock_path: str | os.PathLike[str] | None = None) -> AppendResult:
+def append_doc(
+    path: str | os.PathLike[str], note: str, lock_path: str | os.PathLike[str] | None = None
+) -> AppendResult:
     """Reasonix ``AppendDoc``: add ``- <note>`` to the instruction document at ``path``.
 
     Raises :class:`QuickAddError` for a symlink destination (``refusing to write "<path>"

@@ -26,9 +26,24 @@ from .english import FUNCTION_WORDS, en_key, stem
 from .terms import QueryUnit, Term, analyze, gloss_text, identifier_segments, query_units
 
 __all__ = [
-    "stem", "en_key", "FUNCTION_WORDS", "segment", "segment_all", "glosses", "gloss_keys",
-    "english_to_chinese", "is_chinese_function_word", "analyze", "query_units", "Term", "QueryUnit",
-    "gloss_text", "identifier_segments", "embed", "warm", "configure",
+    "stem",
+    "en_key",
+    "FUNCTION_WORDS",
+    "segment",
+    "segment_all",
+    "glosses",
+    "gloss_keys",
+    "english_to_chinese",
+    "is_chinese_function_word",
+    "analyze",
+    "query_units",
+    "Term",
+    "QueryUnit",
+    "gloss_text",
+    "identifier_segments",
+    "embed",
+    "warm",
+    "configure",
 ]
 
 if TYPE_CHECKING:  # numpy loads with the meaning model, not with the package (0.1-0.25 s)

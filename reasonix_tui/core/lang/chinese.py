@@ -170,7 +170,12 @@ def dictionary_cut(word: str) -> tuple[str, ...]:
         for start in range(max(0, end - 6), end):
             prev = best[start]
             piece = word[start:end]
-            if prev is not None and piece in d and piece != word and (best[end] is None or len(prev) + 1 < len(best[end])):  # type: ignore[arg-type]  # best[end] is not None here
+            if (
+                prev is not None
+                and piece in d
+                and piece != word
+                and (best[end] is None or len(prev) + 1 < len(best[end]))  # type: ignore[arg-type]  # best[end] is not None here
+            ):
                 best[end] = (*prev, piece)
     return best[n] or ()
 

@@ -39,8 +39,7 @@ FUNCTION_WORDS = frozenset(
     # abbreviations dictionaries use for them, clitics the tokenizer splits off
     "can will shall may might must also just please whether whose whatever whoever wherever whichever "
     "however something anything nothing everything someone anyone somebody anybody somewhere anywhere "
-    "nowhere everywhere sth sb oneself s t d ll m re ve"
-    .split()
+    "nowhere everywhere sth sb oneself s t d ll m re ve".split()
 )
 FUNCTION_WORDS = FUNCTION_WORDS | frozenset(w.split("'")[0] for w in FUNCTION_WORDS if "'" in w)
 """English words that are never evidence on their own (with the hosts of the contractions

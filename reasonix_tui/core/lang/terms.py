@@ -59,8 +59,12 @@ def identifier_segments(word: str) -> list[str]:
 
 
 def _is_identifier(word: str) -> bool:
-    return ("_" in word or any(c.isdigit() for c in word)
-            or any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
+    return (
+        "_" in word
+        or any(c.isdigit() for c in word)
+        or any(c.isupper() for c in word[1:])
+        and any(c.islower() for c in word)
+    )
 
 
 def _word_terms(word: str, out: list[Term]) -> None:
@@ -117,8 +121,12 @@ def _file_stem(text: str, m: Any) -> str:
     tsconfig), or ``""`` when the word at ``m`` does not begin one."""
     start, end = m.span()
     dotfile = start > 0 and text[start - 1] == "." and (start < 2 or not text[start - 2].isalnum())
-    named = (end + 1 < len(text) and text[end] == "." and text[end + 1].isalpha()
-             and (start == 0 or text[start - 1] not in "./"))
+    named = (
+        end + 1 < len(text)
+        and text[end] == "."
+        and text[end + 1].isalpha()
+        and (start == 0 or text[start - 1] not in "./")
+    )
     return m.group("word").lower() if dotfile or named else ""
 
 
@@ -205,7 +213,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 alts.append(("&" + "&".join("w:" + p for p in parts), DERIVED, "lexical"))
             if len(low) >= 3 and low.isalpha():  # a tool's name begins its files: nvm → .nvmrc
                 alts.append(("^f:" + low, FILE_PREFIX, "lexical"))
-            units.setdefault("w:" + k, QueryUnit(low, tuple(alts), low.isdigit(), word_prior(low), known=word_known(low)))
+            units.setdefault(
+                "w:" + k, QueryUnit(low, tuple(alts), low.isdigit(), word_prior(low), known=word_known(low))
+            )
         elif han is not None:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
@@ -228,8 +238,17 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                     alts.append(("w:" + acr, TRANSLATED * 0.7, "translated"))
                     shown[acr] = acr.upper()
                 alts = list(dict.fromkeys(alts))
-                units.setdefault("z:" + w, QueryUnit(w, tuple(alts), False, prior * (SINGLE_CHAR if len(w) == 1 else 1.0),
-                                                     tuple(shown.get(a[0][2:], "") for a in alts), word_known(w)))
+                units.setdefault(
+                    "z:" + w,
+                    QueryUnit(
+                        w,
+                        tuple(alts),
+                        False,
+                        prior * (SINGLE_CHAR if len(w) == 1 else 1.0),
+                        tuple(shown.get(a[0][2:], "") for a in alts),
+                        word_known(w),
+                    ),
+                )
         elif kana is not None:
             grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
             for g in grams:

@@ -41,8 +41,18 @@ from ..store.model import Fact
 from .fields import fact_fields, fact_vectors
 from .index import FACT_MEMO
 
-__all__ = ["ChannelIndex", "ChannelScores", "score_query", "FIELD_WEIGHTS", "E_STRONG", "E_MIN", "C_MIN",
-           "SIM_GATE", "Z_GATE", "E_MEANING"]
+__all__ = [
+    "ChannelIndex",
+    "ChannelScores",
+    "score_query",
+    "FIELD_WEIGHTS",
+    "E_STRONG",
+    "E_MIN",
+    "C_MIN",
+    "SIM_GATE",
+    "Z_GATE",
+    "E_MEANING",
+]
 
 FIELD_WEIGHTS = {"label": 3.0, "desc": 1.5, "body": 1.0}
 """BM25F field weights: name/title/keywords/subject, description, body."""
@@ -102,8 +112,11 @@ def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
             if k.startswith("f:") and k not in _KEY_IDS:
                 bisect.insort(_FILE_KEYS, k)
         ids = [_KEY_IDS.setdefault(k, len(_KEY_IDS)) for k in acc]
-    return np.asarray(ids, dtype=np.int64), np.fromiter(acc.values(), dtype=np.float64, count=len(acc)), float(
-        max(ff.length, 1))
+    return (
+        np.asarray(ids, dtype=np.int64),
+        np.fromiter(acc.values(), dtype=np.float64, count=len(acc)),
+        float(max(ff.length, 1)),
+    )
 
 
 FACT_MEMO.register_transient("channel-terms")
@@ -292,8 +305,14 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
-    passed = candidates & (((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | distinct
-                           | ((c >= C_FULL) & (count >= 2)) | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | rare)
+    passed = candidates & (
+        ((e >= E_STRONG) & (c >= C_STRONG))
+        | ((e >= E_MIN) & (c >= C_MIN))
+        | distinct
+        | ((c >= C_FULL) & (count >= 2))
+        | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
+        | rare
+    )
     # A fact whose title the query's words spell out ("retries" → "Retries") passes: the
     # title names what the fact is about.
     # the title weighs 3× in the score: the best few such candidates hold any title match
@@ -325,16 +344,28 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
             if n >= MEANING_MIN_FACTS and sd > 0:
                 z = (s - mean) / sd
                 passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
-    return ChannelScores(score=score, candidates=candidates, passed=passed, units=units, evidence=e, coverage=c,
-                         best=bests, which=whiches, sims=sims)
+    return ChannelScores(
+        score=score,
+        candidates=candidates,
+        passed=passed,
+        units=units,
+        evidence=e,
+        coverage=c,
+        best=bests,
+        which=whiches,
+        sims=sims,
+    )
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:
     """Keys of a fact's title (or of its name when it has no title)."""
     from ..lang import analyze
 
-    return frozenset(t.key for t in analyze(fact.title or fact.name.replace("-", " "), index=False)
-                     if t.key.startswith(("w:", "x:", "z:")))
+    return frozenset(
+        t.key
+        for t in analyze(fact.title or fact.name.replace("-", " "), index=False)
+        if t.key.startswith(("w:", "x:", "z:"))
+    )
 
 
 def _prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:

@@ -56,13 +56,22 @@ __all__ = ["index_for", "index_path", "Changed", "StoredRecallIndex", "by_id"]
 MAGIC = b"RXTUI-RECALL-INDEX\n"
 _HERE = os.path.dirname(__file__)
 _CORE = os.path.dirname(_HERE)
-VERSION = source_stamp(
-    _tokenize.__file__, __file__, *(os.path.join(_HERE, n) for n in (
-        "index.py", "channels.py", "fields.py", "enhance.py", "pool.py", "search_index.py")),
-    os.path.join(_CORE, "resolve.py"), os.path.join(_CORE, "freshness.py"),
-    os.path.join(_CORE, "store", "precedence.py"), os.path.join(_CORE, "store", "model.py"),
-    *sorted(glob.glob(os.path.join(_CORE, "lang", "*.py"))),
-) + ":1"
+VERSION = (
+    source_stamp(
+        _tokenize.__file__,
+        __file__,
+        *(
+            os.path.join(_HERE, n)
+            for n in ("index.py", "channels.py", "fields.py", "enhance.py", "pool.py", "search_index.py")
+        ),
+        os.path.join(_CORE, "resolve.py"),
+        os.path.join(_CORE, "freshness.py"),
+        os.path.join(_CORE, "store", "precedence.py"),
+        os.path.join(_CORE, "store", "model.py"),
+        *sorted(glob.glob(os.path.join(_CORE, "lang", "*.py"))),
+    )
+    + ":1"
+)
 """Everything in the file is derived by this code: a change of any of it discards the file."""
 
 
@@ -215,9 +224,18 @@ def _channel_class() -> type:
     class StoredChannels(ChannelIndex):
         """A :class:`~.channels.ChannelIndex` read from disk: postings by key string."""
 
-        def __init__(self, docs: _LazyFacts, keys: list[str], start: np.ndarray, end: np.ndarray,
-                     pdocs: np.ndarray, tfs: np.ndarray, norm: np.ndarray, idf_one: float,
-                     vectors: Any) -> None:
+        def __init__(
+            self,
+            docs: _LazyFacts,
+            keys: list[str],
+            start: np.ndarray,
+            end: np.ndarray,
+            pdocs: np.ndarray,
+            tfs: np.ndarray,
+            norm: np.ndarray,
+            idf_one: float,
+            vectors: Any,
+        ) -> None:
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = len(docs)
             self._key_list = keys
@@ -252,7 +270,7 @@ def _known_file_keys(keys: list[str]) -> None:
     known = getattr(channels, "_FILE_KEYS", None)
     if known is None:
         return
-    mine = keys[bisect_left(keys, "f:"):bisect_left(keys, "f;")]
+    mine = keys[bisect_left(keys, "f:") : bisect_left(keys, "f;")]
     if mine:
         with channels._KEY_LOCK:  # noqa: SLF001
             known[:] = sorted(set(known).union(mine))
@@ -351,13 +369,21 @@ class StoredRecallIndex(RecallIndex):
         self._ids: dict[str, int] = data["ids"]
         self.docs = _LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
         self.texts = _LazyTexts(self.docs)  # type: ignore[arg-type,assignment]  # lazy texts stand in for the list
-        self.pool = _Pool(_LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
-                          _LazyExclusions(loader, data["excluded"]))
+        self.pool = _Pool(
+            _LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
+            _LazyExclusions(loader, data["excluded"]),
+        )
         self._all = _LazyFacts(loader, data["all_files"])
         n = len(data["doc_files"])
-        matrix = TermMatrix([""] * n, [], [], data["terms"], np.frombuffer(data["offsets"], dtype=np.int64),
-                            np.frombuffer(data["term_ids"], dtype=np.int32),
-                            np.frombuffer(data["counts"], dtype=np.int32))
+        matrix = TermMatrix(
+            [""] * n,
+            [],
+            [],
+            data["terms"],
+            np.frombuffer(data["offsets"], dtype=np.int64),
+            np.frombuffer(data["term_ids"], dtype=np.int32),
+            np.frombuffer(data["counts"], dtype=np.int32),
+        )
         self.bm25 = _StoredBM25(matrix) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
 
         def arr(name: str, dtype: Any) -> np.ndarray:
@@ -367,8 +393,9 @@ class StoredRecallIndex(RecallIndex):
         self.volatile = arr("volatile", bool)
         self.updated = arr("updated", np.int64)
         self.id_rank = arr("id_rank", np.int64)
-        self._fresh = _Freshness(arr("f_start", np.int64), arr("f_fresh", np.int64), arr("f_current", np.int64),
-                                 arr("f_expires", np.int64))
+        self._fresh = _Freshness(
+            arr("f_start", np.int64), arr("f_fresh", np.int64), arr("f_current", np.int64), arr("f_expires", np.int64)
+        )
         self._excluded_postings = data["ex_postings"]
         self._excluded_tokens = data["ex_tokens"]
         self._lock = threading.RLock()
@@ -380,18 +407,28 @@ class StoredRecallIndex(RecallIndex):
         elif ch["vectors"] is not None:
             vectors = np.zeros((0, 256), dtype=np.float32)
         self._extras["channels"] = _channel_class()(
-            self.docs, ch["keys"], np.frombuffer(ch["start"], dtype=np.int64), np.frombuffer(ch["end"], dtype=np.int64),
+            self.docs,
+            ch["keys"],
+            np.frombuffer(ch["start"], dtype=np.int64),
+            np.frombuffer(ch["end"], dtype=np.int64),
             np.frombuffer(ch["docs"], dtype=np.int32).astype(np.int64),
             np.frombuffer(ch["tfs"], dtype=np.float32 if ch["tfs32"] else np.float64).astype(np.float64),
-            np.frombuffer(ch["norm"], dtype=np.float64), ch["idf_one"], vectors)
+            np.frombuffer(ch["norm"], dtype=np.float64),
+            ch["idf_one"],
+            vectors,
+        )
         if ch["moments"] is not None:
             d, mean_vec, second = ch["moments"]
-            self._extras["channels"]._moments = (np.frombuffer(mean_vec, dtype=np.float64),
-                                                 np.frombuffer(second, dtype=np.float64).reshape(d, d))
+            self._extras["channels"]._moments = (
+                np.frombuffer(mean_vec, dtype=np.float64),
+                np.frombuffer(second, dtype=np.float64).reshape(d, d),
+            )
         from .enhance import EnhancedIndex
 
-        self._extras["enhanced"] = EnhancedIndex(superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
-                                                 doc_of=_DocOf(loader, data["doc_files"]))  # type: ignore[arg-type]  # mappings read from disk
+        self._extras["enhanced"] = EnhancedIndex(
+            superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
+            doc_of=_DocOf(loader, data["doc_files"]),  # type: ignore[arg-type]  # mappings read from disk
+        )
         self._extras["resolution"] = _resolution_class()(loader, data["resolution"])
 
     @property  # type: ignore[override]  # read-only where the base has an attribute
@@ -453,8 +490,10 @@ def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
     docs = list(index.docs)
     doc_files = [file_of[id(f)] for f in docs]
     matrix = TermMatrix.build([(("", "", ""), FACT_MEMO.get(f, "term-freqs", _term_freqs)[0]) for f in docs])
-    excluded = [(file_of[id(ex.fact)], ex.kind, file_of[id(ex.by)] if ex.by is not None else -1, ex.key)
-                for ex in index.pool.excluded]
+    excluded = [
+        (file_of[id(ex.fact)], ex.kind, file_of[id(ex.by)] if ex.by is not None else -1, ex.key)
+        for ex in index.pool.excluded
+    ]
     cidx: ChannelIndex = index.extra("channels", ChannelIndex.build)
     names: list[str] = [""] * (max(_KEY_IDS.values(), default=-1) + 1)
     for k, i in _KEY_IDS.items():
@@ -465,7 +504,9 @@ def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
         vec = cidx.vectors()
         vectors: bytes | None = vec.astype(np.float16).tobytes() if len(docs) else b""
         if len(docs):
-            cidx.similarity_spread(np.zeros(vec.shape[1], dtype=np.float32))  # the snapshot's moments, as a query makes them
+            cidx.similarity_spread(
+                np.zeros(vec.shape[1], dtype=np.float32)
+            )  # the snapshot's moments, as a query makes them
             mean_vec, second = cidx._moments  # type: ignore[misc]  # noqa: SLF001
             moments = (int(vec.shape[1]), mean_vec.astype(np.float64).tobytes(), second.astype(np.float64).tobytes())
     except (ImportError, OSError, ValueError):

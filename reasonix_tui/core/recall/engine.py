@@ -393,8 +393,11 @@ class _Run:
         if len(sel) == 0:
             self._explain_rejected()
             return RecallResult(
-                suppressed=SUPPRESSED_WEAK, considered=self._considered_list(),
-                considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
+                suppressed=SUPPRESSED_WEAK,
+                considered=self._considered_list(),
+                considered_total=self._considered_total(),
+                notes=tuple(dict.fromkeys(self.notes)),
+                **base,
             )
 
         # Relative floor on the best score, then only the top window is put in order: the
@@ -421,8 +424,14 @@ class _Run:
             part = np.arange(n_kept)
         order = part[np.lexsort((idx.id_rank[k_docs[part]], -idx.updated[k_docs[part]], -primary[part]))]
         hits = [
-            _Hit(int(k_docs[i]), idx.docs[int(k_docs[i])], float(k_scores[i]), int(k_codes[i]), [],
-                 base=float(k_scores[i]))
+            _Hit(
+                int(k_docs[i]),
+                idx.docs[int(k_docs[i])],
+                float(k_scores[i]),
+                int(k_codes[i]),
+                [],
+                base=float(k_scores[i]),
+            )
             for i in order[:shown]
         ]
         rest = order[shown:]
@@ -431,8 +440,11 @@ class _Run:
             if not hits:
                 self._explain_rejected()
                 return RecallResult(
-                    suppressed=SUPPRESSED_REPLACED, considered=self._considered_list(),
-                    considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
+                    suppressed=SUPPRESSED_REPLACED,
+                    considered=self._considered_list(),
+                    considered_total=self._considered_total(),
+                    notes=tuple(dict.fromkeys(self.notes)),
+                    **base,
                 )
 
         omitted_by_limit = n_kept - min(shown, n_kept) + max(len(hits) - self.limit, 0)
@@ -442,14 +454,24 @@ class _Run:
             self._consider(h.doc, "limit", f"over the limit of {self.limit} facts per turn", h.score, h)
         room = max(self.max_considered - self.limit - len(self.considered), 0)
         for i in rest[:room]:
-            self._consider(int(k_docs[i]), "limit", f"over the limit of {self.limit} facts per turn",
-                           float(k_scores[i]), code=int(k_codes[i]))
+            self._consider(
+                int(k_docs[i]),
+                "limit",
+                f"over the limit of {self.limit} facts per turn",
+                float(k_scores[i]),
+                code=int(k_codes[i]),
+            )
         room = max(self.max_considered - self.limit - len(self.considered), 0)
         if room:
             cut = np.flatnonzero(~kept)
             for i in _top(cut, sel_scores[cut], room):
-                self._consider(int(sel[i]), "floor", f"score {sel_scores[i]:.3f} below {FLOOR} × top score {top:.3f}",
-                               float(sel_scores[i]), code=int(sel_codes[i]))
+                self._consider(
+                    int(sel[i]),
+                    "floor",
+                    f"score {sel_scores[i]:.3f} below {FLOOR} × top score {top:.3f}",
+                    float(sel_scores[i]),
+                    code=int(sel_codes[i]),
+                )
         hits = hits[: self.limit]
 
         snippet_runes = self.budget // self.limit
@@ -460,7 +482,10 @@ class _Run:
                 h.markers.append(self._stale_marker(h.fact))
             renderables.append(
                 Renderable(
-                    fact=h.fact, score=h.score, freshness=LABELS[h.code], reason=self._reason(h),
+                    fact=h.fact,
+                    score=h.score,
+                    freshness=LABELS[h.code],
+                    reason=self._reason(h),
                     snippet=make_snippet(idx.texts[h.doc], self.query, self.terms, snippet_runes),
                     marker="".join(f"[{m}] " for m in h.markers),
                 )
@@ -474,19 +499,32 @@ class _Run:
                 continue
             out_hits.append(
                 RecallHit(
-                    fact=h.fact, score=h.score, freshness=r.freshness, reason=r.reason, snippet=r.snippet,
-                    matched=tuple(h.matched), markers=tuple(h.markers), notes=tuple(h.notes),
-                    base_score=h.base if self.enh is not None else None, channels=tuple(self._channel_list(h.doc, h)),
+                    fact=h.fact,
+                    score=h.score,
+                    freshness=r.freshness,
+                    reason=r.reason,
+                    snippet=r.snippet,
+                    matched=tuple(h.matched),
+                    markers=tuple(h.markers),
+                    notes=tuple(h.notes),
+                    base_score=h.base if self.enh is not None else None,
+                    channels=tuple(self._channel_list(h.doc, h)),
                 )
             )
             detail = "in the block" + ("; " + "; ".join(h.notes) if h.notes else "")
             self._consider(h.doc, "selected", detail, h.score, h, rank=len(out_hits))
         self._explain_rejected()
         return RecallResult(
-            hits=tuple(out_hits), block=block, omitted_by_limit=omitted_by_limit,
-            omitted_by_budget=omitted_by_budget, used_chars=len(block),
-            suppressed="" if out_hits else SUPPRESSED_BUDGET, considered=self._considered_list(),
-            considered_total=self._considered_total(), notes=tuple(dict.fromkeys(self.notes)), **base,
+            hits=tuple(out_hits),
+            block=block,
+            omitted_by_limit=omitted_by_limit,
+            omitted_by_budget=omitted_by_budget,
+            used_chars=len(block),
+            suppressed="" if out_hits else SUPPRESSED_BUDGET,
+            considered=self._considered_list(),
+            considered_total=self._considered_total(),
+            notes=tuple(dict.fromkeys(self.notes)),
+            **base,
         )
 
     # -- enhanced adjustments ------------------------------------------------------------
@@ -499,13 +537,15 @@ class _Run:
             hits = self._supersede(hits, eidx)
         if (enh.subjects or enh.topics) and hits:
             hits = self._resolved(hits, eidx)
+
         def rank(h: _Hit) -> float:
             if not (enh.stale_flags and h.code == STALE):
                 return h.score
             return h.score * (STALE_DEMOTION_VOLATILE if h.fact.volatility == "volatile" else STALE_DEMOTION)
 
-        before = sorted(hits, key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME),
-                                             h.fact.id))
+        before = sorted(
+            hits, key=lambda h: (-h.score, -(h.fact.updated_at.ns if h.fact.updated_at else NO_TIME), h.fact.id)
+        )
         hits = sorted(before, key=lambda h: -rank(h))
         if [h.doc for h in hits] != [h.doc for h in before]:
             self.notes.append("enhanced: stale facts ranked after current ones")
@@ -534,8 +574,10 @@ class _Run:
         out: list[_Hit] = []
         for h in hits:
             sup = res.of(h.fact)
-            if sup is None or (sup.kind == "subject" and not self.enh.subjects) or (
-                sup.kind != "subject" and not self.enh.topics
+            if (
+                sup is None
+                or (sup.kind == "subject" and not self.enh.subjects)
+                or (sup.kind != "subject" and not self.enh.topics)
             ):
                 out.append(h)
                 continue
@@ -552,8 +594,15 @@ class _Run:
                         existing.score = max(existing.score, h.score)
                         existing.notes.append(f"current for {h.fact.name}")
                     else:
-                        new = _Hit(cdoc, cur, h.score, self._code(cdoc), [], [f"replaces {h.fact.name} ({sup.kind})"],
-                                   base=h.score)
+                        new = _Hit(
+                            cdoc,
+                            cur,
+                            h.score,
+                            self._code(cdoc),
+                            [],
+                            [f"replaces {h.fact.name} ({sup.kind})"],
+                            base=h.score,
+                        )
                         by_doc[cdoc] = new
                         out.append(new)
                 continue
@@ -565,8 +614,9 @@ class _Run:
                 assert cdoc is not None
                 existing = by_doc.get(cdoc)
                 if existing is None:
-                    new = _Hit(cdoc, cur, h.score * 1.001, self._code(cdoc), [], [f"newer than {h.fact.name}"],
-                               base=h.score)
+                    new = _Hit(
+                        cdoc, cur, h.score * 1.001, self._code(cdoc), [], [f"newer than {h.fact.name}"], base=h.score
+                    )
                     by_doc[cdoc] = new
                     out.append(new)
                 elif existing.score <= h.score:
@@ -649,12 +699,29 @@ class _Run:
                     out.append("supersession: " + note)
         return out
 
-    _PRIORITY = {"selected": 0, "superseded": 1, "suppressed": 2, "budget": 3, "limit": 4, "floor": 5,
-                 "expired": 6, "gate": 7, "zero-score": 8, "pinned": 9}
+    _PRIORITY = {
+        "selected": 0,
+        "superseded": 1,
+        "suppressed": 2,
+        "budget": 3,
+        "limit": 4,
+        "floor": 5,
+        "expired": 6,
+        "gate": 7,
+        "zero-score": 8,
+        "pinned": 9,
+    }
 
     def _consider(
-        self, doc: int | None, decision: str, detail: str, score: float | None, hit: _Hit | None = None,
-        rank: int | None = None, code: int | None = None, fact: Fact | None = None,
+        self,
+        doc: int | None,
+        decision: str,
+        detail: str,
+        score: float | None,
+        hit: _Hit | None = None,
+        rank: int | None = None,
+        code: int | None = None,
+        fact: Fact | None = None,
     ) -> None:
         """Record a decision (built lazily: only the entries that survive the cap are materialised)."""
         fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]  # doc is set whenever hit is None
@@ -683,8 +750,13 @@ class _Run:
                     continue
                 if expired[i]:
                     exp = fact.expires_at
-                    self._consider(doc, "expired", f"expired at {exp.rfc3339()}" if exp else "expired",
-                                   float(scores[i]), code=EXPIRED)
+                    self._consider(
+                        doc,
+                        "expired",
+                        f"expired at {exp.rfc3339()}" if exp else "expired",
+                        float(scores[i]),
+                        code=EXPIRED,
+                    )
                 elif scores[i] <= 0:
                     self._consider(doc, "zero-score", "score 0", float(scores[i]))
                 else:
@@ -692,8 +764,17 @@ class _Run:
         self._excluded = self.idx.excluded_matches(self.terms)
         for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
             if id(ex.fact) not in self.considered:
-                self.considered[id(ex.fact)] = (ex.kind, ex.explanation, None, None, None, None, None, ex.fact,
-                                                tuple(matched))
+                self.considered[id(ex.fact)] = (
+                    ex.kind,
+                    ex.explanation,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    ex.fact,
+                    tuple(matched),
+                )
 
     def _considered_total(self) -> int:
         return self._n_candidates + len(getattr(self, "_excluded", ()))
@@ -717,13 +798,27 @@ class _Run:
             if decision == "gate":
                 if self.cs is not None and doc is not None:
                     e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
-                    detail = (f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
-                              f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "
-                              "or a whole identifier")
+                    detail = (
+                        f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
+                        f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "
+                        "or a whole identifier"
+                    )
                 else:
-                    detail = (f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
-                              "term in a short query, or a distinctive term")
+                    detail = (
+                        f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
+                        "term in a short query, or a distinctive term"
+                    )
             channels = tuple(self._channel_list(doc, hit, fact)) if self.enh is not None else ()
-            out.append(Considered(fact=fact, decision=decision, detail=detail, score=score, matched=matched,
-                                  freshness=LABELS[code] if code is not None else "", rank=rank, channels=channels))
+            out.append(
+                Considered(
+                    fact=fact,
+                    decision=decision,
+                    detail=detail,
+                    score=score,
+                    matched=matched,
+                    freshness=LABELS[code] if code is not None else "",
+                    rank=rank,
+                    channels=channels,
+                )
+            )
         return tuple(out)

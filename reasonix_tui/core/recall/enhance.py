@@ -60,7 +60,6 @@ class Enhancements:
 ALL_ENHANCEMENTS = Enhancements()
 
 
-
 @dataclass
 class EnhancedIndex:
     """Per-snapshot structures for the adjustments (built once per index)."""

@@ -40,7 +40,9 @@ _NEG = re.compile(r"\b(?:not|no|never|don'?t|do\s+not|must\s+not|rather\s+than|a
 """Words that reject an alternative ("use pnpm, not npm", "no feat: prefixes here", "don't run
 the full suite", "black is not installed"): a weak cue. The rejected thing is named in the
 clause (before or after the negation)."""
-_ZH_REJECT = re.compile(r"^(?:don't|do not|must not|need not|should not|by no means|to (?:prohibit|forbid|ban|avoid))\b")
+_ZH_REJECT = re.compile(
+    r"^(?:don't|do not|must not|need not|should not|by no means|to (?:prohibit|forbid|ban|avoid))\b"
+)
 """A Chinese word rejects an alternative when one of its CC-CEDICT senses reads so (别 "don't
 ...!", 不要 "must not", 不用 "need not", 禁止 "to prohibit", 避免 "to avoid")."""
 ZH_CUE_VERBS = frozenset(
@@ -123,8 +125,15 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
             cue_words |= {"z:" + w for w in words if zh_reject(w)}
         if strong or weak:
             said = {en_key(w.lower()) for w in _STRONG_EN.findall(clause) for w in w.split()}
-            own = tuple({t.key: (t.key, t.source) for t in terms if not t.key.startswith("t:")
-                         and t.key not in cue_words and not (t.key.startswith("w:") and t.key[2:] in said)}.values())
+            own = tuple(
+                {
+                    t.key: (t.key, t.source)
+                    for t in terms
+                    if not t.key.startswith("t:")
+                    and t.key not in cue_words
+                    and not (t.key.startswith("w:") and t.key[2:] in said)
+                }.values()
+            )
             if own:
                 out.append((own, strong))
     return out
@@ -133,7 +142,9 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
 def _compute(fact: Fact) -> FactFields:
     from ..lang import analyze
 
-    label_text = "\n".join((fact.name.replace("-", " "), fact.title, fact.keywords, fact.subject_key.replace(".", " ").replace("_", " ")))
+    label_text = "\n".join(
+        (fact.name.replace("-", " "), fact.title, fact.keywords, fact.subject_key.replace(".", " ").replace("_", " "))
+    )
     label = analyze(label_text)
     desc = analyze(fact.description)
     body = analyze(fact.body)
@@ -143,8 +154,12 @@ def _compute(fact: Fact) -> FactFields:
             sources.setdefault(t.key, t.source)
     cues = _clause_cues(fact.description + "\n" + fact.body)
     return FactFields(
-        label=_count(label), desc=_count(desc), body=_count(body), sources=tuple(sources.items()),
-        cues=tuple(cues), length=len(label) + len(desc) + len(body),
+        label=_count(label),
+        desc=_count(desc),
+        body=_count(body),
+        sources=tuple(sources.items()),
+        cues=tuple(cues),
+        length=len(label) + len(desc) + len(body),
     )
 
 
@@ -154,13 +169,20 @@ def _encode(f: FactFields) -> tuple[Any, ...]:
 
 def _decode(v: Any) -> FactFields:
     label, desc, body, sources, cues, length = v
-    return FactFields(tuple(map(tuple, label)), tuple(map(tuple, desc)), tuple(map(tuple, body)),
-                      tuple(map(tuple, sources)), tuple((tuple(map(tuple, k)), bool(s)) for k, s in cues), int(length))
+    return FactFields(
+        tuple(map(tuple, label)),
+        tuple(map(tuple, desc)),
+        tuple(map(tuple, body)),
+        tuple(map(tuple, sources)),
+        tuple((tuple(map(tuple, k)), bool(s)) for k, s in cues),
+        int(length),
+    )
 
 
 FACT_MEMO.register_codec("fields", _encode, _decode)
-FACT_MEMO.register_codec("meaning", lambda v: v.astype(np.float16).tobytes(),
-                         lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32))
+FACT_MEMO.register_codec(
+    "meaning", lambda v: v.astype(np.float16).tobytes(), lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32)
+)
 
 
 def fact_fields(fact: Fact) -> FactFields:

@@ -32,7 +32,16 @@ from ..store.model import Fact, parse_reference, slug
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from .pool import Exclusion, Pool, build_pool, list_all_order
 
-__all__ = ["PoolBM25", "RecallIndex", "get_index", "recall_text", "clear_index_cache", "FACT_MEMO", "FactMemo", "memo_path"]
+__all__ = [
+    "PoolBM25",
+    "RecallIndex",
+    "get_index",
+    "recall_text",
+    "clear_index_cache",
+    "FACT_MEMO",
+    "FactMemo",
+    "memo_path",
+]
 
 NO_TIME = -(1 << 62)
 """Stand-in for a zero ``time.Time`` (sorts before every real instant)."""
@@ -151,7 +160,7 @@ class FactMemo:
         with self._lock:
             if not self._disk_path or not self._disk_dirty:
                 return False
-            items = list(self._disk.items())[-self._LIMIT:]
+            items = list(self._disk.items())[-self._LIMIT :]
             path = self._disk_path
             self._disk_dirty = False
         try:
@@ -199,11 +208,18 @@ def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> N
 
 
 _LANG_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lang")
-_MEMO_VERSION = source_stamp(
-    _tokenize.__file__, os.path.join(os.path.dirname(__file__), "enhance.py"),
-    os.path.join(os.path.dirname(__file__), "fields.py"), os.path.join(_LANG_DIR, "terms.py"),
-    os.path.join(_LANG_DIR, "chinese.py"), os.path.join(_LANG_DIR, "english.py"), os.path.join(_LANG_DIR, "meaning.py"),
-) + ":2"
+_MEMO_VERSION = (
+    source_stamp(
+        _tokenize.__file__,
+        os.path.join(os.path.dirname(__file__), "enhance.py"),
+        os.path.join(os.path.dirname(__file__), "fields.py"),
+        os.path.join(_LANG_DIR, "terms.py"),
+        os.path.join(_LANG_DIR, "chinese.py"),
+        os.path.join(_LANG_DIR, "english.py"),
+        os.path.join(_LANG_DIR, "meaning.py"),
+    )
+    + ":2"
+)
 """Cached tokens and features are only as good as the code that made them: the
 tokenizer's and the enhanced channels' source is part of the version."""
 
@@ -242,6 +258,8 @@ def _intern(term: str) -> int:
         tid = _TERM_IDS[term] = len(_TERM_NAMES)
         _TERM_NAMES.append(term)
     return tid
+
+
 _TERM_LOCK = threading.Lock()
 FACT_MEMO.register_transient("term-freqs")
 FACT_MEMO.register_transient("identity")
@@ -296,7 +314,8 @@ class PoolBM25(BM25Index):
         self._per_fact = [FACT_MEMO.get(f, "term-freqs", _term_freqs) for f in facts] if facts is not None else None
         self._array_postings = _ArrayPostings([p[1] for p in self._per_fact]) if self._per_fact is not None else None
         super().__init__(
-            docs, [p[0] for p in self._per_fact] if self._per_fact is not None else None,
+            docs,
+            [p[0] for p in self._per_fact] if self._per_fact is not None else None,
             self._array_postings.document_frequencies() if self._array_postings is not None else None,
         )
         assert self.size == len(docs), "PoolBM25 needs non-empty documents"
@@ -365,7 +384,7 @@ class _Freshness:
     """Expiry (``NEVER`` when none): strictly after it the fact is ``expired``."""
 
 
-NEVER = (1 << 62)
+NEVER = 1 << 62
 """An instant after every real one."""
 
 FRESH, CURRENT, STALE, EXPIRED = 0, 1, 2, 3
@@ -455,7 +474,9 @@ class RecallIndex:
         in the future; else fresh/current/stale by the windows (evergreen never ages).
         """
         fr = self._fresh
-        out = np.where(now_ns <= fr.fresh_until[docs], FRESH, np.where(now_ns <= fr.current_until[docs], CURRENT, STALE))
+        out = np.where(
+            now_ns <= fr.fresh_until[docs], FRESH, np.where(now_ns <= fr.current_until[docs], CURRENT, STALE)
+        )
         out[fr.start[docs] > now_ns] = CURRENT
         out[now_ns > fr.expires[docs]] = EXPIRED
         return out.astype(np.int8)

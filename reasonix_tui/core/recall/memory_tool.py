@@ -72,8 +72,15 @@ class SearchHit:
 def search_text(fact: Fact) -> str:
     """``memorySearchText``: name, title, type, scope, description, keywords, body."""
     return "\n".join(
-        (fact.name, fact.title, normalize_type(fact.type), normalize_fact_scope(fact.scope), fact.description,
-         fact.keywords, fact.body)
+        (
+            fact.name,
+            fact.title,
+            normalize_type(fact.type),
+            normalize_fact_scope(fact.scope),
+            fact.description,
+            fact.keywords,
+            fact.body,
+        )
     )
 
 
@@ -111,7 +118,8 @@ def filter_facts(facts: Sequence[Fact], type_: str = "", scope: str = "") -> lis
     if not type_ and not scope:
         return list(facts)
     return [
-        f for f in facts
+        f
+        for f in facts
         if (not type_ or normalize_type(f.type) == type_) and (not scope or normalize_fact_scope(f.scope) == scope)
     ]
 
@@ -137,7 +145,12 @@ class _SearchIndex:
 
 
 def search_memories(
-    facts: Sequence[Fact], query: str, *, type_: str = "", scope: str = "", limit: int = DEFAULT_SEARCH_LIMIT,
+    facts: Sequence[Fact],
+    query: str,
+    *,
+    type_: str = "",
+    scope: str = "",
+    limit: int = DEFAULT_SEARCH_LIMIT,
     resolved: bool = False,
 ) -> list[SearchHit]:
     """``searchMemories``: BM25 over every active fact after the filters.
@@ -186,22 +199,22 @@ def search_memories(
         keep = values >= np.partition(values, -limit)[-limit]
         cand, values = cand[keep], values[keep]
     docs = index.docs
-    scored = sorted(zip(values.tolist(), cand.tolist()),
-                    key=lambda p: (-p[0], docs[p[1]].name, docs[p[1]].scope, docs[p[1]].id))
+    scored = sorted(
+        zip(values.tolist(), cand.tolist()), key=lambda p: (-p[0], docs[p[1]].name, docs[p[1]].scope, docs[p[1]].id)
+    )
     if scored and scored[0][0] > 0:
         cutoff = scored[0][0] * SEARCH_FLOOR
         scored = [p for j, p in enumerate(scored) if j == 0 or p[0] >= cutoff]
     scored = scored[:limit]
-    hits = [
-        SearchHit(index.docs[i], s, make_snippet(index.texts[i], q, terms, SEARCH_SNIPPET)) for s, i in scored
-    ]
+    hits = [SearchHit(index.docs[i], s, make_snippet(index.texts[i], q, terms, SEARCH_SNIPPET)) for s, i in scored]
     if resolved and hits:
         hits = _label_superseded(base.all_facts, hits, q, terms)[: max(limit, len(hits))]
     return hits
 
 
-def _label_superseded(all_facts: Sequence[Fact], hits: list[SearchHit], query: str, terms: Sequence[str],
-                      res: Any = None) -> list[SearchHit]:
+def _label_superseded(
+    all_facts: Sequence[Fact], hits: list[SearchHit], query: str, terms: Sequence[str], res: Any = None
+) -> list[SearchHit]:
     """Label superseded hits and list the current fact just before each (added when the
     search did not find it). ``res``: the snapshot's resolution when the caller has it."""
     from dataclasses import replace
@@ -254,8 +267,7 @@ def format_search(query: str, hits: Sequence[SearchHit]) -> str:
             f"title={display_title(m.title, m.name)}\n"
             f"   reference: {normalize_fact_scope(m.scope)}/{slug(m.name)}.md\n"
             f"   description: {one_line(m.description)}\n"
-            f"   snippet: {hit.snippet}\n"
-            + (f"   note: {hit.superseded}\n" if hit.superseded else "")
+            f"   snippet: {hit.snippet}\n" + (f"   note: {hit.superseded}\n" if hit.superseded else "")
         )
     parts.append('\nUse operation="read" with a stable memory id to inspect the full saved fact.')
     return trim_space("".join(parts))
@@ -342,8 +354,14 @@ def memory_tool_call(
     op = trim_space(args["operation"])
     if op == "search":
         all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]  # a store is given whenever facts is not
-        hits = search_memories(all_facts, args["query"], type_=type_, scope=scope, limit=limit,
-                               resolved=settings.recall_mode != "reasonix-exact")
+        hits = search_memories(
+            all_facts,
+            args["query"],
+            type_=type_,
+            scope=scope,
+            limit=limit,
+            resolved=settings.recall_mode != "reasonix-exact",
+        )
         return format_search(args["query"], hits)
     if op == "read":
         fact = _read(store, facts, args["name"])

@@ -88,7 +88,8 @@ def pinned_report(
     return PinnedReport(background_block(guidance.facts), guidance, settings.pinned_budget_chars)
 
 
-def pinned_block(store: Store | None = None, *, facts: Sequence[Fact] | None = None,
-                 settings: Settings | None = None) -> str:
+def pinned_block(
+    store: Store | None = None, *, facts: Sequence[Fact] | None = None, settings: Settings | None = None
+) -> str:
     """The session-start block (``# Memory`` + protocol + pinned bodies)."""
     return pinned_report(store, facts=facts, settings=settings).block

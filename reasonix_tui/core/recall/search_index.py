@@ -54,8 +54,16 @@ if TYPE_CHECKING:
     from ..store.model import Fact
     from ..store.store import Store
 
-__all__ = ["search_from_disk", "index_path", "SearchIndexFile", "TermMatrix", "warm_search", "clear_warm_search",
-           "rank", "seed_from_disk"]
+__all__ = [
+    "search_from_disk",
+    "index_path",
+    "SearchIndexFile",
+    "TermMatrix",
+    "warm_search",
+    "clear_warm_search",
+    "rank",
+    "seed_from_disk",
+]
 
 MAGIC = b"RXTUI-SEARCH-INDEX\n"
 VERSION = source_stamp(_tokenize.__file__, __file__) + ":2"
@@ -139,8 +147,16 @@ class TermMatrix:
     A query decodes only its own terms' postings (cached per term); a change builds a new
     matrix from this one with :meth:`patched`, copying unchanged rows as arrays."""
 
-    def __init__(self, names: list[str], scopes: list[str], ids: list[str], terms: list[str],
-                 offsets: np.ndarray, term_ids: np.ndarray, counts: np.ndarray) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        scopes: list[str],
+        ids: list[str],
+        terms: list[str],
+        offsets: np.ndarray,
+        term_ids: np.ndarray,
+        counts: np.ndarray,
+    ) -> None:
         self.names, self.scopes, self.ids = names, scopes, ids
         """Per row: the fact's name, scope and id (the order of equal scores)."""
         self.terms = terms
@@ -164,9 +180,15 @@ class TermMatrix:
                 term_ids.append(tid)
                 counts.append(c)
             offsets.append(len(term_ids))
-        out = cls([k[0] for k, _ in docs], [k[1] for k, _ in docs], [k[2] for k, _ in docs], list(term_index),
-                  np.asarray(offsets, dtype=np.int64), np.asarray(term_ids, dtype=np.int32),
-                  np.asarray(counts, dtype=np.int32))
+        out = cls(
+            [k[0] for k, _ in docs],
+            [k[1] for k, _ in docs],
+            [k[2] for k, _ in docs],
+            list(term_index),
+            np.asarray(offsets, dtype=np.int64),
+            np.asarray(term_ids, dtype=np.int32),
+            np.asarray(counts, dtype=np.int32),
+        )
         out._term_index = term_index
         return out
 
@@ -212,9 +234,15 @@ class TermMatrix:
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         empty = np.zeros(0, dtype=np.int32)
-        out = TermMatrix([k[0] for k, _, _ in order], [k[1] for k, _, _ in order], [k[2] for k, _, _ in order], terms,
-                         offsets, np.concatenate(pieces_ids) if pieces_ids else empty,
-                         np.concatenate(pieces_counts) if pieces_counts else empty)
+        out = TermMatrix(
+            [k[0] for k, _, _ in order],
+            [k[1] for k, _, _ in order],
+            [k[2] for k, _, _ in order],
+            terms,
+            offsets,
+            np.concatenate(pieces_ids) if pieces_ids else empty,
+            np.concatenate(pieces_counts) if pieces_counts else empty,
+        )
         out._term_index = term_index
         return out
 
@@ -274,8 +302,9 @@ class SearchIndexFile:
     """The on-disk search index (see the module doc): a :class:`TermMatrix` plus the fact
     files it was built from and their stat keys."""
 
-    def __init__(self, files: list[str], keys: list[tuple[int, int, int, int]], rows: list[int],
-                 matrix: TermMatrix) -> None:
+    def __init__(
+        self, files: list[str], keys: list[tuple[int, int, int, int]], rows: list[int], matrix: TermMatrix
+    ) -> None:
         self.files = files
         """Every fact file the index was built from, in scan order."""
         self.keys = keys
@@ -300,21 +329,36 @@ class SearchIndexFile:
             if type(data) is not tuple or len(data) != 13 or data[0] != VERSION or data[1] != folders:
                 return None
             _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts, labels = data
-            matrix = TermMatrix(names, scopes, ids, terms, np.frombuffer(offsets, dtype=np.int64),
-                                np.frombuffer(term_ids, dtype=np.int32), np.frombuffer(counts, dtype=np.int32))
+            matrix = TermMatrix(
+                names,
+                scopes,
+                ids,
+                terms,
+                np.frombuffer(offsets, dtype=np.int64),
+                np.frombuffer(term_ids, dtype=np.int32),
+                np.frombuffer(counts, dtype=np.int32),
+            )
         except (TypeError, ValueError):
             return None
         n = len(names)
-        if not (len(files) == len(keys) == len(rows) and len(scopes) == len(ids) == n
-                and len(matrix.offsets) == n + 1
-                and len(matrix.term_ids) == len(matrix.counts) == int(matrix.offsets[-1])):
+        if not (
+            len(files) == len(keys) == len(rows)
+            and len(scopes) == len(ids) == n
+            and len(matrix.offsets) == n + 1
+            and len(matrix.term_ids) == len(matrix.counts) == int(matrix.offsets[-1])
+        ):
             return None
         out = cls(files, keys, rows, matrix)
         if labels is not None:
             if type(labels) is not dict or any(
-                    type(k) is not int or type(v) is not tuple or len(v) != 2 or type(v[0]) is not str
-                    or type(v[1]) is not int or not (0 <= k < len(files) and 0 <= v[1] < len(files))
-                    for k, v in labels.items()):
+                type(k) is not int
+                or type(v) is not tuple
+                or len(v) != 2
+                or type(v[0]) is not str
+                or type(v[1]) is not int
+                or not (0 <= k < len(files) and 0 <= v[1] < len(files))
+                for k, v in labels.items()
+            ):
                 return None
             out.labels = labels
         return out
@@ -323,10 +367,25 @@ class SearchIndexFile:
         """Write it sealed and atomically (mode 0600); a failure only costs the next run."""
         m = self.matrix
         try:
-            write_sealed(path, MAGIC, (VERSION, folders, self.files, self.keys, self.rows, m.names, m.scopes, m.ids,
-                                       m.terms, m.offsets.astype(np.int64).tobytes(),
-                                       m.term_ids.astype(np.int32).tobytes(), m.counts.astype(np.int32).tobytes(),
-                                       self.labels))
+            write_sealed(
+                path,
+                MAGIC,
+                (
+                    VERSION,
+                    folders,
+                    self.files,
+                    self.keys,
+                    self.rows,
+                    m.names,
+                    m.scopes,
+                    m.ids,
+                    m.terms,
+                    m.offsets.astype(np.int64).tobytes(),
+                    m.term_ids.astype(np.int32).tobytes(),
+                    m.counts.astype(np.int32).tobytes(),
+                    self.labels,
+                ),
+            )
         except (OSError, ValueError):
             pass
 
@@ -523,8 +582,9 @@ def _snapshot_facts(store: Store, listing: _Listing) -> dict[str, Fact] | None:
     return facts
 
 
-def _current_index(store: Store, listing: _Listing, path: str, folders: str,
-                   resolved: bool = False) -> SearchIndexFile | None:
+def _current_index(
+    store: Store, listing: _Listing, path: str, folders: str, resolved: bool = False
+) -> SearchIndexFile | None:
     """The index for ``listing``: loaded as is, patched, or rebuilt (and written back).
     ``resolved`` also needs the resolver's labels: they are kept with the index and computed
     again, from every fact, only when the files changed."""
@@ -579,14 +639,14 @@ def _stat_keys(paths: list[str]) -> list[tuple[int, int, int, int]] | None:
     return out
 
 
-def search_from_disk(store: Store, query: str, *, type_: str = "", scope: str = "",
-                     limit: int = 0, resolved: bool = False) -> list[SearchHit]:
+def search_from_disk(
+    store: Store, query: str, *, type_: str = "", scope: str = "", limit: int = 0, resolved: bool = False
+) -> list[SearchHit]:
     """What :func:`~.search.search_memories` returns on ``store.snapshot().facts``, from the
     on-disk index when it can vouch for the answer (else exactly that call)."""
 
     def full() -> list[SearchHit]:
-        return search_memories(store.snapshot().facts, query, type_=type_, scope=scope, limit=limit,
-                               resolved=resolved)
+        return search_memories(store.snapshot().facts, query, type_=type_, scope=scope, limit=limit, resolved=resolved)
 
     q = trim_space(query)
     terms = query_terms(q) if q else []

@@ -138,8 +138,9 @@ def run_recall(
     settings = settings if settings is not None else load_settings(layout.root)
     now = now or Timestamp.now()
     result = try_recall(layout, settings, query, now=now, mode=mode, store=store, facts=facts, index=index)
-    trace = RecallTrace.from_result(result, at=now, source=source, session_id=session_id,
-                                    workspace=str(layout.workspace))
+    trace = RecallTrace.from_result(
+        result, at=now, source=source, session_id=session_id, workspace=str(layout.workspace)
+    )
     if record:
         try:
             TraceStore(layout).record(trace, keep_prompt=settings.record_prompts)

@@ -71,30 +71,62 @@ class TraceHit:
         """From an engine hit."""
         f = hit.fact
         return cls(
-            id=str(f.id), ref=f.ref, name=f.name, title=f.display_title, revision=f.revision, scope=f.scope,
-            type=f.type, freshness=hit.freshness, score=hit.score, reason=hit.reason, snippet=hit.snippet,
-            markers=hit.markers, notes=hit.notes, base_score=hit.base_score, channels=hit.channels,
+            id=str(f.id),
+            ref=f.ref,
+            name=f.name,
+            title=f.display_title,
+            revision=f.revision,
+            scope=f.scope,
+            type=f.type,
+            freshness=hit.freshness,
+            score=hit.score,
+            reason=hit.reason,
+            snippet=hit.snippet,
+            markers=hit.markers,
+            notes=hit.notes,
+            base_score=hit.base_score,
+            channels=hit.channels,
         )
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {
-            "id": self.id, "ref": self.ref, "name": self.name, "title": self.title, "revision": self.revision,
-            "scope": self.scope, "type": self.type, "freshness": self.freshness, "score": self.score,
-            "reason": self.reason, "snippet": self.snippet, "markers": list(self.markers),
-            "notes": list(self.notes), "base_score": self.base_score, "channels": list(self.channels),
+            "id": self.id,
+            "ref": self.ref,
+            "name": self.name,
+            "title": self.title,
+            "revision": self.revision,
+            "scope": self.scope,
+            "type": self.type,
+            "freshness": self.freshness,
+            "score": self.score,
+            "reason": self.reason,
+            "snippet": self.snippet,
+            "markers": list(self.markers),
+            "notes": list(self.notes),
+            "base_score": self.base_score,
+            "channels": list(self.channels),
         }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> TraceHit:
         """Inverse of :meth:`to_json` (tolerates missing keys)."""
         return cls(
-            id=str(_f(d.get("id"))), ref=str(_f(d.get("ref"))), name=str(_f(d.get("name"))),
-            title=str(_f(d.get("title"))), revision=int(_f(d.get("revision"), 0)), scope=str(_f(d.get("scope"))),
-            type=str(_f(d.get("type"))), freshness=str(_f(d.get("freshness"))), score=float(_f(d.get("score"), 0.0)),
-            reason=str(_f(d.get("reason"))), snippet=str(_f(d.get("snippet"))),
-            markers=tuple(d.get("markers") or ()), notes=tuple(d.get("notes") or ()),
-            base_score=d.get("base_score"), channels=tuple(d.get("channels") or ()),
+            id=str(_f(d.get("id"))),
+            ref=str(_f(d.get("ref"))),
+            name=str(_f(d.get("name"))),
+            title=str(_f(d.get("title"))),
+            revision=int(_f(d.get("revision"), 0)),
+            scope=str(_f(d.get("scope"))),
+            type=str(_f(d.get("type"))),
+            freshness=str(_f(d.get("freshness"))),
+            score=float(_f(d.get("score"), 0.0)),
+            reason=str(_f(d.get("reason"))),
+            snippet=str(_f(d.get("snippet"))),
+            markers=tuple(d.get("markers") or ()),
+            notes=tuple(d.get("notes") or ()),
+            base_score=d.get("base_score"),
+            channels=tuple(d.get("channels") or ()),
         )
 
 
@@ -134,18 +166,39 @@ class TraceCandidate:
         """From an engine candidate."""
         f = c.fact
         return cls(
-            id=str(f.id), ref=f.ref, name=f.name, scope=f.scope, type=f.type, revision=f.revision,
-            decision=c.decision, detail=c.detail, score=c.score, matched=c.matched, freshness=c.freshness, rank=c.rank,
+            id=str(f.id),
+            ref=f.ref,
+            name=f.name,
+            scope=f.scope,
+            type=f.type,
+            revision=f.revision,
+            decision=c.decision,
+            detail=c.detail,
+            score=c.score,
+            matched=c.matched,
+            freshness=c.freshness,
+            rank=c.rank,
             channels=c.channels,
         )
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (with ``selected`` and ``why`` for readers that want one line)."""
         return {
-            "id": self.id, "ref": self.ref, "name": self.name, "scope": self.scope, "type": self.type,
-            "revision": self.revision, "decision": self.decision, "detail": self.detail, "score": self.score,
-            "matched": list(self.matched), "freshness": self.freshness, "rank": self.rank,
-            "channels": list(self.channels), "selected": self.selected, "why": self.why,
+            "id": self.id,
+            "ref": self.ref,
+            "name": self.name,
+            "scope": self.scope,
+            "type": self.type,
+            "revision": self.revision,
+            "decision": self.decision,
+            "detail": self.detail,
+            "score": self.score,
+            "matched": list(self.matched),
+            "freshness": self.freshness,
+            "rank": self.rank,
+            "channels": list(self.channels),
+            "selected": self.selected,
+            "why": self.why,
         }
 
     @classmethod
@@ -153,11 +206,18 @@ class TraceCandidate:
         """Inverse of :meth:`to_json`."""
         score = d.get("score")
         return cls(
-            id=str(_f(d.get("id"))), ref=str(_f(d.get("ref"))), name=str(_f(d.get("name"))),
-            scope=str(_f(d.get("scope"))), type=str(_f(d.get("type"))), revision=int(_f(d.get("revision"), 0)),
-            decision=str(_f(d.get("decision"))), detail=str(_f(d.get("detail"))),
+            id=str(_f(d.get("id"))),
+            ref=str(_f(d.get("ref"))),
+            name=str(_f(d.get("name"))),
+            scope=str(_f(d.get("scope"))),
+            type=str(_f(d.get("type"))),
+            revision=int(_f(d.get("revision"), 0)),
+            decision=str(_f(d.get("decision"))),
+            detail=str(_f(d.get("detail"))),
             score=float(score) if isinstance(score, (int, float)) else None,
-            matched=tuple(d.get("matched") or ()), freshness=str(_f(d.get("freshness"))), rank=d.get("rank"),
+            matched=tuple(d.get("matched") or ()),
+            freshness=str(_f(d.get("freshness"))),
+            rank=d.get("rank"),
             channels=tuple(d.get("channels") or ()),
         )
 
@@ -212,13 +272,25 @@ class RecallTrace:
     ) -> RecallTrace:
         """Build a trace from a :class:`RecallResult`."""
         return cls(
-            query=result.query, at=(at or Timestamp.now()).rfc3339(), source=source, session_id=session_id,
-            mode=result.mode, hits=tuple(TraceHit.from_hit(h) for h in result.hits),
+            query=result.query,
+            at=(at or Timestamp.now()).rfc3339(),
+            source=source,
+            session_id=session_id,
+            mode=result.mode,
+            hits=tuple(TraceHit.from_hit(h) for h in result.hits),
             considered=tuple(TraceCandidate.from_considered(c) for c in result.considered),
-            considered_total=result.considered_total, suppressed=result.suppressed, used_chars=result.used_chars,
-            char_budget=result.char_budget, omitted_by_limit=result.omitted_by_limit,
-            omitted_by_budget=result.omitted_by_budget, limit=result.limit, block=result.block, terms=result.terms,
-            pool_size=result.pool_size, notes=result.notes, workspace=workspace,
+            considered_total=result.considered_total,
+            suppressed=result.suppressed,
+            used_chars=result.used_chars,
+            char_budget=result.char_budget,
+            omitted_by_limit=result.omitted_by_limit,
+            omitted_by_budget=result.omitted_by_budget,
+            limit=result.limit,
+            block=result.block,
+            terms=result.terms,
+            pool_size=result.pool_size,
+            notes=result.notes,
+            workspace=workspace,
         )
 
     def for_disk(self, keep_prompt: bool = True) -> RecallTrace:
@@ -237,14 +309,27 @@ class RecallTrace:
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         data = {
-            "version": self.version, "query": self.query, "at": self.at, "source": self.source,
-            "session_id": self.session_id, "mode": self.mode, "workspace": self.workspace,
-            "hits": [h.to_json() for h in self.hits], "considered": [c.to_json() for c in self.considered],
-            "considered_total": self.considered_total, "suppressed": self.suppressed,
-            "used_chars": self.used_chars, "char_budget": self.char_budget,
-            "omitted_by_limit": self.omitted_by_limit, "omitted_by_budget": self.omitted_by_budget,
-            "omitted": self.omitted, "limit": self.limit, "terms": list(self.terms), "pool_size": self.pool_size,
-            "notes": list(self.notes), "block": self.block,
+            "version": self.version,
+            "query": self.query,
+            "at": self.at,
+            "source": self.source,
+            "session_id": self.session_id,
+            "mode": self.mode,
+            "workspace": self.workspace,
+            "hits": [h.to_json() for h in self.hits],
+            "considered": [c.to_json() for c in self.considered],
+            "considered_total": self.considered_total,
+            "suppressed": self.suppressed,
+            "used_chars": self.used_chars,
+            "char_budget": self.char_budget,
+            "omitted_by_limit": self.omitted_by_limit,
+            "omitted_by_budget": self.omitted_by_budget,
+            "omitted": self.omitted,
+            "limit": self.limit,
+            "terms": list(self.terms),
+            "pool_size": self.pool_size,
+            "notes": list(self.notes),
+            "block": self.block,
         }
         for k, v in self.extra.items():
             data.setdefault(k, v)
@@ -266,16 +351,27 @@ class RecallTrace:
             return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
 
         return cls(
-            query=str(_f(d.get("query"))), at=str(_f(d.get("at"))), source=str(_f(d.get("source"))),
-            session_id=str(_f(d.get("session_id"))), mode=str(_f(d.get("mode"), "enhanced")),
+            query=str(_f(d.get("query"))),
+            at=str(_f(d.get("at"))),
+            source=str(_f(d.get("source"))),
+            session_id=str(_f(d.get("session_id"))),
+            mode=str(_f(d.get("mode"), "enhanced")),
             hits=tuple(TraceHit.from_json(h) for h in d.get("hits") or () if isinstance(h, dict)),
             considered=tuple(TraceCandidate.from_json(c) for c in d.get("considered") or () if isinstance(c, dict)),
-            considered_total=num("considered_total"), suppressed=str(_f(d.get("suppressed"))),
-            used_chars=num("used_chars"), char_budget=num("char_budget", 2400),
-            omitted_by_limit=num("omitted_by_limit"), omitted_by_budget=num("omitted_by_budget"),
-            limit=num("limit", 4), block=str(_f(d.get("block"))), terms=tuple(d.get("terms") or ()),
-            pool_size=num("pool_size"), notes=tuple(d.get("notes") or ()), workspace=str(_f(d.get("workspace"))),
-            version=num("version", TRACE_VERSION), extra={k: v for k, v in d.items() if k not in cls._KNOWN},
+            considered_total=num("considered_total"),
+            suppressed=str(_f(d.get("suppressed"))),
+            used_chars=num("used_chars"),
+            char_budget=num("char_budget", 2400),
+            omitted_by_limit=num("omitted_by_limit"),
+            omitted_by_budget=num("omitted_by_budget"),
+            limit=num("limit", 4),
+            block=str(_f(d.get("block"))),
+            terms=tuple(d.get("terms") or ()),
+            pool_size=num("pool_size"),
+            notes=tuple(d.get("notes") or ()),
+            workspace=str(_f(d.get("workspace"))),
+            version=num("version", TRACE_VERSION),
+            extra={k: v for k, v in d.items() if k not in cls._KNOWN},
         )
 
 

@@ -202,5 +202,3 @@ def claude_project_dir(workspace: str | os.PathLike[str], home: Path | None = No
         if d.is_dir():
             return d
     return None
-
-

@@ -136,6 +136,7 @@ class HistoryOptions:
 
     def normalized(self) -> HistoryOptions:
         """The same options with every directory absolute and cleaned."""
+
         def n(d: str) -> str:
             return _abs_clean(d) if trim_space(d) else ""
 
@@ -390,8 +391,23 @@ class HistoryIndex:
         rec = records.get(path)
         if rec is None or rec[0] != fmt or rec[1] != st.st_size or rec[2] != st.st_mtime_ns:
             return False
-        (_fmt, _size, _mtime, consumed, next_index, broken, kinds, tool_table, tool_idx, msgs, calls, offsets,
-         texts, lens, ids) = rec
+        (
+            _fmt,
+            _size,
+            _mtime,
+            consumed,
+            next_index,
+            broken,
+            kinds,
+            tool_table,
+            tool_idx,
+            msgs,
+            calls,
+            offsets,
+            texts,
+            lens,
+            ids,
+        ) = rec
         if self._disk_remap is None:
             term_ids = self._term_ids
             remap = np.empty(len(vocab), dtype=np.int64)
@@ -425,8 +441,23 @@ class HistoryIndex:
             entry.doc_ranges.append((start, start + n))
             ids = tids.astype(np.int32).tobytes()  # now in this index's term ids
         entry.mtime_ns, entry.size = st.st_mtime_ns, st.st_size
-        self._file_cols[path] = (fmt, st.st_size, st.st_mtime_ns, consumed, next_index, broken, kinds, tool_table,
-                                 tool_idx, msgs, calls, offsets, texts, lens, ids)
+        self._file_cols[path] = (
+            fmt,
+            st.st_size,
+            st.st_mtime_ns,
+            consumed,
+            next_index,
+            broken,
+            kinds,
+            tool_table,
+            tool_idx,
+            msgs,
+            calls,
+            offsets,
+            texts,
+            lens,
+            ids,
+        )
         self._changed()
         return True
 
@@ -437,7 +468,12 @@ class HistoryIndex:
         tool_index = {name: i for i, name in enumerate(tool_table)}
         flat = [term_ids[t] for d in docs for t in d[6]]
         return (
-            entry.fmt, entry.size, entry.mtime_ns, entry.consumed, entry.next_index, entry.broken,
+            entry.fmt,
+            entry.size,
+            entry.mtime_ns,
+            entry.consumed,
+            entry.next_index,
+            entry.broken,
             array("b", [d[0] for d in docs]).tobytes(),
             tool_table,
             array("i", [tool_index[d[1]] for d in docs]).tobytes(),
@@ -593,8 +629,15 @@ class HistoryIndex:
                 self._doc_text.append(text)
                 if self._disk and commit:
                     self._file_docs.setdefault(entry.path, []).append(
-                        (_KIND_ID[doc.kind], doc.tool_name, doc.message_index,
-                         doc.call_index if doc.call_index >= 0 else part, line.offset, text, toks)
+                        (
+                            _KIND_ID[doc.kind],
+                            doc.tool_name,
+                            doc.message_index,
+                            doc.call_index if doc.call_index >= 0 else part,
+                            line.offset,
+                            text,
+                            toks,
+                        )
                     )
             index += 1
         if commit:
@@ -981,7 +1024,9 @@ class HistoryIndex:
             raise HistoryError("session_path is outside the configured history roots")
         if not self.visible_path(path):
             raise HistoryError("session_path is pending cleanup")
-        fmt = FORMAT_CLAUDE if self.options.claude_dir and _under_root(path, self.options.claude_dir) else FORMAT_REASONIX
+        fmt = (
+            FORMAT_CLAUDE if self.options.claude_dir and _under_root(path, self.options.claude_dir) else FORMAT_REASONIX
+        )
         transcript = read_transcript(path, fmt)
         if not transcript.ok:
             if not os.path.exists(path):
@@ -1104,8 +1149,16 @@ def _options_key(options: HistoryOptions) -> tuple[Any, ...]:
     from ..compat import tokenize as tok
 
     o = options.normalized()
-    return (o.session_dir, o.global_session_dir, o.archive_dir, o.claude_dir, sys.byteorder,
-            array("i").itemsize, array("q").itemsize, source_stamp(tok.__file__))
+    return (
+        o.session_dir,
+        o.global_session_dir,
+        o.archive_dir,
+        o.claude_dir,
+        sys.byteorder,
+        array("i").itemsize,
+        array("q").itemsize,
+        source_stamp(tok.__file__),
+    )
 
 
 def _load_history_cache(path: str, options: HistoryOptions) -> tuple[list[str], dict[str, tuple[Any, ...]]] | None:
@@ -1122,7 +1175,9 @@ def _load_history_cache(path: str, options: HistoryOptions) -> tuple[list[str], 
     return vocab, records
 
 
-def _save_history_cache(path: str, options: HistoryOptions, vocab: list[str], records: dict[str, tuple[Any, ...]]) -> None:
+def _save_history_cache(
+    path: str, options: HistoryOptions, vocab: list[str], records: dict[str, tuple[Any, ...]]
+) -> None:
     write_sealed(path, _CACHE_MAGIC, (_CACHE_VERSION, _options_key(options), vocab, records))
 
 
@@ -1152,7 +1207,11 @@ def search(
     limit: int = 0,
 ) -> SearchResult:
     """Search with the warm index of a layout (or explicit options)."""
-    options = layout_or_options if isinstance(layout_or_options, HistoryOptions) else HistoryOptions.for_layout(layout_or_options)
+    options = (
+        layout_or_options
+        if isinstance(layout_or_options, HistoryOptions)
+        else HistoryOptions.for_layout(layout_or_options)
+    )
     return index_for(options).search(query, scope, kinds, tool_name, limit)
 
 
@@ -1160,12 +1219,14 @@ def around(
     layout_or_options: Layout | HistoryOptions, session_path: str, message_index: int, before: int = 0, after: int = 0
 ) -> list[MessageContext]:
     """``around`` for a layout (or explicit options)."""
-    options = layout_or_options if isinstance(layout_or_options, HistoryOptions) else HistoryOptions.for_layout(layout_or_options)
+    options = (
+        layout_or_options
+        if isinstance(layout_or_options, HistoryOptions)
+        else HistoryOptions.for_layout(layout_or_options)
+    )
     return index_for(options).around(session_path, message_index, before, after)
 
 
 def prewarm(layout: Layout, scope: str = SOURCE_GLOBAL) -> int:
     """Build the warm index of a layout ahead of the first call; returns live documents."""
     return index_for(HistoryOptions.for_layout(layout)).warm(scope)
-
-

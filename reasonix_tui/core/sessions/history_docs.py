@@ -16,7 +16,25 @@ from ..compat.retrieval import go_json_quote
 from .messages import Message
 from .user_text import is_pinned_context_revision
 
-__all__ = ["KINDS", "DEFAULT_KINDS", "MAX_SNIPPET", "HISTORY_TOOL_NAME", "HISTORY_TOOL_DESCRIPTION", "HISTORY_TOOL_SCHEMA", "HISTORY_TOOL_SCHEMA_TEXT", "Document", "Hit", "MessageContext", "SearchResult", "extract_documents", "strip_compose_prefixes", "is_tool_error", "render_message", "format_hits", "format_around"]
+__all__ = [
+    "KINDS",
+    "DEFAULT_KINDS",
+    "MAX_SNIPPET",
+    "HISTORY_TOOL_NAME",
+    "HISTORY_TOOL_DESCRIPTION",
+    "HISTORY_TOOL_SCHEMA",
+    "HISTORY_TOOL_SCHEMA_TEXT",
+    "Document",
+    "Hit",
+    "MessageContext",
+    "SearchResult",
+    "extract_documents",
+    "strip_compose_prefixes",
+    "is_tool_error",
+    "render_message",
+    "format_hits",
+    "format_around",
+]
 
 
 KINDS = ("user_text", "assistant_text", "tool_input", "tool_error", "tool_output")

@@ -47,8 +47,17 @@ def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None
         pass
 
 
-_GO_TYPES = {"operation": "string", "query": "string", "scope": "string", "tool_name": "string",
-             "session_path": "string", "limit": "int", "message_index": "int", "before": "int", "after": "int"}
+_GO_TYPES = {
+    "operation": "string",
+    "query": "string",
+    "scope": "string",
+    "tool_name": "string",
+    "session_path": "string",
+    "limit": "int",
+    "message_index": "int",
+    "before": "int",
+    "after": "int",
+}
 
 
 def _json_type(v: Any) -> str:
@@ -75,17 +84,23 @@ def _decode_arguments(arguments: Any) -> dict[str, Any]:
     if arguments is None:
         return {}
     if not isinstance(arguments, dict):
-        raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(arguments)} into Go value of type struct")
+        raise HistoryError(
+            f"invalid arguments: json: cannot unmarshal {_json_type(arguments)} into Go value of type struct"
+        )
     out: dict[str, Any] = {}
     for key, value in arguments.items():
         if key == "kind":
             if value is None:
                 continue
             if not isinstance(value, list):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .kind of type []history.Kind")
+                raise HistoryError(
+                    f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .kind of type []history.Kind"
+                )
             for item in value:
                 if not isinstance(item, str):
-                    raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(item)} into Go struct field .kind of type history.Kind")
+                    raise HistoryError(
+                        f"invalid arguments: json: cannot unmarshal {_json_type(item)} into Go struct field .kind of type history.Kind"
+                    )
             out["kind"] = list(value)
             continue
         gotype = _GO_TYPES.get(key)
@@ -93,14 +108,20 @@ def _decode_arguments(arguments: Any) -> dict[str, Any]:
             continue
         if gotype == "string":
             if not isinstance(value, str):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type string")
+                raise HistoryError(
+                    f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type string"
+                )
             out[key] = value
         else:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise HistoryError(f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type int")
+                raise HistoryError(
+                    f"invalid arguments: json: cannot unmarshal {_json_type(value)} into Go struct field .{key} of type int"
+                )
             if isinstance(value, float):
                 if not value.is_integer():
-                    raise HistoryError(f"invalid arguments: json: cannot unmarshal number {value!r} into Go struct field .{key} of type int")
+                    raise HistoryError(
+                        f"invalid arguments: json: cannot unmarshal number {value!r} into Go struct field .{key} of type int"
+                    )
                 value = int(value)
             out[key] = value
     return out
@@ -118,7 +139,9 @@ def history_tool_call(layout: Layout, arguments: Any, options: HistoryOptions | 
     opts = options or HistoryOptions.for_layout(layout)
     if op == "search":
         query = args.get("query", "")
-        result = index_for(opts).search(query, args.get("scope", ""), args.get("kind"), args.get("tool_name", ""), args.get("limit", 0))
+        result = index_for(opts).search(
+            query, args.get("scope", ""), args.get("kind"), args.get("tool_name", ""), args.get("limit", 0)
+        )
         if not result.hits:
             log_miss(layout, query, result.scope, args.get("kind"), args.get("tool_name", ""), "mcp")
         return format_hits(query, result.hits)

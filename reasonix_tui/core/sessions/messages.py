@@ -13,7 +13,17 @@ from typing import Any
 from ..compat.gotime import Timestamp
 from ..store.safeio import open_read
 
-__all__ = ["FORMAT_REASONIX", "FORMAT_CLAUDE", "MAX_LINE_BYTES", "ToolCall", "Message", "ReadStats", "Transcript", "JsonLine", "iter_json_lines"]
+__all__ = [
+    "FORMAT_REASONIX",
+    "FORMAT_CLAUDE",
+    "MAX_LINE_BYTES",
+    "ToolCall",
+    "Message",
+    "ReadStats",
+    "Transcript",
+    "JsonLine",
+    "iter_json_lines",
+]
 
 
 FORMAT_REASONIX = "reasonix"

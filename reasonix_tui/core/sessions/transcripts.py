@@ -223,14 +223,22 @@ def _read(path: str, parser: Parser, fmt: str) -> Transcript:
                 skipped += 1
             messages.extend(msgs)
     except OSError as exc:
-        return Transcript(path=path, format=fmt, messages=(), error=f"{type(exc).__name__}: {exc}",
-                          session_id=session_id_of(path))
+        return Transcript(
+            path=path, format=fmt, messages=(), error=f"{type(exc).__name__}: {exc}", session_id=session_id_of(path)
+        )
     stats = ReadStats(lines=lines, broken=broken, skipped=skipped, truncated_tail=truncated, oversized=oversized)
     if isinstance(parser, ClaudeParser):
-        return Transcript(path=path, format=fmt, messages=tuple(messages), stats=stats,
-                          session_id=session_id_of(path), cwd=parser.cwd)
-    return Transcript(path=path, format=fmt, messages=tuple(messages), stats=stats,
-                      schema_version=parser.schema_version, session_id=session_id_of(path))
+        return Transcript(
+            path=path, format=fmt, messages=tuple(messages), stats=stats, session_id=session_id_of(path), cwd=parser.cwd
+        )
+    return Transcript(
+        path=path,
+        format=fmt,
+        messages=tuple(messages),
+        stats=stats,
+        schema_version=parser.schema_version,
+        session_id=session_id_of(path),
+    )
 
 
 def read_reasonix_session(path: str | os.PathLike[str]) -> Transcript:
@@ -334,7 +342,9 @@ def is_visible_subagent_session(session_dir: str | os.PathLike[str], path: str |
     return not is_cleanup_pending(os.path.join(os.fspath(session_dir), parent + ".jsonl"))
 
 
-def list_transcripts(directory: str | os.PathLike[str], visible: Callable[[str], bool] | None = None) -> list[tuple[str, os.stat_result]]:
+def list_transcripts(
+    directory: str | os.PathLike[str], visible: Callable[[str], bool] | None = None
+) -> list[tuple[str, os.stat_result]]:
     """Transcript files directly in ``directory`` (no recursion), with their stat.
 
     A missing or unreadable directory gives an empty list.

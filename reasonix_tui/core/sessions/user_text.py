@@ -11,7 +11,16 @@ import re
 from ..compat.gostr import trim_space
 from .messages import Message
 
-__all__ = ["strip_transient_user_blocks", "user_preview_text", "user_message_text", "is_synthetic_user_text", "is_host_generated_user_message", "is_user_authored_turn_message", "is_pinned_context_revision", "steer_text"]
+__all__ = [
+    "strip_transient_user_blocks",
+    "user_preview_text",
+    "user_message_text",
+    "is_synthetic_user_text",
+    "is_host_generated_user_message",
+    "is_user_authored_turn_message",
+    "is_pinned_context_revision",
+    "steer_text",
+]
 
 
 _WS4 = " \t\r\n"
@@ -43,7 +52,9 @@ _RE_TRANSIENT = re.compile(rf"^{_GO_S}*<(?:{_ALT})(?:{_GO_S}+[^>]*)?>.*?</(?:{_A
 _RE_TRAILING_EXEC_POLICY = re.compile(rf"\n*<execution-policy(?:{_GO_S}+[^>]*)?>.*?</execution-policy>{_GO_S}*\Z", re.S)
 
 
-_RE_MEMORY_COMPILER = re.compile(r"<memory-compiler-execution>" + _GO_S + r"*(.*?)" + _GO_S + r"*</memory-compiler-execution>", re.S)
+_RE_MEMORY_COMPILER = re.compile(
+    r"<memory-compiler-execution>" + _GO_S + r"*(.*?)" + _GO_S + r"*</memory-compiler-execution>", re.S
+)
 
 
 _MEMORY_COMPILER_OPEN = "<memory-compiler-execution>"
@@ -179,7 +190,7 @@ def _handoff_task(s: str) -> str:
     i = trimmed.find(header)
     if i < 0:
         return s
-    rest = trimmed[i + len(header):]
+    rest = trimmed[i + len(header) :]
     j = rest.find("\n\nPlanner output:")
     if j >= 0:
         rest = rest[:j]
@@ -212,7 +223,7 @@ def _trim_leading_steer_wrapper(content: str) -> tuple[str, bool]:
         j = s.find(close)
         if j < 0:
             continue
-        return s[j + len(close):].lstrip(_WS4), True
+        return s[j + len(close) :].lstrip(_WS4), True
     return "", False
 
 
@@ -221,7 +232,7 @@ def _steer_kind(content: str) -> tuple[str, bool, bool]:
     while True:
         for i, prefix in enumerate((MID_TURN_STEER_PREFIX, HOST_NOTICE_PREFIX)):
             if s.startswith(prefix):
-                after = s[len(prefix):]
+                after = s[len(prefix) :]
                 if after.startswith("\n"):
                     after = after[1:]
                 suffix = "\n\n" + DELIVERY_RUNTIME_MARKER
@@ -245,7 +256,7 @@ def _is_host_recovery_guidance(text: str) -> bool:
     if not trimmed:
         return False
     if trimmed.startswith("↪ "):
-        trimmed = trim_space(trimmed[len("↪ "):])
+        trimmed = trim_space(trimmed[len("↪ ") :])
     return trimmed.startswith((_HOST_RECOVERY_TOOL_FAILED, _HOST_RECOVERY_TRANSIENT))
 
 
@@ -290,4 +301,6 @@ def is_user_authored_turn_message(msg: Message) -> bool:
 
 def is_pinned_context_revision(msg: Message) -> bool:
     """Host-authored standing-context updates, excluded from history surfaces."""
-    return msg.role == "user" and msg.origin == "host" and trim_space(msg.content).startswith("<pinned_context_revision")
+    return (
+        msg.role == "user" and msg.origin == "host" and trim_space(msg.content).startswith("<pinned_context_revision")
+    )

@@ -38,23 +38,58 @@ def stat_key(st: os.stat_result) -> StatKey:
 
 
 _FIELDS = (
-    "id", "revision", "created_at", "updated_at", "name", "title", "description", "keywords",
-    "activation", "volatility", "subject_key", "expires_at", "last_verified_at", "type", "scope",
-    "body", "file_scope", "supersedes", "extra", "path", "raw_times", "parse_error", "encoding",
+    "id",
+    "revision",
+    "created_at",
+    "updated_at",
+    "name",
+    "title",
+    "description",
+    "keywords",
+    "activation",
+    "volatility",
+    "subject_key",
+    "expires_at",
+    "last_verified_at",
+    "type",
+    "scope",
+    "body",
+    "file_scope",
+    "supersedes",
+    "extra",
+    "path",
+    "raw_times",
+    "parse_error",
+    "encoding",
 )
 
 
 def fact_to_row(f: Fact) -> list[Any]:
     """Serialise a fact as a positional row (compact and fast to decode)."""
     return [
-        f.id, f.revision,
+        f.id,
+        f.revision,
         None if f.created_at is None else f.created_at.ns,
         None if f.updated_at is None else f.updated_at.ns,
-        f.name, f.title, f.description, f.keywords, f.activation, f.volatility, f.subject_key,
+        f.name,
+        f.title,
+        f.description,
+        f.keywords,
+        f.activation,
+        f.volatility,
+        f.subject_key,
         None if f.expires_at is None else f.expires_at.ns,
         None if f.last_verified_at is None else f.last_verified_at.ns,
-        f.type, f.scope, f.body, f.file_scope, list(f.supersedes),
-        [list(p) for p in f.extra], f.path, [list(p) for p in f.raw_times], f.parse_error, f.encoding,
+        f.type,
+        f.scope,
+        f.body,
+        f.file_scope,
+        list(f.supersedes),
+        [list(p) for p in f.extra],
+        f.path,
+        [list(p) for p in f.raw_times],
+        f.parse_error,
+        f.encoding,
     ]
 
 
@@ -83,14 +118,46 @@ def fact_from_row(row: Any) -> Fact:
     """Rebuild a fact from a row; raises ``ValueError`` on anything unexpected (never trusted)."""
     if type(row) is not list or len(row) != len(_FIELDS):
         raise ValueError("bad row")
-    (fid, revision, created, updated, name, title, description, keywords, activation, volatility, subject,
-     expires, verified, type_, scope, body, file_scope, supersedes, extra, path, raw_times, parse_error,
-     encoding) = row
+    (
+        fid,
+        revision,
+        created,
+        updated,
+        name,
+        title,
+        description,
+        keywords,
+        activation,
+        volatility,
+        subject,
+        expires,
+        verified,
+        type_,
+        scope,
+        body,
+        file_scope,
+        supersedes,
+        extra,
+        path,
+        raw_times,
+        parse_error,
+        encoding,
+    ) = row
     if not (
-        type(fid) is str and type(name) is str and type(title) is str and type(description) is str
-        and type(keywords) is str and type(activation) is str and type(volatility) is str
-        and type(subject) is str and type(type_) is str and type(scope) is str and type(body) is str
-        and type(file_scope) is str and type(path) is str and type(parse_error) is str
+        type(fid) is str
+        and type(name) is str
+        and type(title) is str
+        and type(description) is str
+        and type(keywords) is str
+        and type(activation) is str
+        and type(volatility) is str
+        and type(subject) is str
+        and type(type_) is str
+        and type(scope) is str
+        and type(body) is str
+        and type(file_scope) is str
+        and type(path) is str
+        and type(parse_error) is str
         and type(encoding) is str
     ):
         raise ValueError("bad string")
@@ -101,11 +168,29 @@ def fact_from_row(row: Any) -> Fact:
     created_ts = _ts_or_none(created)
     updated_ts = created_ts if updated == created else _ts_or_none(updated)
     return Fact(
-        id=FactId(fid), revision=revision, created_at=created_ts, updated_at=updated_ts, name=name,
-        title=title, description=description, keywords=keywords, activation=activation, volatility=volatility,
-        subject_key=subject, expires_at=_ts_or_none(expires), last_verified_at=_ts_or_none(verified),
-        type=type_, scope=scope, body=body, file_scope=file_scope, supersedes=tuple(supersedes),
-        extra=_pairs(extra), path=path, raw_times=_pairs(raw_times), parse_error=parse_error, encoding=encoding,
+        id=FactId(fid),
+        revision=revision,
+        created_at=created_ts,
+        updated_at=updated_ts,
+        name=name,
+        title=title,
+        description=description,
+        keywords=keywords,
+        activation=activation,
+        volatility=volatility,
+        subject_key=subject,
+        expires_at=_ts_or_none(expires),
+        last_verified_at=_ts_or_none(verified),
+        type=type_,
+        scope=scope,
+        body=body,
+        file_scope=file_scope,
+        supersedes=tuple(supersedes),
+        extra=_pairs(extra),
+        path=path,
+        raw_times=_pairs(raw_times),
+        parse_error=parse_error,
+        encoding=encoding,
     )
 
 

@@ -80,11 +80,27 @@ def _trim(s: str) -> str:
 def _key(s: str) -> str:
     return s.strip(_ASCII_WS).lower() if s.isascii() else to_lower(trim_space(s))
 
+
 KNOWN_FLAT_KEYS = frozenset(
     {
-        "id", "revision", "created_at", "updated_at", "name", "title", "description",
-        "keywords", "activation", "volatility", "subject_key", "expires_at",
-        "last_verified_at", "type", "fact_type", "scope", "metadata", "supersedes",
+        "id",
+        "revision",
+        "created_at",
+        "updated_at",
+        "name",
+        "title",
+        "description",
+        "keywords",
+        "activation",
+        "volatility",
+        "subject_key",
+        "expires_at",
+        "last_verified_at",
+        "type",
+        "fact_type",
+        "scope",
+        "metadata",
+        "supersedes",
     }
 )
 
@@ -301,8 +317,6 @@ def _flatten_parsed(raw_yaml: str) -> tuple[dict[str, str], str]:
     return result, ""
 
 
-
-
 def _atoi_revision(value: str) -> int:
     v = trim_space(value)
     sign = 1
@@ -343,18 +357,14 @@ def fact_from_flat(
     revision = _atoi_revision(flat.get("revision", "")) or 1
     created = parse_rfc3339(flat.get("created_at")) or mtime
     updated = parse_rfc3339(flat.get("updated_at")) or mtime
-    supersedes = tuple(
-        s for s in (trim_space(p) for p in flat.get("supersedes", "").replace(",", " ").split()) if s
-    )
+    supersedes = tuple(s for s in (trim_space(p) for p in flat.get("supersedes", "").replace(",", " ").split()) if s)
     top_level = set(flat.get("__top__", "").split())
     extra = tuple(
         (k, v)
         for k, v in flat.items()
         if k not in KNOWN_FLAT_KEYS and k != "__top__" and k in top_level and _safe_extra_key(k)
     )
-    raw_times = tuple(
-        (k, flat[k]) for k in ("created_at", "updated_at", "expires_at", "last_verified_at") if k in flat
-    )
+    raw_times = tuple((k, flat[k]) for k in ("created_at", "updated_at", "expires_at", "last_verified_at") if k in flat)
     return Fact(
         id=FactId(fact_id),
         revision=revision,
@@ -404,9 +414,7 @@ def parse_fact_text(
     error = ""
     if raw_yaml is not None:
         flat, error = flatten_yaml(raw_yaml)
-    return fact_from_flat(
-        flat, body, path=path, dir_scope=dir_scope, mtime=mtime, parse_error=error, encoding=encoding
-    )
+    return fact_from_flat(flat, body, path=path, dir_scope=dir_scope, mtime=mtime, parse_error=error, encoding=encoding)
 
 
 def _pairs_for(fact: Fact) -> list[tuple[str, object]]:

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from ..compat.gotime import DAY_NS, Timestamp
 from .model import Fact
 
-__all__ = ["FRESHNESS_LABELS", "windows_for", "windows_for_kind", "freshness_for", "explain_freshness", "FreshnessReport"]
+__all__ = [
+    "FRESHNESS_LABELS",
+    "windows_for",
+    "windows_for_kind",
+    "freshness_for",
+    "explain_freshness",
+    "FreshnessReport",
+]
 
 FRESHNESS_LABELS = ("fresh", "current", "stale", "expired")
 
@@ -80,7 +87,5 @@ def explain_freshness(fact: Fact, now: Timestamp) -> FreshnessReport:
         label = "current"
     else:
         label = "stale"
-    reason = (
-        f"{since} {age:.0f} d ago; {source} windows: fresh ≤ {fresh_days} d, current ≤ {current_days} d"
-    )
+    reason = f"{since} {age:.0f} d ago; {source} windows: fresh ≤ {fresh_days} d, current ≤ {current_days} d"
     return FreshnessReport(label, reason, age, windows)

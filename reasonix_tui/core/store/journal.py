@@ -83,8 +83,14 @@ class _Step:
     done: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "src": self.src, "tmp": self.tmp, "bak": self.bak,
-                "digest": self.digest}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "src": self.src,
+            "tmp": self.tmp,
+            "bak": self.bak,
+            "digest": self.digest,
+        }
 
 
 def _split(path: str) -> tuple[str, str]:
@@ -139,8 +145,15 @@ class Change:
     def put(self, path: str | os.PathLike[str], data: bytes | str, mode: int = 0o644) -> None:
         """Replace or create ``path`` with ``data``."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
-        self.steps.append(_Step("put", os.path.abspath(os.fspath(path)), data=payload, mode=mode,
-                                digest=hashlib.sha256(payload).hexdigest()))
+        self.steps.append(
+            _Step(
+                "put",
+                os.path.abspath(os.fspath(path)),
+                data=payload,
+                mode=mode,
+                digest=hashlib.sha256(payload).hexdigest(),
+            )
+        )
 
     def move(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         """Rename ``src`` to ``dst`` (which must not exist)."""

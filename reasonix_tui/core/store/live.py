@@ -121,9 +121,17 @@ class _Watcher(threading.Thread):
         try:
             from watchfiles import watch
 
-            for batch in watch(*self.folders, watch_filter=None, debounce=DEBOUNCE_MS, step=STEP_MS,
-                               stop_event=self.stop_event, rust_timeout=1000, yield_on_timeout=True,
-                               recursive=False, raise_interrupt=False):
+            for batch in watch(
+                *self.folders,
+                watch_filter=None,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=self.stop_event,
+                rust_timeout=1000,
+                yield_on_timeout=True,
+                recursive=False,
+                raise_interrupt=False,
+            ):
                 self.ready.set()
                 if batch:
                     self.owner._events([path for _change, path in batch])
@@ -197,8 +205,15 @@ class LiveStore(Store):
             return
         wanted = [str(d) for _scope, d in self._dirs() if os.path.isdir(d)]
         w = self._watcher
-        if w is not None and w.is_alive() and not w.failed and w.folders == wanted and all(
-            _mark(f) is not None and w.marks[f] is not None and _mark(f)[0] == w.marks[f][0] for f in wanted  # type: ignore[index]  # marks are set for every wanted file
+        if (
+            w is not None
+            and w.is_alive()
+            and not w.failed
+            and w.folders == wanted
+            and all(
+                _mark(f) is not None and w.marks[f] is not None and _mark(f)[0] == w.marks[f][0]  # type: ignore[index]  # marks are set for every wanted file
+                for f in wanted
+            )
         ):
             return
         self._stop_watcher()
@@ -310,11 +325,20 @@ class LiveStore(Store):
             if folder is None or folder.scope != scope:
                 folder = self._folders[key] = _Folder(scope, key)
             mark = marks[key]
-            if (full or not folder.scanned or mark is None or folder.mark is None or mark[0] != folder.mark[0]
-                    or (mark != folder.mark and mark != explained.get(key)
-                        # the folder changed after (or about when) its latest events arrived,
-                        # or with no event at all: an entry may be new, gone or replaced
-                        and (key not in by_folder or mark[2] >= batch_ns.get(key, 0) - SLACK_NS))):
+            if (
+                full
+                or not folder.scanned
+                or mark is None
+                or folder.mark is None
+                or mark[0] != folder.mark[0]
+                or (
+                    mark != folder.mark
+                    and mark != explained.get(key)
+                    # the folder changed after (or about when) its latest events arrived,
+                    # or with no event at all: an entry may be new, gone or replaced
+                    and (key not in by_folder or mark[2] >= batch_ns.get(key, 0) - SLACK_NS)
+                )
+            ):
                 changed |= self._full_scan(folder, mark)
             else:
                 changed |= self._apply(folder, by_folder.get(key, ()), marks[key])
@@ -343,8 +367,12 @@ class LiveStore(Store):
             # rewrite of 100k rows per change would cost more than the change)
             cache.retain({n for n, (_k, f, _e) in entries.items() if f is not None})
             cache.save()
-        changed = (not folder.scanned or tuple(top) != folder.top or entries.keys() != folder.entries.keys()
-                   or any(folder.entries[n][1] is not v[1] or folder.entries[n][2] != v[2] for n, v in entries.items()))
+        changed = (
+            not folder.scanned
+            or tuple(top) != folder.top
+            or entries.keys() != folder.entries.keys()
+            or any(folder.entries[n][1] is not v[1] or folder.entries[n][2] != v[2] for n, v in entries.items())
+        )
         folder.entries, folder.top, folder.mark, folder.scanned = entries, tuple(top), mark, True
         if changed:
             folder.rebuild()
@@ -373,8 +401,9 @@ class LiveStore(Store):
             folder.rebuild()
         return changed
 
-    def _live_entry(self, folder: _Folder, path: str,
-               cache: object) -> tuple[StatKey | None, Fact | None, tuple[FileError, ...]] | None:
+    def _live_entry(
+        self, folder: _Folder, path: str, cache: object
+    ) -> tuple[StatKey | None, Fact | None, tuple[FileError, ...]] | None:
         """One path under the folder's rules (``scan_fact_entries``), or ``None`` when it is
         not a fact file (gone, a directory)."""
         try:
@@ -389,8 +418,9 @@ class LiveStore(Store):
             real_dir = os.path.realpath(folder.path)
             target = os.path.realpath(path)
             if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                return self._read_entry(folder, path, None, f"symlink points outside the store ({target}); not loaded",
-                                        cache)
+                return self._read_entry(
+                    folder, path, None, f"symlink points outside the store ({target}); not loaded", cache
+                )
             try:
                 st = os.stat(path)
             except OSError as exc:
@@ -399,8 +429,9 @@ class LiveStore(Store):
             return self._read_entry(folder, path, None, "not a regular file", cache)
         return self._read_entry(folder, path, st, "", cache)
 
-    def _read_entry(self, folder: _Folder, path: str, st: os.stat_result | None, error: str,
-                    cache: object) -> tuple[StatKey | None, Fact | None, tuple[FileError, ...]]:
+    def _read_entry(
+        self, folder: _Folder, path: str, st: os.stat_result | None, error: str, cache: object
+    ) -> tuple[StatKey | None, Fact | None, tuple[FileError, ...]]:
         scope = folder.scope
         if error or st is None:
             return None, None, (FileError(path, scope, error),)

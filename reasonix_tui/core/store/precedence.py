@@ -118,7 +118,9 @@ def _ns(fact: Fact) -> int:
     return fact.updated_at.ns if fact.updated_at is not None else -(1 << 62)
 
 
-def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, resolved: bool = False) -> PinnedGuidance:
+def pinned_guidance(
+    all_facts: Sequence[Fact], has_project_dir: bool = True, *, resolved: bool = False
+) -> PinnedGuidance:
     """``pinnedGuidanceForProject`` over every active fact of both scopes.
 
     A global pinned fact is dropped when any project fact (pinned or not) shares one of
@@ -165,7 +167,9 @@ def pinned_guidance(all_facts: Sequence[Fact], has_project_dir: bool = True, *, 
     return PinnedGuidance(tuple(kept_facts), tuple(suppressed))
 
 
-def _resolved(all_facts: Sequence[Fact], guidance: list[Fact], has_project_dir: bool) -> tuple[list[Fact], list[Exclusion]]:
+def _resolved(
+    all_facts: Sequence[Fact], guidance: list[Fact], has_project_dir: bool
+) -> tuple[list[Fact], list[Exclusion]]:
     """Pinned facts that stay current under the resolver, and the ones it leaves out."""
     from ..resolve import resolve
 

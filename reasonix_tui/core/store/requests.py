@@ -97,7 +97,11 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
     supersedes_raw = args.get("supersedes")
     supersedes: tuple[str, ...] | None = None
     if supersedes_raw:
-        items = supersedes_raw if isinstance(supersedes_raw, (list, tuple)) else str(supersedes_raw).replace(",", " ").split()
+        items = (
+            supersedes_raw
+            if isinstance(supersedes_raw, (list, tuple))
+            else str(supersedes_raw).replace(",", " ").split()
+        )
         supersedes = tuple(trim_space(str(s)) for s in items if trim_space(str(s)))
     verified = args.get("verified")
     request = SaveRequest(

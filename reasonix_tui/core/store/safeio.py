@@ -149,8 +149,12 @@ def root_of(path: str | os.PathLike[str]) -> str | None:
 
 
 _KINDS = (
-    (stat_mod.S_ISFIFO, "FIFO"), (stat_mod.S_ISSOCK, "socket"), (stat_mod.S_ISCHR, "character device"),
-    (stat_mod.S_ISBLK, "block device"), (stat_mod.S_ISDIR, "folder"), (stat_mod.S_ISLNK, "symlink"),
+    (stat_mod.S_ISFIFO, "FIFO"),
+    (stat_mod.S_ISSOCK, "socket"),
+    (stat_mod.S_ISCHR, "character device"),
+    (stat_mod.S_ISBLK, "block device"),
+    (stat_mod.S_ISDIR, "folder"),
+    (stat_mod.S_ISLNK, "symlink"),
 )
 
 
@@ -405,8 +409,9 @@ def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> li
 
 def _new_temp(dfd: int, wanted: str = "") -> tuple[int, str]:
     if wanted:
-        return os.open(wanted, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600,
-                       dir_fd=dfd), wanted
+        return os.open(
+            wanted, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600, dir_fd=dfd
+        ), wanted
     for _ in range(100):
         name = temp_name()
         try:
@@ -452,7 +457,10 @@ def _payload(data: bytes | str) -> bytes:
 
 
 def write_atomic(
-    target: str | os.PathLike[str], data: bytes | str, mode: int = 0o600, durable: bool = True,
+    target: str | os.PathLike[str],
+    data: bytes | str,
+    mode: int = 0o600,
+    durable: bool = True,
     dir_mode: int = 0o700,
 ) -> None:
     """Replace ``target`` atomically (temp file + fsync + rename) without leaving its root.
@@ -477,7 +485,10 @@ def write_atomic(
 
 
 def create_exclusive(
-    target: str | os.PathLike[str], data: bytes | str, mode: int = 0o600, dir_mode: int = 0o700,
+    target: str | os.PathLike[str],
+    data: bytes | str,
+    mode: int = 0o600,
+    dir_mode: int = 0o700,
 ) -> None:
     """Create ``target`` with ``data`` (temp file + hard link); :class:`FileExistsError` if it exists."""
     payload = _payload(data)
@@ -699,7 +710,7 @@ def _plain_temp(directory: str, payload: bytes, mode: int, durable: bool) -> str
         try:
             view = memoryview(payload)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
         except BaseException:

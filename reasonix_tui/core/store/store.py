@@ -657,9 +657,7 @@ class Store:
         if not existing.id or existing.revision < 1 or not existing.path:
             return None
         raw = self._read_checked(existing.path)
-        target = os.path.join(
-            os.path.dirname(existing.path), ".revisions", existing.id, f"{existing.revision:09d}.md"
-        )
+        target = os.path.join(os.path.dirname(existing.path), ".revisions", existing.id, f"{existing.revision:09d}.md")
         tx.put(target, raw, 0o644)
         return target
 
@@ -749,17 +747,19 @@ class Store:
             try:
                 result, tx = self._save_locked(req, expected_revision, require_create, clear_expiry)
                 prev = result.previous
-                tx.log(self._entry(
-                    op or ("create" if result.created else "update"),
-                    True,
-                    actor,
-                    id=result.fact.id,
-                    ref=result.fact.ref,
-                    rev_before=prev.revision if prev else None,
-                    rev_after=result.fact.revision,
-                    path=result.fact.path,
-                    detail={"warnings": list(result.warnings)} if result.warnings else {},
-                ))
+                tx.log(
+                    self._entry(
+                        op or ("create" if result.created else "update"),
+                        True,
+                        actor,
+                        id=result.fact.id,
+                        ref=result.fact.ref,
+                        rev_before=prev.revision if prev else None,
+                        rev_after=result.fact.revision,
+                        path=result.fact.path,
+                        detail={"warnings": list(result.warnings)} if result.warnings else {},
+                    )
+                )
                 self._commit(tx)
             except StoreError as exc:
                 self._audit(op or "save", False, actor, id=req.id, ref=ref_for_audit, reason=str(exc))
@@ -996,7 +996,9 @@ class Store:
             active = self.get(ref)
             if revision == active.revision:
                 return SaveResult(
-                    fact=active, previous=active, changed=False,
+                    fact=active,
+                    previous=active,
+                    changed=False,
                     message=f"{active.name} is already at revision {revision}; nothing restored",
                 )
             old = next((r for r in self._revisions_for(active) if r.revision == revision), None)
@@ -1223,17 +1225,19 @@ class Store:
             tx.put(wanted, render_fact(fact), 0o644)
             tx.move(wanted, target)
             self._index_step(tx, str(directory), scope, {name: fact})
-            tx.log(self._entry(
-                "recover",
-                True,
-                actor,
-                id=fact.id,
-                ref=fact.ref,
-                rev_before=archived.revision,
-                rev_after=fact.revision,
-                path=target,
-                detail={"archive_path": wanted},
-            ))
+            tx.log(
+                self._entry(
+                    "recover",
+                    True,
+                    actor,
+                    id=fact.id,
+                    ref=fact.ref,
+                    rev_before=archived.revision,
+                    rev_after=fact.revision,
+                    path=target,
+                    detail={"archive_path": wanted},
+                )
+            )
             self._commit(tx)
             written = self._read_path(target, scope) or fact
             return SaveResult(
@@ -1253,8 +1257,11 @@ class Store:
 
     def pinned_guidance(self, facts: list[Fact] | None = None) -> list[Fact]:
         """Pinned facts with bodies, global ones suppressed by a project fact (spec §6.6)."""
-        return list(pinned_guidance(self.list_all() if facts is None else facts,
-                                    resolved=self.settings.recall_mode != "reasonix-exact").facts)
+        return list(
+            pinned_guidance(
+                self.list_all() if facts is None else facts, resolved=self.settings.recall_mode != "reasonix-exact"
+            ).facts
+        )
 
     def overrides(self, facts: list[Fact] | None = None) -> list[Override]:
         """``FindOverrides``: project facts shadowing global ones, with the shared key."""
@@ -1298,10 +1305,18 @@ class Store:
                     tx.put(path, render_fact(fact), 0o644)
                     # ``reindexIn(dir, slug(name))``: the line names the slug even when the file keeps its stem.
                     self._index_step(tx, str(directory), scope, {fact.name: fact})
-                    tx.log(self._entry(
-                        "migrate", True, actor, id=fact.id, ref=fact.ref, rev_after=fact.revision, path=path,
-                        detail={"backup": backup},
-                    ))
+                    tx.log(
+                        self._entry(
+                            "migrate",
+                            True,
+                            actor,
+                            id=fact.id,
+                            ref=fact.ref,
+                            rev_after=fact.revision,
+                            path=path,
+                            detail={"backup": backup},
+                        )
+                    )
                     self._commit(tx)
                     migrated.append(path)
         return MigrationResult(migrated=len(migrated), paths=tuple(migrated), backups=tuple(backups))

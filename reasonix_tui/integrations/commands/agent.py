@@ -60,8 +60,18 @@ def _remember(args: argparse.Namespace, ctx: CliContext) -> int:
         "description": args.description,
         "body": args.body,
     }
-    for key in ("name", "title", "type", "scope", "keywords", "subject_key", "activation", "volatility",
-                "expires_at", "id"):
+    for key in (
+        "name",
+        "title",
+        "type",
+        "scope",
+        "keywords",
+        "subject_key",
+        "activation",
+        "volatility",
+        "expires_at",
+        "id",
+    ):
         value = getattr(args, key)
         if value is not None:
             arguments[key] = value
@@ -88,7 +98,9 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
 def _common(p: argparse.ArgumentParser, waits: bool = True) -> argparse.ArgumentParser:
     if waits:
         p.add_argument(
-            "--wait", type=float, metavar="SECONDS",
+            "--wait",
+            type=float,
+            metavar="SECONDS",
             help="how long to wait for the user's decision (default: settings [approvals] wait_seconds, 60)",
         )
     p.add_argument("--json", action="store_true", help="print a JSON object")
@@ -125,10 +137,12 @@ def register(reg: Registry) -> None:
     p.add_argument("--expires-at", dest="expires_at", help='RFC3339, YYYY-MM-DD, or "never"')
     p.add_argument("--verified", action="store_true", help="you just re-confirmed the fact")
     p.add_argument("--id", help="stable id of the fact to update")
-    p.add_argument("--expected-revision", dest="expected_revision", type=int,
-                   help="fail instead of overwriting a newer revision")
-    p.add_argument("--supersedes", nargs="+", action="append", metavar="REF",
-                   help="ids or refs of facts this one replaces")
+    p.add_argument(
+        "--expected-revision", dest="expected_revision", type=int, help="fail instead of overwriting a newer revision"
+    )
+    p.add_argument(
+        "--supersedes", nargs="+", action="append", metavar="REF", help="ids or refs of facts this one replaces"
+    )
     _common(p).set_defaults(func=_remember)
 
     p = reg.add_top(

@@ -149,8 +149,11 @@ def cmd_fix(args: argparse.Namespace, ctx: CliContext) -> int:
     fixes = [x for x in finding.fixes if x.action == args.action and (not args.fact or x.fact_id == args.fact)]
     if not fixes:
         offered = ", ".join(sorted({x.action for x in finding.fixes if x.action in STORE_ACTIONS})) or "none"
-        raise InvalidInput(f"this finding offers no {args.action} fix"
-                           + (f" for {args.fact}" if args.fact else "") + f" (store fixes offered: {offered})")
+        raise InvalidInput(
+            f"this finding offers no {args.action} fix"
+            + (f" for {args.fact}" if args.fact else "")
+            + f" (store fixes offered: {offered})"
+        )
     outcome = apply_fix(ctx.store, finding, fixes[0], actor=ctx.actor)
     if getattr(args, "json", False):
         ctx.print_json({"text": outcome.text, "fact_id": outcome.fact_id, "paths": list(outcome.paths)})

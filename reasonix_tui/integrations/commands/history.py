@@ -69,10 +69,14 @@ def register(reg: Registry) -> None:
 
 
 CLI_HINTS = (
-    ('Use operation="around" with a session_path and message_index to read nearby messages.',
-     "Read nearby messages with: reasonix-tui history around SESSION_PATH MESSAGE_INDEX"),
-    ('include kind=["tool_output"] or filter by tool_name for',
-     "add --kind tool_output or filter with --tool-name N for"),
+    (
+        'Use operation="around" with a session_path and message_index to read nearby messages.',
+        "Read nearby messages with: reasonix-tui history around SESSION_PATH MESSAGE_INDEX",
+    ),
+    (
+        'include kind=["tool_output"] or filter by tool_name for',
+        "add --kind tool_output or filter with --tool-name N for",
+    ),
     ("Widen scope from project to global", "Widen --scope from project to global"),
 )
 """The tool's hints (for a model calling the MCP tool) and their command-line spelling."""

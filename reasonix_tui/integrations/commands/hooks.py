@@ -29,6 +29,7 @@ def _run(event: str) -> Callable[[argparse.Namespace, CliContext], int]:
 def _usage_error(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace, CliContext], int]:
     """A bare ``hook``: the help goes to stderr (a client that runs it passes stdout to the
     model) and the exit code is 1 (not 2, which Claude Code and Cursor read as "block")."""
+
     def show(args: argparse.Namespace, ctx: CliContext) -> int:
         parser.print_help(ctx.stderr)
         return 1
@@ -54,14 +55,19 @@ def register(reg: Registry) -> None:
     }
     for event in (*EVENTS, GUARD_EVENT):
         ev = sub.add_parser(event, help=helps[event])
-        ev.add_argument("--format", choices=FORMATS, default="claude",
-                        help="client: claude (Claude Code, the default), codex (same output shape) or cursor")
+        ev.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="claude",
+            help="client: claude (Claude Code, the default), codex (same output shape) or cursor",
+        )
         ev.set_defaults(func=_run(event))
     p = sub.add_parser("serve")  # internal: no help= keeps it out of the EVENT list
     p.add_argument("--warm", default="", help=argparse.SUPPRESS)
     p.set_defaults(func=_serve)
-    sub.add_parser("stop", help="stop the warm hook server of this state root (it restarts on the next hook)"
-                   ).set_defaults(func=_stop)
+    sub.add_parser(
+        "stop", help="stop the warm hook server of this state root (it restarts on the next hook)"
+    ).set_defaults(func=_stop)
 
 
 def _serve(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -27,6 +27,11 @@ def register(reg: Registry) -> None:
         "Workspace: --workspace, else $CLAUDE_PROJECT_DIR, else the current directory.",
     )
     p.add_argument("--workspace", dest="mcp_workspace", metavar="DIR", help="the project directory")
-    p.add_argument("--max-wait", type=float, default=DEFAULT_MAX_WAIT, metavar="SECONDS",
-                   help=f"longest a remember/forget call waits for the user (default {DEFAULT_MAX_WAIT:g})")
+    p.add_argument(
+        "--max-wait",
+        type=float,
+        default=DEFAULT_MAX_WAIT,
+        metavar="SECONDS",
+        help=f"longest a remember/forget call waits for the user (default {DEFAULT_MAX_WAIT:g})",
+    )
     p.set_defaults(func=_mcp)

@@ -117,7 +117,9 @@ def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
             lines.append(f"  [{f.display_title}]({f.name}.md)")
             lines.append(f"    id={f.id}")
             pinned = " activation=pinned" if f.pinned else ""
-            lines.append(f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}")
+            lines.append(
+                f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}"
+            )
             if one_line(f.description):
                 lines.append(f"    description={one_line(f.description)}")
     if archived:
@@ -152,7 +154,9 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.print(f"  [{f.display_title}]({f.name}.md)")
             ctx.print(f"    id={f.id}")
             pinned = " activation=pinned" if f.pinned else ""
-            ctx.print(f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}")
+            ctx.print(
+                f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}"
+            )
             if one_line(f.description):
                 ctx.print(f"    description={one_line(f.description)}")
         dirs = [ctx.layout.project_dir, ctx.layout.global_dir]
@@ -243,8 +247,9 @@ def _restore(args: argparse.Namespace, ctx: CliContext) -> int:
     result = _prefixed("memory restore", lambda: ctx.store.restore(args.ref, args.revision))
     f = result.fact
     if args.json:
-        ctx.print_json({"fact": fact_json(f, ctx.store.clock()), "warnings": list(result.warnings),
-                        "changed": result.changed})
+        ctx.print_json(
+            {"fact": fact_json(f, ctx.store.clock()), "warnings": list(result.warnings), "changed": result.changed}
+        )
         return 0
     if not result.changed:
         ctx.print(result.message)
@@ -302,7 +307,9 @@ def _activation(target: str) -> Callable[[argparse.Namespace, CliContext], int]:
     def run(args: argparse.Namespace, ctx: CliContext) -> int:
         res = _prefixed("memory activation", lambda: ctx.store.set_activation(args.ref, target))
         if args.json:
-            ctx.print_json({"changed": res.changed, "message": res.message, "fact": fact_json(res.fact, ctx.store.clock())})
+            ctx.print_json(
+                {"changed": res.changed, "message": res.message, "fact": fact_json(res.fact, ctx.store.clock())}
+            )
         else:
             ctx.print(res.message)
         return 0
@@ -323,8 +330,18 @@ def _subjects(args: argparse.Namespace, ctx: CliContext) -> int:
     rows = ctx.store.subjects()
     if args.json:
         ctx.print_json(
-            [{"subject_key": k, "id": f.id, "ref": f.ref, "scope": f.scope, "name": f.name,
-              "description": one_line(f.description), "revision": f.revision} for k, f in rows]
+            [
+                {
+                    "subject_key": k,
+                    "id": f.id,
+                    "ref": f.ref,
+                    "scope": f.scope,
+                    "name": f.name,
+                    "description": one_line(f.description),
+                    "revision": f.revision,
+                }
+                for k, f in rows
+            ]
         )
         return 0
     if not rows:
@@ -346,9 +363,12 @@ def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
         read_as = f"`{args.ref.strip()}` was read as {result.fact.ref}"
     if args.json:
         ctx.print_json(
-            {"message": result.message, "archived": list(result.paths),
-             "fact": fact_json(result.fact, ctx.store.clock()) if result.fact else None,
-             "normalised": read_as or None}
+            {
+                "message": result.message,
+                "archived": list(result.paths),
+                "fact": fact_json(result.fact, ctx.store.clock()) if result.fact else None,
+                "normalised": read_as or None,
+            }
         )
     else:
         ctx.print(result.message + (f" ({read_as})" if read_as else ""))
@@ -406,8 +426,12 @@ def _save(args: argparse.Namespace, ctx: CliContext) -> int:
     f = result.fact
     if args.json:
         ctx.print_json(
-            {"created": result.created, "fact": fact_json(f, ctx.store.clock()), "warnings": list(result.warnings),
-             "archived": list(result.archived)}
+            {
+                "created": result.created,
+                "fact": fact_json(f, ctx.store.clock()),
+                "warnings": list(result.warnings),
+                "archived": list(result.archived),
+            }
         )
     else:
         verb = "created" if result.created else "updated"

@@ -91,31 +91,45 @@ def _search(args: argparse.Namespace, ctx: CliContext) -> int:
     query = " ".join(args.query)
     resolved = ctx.settings.recall_mode != "reasonix-exact"
     if ctx.settings.no_memory:
-        hits = search_memories((), query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
-                               resolved=resolved)
+        hits = search_memories(
+            (), query, type_=args.type or "", scope=args.scope or "", limit=args.limit, resolved=resolved
+        )
     else:  # a one-shot process: start from the on-disk index, not from every fact
-        hits = search_from_disk(ctx.store, query, type_=args.type or "", scope=args.scope or "", limit=args.limit,
-                                resolved=resolved)
+        hits = search_from_disk(
+            ctx.store, query, type_=args.type or "", scope=args.scope or "", limit=args.limit, resolved=resolved
+        )
     if args.json:
         ctx.print_json(
             {
                 "query": query,
                 "hits": [
                     {
-                        "id": h.fact.id, "ref": h.fact.ref, "name": h.fact.name, "title": h.fact.display_title,
-                        "revision": h.fact.revision, "scope": h.fact.scope, "type": h.fact.type,
-                        "activation": h.fact.resolved_activation, "description": h.fact.description,
-                        "score": h.score, "snippet": h.snippet, "superseded": h.superseded,
+                        "id": h.fact.id,
+                        "ref": h.fact.ref,
+                        "name": h.fact.name,
+                        "title": h.fact.display_title,
+                        "revision": h.fact.revision,
+                        "scope": h.fact.scope,
+                        "type": h.fact.type,
+                        "activation": h.fact.resolved_activation,
+                        "description": h.fact.description,
+                        "score": h.score,
+                        "snippet": h.snippet,
+                        "superseded": h.superseded,
                     }
                     for h in hits
                 ],
             }
         )
     else:
-        ctx.print(format_search(query, hits).replace(
-            'Use operation="read" with a stable memory id to inspect the full saved fact.',
-            "Read a whole fact with: reasonix-tui memory show ID",
-        ).replace("use the history tool;", "use `reasonix-tui history search`;"))
+        ctx.print(
+            format_search(query, hits)
+            .replace(
+                'Use operation="read" with a stable memory id to inspect the full saved fact.',
+                "Read a whole fact with: reasonix-tui memory show ID",
+            )
+            .replace("use the history tool;", "use `reasonix-tui history search`;")
+        )
     return 0
 
 
@@ -134,8 +148,13 @@ def _pinned(args: argparse.Namespace, ctx: CliContext) -> int:
                 "budget": report.budget,
                 "facts": [fact_json(f, now, body=True) for f in report.guidance.facts],
                 "suppressed": [
-                    {"id": ex.fact.id, "ref": ex.fact.ref, "by": ex.by.id if ex.by else None,
-                     "by_ref": ex.by.ref if ex.by else None, "key": ex.key}
+                    {
+                        "id": ex.fact.id,
+                        "ref": ex.fact.ref,
+                        "by": ex.by.id if ex.by else None,
+                        "by_ref": ex.by.ref if ex.by else None,
+                        "key": ex.key,
+                    }
                     for ex in report.guidance.suppressed
                 ],
             }

@@ -42,7 +42,8 @@ def _plan_json(plan: SetupPlan) -> dict[str, Any]:
             {
                 "path": str(c.path),
                 "state": ("new" if c.before is None else "remove" if c.after is None else "merge")
-                if c.changed else "unchanged",
+                if c.changed
+                else "unchanged",
                 "summary": c.summary,
                 "diff": c.diff() if c.changed else "",
             }
@@ -78,8 +79,11 @@ def _run(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
         return _run_json(plan, args, ctx)
     ctx.stdout.write(plan.render())
     if not plan.pending:
-        ctx.print("Nothing to do: nothing of reasonix-tui is left to remove." if plan.remove
-                  else "Nothing to do: everything is already in place.")
+        ctx.print(
+            "Nothing to do: nothing of reasonix-tui is left to remove."
+            if plan.remove
+            else "Nothing to do: everything is already in place."
+        )
         return 0
     if args.print_only:
         ctx.print("(--print: nothing was written)")
@@ -101,8 +105,13 @@ def _scope(args: argparse.Namespace) -> str:
 def _claude(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         plan = plan_claude_code(
-            _scope(args), ctx.layout.workspace, base=resolve_command(args.command_override),
-            state_root=ctx.layout.root, home=args.home, timeout=args.timeout, remove=args.remove,
+            _scope(args),
+            ctx.layout.workspace,
+            base=resolve_command(args.command_override),
+            state_root=ctx.layout.root,
+            home=args.home,
+            timeout=args.timeout,
+            remove=args.remove,
         )
     except SetupError as exc:
         raise CliError(str(exc)) from None
@@ -111,8 +120,13 @@ def _claude(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _codex(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
-        plan = plan_codex(base=resolve_command(args.command_override), home=args.home, timeout=args.timeout,
-                          state_root=ctx.layout.root, remove=args.remove)
+        plan = plan_codex(
+            base=resolve_command(args.command_override),
+            home=args.home,
+            timeout=args.timeout,
+            state_root=ctx.layout.root,
+            remove=args.remove,
+        )
     except SetupError as exc:
         raise CliError(str(exc)) from None
     return _run(plan, args, ctx)
@@ -120,9 +134,15 @@ def _codex(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _cursor(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
-        plan = plan_cursor(_scope(args), ctx.layout.workspace, base=resolve_command(args.command_override),
-                           home=args.home, state_root=ctx.layout.root, remove=args.remove,
-                           prompt_hook=args.prompt_hook)
+        plan = plan_cursor(
+            _scope(args),
+            ctx.layout.workspace,
+            base=resolve_command(args.command_override),
+            home=args.home,
+            state_root=ctx.layout.root,
+            remove=args.remove,
+            prompt_hook=args.prompt_hook,
+        )
     except SetupError as exc:
         raise CliError(str(exc)) from None
     return _run(plan, args, ctx)
@@ -133,15 +153,23 @@ def _common(p: argparse.ArgumentParser, scoped: bool = True) -> None:
         where = p.add_mutually_exclusive_group()
         where.add_argument("--project", action="store_true", help="this workspace's files (default)")
         where.add_argument("--user", action="store_true", help="your user-level files (every project)")
-    p.add_argument("--remove", action="store_true",
-                   help="take out what setup added (also entries from an earlier --command or install path); "
-                   "everything else stays")
+    p.add_argument(
+        "--remove",
+        action="store_true",
+        help="take out what setup added (also entries from an earlier --command or install path); "
+        "everything else stays",
+    )
     p.add_argument("--yes", "-y", action="store_true", help="write without asking")
     p.add_argument("--print", dest="print_only", action="store_true", help="only show what would be written")
-    p.add_argument("--command", dest="command_override", metavar="CMD",
-                   help="how the agent should run reasonix-tui (default: this executable's absolute path)")
-    p.add_argument("--json", action="store_true",
-                   help="print the plan (and, with --yes, what was written) as JSON; never asks")
+    p.add_argument(
+        "--command",
+        dest="command_override",
+        metavar="CMD",
+        help="how the agent should run reasonix-tui (default: this executable's absolute path)",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the plan (and, with --yes, what was written) as JSON; never asks"
+    )
 
 
 def _help(parser: argparse.ArgumentParser, code: int) -> Callable[[argparse.Namespace, CliContext], int]:
@@ -162,7 +190,8 @@ def register(reg: Registry) -> None:
     parser.set_defaults(func=_help(parser, 2))
 
     p = sub.add_parser(
-        "claude-code", help="hooks + MCP server + permission rules for Claude Code",
+        "claude-code",
+        help="hooks + MCP server + permission rules for Claude Code",
         description="Merge the UserPromptSubmit/SessionStart hooks, the PreToolUse (Bash) shell guard, the MCP "
         "server and permission rules that deny the agent's shell the person-only subcommands into Claude Code's "
         "settings (.claude/settings.json and .mcp.json; --user: ~/.claude/settings.json and ~/.claude.json). "
@@ -173,7 +202,8 @@ def register(reg: Registry) -> None:
     p.set_defaults(func=_claude)
 
     p = sub.add_parser(
-        "codex", help="hooks (~/.codex/hooks.json) + MCP server (~/.codex/config.toml) for Codex",
+        "codex",
+        help="hooks (~/.codex/hooks.json) + MCP server (~/.codex/config.toml) for Codex",
         description="Add the MCP server to ~/.codex/config.toml (comments and layout kept) and the "
         "UserPromptSubmit/SessionStart hooks and the PreToolUse (Bash) shell guard to ~/.codex/hooks.json. "
         "Codex asks you to trust new hooks once (/hooks). " + _BACKUPS,
@@ -183,13 +213,17 @@ def register(reg: Registry) -> None:
     p.set_defaults(func=_codex)
 
     p = sub.add_parser(
-        "cursor", help="hooks (.cursor/hooks.json) + MCP server (.cursor/mcp.json) for Cursor; --user: ~/.cursor/",
+        "cursor",
+        help="hooks (.cursor/hooks.json) + MCP server (.cursor/mcp.json) for Cursor; --user: ~/.cursor/",
         description="Add the MCP server to .cursor/mcp.json and the sessionStart hook and the "
         "beforeShellExecution shell guard to .cursor/hooks.json (--user: ~/.cursor/). For recall on each "
         "prompt Cursor's agent uses the MCP memory tool; --prompt-hook also adds a beforeSubmitPrompt hook, "
         "whose context output Cursor does not document. " + _BACKUPS,
     )
     _common(p)
-    p.add_argument("--prompt-hook", action="store_true",
-                   help="also add the beforeSubmitPrompt recall hook (not a documented Cursor route)")
+    p.add_argument(
+        "--prompt-hook",
+        action="store_true",
+        help="also add the beforeSubmitPrompt recall hook (not a documented Cursor route)",
+    )
     p.set_defaults(func=_cursor)

@@ -44,8 +44,11 @@ def register(reg: Registry) -> None:
         description="List memory and skill candidates found in recent sessions, Claude Code auto-memory, "
         "other agents' notes and repeated history searches that found nothing.",
     )
-    top.add_argument("--all", action="store_true",
-                     help="everything found, with score and reasons: dismissed, accepted, under the threshold, past the cap")
+    top.add_argument(
+        "--all",
+        action="store_true",
+        help="everything found, with score and reasons: dismissed, accepted, under the threshold, past the cap",
+    )
     top.add_argument("--json", action="store_true", help="machine-readable output")
     top.set_defaults(func=cmd_list)
     sub = top.add_subparsers(dest="suggest_command", metavar="SUBCOMMAND", parser_class=type(top))
@@ -98,14 +101,20 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     if view.covered:
         notes.append(f"{view.covered} already said by a fact or an instruction")
     if not items:
-        ctx.print(f"suggestions: none (scanned {view.sessions} sessions {window}" + ("; " + "; ".join(notes) if notes else "") + ")")
+        ctx.print(
+            f"suggestions: none (scanned {view.sessions} sessions {window}"
+            + ("; " + "; ".join(notes) if notes else "")
+            + ")"
+        )
     for s in items:
         kind = "memory" if isinstance(s, MemorySuggestion) else "skill"
         state = view.state_of(s.id)
         ctx.print(f"{s.id}  [{kind} · {s.origin} · score {s.score:g}" + (f" · {state}]" if state else "]"))
         ctx.print(f"  {s.title}")
         if isinstance(s, MemorySuggestion):
-            ctx.print(f"  type={s.type} scope={s.scope} name={s.name}" + ("  (needs your answer)" if s.needs_edit else ""))
+            ctx.print(
+                f"  type={s.type} scope={s.scope} name={s.name}" + ("  (needs your answer)" if s.needs_edit else "")
+            )
             if s.updates:
                 ctx.print(f"  updates {s.updates}: accepting writes its next revision")
             if s.description != s.title:
@@ -117,8 +126,11 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print("  why: " + ("; ".join(s.reasons) if s.reasons else s.reason))
         if s.sources:
             for src in s.sources:
-                where = f"{src.label}:{src.line}" if src.line and src.source in ("claude-memory", "agent-notes") else (
-                    f"{src.label} #{src.line}" if src.source in ("session", "claude-session") else src.label)
+                where = (
+                    f"{src.label}:{src.line}"
+                    if src.line and src.source in ("claude-memory", "agent-notes")
+                    else (f"{src.label} #{src.line}" if src.source in ("session", "claude-session") else src.label)
+                )
                 ctx.print(f"  evidence: [{where} · {_when(src)}] {src.text}")
                 if src.context:
                     ctx.print(f"            after: {src.context}")
@@ -127,8 +139,10 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
                 ctx.print(f"  evidence: {ev}")
         ctx.print()
     if items:
-        ctx.print(f"{len(items)} suggestion(s) from {view.sessions} session(s) {window}"
-                  + ("; " + "; ".join(notes) if notes else ""))
+        ctx.print(
+            f"{len(items)} suggestion(s) from {view.sessions} session(s) {window}"
+            + ("; " + "; ".join(notes) if notes else "")
+        )
         ctx.print("accept with `reasonix-tui suggest accept ID [--body ...]`, or `reasonix-tui suggest dismiss ID`")
         if view.dismissed:
             ctx.print("undo a dismissal with `reasonix-tui suggest restore ID`")
@@ -146,7 +160,12 @@ def _body(args: argparse.Namespace) -> str | None:
 def cmd_accept(args: argparse.Namespace, ctx: CliContext) -> int:
     """``suggest accept``."""
     edits = SuggestionEdits(
-        name=args.name, title=args.title, description=args.description, type=args.type, scope=args.scope, body=_body(args)
+        name=args.name,
+        title=args.title,
+        description=args.description,
+        type=args.type,
+        scope=args.scope,
+        body=_body(args),
     )
     result = accept_suggestion(ctx.layout, args.id, edits, store=ctx.store, actor=ctx.actor)
     if args.json:
@@ -212,5 +231,14 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return None
     from ..cli import run
 
-    return run(argparse.Namespace(command="suggest", home=home, workspace=workspace, demo=False, all="--all" in flags,
-                                  json="--json" in flags, func=cmd_list))
+    return run(
+        argparse.Namespace(
+            command="suggest",
+            home=home,
+            workspace=workspace,
+            demo=False,
+            all="--all" in flags,
+            json="--json" in flags,
+            func=cmd_list,
+        )
+    )

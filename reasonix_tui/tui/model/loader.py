@@ -143,7 +143,9 @@ class _Builder:
         self.errors: dict[str, ErrorRow] = {}
         self.parsed = 0
 
-    def add(self, path: str, scope: str, sig: tuple[int, ...], src: RowSource, fact: Fact | None, row: FactRow | None) -> None:
+    def add(
+        self, path: str, scope: str, sig: tuple[int, ...], src: RowSource, fact: Fact | None, row: FactRow | None
+    ) -> None:
         key = src.key
         if key in self.paths and self.paths[key][0] != path:
             key = f"{key}@{scope}"  # the same id in both directories (a copy left by hand)
@@ -247,7 +249,12 @@ def _load_snapshot(
         facts = previous.facts
         for key, (path, _scope) in previous.paths.items():
             loaded = facts.loaded(key) if isinstance(facts, LazyFacts) else None
-            prior[path] = (previous.sigs[key], previous.sources[key], loaded, previous.rows.get(key) if reuse_rows else None)
+            prior[path] = (
+                previous.sigs[key],
+                previous.sources[key],
+                loaded,
+                previous.rows.get(key) if reuse_rows else None,
+            )
     # New rows are computed at ``now``; reused rows keep theirs (at most a minute older).
     b = _Builder(now)
     misses: list[tuple[str, str, os.stat_result]] = []

@@ -141,21 +141,28 @@ def _file_diff(current: Fact, planned: Fact, *, full: bool) -> str:
 
     return "\n".join(
         difflib.unified_diff(
-            lines(current), lines(planned), f"{current.ref} revision {current.revision} (current)",
-            f"as it would be written (revision {planned.revision})", lineterm="",
+            lines(current),
+            lines(planned),
+            f"{current.ref} revision {current.revision} (current)",
+            f"as it would be written (revision {planned.revision})",
+            lineterm="",
         )
     )
 
 
 def _sensitive(args: Mapping[str, Any]) -> tuple[str, ...]:
     """What looks like a secret in the text fields, one label per kind."""
-    text = "\n".join(str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "subject_key", "body"))
+    text = "\n".join(
+        str(args.get(k) or "") for k in ("name", "title", "description", "keywords", "subject_key", "body")
+    )
     return tuple(dict.fromkeys(finding.label for finding in findings(text)))
 
 
 def _requester(req: Requester) -> str:
     who = req.agent or "The agent"
-    details = ", ".join(x for x in (f"via {req.source}" if req.source else "", f"pid {req.pid}" if req.pid else "") if x)
+    details = ", ".join(
+        x for x in (f"via {req.source}" if req.source else "", f"pid {req.pid}" if req.pid else "") if x
+    )
     return f"{who} ({details})" if details else who
 
 
@@ -231,7 +238,9 @@ def proposal_view(
         if current is None:
             conflict = f"expected revision {expected_rev}, but the fact no longer exists"
         elif current.revision != expected_rev:
-            conflict = f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
+            conflict = (
+                f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
+            )
     elif tool == "forget" and current is None:
         conflict = "there is no active fact by that reference (already forgotten?)"
     if preview is not None and not conflict:

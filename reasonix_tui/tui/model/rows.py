@@ -16,7 +16,17 @@ from ...core.store.model import Fact
 from ...core.store.precedence import identity_keys
 from ...core.store.store import fact_file_problem
 
-__all__ = ["Clock", "RowSource", "freshness_label", "FactRow", "ErrorRow", "fact_row", "relative_time", "ago", "human_time"]
+__all__ = [
+    "Clock",
+    "RowSource",
+    "freshness_label",
+    "FactRow",
+    "ErrorRow",
+    "fact_row",
+    "relative_time",
+    "ago",
+    "human_time",
+]
 
 
 Clock = Callable[[], Timestamp]
@@ -119,9 +129,7 @@ class FactRow(NamedTuple):
         return bool(self.error)
 
 
-def freshness_label(
-    type_: str, volatility: str, expires_ns: int | None, start_ns: int | None, now_ns: int
-) -> str:
+def freshness_label(type_: str, volatility: str, expires_ns: int | None, start_ns: int | None, now_ns: int) -> str:
     """:func:`~reasonix_tui.core.store.freshness.freshness_for` on plain numbers (spec §5).
 
     ``start_ns`` is the clock start (updated, else created, renewed by verification); the

@@ -313,7 +313,9 @@ def diff_snapshots(old: CenterSnapshot | None, new: CenterSnapshot) -> Changes:
             for k in touched
             if k in old_rows and k in new_rows and (old_rows[k] != new_rows[k] or old.sigs.get(k) != new.sigs.get(k))
         )
-        archive_changed = old.archived is not new.archived and [a.path for a in old.archived] != [a.path for a in new.archived]
+        archive_changed = old.archived is not new.archived and [a.path for a in old.archived] != [
+            a.path for a in new.archived
+        ]
         return Changes(added=added, removed=removed, changed=changed, archive_changed=archive_changed)
     added = frozenset(k for k in new_rows if k not in old_rows)
     removed = frozenset(k for k in old_rows if k not in new_rows)
@@ -342,5 +344,3 @@ def no_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-

@@ -24,6 +24,7 @@ __all__ = ["ActivityPane", "ACTIVITY_LIMIT", "newest_first", "entry_matches", "e
 ACTIVITY_LIMIT = 500
 """Most entries shown (the newest)."""
 
+
 def newest_first(entries: list[AuditEntry]) -> list[AuditEntry]:
     """``entries`` ordered by their time (``at``), newest first.
 
@@ -45,7 +46,16 @@ def entry_matches(entry: AuditEntry, text: str) -> bool:
     that field (``actor:agent`` finds both agent actors); ``refused`` / ``ok`` the outcome;
     any other word anywhere in the line (time, actor, op, ref, id, reason)."""
     line = " ".join(
-        (entry.at, entry.actor, entry.op, entry.ref, entry.id, entry.path, entry.reason, "ok" if entry.ok else "refused")
+        (
+            entry.at,
+            entry.actor,
+            entry.op,
+            entry.ref,
+            entry.id,
+            entry.path,
+            entry.reason,
+            "ok" if entry.ok else "refused",
+        )
     ).lower()
     for word in text.lower().split():
         key, sep, value = word.partition(":")
@@ -125,7 +135,15 @@ class ActivityPane(Pane):
     def on_mount(self) -> None:
         """Columns; the log is read when the pane is shown and whenever it grows."""
         table = self.query_one("#activity-table", DataTable)
-        for key, label in (("when", "When"), ("actor", "Actor"), ("op", "Op"), ("ok", "OK"), ("ref", "Ref"), ("rev", "Rev"), ("reason", "Reason")):
+        for key, label in (
+            ("when", "When"),
+            ("actor", "Actor"),
+            ("op", "Op"),
+            ("ok", "OK"),
+            ("ref", "Ref"),
+            ("rev", "Rev"),
+            ("reason", "Reason"),
+        ):
             table.add_column(label, key=key)
 
     def activate(self) -> None:
@@ -169,7 +187,9 @@ class ActivityPane(Pane):
         table = self.query_one("#activity-table", DataTable)
         text = self.query_one("#activity-filter", Input).value.strip()
         entries = [e for e in self.all_entries if entry_matches(e, text)] if text else list(self.all_entries)
-        if not force and [self._key(e, i) for i, e in enumerate(entries)] == [self._key(e, i) for i, e in enumerate(self.entries)]:
+        if not force and [self._key(e, i) for i, e in enumerate(entries)] == [
+            self._key(e, i) for i, e in enumerate(self.entries)
+        ]:
             self._heading(text)
             return
         self.entries = entries
@@ -208,7 +228,9 @@ class ActivityPane(Pane):
                 f" · {self.center.layout.audit_log}"
             )
         else:
-            heading = "No activity recorded yet: every change to the store (from here, the CLI or the agent) appears here."
+            heading = (
+                "No activity recorded yet: every change to the store (from here, the CLI or the agent) appears here."
+            )
         self.query_one("#activity-heading", Label).update(heading)
 
     @on(Input.Changed, "#activity-filter")

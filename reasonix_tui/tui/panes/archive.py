@@ -81,9 +81,7 @@ class ArchivePane(Pane):
         option_list.clear_options()
         for entry in self.entries:
             when = relative_time(entry.archived_at, now)
-            option_list.add_option(
-                Option(f"{when:>5}  {entry.fact.scope:<7} {entry.fact.display_title[:44]}", id=None)
-            )
+            option_list.add_option(Option(f"{when:>5}  {entry.fact.scope:<7} {entry.fact.display_title[:44]}", id=None))
         count = len(self.entries)
         self.query_one("#archive-heading", Label).update(
             f"{count} archived fact{'s' if count != 1 else ''} (both scopes, newest first) · r recovers the highlighted one"
@@ -128,7 +126,9 @@ class ArchivePane(Pane):
         else:
             text.append("Recover brings it back as a new revision.\n", style="green")
         meta.update(text)
-        self.run_worker(body.update(fact.body or "_(empty body)_"), group="archive-body", exclusive=True, exit_on_error=False)
+        self.run_worker(
+            body.update(fact.body or "_(empty body)_"), group="archive-body", exclusive=True, exit_on_error=False
+        )
 
     @on(OptionList.OptionHighlighted, "#archive-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -137,7 +137,9 @@ class ArchivePane(Pane):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Recover needs a highlighted entry."""
         if action == "recover" and self.is_mounted:
-            return True if self.query_one("#archive-list", OptionList).highlighted is not None and self.entries else None
+            return (
+                True if self.query_one("#archive-list", OptionList).highlighted is not None and self.entries else None
+            )
         return True
 
     def action_recover(self) -> None:

@@ -48,7 +48,9 @@ class FactsPane(Pane):
         Binding("s", "sort", "Sort", id="facts-sort"),
         Binding("d", "toggle_detail", "Detail", id="facts-detail", tooltip="Hide the detail to see every column"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="facts-sort-reverse"),
-        Binding("space", "toggle_mark", "Mark", id="facts-mark", show=False, tooltip="Mark for a bulk verify or forget"),
+        Binding(
+            "space", "toggle_mark", "Mark", id="facts-mark", show=False, tooltip="Mark for a bulk verify or forget"
+        ),
         Binding("asterisk", "mark_all", "Mark all shown", show=False, id="facts-mark-all", key_display="*"),
         Binding("u", "clear_marks", "Unmark all", show=False, id="facts-unmark"),
         Binding("escape", "escape", "Leave the filter / clear it", show=False, id="facts-escape"),
@@ -102,7 +104,9 @@ class FactsPane(Pane):
         total = len(snap.rows)
         sort = next((c.label for c in COLUMNS if c.key == table.sort_column), table.sort_column)
         arrow = "▼" if table.sort_reverse else "▲"
-        shown = f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} fact{'s' if total != 1 else ''}"
+        shown = (
+            f"{table.row_count:,} of {total:,}" if table.filter_text else f"{total:,} fact{'s' if total != 1 else ''}"
+        )
         unreadable = snap.counts.get("unreadable", 0)
         errors = f" · [red]{unreadable} unreadable[/]" if unreadable else ""
         marked = len(table.marked)

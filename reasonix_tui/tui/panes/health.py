@@ -35,8 +35,15 @@ __all__ = ["HealthPane", "finding_label", "side_by_side"]
 _MARK = {PROBLEM: ("●", "bold red"), WARNING: ("▲", "yellow"), "info": ("·", "dim")}
 """A glyph and a style per severity."""
 
-_FIX_KEYS = (("archive", "a"), ("merge", "m"), ("verify", "v"), ("unpin", "p"), ("pin", "p"), ("edit", "E"),
-             ("dismiss", "d"))
+_FIX_KEYS = (
+    ("archive", "a"),
+    ("merge", "m"),
+    ("verify", "v"),
+    ("unpin", "p"),
+    ("pin", "p"),
+    ("edit", "E"),
+    ("dismiss", "d"),
+)
 """The key of each fix action (``p`` pins or unpins, whichever the finding offers)."""
 
 
@@ -79,12 +86,26 @@ class HealthPane(Pane):
     FOCUS_SELECTOR = "#health-list"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "fix('archive')", "Archive", id="health-archive", tooltip="Archive the superseded or duplicate fact (the current one stays)"),
-        Binding("m", "fix('merge')", "Merge", id="health-merge", tooltip="Open the form with the merged text; saving archives the others"),
+        Binding(
+            "a",
+            "fix('archive')",
+            "Archive",
+            id="health-archive",
+            tooltip="Archive the superseded or duplicate fact (the current one stays)",
+        ),
+        Binding(
+            "m",
+            "fix('merge')",
+            "Merge",
+            id="health-merge",
+            tooltip="Open the form with the merged text; saving archives the others",
+        ),
         Binding("v", "fix('verify')", "Verify", id="health-verify", tooltip="Still true: renew its freshness clock"),
         Binding("p", "fix_pin", "Unpin", id="health-unpin", tooltip="Unpin (or pin) the fact the finding names"),
         Binding("E", "fix('edit')", "$EDITOR", id="health-edit", tooltip="Open the fact or file in $EDITOR"),
-        Binding("d", "fix('dismiss')", "Dismiss", id="health-dismiss", tooltip="Hide it until one of its facts changes"),
+        Binding(
+            "d", "fix('dismiss')", "Dismiss", id="health-dismiss", tooltip="Hide it until one of its facts changes"
+        ),
         Binding("U", "undo", "Undo fix", id="health-undo", tooltip="Take back the last health fix"),
         Binding("enter", "open_fact", "Show fact", id="health-open", show=False),
     ]
@@ -123,11 +144,16 @@ class HealthPane(Pane):
         extra = f" · {len(report.dismissed)} dismissed" if report.dismissed else ""
         extra += "".join(f" · {p}" for p in report.partial)
         if self.findings:
-            heading.update(Text.assemble(
-                (f"{counts[PROBLEM]} problem{'s' if counts[PROBLEM] != 1 else ''}", "bold red" if counts[PROBLEM] else ""),
-                f" · {counts[WARNING]} warning{'s' if counts[WARNING] != 1 else ''} · {counts['info']} info",
-                (f" — {report.facts:,} facts, {span}{extra}", "dim"),
-            ))
+            heading.update(
+                Text.assemble(
+                    (
+                        f"{counts[PROBLEM]} problem{'s' if counts[PROBLEM] != 1 else ''}",
+                        "bold red" if counts[PROBLEM] else "",
+                    ),
+                    f" · {counts[WARNING]} warning{'s' if counts[WARNING] != 1 else ''} · {counts['info']} info",
+                    (f" — {report.facts:,} facts, {span}{extra}", "dim"),
+                )
+            )
         else:
             heading.update(f"No findings: memory looks healthy ({report.facts:,} facts, {span}{extra}).")
         if self.findings:
@@ -176,7 +202,9 @@ class HealthPane(Pane):
         if len(f.facts) >= 2 and facts[0] is not None and facts[1] is not None:
             parts.append(side_by_side(facts[0], facts[1], f.facts[0].role or "first", f.facts[1].role or "second"))
             if len(f.facts) > 2:
-                parts.append(Text(f"  … and {len(f.facts) - 2} more: " + ", ".join(r.ref for r in f.facts[2:]), style="dim"))
+                parts.append(
+                    Text(f"  … and {len(f.facts) - 2} more: " + ", ".join(r.ref for r in f.facts[2:]), style="dim")
+                )
         fixes = Text("\nFixes\n", style="bold")
         for fix in f.fixes:
             key = next((k for a, k in _FIX_KEYS if a == fix.action), "")

@@ -50,7 +50,9 @@ class InstructionsPane(Pane):
         """Target chooser, tree and viewer."""
         with Horizontal(id="instructions-bar"):
             yield Label("target", id="instructions-target-label")
-            yield Input(placeholder="a directory in the workspace (default: the workspace root)", id="instructions-target-input")
+            yield Input(
+                placeholder="a directory in the workspace (default: the workspace root)", id="instructions-target-input"
+            )
         yield Static("", id="instructions-diagnostics")
         with Horizontal(id="instructions-main"):
             yield Tree("Instructions", id="instructions-tree")
@@ -91,7 +93,9 @@ class InstructionsPane(Pane):
         target = self.query_one("#instructions-target-input", Input).value.strip() or None
         self._resolve_worker(target)
 
-    @work(thread=True, exclusive=True, group="instructions-load", exit_on_error=False, description="resolve instructions")
+    @work(
+        thread=True, exclusive=True, group="instructions-load", exit_on_error=False, description="resolve instructions"
+    )
     def _resolve_worker(self, target: str | None) -> None:
         from ..reads import instruction_block, resolve_instructions
 
@@ -144,7 +148,9 @@ class InstructionsPane(Pane):
         else:
             self._view(None)
 
-    def _add_imports(self, node: TreeNode[Any], imports: tuple[Import, ...], diagnostics: tuple[Diagnostic, ...]) -> None:
+    def _add_imports(
+        self, node: TreeNode[Any], imports: tuple[Import, ...], diagnostics: tuple[Diagnostic, ...]
+    ) -> None:
         for imp in imports:
             style = _STATUS_STYLE.get(imp.status, "")
             label = Text.assemble(("@", "dim"), (imp.target, style), (f"  {imp.status}", style))

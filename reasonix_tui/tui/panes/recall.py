@@ -63,7 +63,9 @@ def render_trace(
     head.append(trace.query + "\n")
     if not dry_run and (trace.at or trace.source):
         at = parse_rfc3339(trace.at)
-        head.append(f"at {human_time(at, zone) if at is not None else trace.at or '?'}  source {trace.source}\n", style="dim")
+        head.append(
+            f"at {human_time(at, zone) if at is not None else trace.at or '?'}  source {trace.source}\n", style="dim"
+        )
     head.append(f"budget used {trace.used_chars} / {trace.char_budget} chars", style="bold")
     head.append(f"   omitted by limit {trace.omitted_by_limit}, by budget {trace.omitted_by_budget}\n")
     if trace.suppressed:
@@ -74,8 +76,11 @@ def render_trace(
     # The reason goes under the ref, so the table fits an 80-column terminal.
     hit_table = _table(
         f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
-        ("#", {"justify": "right"}), ("ref · why", {"ratio": 1, "overflow": "fold"}), ("rev", {"justify": "right"}),
-        ("score", {"justify": "right"}), ("fresh", {}),
+        ("#", {"justify": "right"}),
+        ("ref · why", {"ratio": 1, "overflow": "fold"}),
+        ("rev", {"justify": "right"}),
+        ("score", {"justify": "right"}),
+        ("fresh", {}),
     )
     for i, hit in enumerate(hits, 1):
         rev: Text | str = str(hit.revision)
@@ -107,7 +112,9 @@ def render_trace(
     if considered:
         lost = _table(
             f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
-            ("ref", {}), ("score", {"justify": "right"}), ("why not", {"ratio": 1}),
+            ("ref", {}),
+            ("score", {"justify": "right"}),
+            ("why not", {"ratio": 1}),
         )
         for cand in losers[:50]:
             why = Text(cand.why, style="yellow")
@@ -156,7 +163,9 @@ class RecallPane(Pane):
     def compose(self) -> ComposeResult:
         """Query box, history and trace view."""
         with Horizontal(id="recall-bar"):
-            yield Input(placeholder="try a query: see what recall would inject, without recording it", id="recall-query-input")
+            yield Input(
+                placeholder="try a query: see what recall would inject, without recording it", id="recall-query-input"
+            )
         yield Label("", id="recall-heading")
         with Horizontal(id="recall-main"):
             yield OptionList(id="recall-history")
@@ -224,14 +233,18 @@ class RecallPane(Pane):
             option_list.add_option(Option(f"{mark}{when:>4} {hits} hit{'s' if hits != 1 else ' '} {short}"))
         heading = self.query_one("#recall-heading", Label)
         if history:
-            heading.update(f"{len(history)} recorded recall{'s' if len(history) != 1 else ''} · ● is the last one (updates live)")
+            heading.update(
+                f"{len(history)} recorded recall{'s' if len(history) != 1 else ''} · ● is the last one (updates live)"
+            )
             if highlighted is not None and highlighted < len(history):
                 option_list.highlighted = highlighted  # a clock tick: the view stays as it is
                 return
             option_list.highlighted = 0
             self._view(history[0])
         else:
-            heading.update("No recall recorded yet. Traces appear here as the agent works; try a query above meanwhile.")
+            heading.update(
+                "No recall recorded yet. Traces appear here as the agent works; try a query above meanwhile."
+            )
             self.query_one("#recall-view", Static).update("")
 
     def _view(self, trace: RecallTrace | None, dry_run: bool = False) -> None:

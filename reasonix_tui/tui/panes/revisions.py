@@ -125,7 +125,11 @@ class RevisionsPane(Pane):
 
     def on_store_update(self, update: StoreUpdate) -> None:
         """Reload when the selected fact changed."""
-        if self.fact_id and (self.fact_id in update.changes.touched or update.changes.full) and self.is_on_screen_pane():
+        if (
+            self.fact_id
+            and (self.fact_id in update.changes.touched or update.changes.full)
+            and self.is_on_screen_pane()
+        ):
             self.load()
 
     def load(self) -> None:
@@ -133,7 +137,9 @@ class RevisionsPane(Pane):
         fact_id = self.fact_id
         if fact_id is None or fact_id not in self.center.snapshot.facts:
             self.history = None
-            self.query_one("#revisions-heading", Label).update("Select a fact in the Facts pane (1) to see its history.")
+            self.query_one("#revisions-heading", Label).update(
+                "Select a fact in the Facts pane (1) to see its history."
+            )
             self.query_one("#revisions-list", OptionList).clear_options()
             self.query_one("#revisions-diff", Static).update("")
             return
@@ -183,7 +189,10 @@ class RevisionsPane(Pane):
             summary = one_line(rev.title or rev.description or rev.body)
             summary = summary if len(summary) <= 26 else summary[:25] + "…"
             option_list.add_option(
-                Option(f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary}", id=f"rev-{rev.revision}")
+                Option(
+                    f"  rev {rev.revision}  {relative_time(rev.updated_at, now):>5}  {summary}",
+                    id=f"rev-{rev.revision}",
+                )
             )
         option_list.highlighted = 1 if history.revisions else 0
         self._show_diff(option_list.highlighted)

@@ -27,8 +27,13 @@ from .base import Pane
 
 __all__ = ["SuggestionsPane", "suggestion_fields"]
 
-_SOURCE_LABEL = {"session": "Reasonix session", "claude-session": "Claude Code session",
-                 "claude-memory": "Claude Code auto-memory", "agent-notes": "agent notes", "history-miss": "history search"}
+_SOURCE_LABEL = {
+    "session": "Reasonix session",
+    "claude-session": "Claude Code session",
+    "claude-memory": "Claude Code auto-memory",
+    "agent-notes": "agent notes",
+    "history-miss": "history search",
+}
 
 
 def suggestion_fields(item: Suggestion) -> FactFormValues:
@@ -85,7 +90,9 @@ class SuggestionsPane(Pane):
         """Scan in a thread worker."""
         self._scan_worker()
 
-    @work(thread=True, exclusive=True, group="suggestions-scan", exit_on_error=False, description="scan for suggestions")
+    @work(
+        thread=True, exclusive=True, group="suggestions-scan", exit_on_error=False, description="scan for suggestions"
+    )
     def _scan_worker(self) -> None:
         from ..reads import scan_suggestions
 
@@ -122,13 +129,19 @@ class SuggestionsPane(Pane):
         if error:
             heading.update(Text(error, style="yellow"))
         elif items:
-            heading.update(f"{len(items)} suggestion{'s' if len(items) != 1 else ''} from {view.sessions} sessions "
-                           f"({window}){waiting} · a accepts (you edit first) · d dismisses for good")
+            heading.update(
+                f"{len(items)} suggestion{'s' if len(items) != 1 else ''} from {view.sessions} sessions "
+                f"({window}){waiting} · a accepts (you edit first) · d dismisses for good"
+            )
         elif not view.available:
             heading.update("Suggestions are off: memory is disabled (REASONIX_EXPERIMENT_NO_MEMORY).")
         else:
-            heading.update(f"No suggestions from {view.sessions} sessions ({window}): nothing looks like a lasting "
-                           "rule, preference, fact or repeated procedure" + (f" · {view.hidden} dismissed or accepted" if view.hidden else "") + ".")
+            heading.update(
+                f"No suggestions from {view.sessions} sessions ({window}): nothing looks like a lasting "
+                "rule, preference, fact or repeated procedure"
+                + (f" · {view.hidden} dismissed or accepted" if view.hidden else "")
+                + "."
+            )
         if items:
             index = min(keep or 0, len(items) - 1)
             option_list.highlighted = index
@@ -150,8 +163,9 @@ class SuggestionsPane(Pane):
         values = suggestion_fields(item)
         text = Text()
         text.append((values.title or values.description) + "\n", style="bold")
-        text.append(f"{item.kind} candidate · score {item.score:g} · type {values.type} · scope {values.scope}\n",
-                    style="dim")
+        text.append(
+            f"{item.kind} candidate · score {item.score:g} · type {values.type} · scope {values.scope}\n", style="dim"
+        )
         updates = getattr(item, "updates", "")
         if updates:
             text.append(f"updates {updates}: accepting writes its next revision\n", style="yellow")
@@ -174,10 +188,12 @@ class SuggestionsPane(Pane):
             said = f", said in {sessions} sessions" if sessions > 1 else ""
             text.append(f"Evidence ({count}{said})\n", style="bold")
         for ev in item.sources:
-            where = ev.label + (f" #{ev.line}" if ev.source in ("session", "claude-session") else
-                                (f":{ev.line}" if ev.line else ""))
-            head = " · ".join(v for v in (_SOURCE_LABEL.get(ev.source, ev.source), where,
-                                          ev.at.rfc3339() if ev.at else "") if v)
+            where = ev.label + (
+                f" #{ev.line}" if ev.source in ("session", "claude-session") else (f":{ev.line}" if ev.line else "")
+            )
+            head = " · ".join(
+                v for v in (_SOURCE_LABEL.get(ev.source, ev.source), where, ev.at.rfc3339() if ev.at else "") if v
+            )
             text.append(f"• {head}\n", style="dim")
             text.append(f"  “{ev.text}”\n")
             if ev.context:

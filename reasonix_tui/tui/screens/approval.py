@@ -46,7 +46,17 @@ _MARKDOWN_CHARS = 6_000
 def _diff_text(diff: str) -> Text:
     out = Text()
     for line in diff.splitlines():
-        style = "bold" if line.startswith(("+++", "---")) else "cyan" if line.startswith("@@") else "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+        style = (
+            "bold"
+            if line.startswith(("+++", "---"))
+            else "cyan"
+            if line.startswith("@@")
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else ""
+        )
         out.append(line + "\n", style=style)
     return out
 
@@ -65,7 +75,10 @@ def agent_text(waiting: WaitInfo, now: Timestamp) -> Text:
         since = relative_time(info.since, now) if info.since is not None else ""
         left = max((info.until.ns - now.ns) // 1_000_000_000, 0) if info.until is not None else None
         out.append("⏳ The agent is waiting for your answer", style="bold")
-        parts = [f"for {_seconds(info.since, now)}" if since else "", f"it gives up in {left} s" if left is not None else ""]
+        parts = [
+            f"for {_seconds(info.since, now)}" if since else "",
+            f"it gives up in {left} s" if left is not None else "",
+        ]
         out.append(f" ({'; '.join(p for p in parts if p)}).")
     elif info.state == "timed-out":
         when = ago(info.until, now) if info.until is not None else "earlier"
@@ -75,8 +88,9 @@ def agent_text(waiting: WaitInfo, now: Timestamp) -> Text:
         out.append("The agent's process has exited without an answer; ", style="yellow")
         out.append("the proposal stays queued and your answer reaches it when it checks again.")
     else:
-        out.append("The agent is not waiting (the proposal was left queued); it sees your answer when it checks.",
-                   style="dim")
+        out.append(
+            "The agent is not waiting (the proposal was left queued); it sees your answer when it checks.", style="dim"
+        )
     return out
 
 
@@ -92,8 +106,10 @@ def status_text(view: ProposalView, now: Timestamp, zone: str = "local") -> Text
     out = Text()
     if view.changed:
         out.append("⚠ CHANGED since you opened it: ", style="bold reverse red")
-        out.append(" the proposal file was rewritten; this is the new content. Read it again before you decide.\n",
-                   style="bold red")
+        out.append(
+            " the proposal file was rewritten; this is the new content. Read it again before you decide.\n",
+            style="bold red",
+        )
     out.append_text(agent_text(view.waiting, now))
     created = parse_rfc3339(view.created_at) if view.created_at else None
     if created is not None:
@@ -110,13 +126,23 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
     head.append(f"(tool: {view.tool}).\n")
     parts.append(head)
     if view.conflict:
-        parts.append(Text(f"⚠ CONFLICT: {view.conflict}. Approving will not apply it; deny it or ask the agent again.\n", style="bold red"))
+        parts.append(
+            Text(
+                f"⚠ CONFLICT: {view.conflict}. Approving will not apply it; deny it or ask the agent again.\n",
+                style="bold red",
+            )
+        )
     if view.sensitive:
         parts.append(Text("⚠ SENSITIVE CONTENT: " + "; ".join(view.sensitive) + "\n", style="bold red"))
     if view.cut:
-        parts.append(Text(
-            f"⚠ LARGE: the body is {view.body_chars:,} characters; shown here: " + "; ".join(view.cut)
-            + ". Approving stores all of it.\n", style="bold yellow"))
+        parts.append(
+            Text(
+                f"⚠ LARGE: the body is {view.body_chars:,} characters; shown here: "
+                + "; ".join(view.cut)
+                + ". Approving stores all of it.\n",
+                style="bold yellow",
+            )
+        )
     meta = Text()
     if view.kind == "forget":
         fact = view.current
@@ -124,7 +150,9 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
         meta.append((fact.ref if fact else view.name) + "\n")
         if fact is not None:
             meta.append(f"title       {fact.display_title}\n")
-            meta.append(f"type        {fact.type}   scope {fact.scope}   activation {fact.resolved_activation}   revision {fact.revision}\n")
+            meta.append(
+                f"type        {fact.type}   scope {fact.scope}   activation {fact.resolved_activation}   revision {fact.revision}\n"
+            )
             meta.append(f"description {fact.description}\n")
     else:
         planned = view.planned
@@ -149,10 +177,13 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
         meta.append(f"{view.description}\n")
         if planned is not None and view.kind == "update":
             kept = [
-                f"{label} {value}" for label, value in (
-                    ("keywords", planned.keywords), ("volatility", planned.volatility),
+                f"{label} {value}"
+                for label, value in (
+                    ("keywords", planned.keywords),
+                    ("volatility", planned.volatility),
                     ("expires", planned.expires_at.rfc3339() if planned.expires_at else ""),
-                ) if value
+                )
+                if value
             ]
             if kept:
                 meta.append("also kept   ", style="bold")
@@ -162,7 +193,10 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
             meta.append(view.subject_key)
             if view.subject_holder is not None:
                 h = view.subject_holder
-                meta.append(f"   held by {h.ref} (id {h.id}, revision {h.revision}): the store will refuse a second holder\n", style="yellow")
+                meta.append(
+                    f"   held by {h.ref} (id {h.id}, revision {h.revision}): the store will refuse a second holder\n",
+                    style="yellow",
+                )
             elif view.current is not None and view.current.subject_key == view.subject_key:
                 meta.append(f"   held by the fact being updated ({view.current.ref})\n", style="dim")
             else:
@@ -174,7 +208,11 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
         parts.append(reasons)
     if view.kind == "update" and (view.diff or view.diff_full):
         title = "Diff of the file against the current revision"
-        title += " (every line; f hides revision and updated_at)" if full_diff else " (f shows the revision and updated_at lines too)"
+        title += (
+            " (every line; f hides revision and updated_at)"
+            if full_diff
+            else " (f shows the revision and updated_at lines too)"
+        )
         parts.append(Text(title, style="bold underline"))
         parts.append(_diff_text(view.diff_full if full_diff else view.diff))
     elif view.kind == "forget" and view.current is not None:
@@ -230,7 +268,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def __init__(
         self, view: ProposalView, position: int = 1, total: int = 1, *, over_text: bool = False, zone: str = "local"
     ) -> None:
-        super().__init__(classes=" ".join(c for c in ("-conflict" if view.conflict else "", "-changed" if view.changed else "") if c) or None)
+        super().__init__(
+            classes=" ".join(c for c in ("-conflict" if view.conflict else "", "-changed" if view.changed else "") if c)
+            or None
+        )
         self.view = view
         """The proposal shown."""
         self.position = position
@@ -260,7 +301,9 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Button("Later (l)", id="approval-later-button")
                 yield Button("Deny (n)", id="approval-deny-button", variant="error")
                 yield Button("Edit (e)", id="approval-edit-button", disabled=self.view.tool == "forget")
-                yield Button("Approve (y)", id="approval-approve-button", variant="success", disabled=bool(self.view.conflict))
+                yield Button(
+                    "Approve (y)", id="approval-approve-button", variant="success", disabled=bool(self.view.conflict)
+                )
 
     def _now(self) -> Timestamp:
         clock = getattr(self.app, "clock", None)
@@ -302,8 +345,10 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _show_guard(self) -> None:
         guard = self.query_one("#approval-guard", Static)
         if self.needs_ack:
-            guard.update("⏸ You were typing when this opened: keys are paused so nothing you typed decides it. "
-                         "Press tab or an arrow key (or click) to use y / n / e.")
+            guard.update(
+                "⏸ You were typing when this opened: keys are paused so nothing you typed decides it. "
+                "Press tab or an arrow key (or click) to use y / n / e."
+            )
         else:
             guard.update("⏸ Keys are paused for a moment so typing does not decide this.")
         guard.add_class("-show")

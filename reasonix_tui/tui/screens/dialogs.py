@@ -40,7 +40,9 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm-no"),
     ]
 
-    def __init__(self, title: str, question: str, *, yes: str = "Yes", no: str = "Cancel", danger: bool = False) -> None:
+    def __init__(
+        self, title: str, question: str, *, yes: str = "Yes", no: str = "Cancel", danger: bool = False
+    ) -> None:
         super().__init__(classes="-danger" if danger else None)
         self.title_text = title
         """Dialog title."""
@@ -58,7 +60,11 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(self.question, id="confirm-question")
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.no} (n)", id="confirm-no-button")
-                yield Button(f"{self.yes} (y)", id="confirm-yes-button", variant="error" if self.has_class("-danger") else "primary")
+                yield Button(
+                    f"{self.yes} (y)",
+                    id="confirm-yes-button",
+                    variant="error" if self.has_class("-danger") else "primary",
+                )
 
     def on_mount(self) -> None:
         """Focus the safe choice."""

@@ -83,8 +83,9 @@ class FactFormScreen(ModalScreen[FactFormValues | None]):
         if field.kind == "choice":
             options = ([(field.blank, "")] if field.blank is not None else []) + [(c, c) for c in field.choices]
             fallback = "" if field.blank is not None else field.default
-            return Select(options, value=value if value in field.choices else fallback, allow_blank=False,
-                          id=_widget_id(field))
+            return Select(
+                options, value=value if value in field.choices else fallback, allow_blank=False, id=_widget_id(field)
+            )
         return Input(value, placeholder=field.hint, id=_widget_id(field))
 
     def on_mount(self) -> None:

@@ -31,17 +31,29 @@ from .fact_form import FactFormScreen
 __all__ = ["HelpScreen", "help_text", "binding_ids", "key_label", "SECTIONS"]
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
-    ("1 Facts", "facts", "`↑↓` move · `enter` focus the detail · click a header to sort. Filter words: `type:` `scope:` "
-     "`act:` `fresh:` `subject:`, `pinned`, `stale`. With marks, verify and forget act on every marked fact."),
+    (
+        "1 Facts",
+        "facts",
+        "`↑↓` move · `enter` focus the detail · click a header to sort. Filter words: `type:` `scope:` "
+        "`act:` `fresh:` `subject:`, `pinned`, `stale`. With marks, verify and forget act on every marked fact.",
+    ),
     ("2 Revisions", "revisions", "`↑↓` choose a revision: its diff against the current one is shown."),
     ("3 Archive", "archive", "`↑↓` preview (collisions are explained before you recover)."),
     ("4 Instructions", "instructions", "`↑↓` documents and imports."),
     ("5 Recall", "recall", "`↑↓` trace history; a tried query is never recorded."),
     ("6 Suggestions", "suggestions", "Scanned every time the pane opens."),
-    ("7 Activity", "activity", "The audit log, newest first. Filter: words, `actor:agent`, `op:forget`, `ref:…`, `refused`."),
-    ("Approval dialog", "approval", "Opens by itself when the agent proposes a write. Keys are paused for a moment after it "
-     "opens or its content changes (and until tab, an arrow or a click when it opened over a text box), so typing never "
-     "decides it. The count of pending proposals is always in the status line."),
+    (
+        "7 Activity",
+        "activity",
+        "The audit log, newest first. Filter: words, `actor:agent`, `op:forget`, `ref:…`, `refused`.",
+    ),
+    (
+        "Approval dialog",
+        "approval",
+        "Opens by itself when the agent proposes a write. Keys are paused for a moment after it "
+        "opens or its content changes (and until tab, an arrow or a click when it opened over a text box), so typing never "
+        "decides it. The count of pending proposals is always in the status line.",
+    ),
     ("Fact form", "form", ""),
     ("Dialogs", "dialogs", ""),
 )
@@ -111,7 +123,7 @@ def help_text(effective: Callable[[str, str], str], app_class: type) -> str:
         "# Reasonix Context Center — keys",
         "",
         "Keys can be changed in `<root>/reasonix-tui/settings.toml` with a `[keymap]` table of "
-        "binding id = keys (for example `approval-approve = \"Y\"`); this page shows them as they are now.",
+        'binding id = keys (for example `approval-approve = "Y"`); this page shows them as they are now.',
         "",
         "## Everywhere",
         "",

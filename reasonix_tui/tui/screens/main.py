@@ -56,20 +56,50 @@ _PANE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("facts", "toggle_detail", "facts: show / hide the detail", "Hide the detail to see every column (d)"),
     ("facts", "mark_all", "facts: mark every fact shown", "Then v verifies or x forgets all of them (*)"),
     ("facts", "clear_marks", "facts: unmark all", "Clear the marks (u)"),
-    ("revisions", "restore", "revisions: restore the highlighted revision", "Bring an old revision back as a new one (r)"),
+    (
+        "revisions",
+        "restore",
+        "revisions: restore the highlighted revision",
+        "Bring an old revision back as a new one (r)",
+    ),
     ("archive", "recover", "archive: recover the highlighted fact", "Recover an archived fact (r)"),
-    ("instructions", "focus_target", "instructions: choose the target path", "Resolve instructions for another directory (t)"),
+    (
+        "instructions",
+        "focus_target",
+        "instructions: choose the target path",
+        "Resolve instructions for another directory (t)",
+    ),
     ("instructions", "show_block", "instructions: show the provider-visible block", "What the agent receives (b)"),
-    ("instructions", "edit_document", "instructions: open the document in $EDITOR", "Edit the highlighted instruction file; it is resolved again after (E)"),
+    (
+        "instructions",
+        "edit_document",
+        "instructions: open the document in $EDITOR",
+        "Edit the highlighted instruction file; it is resolved again after (E)",
+    ),
     ("recall", "focus_query", "recall: try a query", "See what recall would inject, without recording it (/)"),
     ("recall", "show_last", "recall: show the last trace", "The last recorded recall (l)"),
-    ("suggestions", "accept", "suggestions: accept (edit first)", "Accept the highlighted suggestion after editing it (a)"),
+    (
+        "suggestions",
+        "accept",
+        "suggestions: accept (edit first)",
+        "Accept the highlighted suggestion after editing it (a)",
+    ),
     ("suggestions", "dismiss_suggestion", "suggestions: dismiss", "Dismiss the highlighted suggestion for good (d)"),
     ("suggestions", "rescan", "suggestions: scan again", "Scan recent sessions again (g)"),
     ("activity", "focus_filter", "activity: filter the audit log", "By words, actor:, op:, ref:, refused (/)"),
     ("activity", "open_fact", "activity: show the fact of the highlighted entry", "Jump to the fact (enter)"),
-    ("health", "fix('archive')", "health: archive the superseded or duplicate fact", "The current one stays; U undoes it (a)"),
-    ("health", "fix('merge')", "health: merge duplicates", "The form opens with the merged text; saving archives the others (m)"),
+    (
+        "health",
+        "fix('archive')",
+        "health: archive the superseded or duplicate fact",
+        "The current one stays; U undoes it (a)",
+    ),
+    (
+        "health",
+        "fix('merge')",
+        "health: merge duplicates",
+        "The form opens with the merged text; saving archives the others (m)",
+    ),
     ("health", "fix('verify')", "health: verify", "Renew the fact's freshness clock (v)"),
     ("health", "fix('unpin')", "health: unpin", "Unpin the fact the finding names (p)"),
     ("health", "fix('edit')", "health: open in $EDITOR", "Open the fact or file the finding names (E)"),
@@ -137,7 +167,9 @@ class MainScreen(Screen[None]):
         # The approval count comes first after the workspace, so it stays visible at 80 columns.
         parts = [
             f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
-            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} (press A) [/]" if pending else "no pending approvals",
+            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} (press A) [/]"
+            if pending
+            else "no pending approvals",
             (f"{project:,} project · {global_:,} global" if app.loaded else "loading…")
             + (f" [$warning]· reading {snap.reading[0]:,}/{snap.reading[1]:,} files…[/]" if snap.reading[1] else ""),
             f"{pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
@@ -148,7 +180,9 @@ class MainScreen(Screen[None]):
             parts.insert(2, f"[b $error]{problems} memory problem{'s' if problems != 1 else ''} — press {key}[/]")
         if app.demo:
             parts.append("[b $accent]demo home[/]")
-        parts.append("[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching"))
+        parts.append(
+            "[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching")
+        )
         self.query_one("#status-bar", StatusBar).update(" · ".join(parts))
 
     # ----------------------------------------------------------------- panes

@@ -41,7 +41,8 @@ def budget_line(snapshot: CenterSnapshot, fact: Fact | None = None) -> str:
         over = budget > 0 and after > budget
         refused = over and snapshot.pinned_refused
         text += f"; pinning this makes {after:,}" + (
-            " (over budget: it would be refused)" if refused else " (over budget)" if over else "")
+            " (over budget: it would be refused)" if refused else " (over budget)" if over else ""
+        )
     return text
 
 
@@ -107,8 +108,13 @@ def fact_metadata(fact: Fact, snapshot: CenterSnapshot, now: Timestamp) -> Table
     sup = resolution.of(fact) if resolution is not None else None
     shadowed = fact.scope == "global" and bool(overrides)  # the override row already says it
     if sup is not None and not shadowed:
-        row("superseded", Text(f"{sup.label}: recall and the pinned block use {sup.current.ref}"
-                               if sup.certain else sup.label, style="yellow"))
+        row(
+            "superseded",
+            Text(
+                f"{sup.label}: recall and the pinned block use {sup.current.ref}" if sup.certain else sup.label,
+                style="yellow",
+            ),
+        )
     if fact.supersedes:
         row("supersedes", ", ".join(fact.supersedes))
     if fact.extra:
@@ -148,7 +154,9 @@ class FactDetail(VerticalScroll):
         body = self.query_one("#fact-body", Markdown)
         if fact is None:
             empty.update(
-                f"[b red]This file could not be read[/]\n\n{escape(error)}" if error else "Select a fact to see it here."
+                f"[b red]This file could not be read[/]\n\n{escape(error)}"
+                if error
+                else "Select a fact to see it here."
             )
             empty.display = True
             title.display = meta.display = body.display = False
@@ -158,4 +166,6 @@ class FactDetail(VerticalScroll):
         title.update(Text(fact.display_title))
         meta.update(fact_metadata(fact, snapshot, now))
         # A worker, so tests and screenshots can wait for the Markdown to be laid out.
-        self.run_worker(body.update(fact.body or "_(empty body)_"), group="fact-body", exclusive=True, exit_on_error=False)
+        self.run_worker(
+            body.update(fact.body or "_(empty body)_"), group="fact-body", exclusive=True, exit_on_error=False
+        )

@@ -264,8 +264,12 @@ class FactsTable(ScrollView, can_focus=True):
         self.rows = rows
         if self.marked:
             self.marked.intersection_update(rows)
-        if changes is not None and not changes.full and not changes.added and not changes.removed and self._order_unaffected(
-            old_rows, rows, changes.changed
+        if (
+            changes is not None
+            and not changes.full
+            and not changes.added
+            and not changes.removed
+            and self._order_unaffected(old_rows, rows, changes.changed)
         ):
             self._line_cache.clear()
             self.refresh()

@@ -192,16 +192,47 @@ def _items(mined: Any) -> list[Any]:
 
     out: list[Item] = []
     for rec in mined.sessions:
-        for k, (sid, path, source, index, at_ns, message, text, core, score, reasons, context, policy, _ents, terms,
-                core_terms, values, words, name) in enumerate(rec.statements):
+        for k, (
+            sid,
+            path,
+            source,
+            index,
+            at_ns,
+            message,
+            text,
+            core,
+            score,
+            reasons,
+            context,
+            policy,
+            _ents,
+            terms,
+            core_terms,
+            values,
+            words,
+            name,
+        ) in enumerate(rec.statements):
             at = at_ns or rec.last_ns
-            out.append(Item(
-                ref=(rec.path, str(k)),
-                origin="history", score=score, reasons=list(reasons), text=text, core=core, at_ns=at,
-                sources=[Evidence(source, sid, message, Timestamp(at) if at else None, path, index, context)],
-                group=sid, policy=policy, context=context, name=name,
-                terms=dict(terms), values=set(values), core_terms=dict(core_terms), words=words,
-            ))
+            out.append(
+                Item(
+                    ref=(rec.path, str(k)),
+                    origin="history",
+                    score=score,
+                    reasons=list(reasons),
+                    text=text,
+                    core=core,
+                    at_ns=at,
+                    sources=[Evidence(source, sid, message, Timestamp(at) if at else None, path, index, context)],
+                    group=sid,
+                    policy=policy,
+                    context=context,
+                    name=name,
+                    terms=dict(terms),
+                    values=set(values),
+                    core_terms=dict(core_terms),
+                    words=words,
+                )
+            )
     return out
 
 
@@ -237,8 +268,10 @@ def _dir_sig(directory: str | os.PathLike[str], suffixes: tuple[str, ...] = ("",
 
 def _transcript_sigs(listing: Sequence[tuple[str, str, os.stat_result, bool]]) -> dict[str, str]:
     """Every transcript's version (size, mtime, and its branch meta's for a Reasonix session)."""
-    return {path: f"{fmt}:{st.st_size}:{st.st_mtime_ns}:" + (_stat_sig(path + ".meta") if fmt == "reasonix" else "")
-            for path, fmt, st, _filtered in listing}
+    return {
+        path: f"{fmt}:{st.st_size}:{st.st_mtime_ns}:" + (_stat_sig(path + ".meta") if fmt == "reasonix" else "")
+        for path, fmt, st, _filtered in listing
+    }
 
 
 def _base_key(layout: Layout, window: int, include_claude: bool) -> str:
@@ -292,8 +325,12 @@ def _code_stamp() -> str:
     from ...store.sealed import source_stamp
 
     here = os.path.dirname(os.path.abspath(__file__))
-    return source_stamp(*(os.path.join(here, n) for n in ("api.py", "candidates.py", "imports.py", "language.py",
-                                                          "procedures.py", "model.py")))
+    return source_stamp(
+        *(
+            os.path.join(here, n)
+            for n in ("api.py", "candidates.py", "imports.py", "language.py", "procedures.py", "model.py")
+        )
+    )
 
 
 def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int] | None:
@@ -320,8 +357,9 @@ def _load_terms_memo(layout: Layout) -> None:
             TERMS_MEMO.update(memo)
 
 
-def _save_result(layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...],
-                 covered: int, sessions: int) -> None:
+def _save_result(
+    layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...], covered: int, sessions: int
+) -> None:
     from ...store.sealed import write_sealed
     from .candidates import TERMS_MEMO
 
@@ -354,8 +392,9 @@ def _load_merge(layout: Layout, base: str) -> tuple[dict[str, str], frozenset[st
     return sigs, frozenset(tools), clusters
 
 
-def _save_merge(layout: Layout, base: str, sigs: dict[str, str], tools: frozenset[str],
-                clusters: Sequence[Sequence[Any]]) -> None:
+def _save_merge(
+    layout: Layout, base: str, sigs: dict[str, str], tools: frozenset[str], clusters: Sequence[Sequence[Any]]
+) -> None:
     from ...store.sealed import write_sealed
 
     refs = [[m.ref for m in c] for c in clusters]
@@ -368,10 +407,13 @@ def _save_merge(layout: Layout, base: str, sigs: dict[str, str], tools: frozense
 def _names_tool(it: Any, names: frozenset[str]) -> bool:
     """The item says one of these words as a word or as the head of inline code."""
     return any(w in names for w in it.words) or any(
-        v.startswith("code:") and v[5:].split(" ", 1)[0] in names for v in it.values)
+        v.startswith("code:") and v[5:].split(" ", 1)[0] in names for v in it.values
+    )
 
 
-def _seed(items: Sequence[Any], state: Any, sigs: dict[str, str], tools: frozenset[str]) -> tuple[list[list[Any]], list[Any]]:
+def _seed(
+    items: Sequence[Any], state: Any, sigs: dict[str, str], tools: frozenset[str]
+) -> tuple[list[list[Any]], list[Any]]:
     """``(clusters kept from the last listing, items new since)``: members of transcripts
     that are unchanged (same version, still in the window) keep their clusters; everything
     else is clustered again — and so is a statement that names a command the history ran
@@ -402,8 +444,9 @@ def _seed(items: Sequence[Any], state: Any, sigs: dict[str, str], tools: frozens
     return seed, [it for it in items if it.ref not in kept]
 
 
-def _compute(layout: Layout, store: Any, listing: Any, window: int, include_claude: bool,
-             use_cache: bool, base: str = "") -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
+def _compute(
+    layout: Layout, store: Any, listing: Any, window: int, include_claude: bool, use_cache: bool, base: str = ""
+) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
     """Every candidate, ranked (before dismissals and the cap), as raw tuples.
 
     With the cache, the clusters of the last computation are the starting point when only
@@ -435,7 +478,9 @@ def _compute(layout: Layout, store: Any, listing: Any, window: int, include_clau
     memories, covered = build_memories(items, known, tools, clusters=clusters)
     refs = [SessionRef(r.session_id, r.path, r.source, r.last_ns, r.triggers) for r in mined.sessions]
     scope = "project" if trim_space(str(layout.workspace)) else "global"
-    skills = build_skills(find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout))
+    skills = build_skills(
+        find_procedures([r.steps for r in mined.sessions]), refs, scope, _existing_skill_names(layout)
+    )
     skills.sort(key=lambda s: (-s.score, s.id))
     if use_cache:
         save_memo()
@@ -515,18 +560,33 @@ def list_suggestions(
     mem_shown, mem_rest, mem_hidden, mem_more = split(memories, limit, False)
     sk_shown, sk_rest, sk_hidden, sk_more = split(skills, SKILL_LIMIT, True)
     if include_hidden:
-        mem_out = sorted((MemorySuggestion.from_tuple(t) for t in (*mem_shown, *mem_rest)), key=lambda m: (-m.score, m.id))
+        mem_out = sorted(
+            (MemorySuggestion.from_tuple(t) for t in (*mem_shown, *mem_rest)), key=lambda m: (-m.score, m.id)
+        )
         sk_out = sorted((SkillSuggestion.from_tuple(t) for t in (*sk_shown, *sk_rest)), key=lambda s: (-s.score, s.id))
         return SuggestionsView(
-            memories=tuple(mem_out), skills=tuple(sk_out), generated_at=generated, available=True,
-            sessions=sessions, hidden=0, dismissed=frozenset(dismissed),
-            accepted=frozenset(accepted - dismissed), below=frozenset(below - dismissed - accepted),
-            covered=covered, more=mem_more + sk_more, window_days=window,
+            memories=tuple(mem_out),
+            skills=tuple(sk_out),
+            generated_at=generated,
+            available=True,
+            sessions=sessions,
+            hidden=0,
+            dismissed=frozenset(dismissed),
+            accepted=frozenset(accepted - dismissed),
+            below=frozenset(below - dismissed - accepted),
+            covered=covered,
+            more=mem_more + sk_more,
+            window_days=window,
         )
     return SuggestionsView(
         memories=tuple(MemorySuggestion.from_tuple(t) for t in mem_shown),
-        skills=tuple(SkillSuggestion.from_tuple(t) for t in sk_shown), generated_at=generated, available=True,
-        sessions=sessions, hidden=mem_hidden + sk_hidden, covered=covered, more=mem_more + sk_more,
+        skills=tuple(SkillSuggestion.from_tuple(t) for t in sk_shown),
+        generated_at=generated,
+        available=True,
+        sessions=sessions,
+        hidden=mem_hidden + sk_hidden,
+        covered=covered,
+        more=mem_more + sk_more,
         window_days=window,
     )
 
@@ -578,8 +638,12 @@ def accept_suggestion(
     else:
         result = _accept_memory(layout, sug, e, store, actor)
     state = _load_state(layout)
-    state["accepted"][sug.id] = {"at": Timestamp.now().rfc3339(), "path": result.path, "kind": result.kind,
-                                 "keys": _state_record(sug)}
+    state["accepted"][sug.id] = {
+        "at": Timestamp.now().rfc3339(),
+        "path": result.path,
+        "kind": result.kind,
+        "keys": _state_record(sug),
+    }
     state["dismissed"].pop(sug.id, None)
     _save_state(layout, state)
     return result
@@ -639,8 +703,12 @@ def dismiss_suggestion(layout: Layout, suggestion_id: str, store: Any = None, no
     if sid in state["dismissed"]:
         return None
     sug = find_suggestion(layout, sid, store)
-    state["dismissed"][sid] = {"at": Timestamp.now().rfc3339(), "title": sug.title, "note": note,
-                               "keys": _state_record(sug)}
+    state["dismissed"][sid] = {
+        "at": Timestamp.now().rfc3339(),
+        "title": sug.title,
+        "note": note,
+        "keys": _state_record(sug),
+    }
     _save_state(layout, state)
     return sug
 

@@ -205,8 +205,10 @@ def cells(s: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
 
 
-_PHRASE_BREAK = frozenset("for in on at of by with from into under over and or but so because since when whenever "
-                          "before after unless until while where which that if as than via per".split())
+_PHRASE_BREAK = frozenset(
+    "for in on at of by with from into under over and or but so because since when whenever "
+    "before after unless until while where which that if as than via per".split()
+)
 
 
 def _fit_words(t: str, limit: int) -> str:
@@ -414,8 +416,13 @@ def cluster_items(items: Sequence[Item], seed: Sequence[Sequence[Item]] = ()) ->
                 break
             for other in clusters[cluster_no][:3]:
                 sim = _similar(it, other)
-                if (sim >= MERGE_SIMILARITY and sim > best_sim and _anchor(it.terms, other.terms)
-                        and not _clash(it, other) and not _other_objects(it, other)):
+                if (
+                    sim >= MERGE_SIMILARITY
+                    and sim > best_sim
+                    and _anchor(it.terms, other.terms)
+                    and not _clash(it, other)
+                    and not _other_objects(it, other)
+                ):
                     best, best_sim = cluster_no, sim
         if best < 0:
             clusters.append([it])
@@ -496,8 +503,11 @@ def _supersedes(new: Item, old: Item) -> bool:
         kinds_new[v.split(":", 1)[0]].add(v)
     for v in old.values:
         kinds_old[v.split(":", 1)[0]].add(v)
-    differs = any(kinds_new[k] - kinds_old[k] and kinds_old[k] - kinds_new[k]
-                  for k in kinds_new.keys() & kinds_old.keys() if k not in ("tool", "name"))
+    differs = any(
+        kinds_new[k] - kinds_old[k] and kinds_old[k] - kinds_new[k]
+        for k in kinds_new.keys() & kinds_old.keys()
+        if k not in ("tool", "name")
+    )
     if not differs:
         return False
     a, b = _subject_terms(new), _subject_terms(old)
@@ -553,8 +563,9 @@ def _fold_superseded(clusters: list[list[Item]]) -> list[list[Item]]:
         changers: list[Item] = []  # newer members that say something changed, one per set of values
         seen_values: set[frozenset[str]] = set()
         for older in said:
-            if not older.superseded and any(n.at_ns > older.at_ns and n.values != older.values and _supersedes(n, older)
-                                            for n in changers):
+            if not older.superseded and any(
+                n.at_ns > older.at_ns and n.values != older.values and _supersedes(n, older) for n in changers
+            ):
                 older.superseded = True
             elif _CHANGED(older) and frozenset(older.values) not in seen_values:
                 seen_values.add(frozenset(older.values))
@@ -609,8 +620,9 @@ def _conflicts(it: Item, known: Known) -> bool:
     fact = known.fact
     fact_text = " ".join((fact.title, fact.description, fact.body)) if fact is not None else ""
     free = _free_words(it.text, it.values) & _free_words(fact_text, known.values)
-    shared_words = {t for t in shared if t.startswith("z:") or (
-        t in free and it.terms[t] >= 1.0 and known.terms[t] >= 1.0)}
+    shared_words = {
+        t for t in shared if t.startswith("z:") or (t in free and it.terms[t] >= 1.0 and known.terms[t] >= 1.0)
+    }
     if not shared_values and len(shared_words) < 2 and containment(it.terms, known.terms) < 0.3:
         return False
     head_kinds = {v.split(":", 1)[0] for v in known.head_values}
@@ -618,7 +630,9 @@ def _conflicts(it: Item, known: Known) -> bool:
     return any(v.split(":", 1)[0] in head_kinds for v in new) or (changed and bool(head_kinds))
 
 
-def _against_known(members: Sequence[Item], known: Sequence[Known], index: dict[str, set[int]]) -> tuple[str, Known | None]:
+def _against_known(
+    members: Sequence[Item], known: Sequence[Known], index: dict[str, set[int]]
+) -> tuple[str, Known | None]:
     """``("covered", k)``, ``("update", k)`` or ``("", None)``."""
     cands: Counter[int] = Counter()
     members = members[:6]
@@ -641,7 +655,9 @@ _PROVENANCE = re.compile(r"^Said in session .*$", re.M)
 """The line an accepted candidate's body ends with: where it was said, not what it says."""
 
 
-def known_entries(facts: Sequence[Any], instruction_docs: Sequence[tuple[str, str]], tools: frozenset[str]) -> list[Known]:
+def known_entries(
+    facts: Sequence[Any], instruction_docs: Sequence[tuple[str, str]], tools: frozenset[str]
+) -> list[Known]:
     """Active facts (both scopes) and instruction lines, as merge terms."""
     out: list[Known] = []
     for f in facts:
@@ -662,9 +678,13 @@ def known_entries(facts: Sequence[Any], instruction_docs: Sequence[tuple[str, st
     return out
 
 
-def build_memories(items: Sequence[Item], known: Sequence[Known], tools: frozenset[str],
-                   taken: set[str] | None = None,
-                   clusters: list[list[Item]] | None = None) -> tuple[list[MemorySuggestion], int]:
+def build_memories(
+    items: Sequence[Item],
+    known: Sequence[Known],
+    tools: frozenset[str],
+    taken: set[str] | None = None,
+    clusters: list[list[Item]] | None = None,
+) -> tuple[list[MemorySuggestion], int]:
     """Merged, scored candidates (every one, ranked) and how many existing facts or
     instructions already cover. ``clusters``: the items already prepared and clustered
     (:func:`cluster_items`; their lists are extended in place)."""
@@ -699,8 +719,11 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
     imports = [m for m in members if m.origin in ("claude-memory", "agent-notes")]
     said = [m for m in members if m.origin == "history"]
     current = [m for m in members if not m.superseded] or list(members)
-    rep = max(imports, key=lambda m: (m.origin == "claude-memory", m.score)) if imports else max(
-        current, key=lambda m: (m.score, m.policy, m.at_ns))
+    rep = (
+        max(imports, key=lambda m: (m.origin == "claude-memory", m.score))
+        if imports
+        else max(current, key=lambda m: (m.score, m.policy, m.at_ns))
+    )
     groups = {m.group for m in said if not m.superseded}
     score = max(m.score for m in current)
     reasons = list(rep.reasons)
@@ -713,12 +736,21 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
         reasons.append(f"said in {len(groups)} sessions")
     old = [m for m in members if m.superseded]
     if old:
-        reasons.append("replaces what was said before (" + "; ".join(
-            truncate_runes(one_line(m.core or m.text), 60, 59, "…") for m in old[:2]) + ")")
+        reasons.append(
+            "replaces what was said before ("
+            + "; ".join(truncate_runes(one_line(m.core or m.text), 60, 59, "…") for m in old[:2])
+            + ")"
+        )
     if imports and said:
         score += 0.5
-        reasons.append("also in " + ("Claude Code auto-memory" if any(m.origin == "claude-memory" for m in imports)
-                                     else os.path.basename(imports[0].group)))
+        reasons.append(
+            "also in "
+            + (
+                "Claude Code auto-memory"
+                if any(m.origin == "claude-memory" for m in imports)
+                else os.path.basename(imports[0].group)
+            )
+        )
     title = rep.title or short_title(rep.core or rep.text)
     description = one_line(rep.core if rep.origin == "claude-memory" and rep.body else rep.text)
     ttype = rep.type or infer_type(rep)
@@ -729,8 +761,12 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
         ttype = rep.type or fact.type or ttype
         prefix = "update-"
     else:
-        fallback = {"feedback": "working-rule", "project": "project-fact", "user": "about-me",
-                    "reference": "reference"}.get(ttype, "note")
+        fallback = {
+            "feedback": "working-rule",
+            "project": "project-fact",
+            "user": "about-me",
+            "reference": "reference",
+        }.get(ttype, "note")
         name = rep.name or readable_name(title, rep.text, fallback)
         scope = rep.scope
         prefix = rep.id_prefix
@@ -781,8 +817,10 @@ class SessionRef:
     """Message index → the person's request text."""
 
 
-_GENERIC_STEP_WORDS = frozenset("edit run git make go npm yarn pnpm uv pip python node bash sh test tests build install "
-                                "add commit push pull checkout main md py ts go".split())
+_GENERIC_STEP_WORDS = frozenset(
+    "edit run git make go npm yarn pnpm uv pip python node bash sh test tests build install "
+    "add commit push pull checkout main md py ts go".split()
+)
 
 
 def _skill_name(proc: Procedure, sessions: Sequence[SessionRef]) -> tuple[str, str]:
@@ -837,8 +875,9 @@ def _step_line(proc: Procedure, key: str) -> str:
     return text
 
 
-def build_skills(procedures: Sequence[Procedure], sessions: Sequence[SessionRef], scope: str,
-                 existing: set[str]) -> list[SkillSuggestion]:
+def build_skills(
+    procedures: Sequence[Procedure], sessions: Sequence[SessionRef], scope: str, existing: set[str]
+) -> list[SkillSuggestion]:
     """One skill candidate per repeated procedure (not for names an existing skill has)."""
     out: list[SkillSuggestion] = []
     used: set[str] = set()
@@ -856,12 +895,21 @@ def build_skills(procedures: Sequence[Procedure], sessions: Sequence[SessionRef]
             s = sessions[o.session]
             first = o.steps[0]
             trigger = s.triggers.get(first.trigger, "")
-            ran = ", ".join(d for i, d in enumerate(st.display for st in o.steps[:8])
-                            if i == 0 or d != o.steps[i - 1].display)
+            ran = ", ".join(
+                d for i, d in enumerate(st.display for st in o.steps[:8]) if i == 0 or d != o.steps[i - 1].display
+            )
             text = (trigger + " → " if trigger else "") + ran
             line = first.trigger if first.trigger >= 0 and trigger else first.index
-            sources.append(Evidence("claude-session" if s.source == "claude-session" else "session", s.id,
-                                    one_line(text), Timestamp(s.at_ns) if s.at_ns else None, s.path, line))
+            sources.append(
+                Evidence(
+                    "claude-session" if s.source == "claude-session" else "session",
+                    s.id,
+                    one_line(text),
+                    Timestamp(s.at_ns) if s.at_ns else None,
+                    s.path,
+                    line,
+                )
+            )
             evidence.append(s.id + ": " + truncate_runes(one_line(text), 160, 159, "..."))
         title = head.replace("-", " ").capitalize() if head != name else name.replace("-", " ").capitalize()
         plain = [re.sub(r"`", "", st) for st in steps]
@@ -871,11 +919,24 @@ def build_skills(procedures: Sequence[Procedure], sessions: Sequence[SessionRef]
         body += "## Steps\n\n" + "".join(f"{i}. {st}\n" for i, st in enumerate(steps, 1))
         body += "\n## Evidence\n\n" + "".join(f"- {e}\n" for e in evidence)
         score = THRESHOLD + 0.5 * min(n - 2, 4) + 0.25 * min(len(proc.distinctive), 4)
-        reasons = (f"the same {len(proc.keys)} steps in {n} sessions",
-                   "distinctive steps: " + ", ".join(proc.distinctive[:5]))
-        out.append(SkillSuggestion(
-            id="skill-" + name, name=name, description=description, scope=scope, body=body,
-            reason=reasons[0], evidence=tuple(evidence), sources=tuple(sources), score=round(score, 2),
-            reasons=reasons, steps=steps, keys=tuple(proc.keys),
-        ))
+        reasons = (
+            f"the same {len(proc.keys)} steps in {n} sessions",
+            "distinctive steps: " + ", ".join(proc.distinctive[:5]),
+        )
+        out.append(
+            SkillSuggestion(
+                id="skill-" + name,
+                name=name,
+                description=description,
+                scope=scope,
+                body=body,
+                reason=reasons[0],
+                evidence=tuple(evidence),
+                sources=tuple(sources),
+                score=round(score, 2),
+                reasons=reasons,
+                steps=steps,
+                keys=tuple(proc.keys),
+            )
+        )
     return out

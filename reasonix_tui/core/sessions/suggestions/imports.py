@@ -31,8 +31,15 @@ from .model import Evidence
 if TYPE_CHECKING:
     from .candidates import Item
 
-__all__ = ["claude_memory_items", "agent_note_items", "wanted_items", "agent_note_files", "home_label",
-           "IMPORT_LIMIT_PER_SOURCE", "WANTED_MIN_MISSES"]
+__all__ = [
+    "claude_memory_items",
+    "agent_note_items",
+    "wanted_items",
+    "agent_note_files",
+    "home_label",
+    "IMPORT_LIMIT_PER_SOURCE",
+    "WANTED_MIN_MISSES",
+]
 
 IMPORT_LIMIT_PER_SOURCE = 20
 """Notes imported from one file at most."""
@@ -48,7 +55,7 @@ def home_label(path: Path) -> str:
     home = os.environ.get("HOME") or os.path.expanduser("~")
     p = str(path)
     if home and (p == home or p.startswith(home.rstrip(os.sep) + os.sep)):
-        return "~" + p[len(home.rstrip(os.sep)):]
+        return "~" + p[len(home.rstrip(os.sep)) :]
     return p
 
 
@@ -71,7 +78,9 @@ def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scop
     return Item(
         origin=origin,
         score=IMPORT_SCORES[origin],
-        reasons=["kept by Claude Code's auto-memory" if origin == "claude-memory" else f"note in {os.path.basename(label)}"],
+        reasons=[
+            "kept by Claude Code's auto-memory" if origin == "claude-memory" else f"note in {os.path.basename(label)}"
+        ],
         text=statement,
         core=statement,
         at_ns=at,
@@ -132,22 +141,24 @@ def claude_memory_items(layout: Layout) -> list[Item]:
         title = one_line(str(meta.get("title") or "")) or description
         at = _file_ns(path)
         sc = score_sentence(description)
-        out.append(Item(
-            origin="claude-memory",
-            score=IMPORT_SCORES["claude-memory"],
-            reasons=["kept by Claude Code's auto-memory"],
-            text=description + " " + one_line(body),
-            core=description,
-            at_ns=at,
-            sources=[Evidence("claude-memory", label, description, Timestamp(at) if at else None, str(path), 0)],
-            group=label,
-            policy=sc.policy,
-            name=name,
-            title=title,
-            type=normalize_type(str(meta.get("type") or "")) if meta.get("type") else "",
-            body=body,
-            id_prefix="claude-",
-        ))
+        out.append(
+            Item(
+                origin="claude-memory",
+                score=IMPORT_SCORES["claude-memory"],
+                reasons=["kept by Claude Code's auto-memory"],
+                text=description + " " + one_line(body),
+                core=description,
+                at_ns=at,
+                sources=[Evidence("claude-memory", label, description, Timestamp(at) if at else None, str(path), 0)],
+                group=label,
+                policy=sc.policy,
+                name=name,
+                title=title,
+                type=normalize_type(str(meta.get("type") or "")) if meta.get("type") else "",
+                body=body,
+                id_prefix="claude-",
+            )
+        )
         if len(out) >= IMPORT_LIMIT_PER_SOURCE * 2:
             break
     return out
@@ -167,7 +178,9 @@ def agent_note_files(layout: Layout) -> list[tuple[Path, str]]:
     for d in (ws / ".cursor" / "rules", ws / ".clinerules"):
         if d.is_dir():
             try:
-                candidates += [(p, "project") for p in sorted(d.iterdir()) if p.suffix in (".md", ".mdc") and p.is_file()]
+                candidates += [
+                    (p, "project") for p in sorted(d.iterdir()) if p.suffix in (".md", ".mdc") and p.is_file()
+                ]
             except OSError:
                 pass
     if (ws / ".clinerules").is_file():
@@ -280,23 +293,31 @@ def wanted_items(layout: Layout) -> list[Item]:
             "**How to apply:** Replace this draft with the answer before saving.\n"
         )
         name = readable_name(query, query, "memory-wanted")
-        out.append(Item(
-            origin="memory-wanted",
-            score=2.5 + 0.25 * min(n - 2, 4),
-            reasons=[f"searched {n} times without a result"],
-            text=f"Answer for: {query}",
-            core=query,
-            at_ns=last.ns if last else 0,
-            sources=[Evidence("history-miss", str(r.get("via") or ""), one_line(r["query"]), parse_rfc3339(r.get("at")),
-                              misses_path(layout)) for r in recs[-4:]],
-            group="history-misses",
-            name=name,
-            title="Memory wanted: " + query,
-            body=body,
-            needs_edit=True,
-            id_prefix="wanted-",
-        ))
+        out.append(
+            Item(
+                origin="memory-wanted",
+                score=2.5 + 0.25 * min(n - 2, 4),
+                reasons=[f"searched {n} times without a result"],
+                text=f"Answer for: {query}",
+                core=query,
+                at_ns=last.ns if last else 0,
+                sources=[
+                    Evidence(
+                        "history-miss",
+                        str(r.get("via") or ""),
+                        one_line(r["query"]),
+                        parse_rfc3339(r.get("at")),
+                        misses_path(layout),
+                    )
+                    for r in recs[-4:]
+                ],
+                group="history-misses",
+                name=name,
+                title="Memory wanted: " + query,
+                body=body,
+                needs_edit=True,
+                id_prefix="wanted-",
+            )
+        )
     out.sort(key=lambda it: (-len(it.sources), -it.at_ns, it.core))
     return out
-
-

@@ -28,9 +28,21 @@ from typing import Any
 from ...compat.tokenize import tokens
 from .signals import Entity, has_cjk
 
-__all__ = ["STOPWORDS", "stem", "content_words", "cjk_terms", "gloss_words", "merge_terms", "VALUE_WEIGHT",
-           "configure", "available", "name_words", "entity_term", "save_memo",
-           "segment_words"]
+__all__ = [
+    "STOPWORDS",
+    "stem",
+    "content_words",
+    "cjk_terms",
+    "gloss_words",
+    "merge_terms",
+    "VALUE_WEIGHT",
+    "configure",
+    "available",
+    "name_words",
+    "entity_term",
+    "save_memo",
+    "segment_words",
+]
 
 STOPWORDS = frozenset(
     "a an the and or but if then so to of in on at by for with from into onto up out as is are was were be been "
@@ -45,10 +57,47 @@ STOPWORDS = frozenset(
 )
 """Function words (and the generic rule words every statement shares): never evidence."""
 
-_ZH_STOP = frozenset("的了是在和与及或也都就还要把被给让用对从到向以后以前我们你们他们这个那个这些那些一下一点什么怎么".replace("", " ").split())
-_RULE_GLOSSES = frozenset({"afterwards", "later", "after", "future", "always", "never", "must", "please", "bit", "little",
-                           "one", "dot", "point", "need", "every", "each", "all", "time", "times", "use", "using",
-                           "want", "hope", "again", "still", "also", "just", "only", "do", "make", "get", "give"})
+_ZH_STOP = frozenset(
+    "的了是在和与及或也都就还要把被给让用对从到向以后以前我们你们他们这个那个这些那些一下一点什么怎么".replace(
+        "", " "
+    ).split()
+)
+_RULE_GLOSSES = frozenset(
+    {
+        "afterwards",
+        "later",
+        "after",
+        "future",
+        "always",
+        "never",
+        "must",
+        "please",
+        "bit",
+        "little",
+        "one",
+        "dot",
+        "point",
+        "need",
+        "every",
+        "each",
+        "all",
+        "time",
+        "times",
+        "use",
+        "using",
+        "want",
+        "hope",
+        "again",
+        "still",
+        "also",
+        "just",
+        "only",
+        "do",
+        "make",
+        "get",
+        "give",
+    }
+)
 """Glosses that say how a rule is phrased, not what it is about (以后 → later): not name words."""
 
 

@@ -84,8 +84,9 @@ def _source_stamp() -> str:
     """The miner's code, the transcript readers, and the language package when installed."""
     here = os.path.dirname(os.path.abspath(__file__))
     core = os.path.dirname(here)
-    files = [os.path.join(here, n) for n in ("signals.py", "statements.py", "procedures.py", "language.py",
-                                             "candidates.py")]
+    files = [
+        os.path.join(here, n) for n in ("signals.py", "statements.py", "procedures.py", "language.py", "candidates.py")
+    ]
     files.append(os.path.join(core, "sessions.py"))
     lang_dir = os.path.join(core, "lang")
     if os.path.isdir(lang_dir):
@@ -95,8 +96,13 @@ def _source_stamp() -> str:
 
 def cache_path(layout: Layout) -> str:
     """``<root>/reasonix-tui/cache/suggestions-<hash of workspace and directories>.marshal``."""
-    key = "\0".join((abs_clean(str(layout.workspace)), abs_clean(str(layout.project_sessions_dir)),
-                     abs_clean(str(layout.global_sessions_dir)))).encode("utf-8", "surrogatepass")
+    key = "\0".join(
+        (
+            abs_clean(str(layout.workspace)),
+            abs_clean(str(layout.project_sessions_dir)),
+            abs_clean(str(layout.global_sessions_dir)),
+        )
+    ).encode("utf-8", "surrogatepass")
     return str(layout.cache_dir / f"suggestions-{hashlib.sha256(key).hexdigest()[:20]}.marshal")
 
 
@@ -183,15 +189,28 @@ def _mine(path: str, fmt: str) -> tuple[Any, ...] | None:
     triggers: dict[int, str] = {}
     for s in steps:
         if s.trigger >= 0 and s.trigger not in triggers:
-            triggers[s.trigger] = truncate_runes(one_line(user_message_text(t.messages[s.trigger])), _TRIGGER_RUNES,
-                                                 _TRIGGER_RUNES - 1, "…")
+            triggers[s.trigger] = truncate_runes(
+                one_line(user_message_text(t.messages[s.trigger])), _TRIGGER_RUNES, _TRIGGER_RUNES - 1, "…"
+            )
     last_msg = max((m.created_at.ns for m in t.messages if m.created_at is not None), default=0)
-    return (sid, source, turns, tuple(s.to_tuple() for s in statements), tuple(s.to_tuple() for s in steps),
-            triggers, last_msg)
+    return (
+        sid,
+        source,
+        turns,
+        tuple(s.to_tuple() for s in statements),
+        tuple(s.to_tuple() for s in steps),
+        triggers,
+        last_msg,
+    )
 
 
-def mine_sessions(layout: Layout, window_days: int = 30, include_claude: bool = True,
-                  use_cache: bool = True, listing: list[tuple[str, str, os.stat_result, bool]] | None = None) -> MinedHistory:
+def mine_sessions(
+    layout: Layout,
+    window_days: int = 30,
+    include_claude: bool = True,
+    use_cache: bool = True,
+    listing: list[tuple[str, str, os.stat_result, bool]] | None = None,
+) -> MinedHistory:
     """The workspace's sessions inside the window, mined (from the cache where unchanged)."""
     from .language import configure
     from .procedures import Step
@@ -223,11 +242,20 @@ def mine_sessions(layout: Layout, window_days: int = 30, include_claude: bool = 
             continue
         last = meta[2] or last_msg or st.st_mtime_ns
         step_objs = tuple(Step(*s) for s in steps)
-        records.append(SessionRecord(
-            path=p, fmt=fmt, session_id=sid, source=source, last_ns=last, turns=turns,
-            statements=tuple(statements), steps=step_objs, triggers=dict(triggers),
-            tools=frozenset(k[0].split(" ", 1)[0].lower() for k in steps if not k[0].startswith("edit ")),
-        ))
+        records.append(
+            SessionRecord(
+                path=p,
+                fmt=fmt,
+                session_id=sid,
+                source=source,
+                last_ns=last,
+                turns=turns,
+                statements=tuple(statements),
+                steps=step_objs,
+                triggers=dict(triggers),
+                tools=frozenset(k[0].split(" ", 1)[0].lower() for k in steps if not k[0].startswith("edit ")),
+            )
+        )
     records.sort(key=lambda r: (-r.last_ns, r.path))
     if window_days > 0 and records:
         newest = records[0].last_ns

@@ -96,18 +96,64 @@ class MemorySuggestion:
 
     def to_tuple(self) -> tuple[Any, ...]:
         """Marshal-friendly form (the result cache)."""
-        return (self.id, self.name, self.title, self.description, self.type, self.scope, self.body, self.reason,
-                self.evidence, self.origin, tuple(e.to_tuple() for e in self.sources), self.needs_edit, self.score,
-                self.reasons, self.updates, self.keys)
+        return (
+            self.id,
+            self.name,
+            self.title,
+            self.description,
+            self.type,
+            self.scope,
+            self.body,
+            self.reason,
+            self.evidence,
+            self.origin,
+            tuple(e.to_tuple() for e in self.sources),
+            self.needs_edit,
+            self.score,
+            self.reasons,
+            self.updates,
+            self.keys,
+        )
 
     @classmethod
     def from_tuple(cls, t: tuple[Any, ...]) -> MemorySuggestion:
         """Inverse of :meth:`to_tuple`."""
-        (id_, name, title, description, type_, scope, body, reason, evidence, origin, sources, needs_edit, score,
-         reasons, updates, keys) = t
-        return cls(id_, name, title, description, type_, scope, body, reason, tuple(evidence), origin,
-                   tuple(Evidence.from_tuple(e) for e in sources), needs_edit, score, tuple(reasons), updates,
-                   tuple(keys))
+        (
+            id_,
+            name,
+            title,
+            description,
+            type_,
+            scope,
+            body,
+            reason,
+            evidence,
+            origin,
+            sources,
+            needs_edit,
+            score,
+            reasons,
+            updates,
+            keys,
+        ) = t
+        return cls(
+            id_,
+            name,
+            title,
+            description,
+            type_,
+            scope,
+            body,
+            reason,
+            tuple(evidence),
+            origin,
+            tuple(Evidence.from_tuple(e) for e in sources),
+            needs_edit,
+            score,
+            tuple(reasons),
+            updates,
+            tuple(keys),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Reasonix's JSON fields, then ours."""
@@ -157,15 +203,39 @@ class SkillSuggestion:
 
     def to_tuple(self) -> tuple[Any, ...]:
         """Marshal-friendly form (the result cache)."""
-        return (self.id, self.name, self.description, self.scope, self.body, self.reason, self.evidence,
-                tuple(e.to_tuple() for e in self.sources), self.score, self.reasons, self.steps, self.keys)
+        return (
+            self.id,
+            self.name,
+            self.description,
+            self.scope,
+            self.body,
+            self.reason,
+            self.evidence,
+            tuple(e.to_tuple() for e in self.sources),
+            self.score,
+            self.reasons,
+            self.steps,
+            self.keys,
+        )
 
     @classmethod
     def from_tuple(cls, t: tuple[Any, ...]) -> SkillSuggestion:
         """Inverse of :meth:`to_tuple`."""
         id_, name, description, scope, body, reason, evidence, sources, score, reasons, steps, keys = t
-        return cls(id_, name, description, scope, body, reason, tuple(evidence),
-                   tuple(Evidence.from_tuple(e) for e in sources), score, tuple(reasons), tuple(steps), tuple(keys))
+        return cls(
+            id_,
+            name,
+            description,
+            scope,
+            body,
+            reason,
+            tuple(evidence),
+            tuple(Evidence.from_tuple(e) for e in sources),
+            score,
+            tuple(reasons),
+            tuple(steps),
+            tuple(keys),
+        )
 
     @property
     def title(self) -> str:

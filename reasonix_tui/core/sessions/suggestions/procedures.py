@@ -40,27 +40,164 @@ __all__ = ["Step", "Procedure", "extract_steps", "find_procedures", "command_key
 MAX_STEPS = 200
 """Steps kept per session."""
 
-_SHELL_TOOLS = {"bash", "shell", "run_command", "execute_command", "terminal", "powershell", "exec", "run_shell",
-                "shell_command", "local_shell"}
-_EDIT_TOOLS = {"edit", "edit_file", "multiedit", "multi_edit", "write", "write_file", "create_file",
-               "str_replace_editor", "str_replace_based_edit_tool", "apply_patch", "notebookedit", "replace_in_file"}
-_READ_ONLY = {
-    "cd", "ls", "ll", "la", "cat", "bat", "echo", "printf", "pwd", "head", "tail", "less", "more", "grep", "egrep",
-    "rg", "ag", "ack", "find", "fd", "which", "whereis", "type", "wc", "tree", "file", "stat", "du", "df", "ps",
-    "top", "env", "printenv", "true", "false", "sleep", "clear", "history", "man", "whoami", "date", "uname",
-    "open", "code", "vim", "vi", "nano", "sort", "uniq", "cut", "awk", "jq", "xargs", "tee", "diff", "cmp", "test",
-    "[", "exit", "source", ".", "export", "set", "unset", "alias", "time", "watch", "id", "hostname", "lsof",
+_SHELL_TOOLS = {
+    "bash",
+    "shell",
+    "run_command",
+    "execute_command",
+    "terminal",
+    "powershell",
+    "exec",
+    "run_shell",
+    "shell_command",
+    "local_shell",
 }
-_GIT_READ_ONLY = {"status", "diff", "log", "show", "branch", "remote", "rev-parse", "blame", "ls-files", "shortlog",
-                  "describe", "reflog", "grep", "config", "fetch", "ls-remote", "whatchanged", "help"}
-_ROUTINE_GIT = {"git add", "git commit", "git push", "git pull", "git checkout", "git switch", "git stash",
-                "git merge", "git rebase", "git fetch", "git restore", "git reset"}
+_EDIT_TOOLS = {
+    "edit",
+    "edit_file",
+    "multiedit",
+    "multi_edit",
+    "write",
+    "write_file",
+    "create_file",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "apply_patch",
+    "notebookedit",
+    "replace_in_file",
+}
+_READ_ONLY = {
+    "cd",
+    "ls",
+    "ll",
+    "la",
+    "cat",
+    "bat",
+    "echo",
+    "printf",
+    "pwd",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "grep",
+    "egrep",
+    "rg",
+    "ag",
+    "ack",
+    "find",
+    "fd",
+    "which",
+    "whereis",
+    "type",
+    "wc",
+    "tree",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "ps",
+    "top",
+    "env",
+    "printenv",
+    "true",
+    "false",
+    "sleep",
+    "clear",
+    "history",
+    "man",
+    "whoami",
+    "date",
+    "uname",
+    "open",
+    "code",
+    "vim",
+    "vi",
+    "nano",
+    "sort",
+    "uniq",
+    "cut",
+    "awk",
+    "jq",
+    "xargs",
+    "tee",
+    "diff",
+    "cmp",
+    "test",
+    "[",
+    "exit",
+    "source",
+    ".",
+    "export",
+    "set",
+    "unset",
+    "alias",
+    "time",
+    "watch",
+    "id",
+    "hostname",
+    "lsof",
+}
+_GIT_READ_ONLY = {
+    "status",
+    "diff",
+    "log",
+    "show",
+    "branch",
+    "remote",
+    "rev-parse",
+    "blame",
+    "ls-files",
+    "shortlog",
+    "describe",
+    "reflog",
+    "grep",
+    "config",
+    "fetch",
+    "ls-remote",
+    "whatchanged",
+    "help",
+}
+_ROUTINE_GIT = {
+    "git add",
+    "git commit",
+    "git push",
+    "git pull",
+    "git checkout",
+    "git switch",
+    "git stash",
+    "git merge",
+    "git rebase",
+    "git fetch",
+    "git restore",
+    "git reset",
+}
 _WRAPPERS = {"sudo", "nohup", "exec", "command", "builtin", "time", "env", "xvfb-run", "npx", "bunx", "pnpx"}
 _INTERPRETERS = {"python", "python3", "node", "bash", "sh", "zsh", "ruby", "perl", "deno", "bun", "php"}
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]{0,30}$")
 _GENERATED = re.compile(r"[0-9a-f]{6,}|\d{4,}")
-_VALUE_FLAGS = {"-C", "-F", "-f", "-w", "--filter", "--cwd", "--prefix", "--dir", "--workspace", "--project", "-p",
-                "--manifest-path", "--config", "-c", "--file", "--env", "-e", "--namespace", "-n", "--context"}
+_VALUE_FLAGS = {
+    "-C",
+    "-F",
+    "-f",
+    "-w",
+    "--filter",
+    "--cwd",
+    "--prefix",
+    "--dir",
+    "--workspace",
+    "--project",
+    "-p",
+    "--manifest-path",
+    "--config",
+    "-c",
+    "--file",
+    "--env",
+    "-e",
+    "--namespace",
+    "-n",
+    "--context",
+}
 _SEPARATORS = {"&&", "||", ";", "|", "&", ";;", "|&"}
 
 
@@ -203,8 +340,14 @@ def extract_steps(messages: Sequence[Message]) -> list[Step]:
                 if isinstance(command, str) and command.strip():
                     out.extend(Step(k, d, index, trigger) for k, d in command_keys(command))
             elif name in _EDIT_TOOLS:
-                path = next((args[k] for k in ("file_path", "path", "filePath", "file", "target_file")
-                             if isinstance(args.get(k), str)), "")
+                path = next(
+                    (
+                        args[k]
+                        for k in ("file_path", "path", "filePath", "file", "target_file")
+                        if isinstance(args.get(k), str)
+                    ),
+                    "",
+                )
                 key = _file_key(path) if path else ""
                 if key:
                     out.append(Step(key, "edit " + os.path.basename(path.rstrip("/")), index, trigger))

@@ -153,26 +153,67 @@ _FILE_EXT = (
 )
 _RE_URL = re.compile(r"https?://[^\s)\]>'\"`，。]+", re.I)
 _RE_IP = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b")
-_RE_HOST = re.compile(r"(?<![\w/.@-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]{1,20}(?::\d{2,5})?(?![\w/-])", re.I)
+_RE_HOST = re.compile(
+    r"(?<![\w/.@-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]{1,20}(?::\d{2,5})?(?![\w/-])", re.I
+)
 _RE_FILE = re.compile(rf"(?<![\w/.-])\.?[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b|(?<![\w/])\.env(?:\.[\w-]+)?\b", re.I)
 _RE_PATH = re.compile(r"(?<![\w`])(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@*-]+)+/?|(?<![\w])(?:~|\.)/[\w.@*-]+")
 _RE_DIR = re.compile(r"(?<![\w/.@-])([\w.@-]{2,40})/(?![\w/])")
-_NOT_DIRS = frozenset({"and", "or", "w", "i", "o", "n", "a", "y", "yes", "no", "on", "off", "true", "false", "read",
-                       "write", "input", "output", "km", "h", "s", "ms"})
+_NOT_DIRS = frozenset(
+    {
+        "and",
+        "or",
+        "w",
+        "i",
+        "o",
+        "n",
+        "a",
+        "y",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "true",
+        "false",
+        "read",
+        "write",
+        "input",
+        "output",
+        "km",
+        "h",
+        "s",
+        "ms",
+    }
+)
 _RE_CODE = re.compile(r"`([^`\n]{1,100})`")
 _RE_ENV = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _RE_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z][\w-]{1,38}")
 _RE_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])")
-_RE_PORT = re.compile(r"(?:\bports?\s+|端口\s*|(?<=[a-z0-9]):|\b(?:listen|serve|bind|expose)[a-z]*\s+(?:[a-z-]+\s+){0,2}on\s+(?:port\s+)?)(\d{2,5})\b", re.I)
-_RE_IDENT = re.compile(r"(?<![\w./-])(?:[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+|[a-z]+[0-9]+[a-z0-9]*)(?![\w/-])")
-_RE_NAME = re.compile(r"(?<=[\w,;:)\]]\s)(?<!\. )([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[A-Z][a-z][a-z0-9]{1,20})(?![\w'-])"
-                      r"|(?<![\w-])([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?![\w-])")
-_NOT_NAMES = frozenset("I I'm I'll I've I'd OK Ok Okay Yes No Not The This That These Those It Its We You They He She "
-                       "Please Thanks Also And But So Then Now Here There What When Where Why How Which Who Do Don't "
-                       "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
-                       "July August September October November December".split())
-_KIND_LABEL = {"code": "inline code", "env": "env var", "ident": "identifier", "name": "proper name", "url": "URL",
-               "ip": "IP address"}
+_RE_PORT = re.compile(
+    r"(?:\bports?\s+|端口\s*|(?<=[a-z0-9]):|\b(?:listen|serve|bind|expose)[a-z]*\s+(?:[a-z-]+\s+){0,2}on\s+(?:port\s+)?)(\d{2,5})\b",
+    re.I,
+)
+_RE_IDENT = re.compile(
+    r"(?<![\w./-])(?:[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+|[a-z]+[0-9]+[a-z0-9]*)(?![\w/-])"
+)
+_RE_NAME = re.compile(
+    r"(?<=[\w,;:)\]]\s)(?<!\. )([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[A-Z][a-z][a-z0-9]{1,20})(?![\w'-])"
+    r"|(?<![\w-])([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?![\w-])"
+)
+_NOT_NAMES = frozenset(
+    "I I'm I'll I've I'd OK Ok Okay Yes No Not The This That These Those It Its We You They He She "
+    "Please Thanks Also And But So Then Now Here There What When Where Why How Which Who Do Don't "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
+    "July August September October November December".split()
+)
+_KIND_LABEL = {
+    "code": "inline code",
+    "env": "env var",
+    "ident": "identifier",
+    "name": "proper name",
+    "url": "URL",
+    "ip": "IP address",
+}
 _NOT_HOSTS = re.compile(rf"\.(?:{_FILE_EXT})$|^(?:e\.g|i\.e|etc|vs|a\.m|p\.m)\b", re.I)
 
 
@@ -254,46 +295,137 @@ _TRAILING = re.compile(
     r"pls|ok\??|okay\??)\s*[.!。！]*\s*$",
     re.I,
 )
-_HABIT_MARKERS = re.compile(r"\s*[,，]?\s*\b(?:as usual|like always|as always|as before)\b|\s*[,，]?\s*(?:照旧|照例|和以前一样|还是老样子)", re.I)
+_HABIT_MARKERS = re.compile(
+    r"\s*[,，]?\s*\b(?:as usual|like always|as always|as before)\b|\s*[,，]?\s*(?:照旧|照例|和以前一样|还是老样子)",
+    re.I,
+)
 
 _IDIOMS = re.compile(
-    _words(r"never\s*mind", "nevermind", "no worries", r"don'?t worry", "no problem", r"doesn'?t matter",
-           r"not a big deal", r"no big deal", r"never heard", r"never seen", r"never understood", r"never knew",
-           r"never thought", r"never got", r"never tried", r"never been", r"never mind that")
+    _words(
+        r"never\s*mind",
+        "nevermind",
+        "no worries",
+        r"don'?t worry",
+        "no problem",
+        r"doesn'?t matter",
+        r"not a big deal",
+        r"no big deal",
+        r"never heard",
+        r"never seen",
+        r"never understood",
+        r"never knew",
+        r"never thought",
+        r"never got",
+        r"never tried",
+        r"never been",
+        r"never mind that",
+    )
     + r"|不要紧|没关系|没事儿?|不用了|算了|无所谓|没问题|不客气|别客气|不要客气|别担心|不用担心",
     re.I,
 )
 
 # (regex, weight, reason)
 _GENERIC: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(_words("from now on", "going forward", "in the future", "in future", "from here on",
-                       "by default", "every time", "each time", "whenever", "at all times", "without exception",
-                       "no matter what", "as a rule", "for good"), re.I), 2.0, "future-facing wording"),
-    (re.compile(_words("as usual", "like always", "as always", "as before", "same as always", "like usual"), re.I), 3.0,
-     "habit wording"),
+    (
+        re.compile(
+            _words(
+                "from now on",
+                "going forward",
+                "in the future",
+                "in future",
+                "from here on",
+                "by default",
+                "every time",
+                "each time",
+                "whenever",
+                "at all times",
+                "without exception",
+                "no matter what",
+                "as a rule",
+                "for good",
+            ),
+            re.I,
+        ),
+        2.0,
+        "future-facing wording",
+    ),
+    (
+        re.compile(_words("as usual", "like always", "as always", "as before", "same as always", "like usual"), re.I),
+        3.0,
+        "habit wording",
+    ),
     (re.compile(_words("next time", "from then on", "any time", "anytime"), re.I), 1.5, "future-facing wording"),
-    (re.compile(_words(r"every (?:push|commit|release|deploy|pr|merge|build|night|day|morning|change|migration|run)",
-                       "everywhere", "across the (?:codebase|repo|project)", "(?:for )?the whole (?:codebase|repo|project)",
-                       "in (?:this|our|the) (?:repo|repository|project|codebase|team)", "all (?:our |the )?(?!good\\b|set\\b|done\\b|right\\b|fine\\b|of\\b|in\\b|at\\b|the\\b|that\\b|this\\b|it\\b)(?:\\w+ ){0,2}\\w+",
-                       "any \\w+ (?:that|which|we|you)", "anything (?:under|in|inside)"), re.I),
-     1.0, "general scope"),
+    (
+        re.compile(
+            _words(
+                r"every (?:push|commit|release|deploy|pr|merge|build|night|day|morning|change|migration|run)",
+                "everywhere",
+                "across the (?:codebase|repo|project)",
+                "(?:for )?the whole (?:codebase|repo|project)",
+                "in (?:this|our|the) (?:repo|repository|project|codebase|team)",
+                "all (?:our |the )?(?!good\\b|set\\b|done\\b|right\\b|fine\\b|of\\b|in\\b|at\\b|the\\b|that\\b|this\\b|it\\b)(?:\\w+ ){0,2}\\w+",
+                "any \\w+ (?:that|which|we|you)",
+                "anything (?:under|in|inside)",
+            ),
+            re.I,
+        ),
+        1.0,
+        "general scope",
+    ),
     (re.compile(r"以后|今后|往后|从现在开始|从今以后|从今往后|之后都|以后都"), 2.0, "future-facing wording"),
     (re.compile(r"始终|一律|一直都|永远|每次|每回|默认|统一|向来|一贯|务必|一定要|无论如何"), 2.0, "general wording"),
     (re.compile(r"照旧|照例|和以前一样|还是老样子|跟以前一样|老规矩"), 3.0, "habit wording"),
     (re.compile(r"所有|凡是|任何|全部"), 1.0, "general scope"),
-    (re.compile(r"^(?:every|each|any|all)\s+(?!of\b|the time\b|right\b|good\b|set\b|done\b)[a-z]", re.I), 1.0,
-     "general scope"),
-    (re.compile(r"(?<!\bi )(?<!\bi just )\b(?:must|has to|have to|is required to|are required to|needs to be|need to be)\b"
-                r"|必须|只能|不得|只许", re.I), 1.5, "obligation"),
+    (
+        re.compile(r"^(?:every|each|any|all)\s+(?!of\b|the time\b|right\b|good\b|set\b|done\b)[a-z]", re.I),
+        1.0,
+        "general scope",
+    ),
+    (
+        re.compile(
+            r"(?<!\bi )(?<!\bi just )\b(?:must|has to|have to|is required to|are required to|needs to be|need to be)\b"
+            r"|必须|只能|不得|只许",
+            re.I,
+        ),
+        1.5,
+        "obligation",
+    ),
     (re.compile(r"都(?:用|走|在|按|要|是|放|由|归|不|别|得|交|写|跑|通过|会)"), 1.0, "general scope"),
-    (re.compile(_words("this (?:repo|repository|project|codebase)", "our (?:repo|repository|project|codebase|team|stack)",
-                       "here we", "we use", "we don'?t use"), re.I), 1.0, "about the project"),
-    (re.compile(_words(r"before (?:every |each |any )?(?:commit(?:ting)?|push(?:ing)?|merg(?:e|ing)|releas(?:e|ing)|deploy(?:ing)?|tagging|opening a pr|a pr)",
-                       r"after (?:every|each|any) \w+", r"when(?:ever)? (?:you|we) (?:commit|push|merge|release|deploy|add|change|touch)",
-                       r"before (?:you|we) [a-z]+")
-                , re.I), 1.0, "general condition"),
-    (re.compile(r"(?:提交|推送|发布|上线|合并|部署|发版|打包|改|修改|动)[^，。,]{0,10}?(?:之前|之后)|(?:提交|推送|发布|上线|合并|部署|发版|打包)[前后]"
-                r"|每(?:次|个).{0,8}(?:前|后)"), 1.0, "general condition"),
+    (
+        re.compile(
+            _words(
+                "this (?:repo|repository|project|codebase)",
+                "our (?:repo|repository|project|codebase|team|stack)",
+                "here we",
+                "we use",
+                "we don'?t use",
+            ),
+            re.I,
+        ),
+        1.0,
+        "about the project",
+    ),
+    (
+        re.compile(
+            _words(
+                r"before (?:every |each |any )?(?:commit(?:ting)?|push(?:ing)?|merg(?:e|ing)|releas(?:e|ing)|deploy(?:ing)?|tagging|opening a pr|a pr)",
+                r"after (?:every|each|any) \w+",
+                r"when(?:ever)? (?:you|we) (?:commit|push|merge|release|deploy|add|change|touch)",
+                r"before (?:you|we) [a-z]+",
+            ),
+            re.I,
+        ),
+        1.0,
+        "general condition",
+    ),
+    (
+        re.compile(
+            r"(?:提交|推送|发布|上线|合并|部署|发版|打包|改|修改|动)[^，。,]{0,10}?(?:之前|之后)|(?:提交|推送|发布|上线|合并|部署|发版|打包)[前后]"
+            r"|每(?:次|个).{0,8}(?:前|后)"
+        ),
+        1.0,
+        "general condition",
+    ),
 )
 _CONDITION_LEAD = re.compile(
     r"^(?:when(?:ever)?|each time|every time|before|after|if)\s+(?:you|we|i)\s+(?:\w+\s+){0,1}"
@@ -327,27 +459,94 @@ _AN_SUBJECT_BEFORE = re.compile(r"\b(?:we|you|u)\s+$", re.I)
 _ZH_ALWAYS = re.compile(r"总是|总要|老是")
 
 _EXPLICIT = re.compile(
-    _words("remember(?: (?:to|that|this))?", "keep in mind", "heads[- ]up", "fyi", "for future reference",
-           r"don'?t forget", "note that", "reminder", "for the record", "make a note")
+    _words(
+        "remember(?: (?:to|that|this))?",
+        "keep in mind",
+        "heads[- ]up",
+        "fyi",
+        "for future reference",
+        r"don'?t forget",
+        "note that",
+        "reminder",
+        "for the record",
+        "make a note",
+    )
     + r"|记住|记得|别忘了|不要忘了|注意(?:一下)?[:：，,]|提醒一下|备注",
     re.I,
 )
 _CONVENTION = re.compile(
-    _words("convention", "conventions", "rule", "rules", "policy", "standard practice", "guideline", "guidelines",
-           "house style", "naming scheme", "our standard", "the standard")
+    _words(
+        "convention",
+        "conventions",
+        "rule",
+        "rules",
+        "policy",
+        "standard practice",
+        "guideline",
+        "guidelines",
+        "house style",
+        "naming scheme",
+        "our standard",
+        "the standard",
+    )
     + r"|约定|规则|规范|原则|惯例|规矩|命名规则|命名规范|标准做法|流程是",
     re.I,
 )
 _POLICY_VERBS = (
-    "use", "prefer", "avoid", "keep", "put", "store", "place", "name", "prefix", "target", "open", "base", "branch",
-    "route", "send", "point", "pin", "stick to", "stick with", "default to", "write", "answer", "reply", "respond",
-    "speak", "talk", "ask", "check with", "ping", "run", "go through", "deploy", "ship", "release", "merge",
-    "commit", "push", "tag", "format", "lint", "test", "validate", "log", "call", "import", "wrap", "document",
+    "use",
+    "prefer",
+    "avoid",
+    "keep",
+    "put",
+    "store",
+    "place",
+    "name",
+    "prefix",
+    "target",
+    "open",
+    "base",
+    "branch",
+    "route",
+    "send",
+    "point",
+    "pin",
+    "stick to",
+    "stick with",
+    "default to",
+    "write",
+    "answer",
+    "reply",
+    "respond",
+    "speak",
+    "talk",
+    "ask",
+    "check with",
+    "ping",
+    "run",
+    "go through",
+    "deploy",
+    "ship",
+    "release",
+    "merge",
+    "commit",
+    "push",
+    "tag",
+    "format",
+    "lint",
+    "test",
+    "validate",
+    "log",
+    "call",
+    "import",
+    "wrap",
+    "document",
 )
 _PROHIBIT_LEAD = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|avoid|stop|no more|not|please don'?t)\b", re.I)
 _POLICY_LEAD = re.compile(r"^(?:please\s+)?(?:always\s+)?" + _words(*_POLICY_VERBS), re.I)
-_ZH_PROHIBIT = re.compile(r"^(?:请)?(?:不要|别|不准|禁止|勿|不许|不能|请勿|千万别|千万不要|不用再|别再)|(?:^|[，,；;])\s*(?:不要|别|禁止|不准|不许)"
-                          r"|^[^，,。；;？?！!]{1,16}?(?:不要|不准|禁止|不许|不能|不得)(?!紧)")
+_ZH_PROHIBIT = re.compile(
+    r"^(?:请)?(?:不要|别|不准|禁止|勿|不许|不能|请勿|千万别|千万不要|不用再|别再)|(?:^|[，,；;])\s*(?:不要|别|禁止|不准|不许)"
+    r"|^[^，,。；;？?！!]{1,16}?(?:不要|不准|禁止|不许|不能|不得)(?!紧)"
+)
 _ZH_POLICY = re.compile(
     r"^(?:请|都|统一|一律|以后|本地|平时|一般|要|得|应该|需要)?(?:用|使用|改用|走|放|写|按|按照|叫|命名|提交到|部署到|回答|回复|说|跑|先跑|只用)"
     r"|(?:^|[，,])\s*[多少](?:给|用|写|讲|说|举|放|加|问)"
@@ -356,13 +555,78 @@ _ZH_POLICY = re.compile(
 )
 _TASK_LEAD = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+|would you\s+|let'?s\s+|now\s+|then\s+|ok\s+|go ahead and\s+)?"
-    + _words("add", "implement", "fix", "create", "build", "refactor", "rename", "update", "change", "move", "delete",
-             "remove", "port", "switch", "convert", "make", "look", "check", "investigate", "debug", "find",
-             "figure", "help", "show", "explain", "tell", "give", "generate", "set up", "setup", "install",
-             "upgrade", "bump", "continue", "proceed", "start", "try", "revert", "undo", "redo", "retry", "rerun",
-             "recreate", "review", "merge", "cut", "draft", "prepare", "clean up", "cleanup", "wire", "hook up",
-             "optimize", "speed up", "split", "extract", "inline", "test", "verify", "compare", "summarize",
-             "read", "open", "close", "print", "dump", "list", "search", "grep", "write (?:a|an|the|some|me)"),
+    + _words(
+        "add",
+        "implement",
+        "fix",
+        "create",
+        "build",
+        "refactor",
+        "rename",
+        "update",
+        "change",
+        "move",
+        "delete",
+        "remove",
+        "port",
+        "switch",
+        "convert",
+        "make",
+        "look",
+        "check",
+        "investigate",
+        "debug",
+        "find",
+        "figure",
+        "help",
+        "show",
+        "explain",
+        "tell",
+        "give",
+        "generate",
+        "set up",
+        "setup",
+        "install",
+        "upgrade",
+        "bump",
+        "continue",
+        "proceed",
+        "start",
+        "try",
+        "revert",
+        "undo",
+        "redo",
+        "retry",
+        "rerun",
+        "recreate",
+        "review",
+        "merge",
+        "cut",
+        "draft",
+        "prepare",
+        "clean up",
+        "cleanup",
+        "wire",
+        "hook up",
+        "optimize",
+        "speed up",
+        "split",
+        "extract",
+        "inline",
+        "test",
+        "verify",
+        "compare",
+        "summarize",
+        "read",
+        "open",
+        "close",
+        "print",
+        "dump",
+        "list",
+        "search",
+        "grep",
+        "write (?:a|an|the|some|me)",
+    ),
     re.I,
 )
 _ZH_TASK = re.compile(
@@ -375,74 +639,257 @@ _ONE_OFF_REF = re.compile(
     re.I,
 )
 _SCOPING = re.compile(
-    _words("for now", "for the moment", "at the moment", "right now", "this time", "just this once", "this once",
-           r"for this (?:\w+ )?(?:only|change|pr|task|ticket|commit|release|one|branch|session|fix|bug|run)",
-           r"only for this", r"in this (?:pr|commit|change|branch)", "as part of this", "today", "tonight",
-           "temporarily", "temporary", "for the time being", "for today", "until tomorrow", "next week",
-           "later today", "this week", "this sprint", "in this session", "for the demo")
+    _words(
+        "for now",
+        "for the moment",
+        "at the moment",
+        "right now",
+        "this time",
+        "just this once",
+        "this once",
+        r"for this (?:\w+ )?(?:only|change|pr|task|ticket|commit|release|one|branch|session|fix|bug|run)",
+        r"only for this",
+        r"in this (?:pr|commit|change|branch)",
+        "as part of this",
+        "today",
+        "tonight",
+        "temporarily",
+        "temporary",
+        "for the time being",
+        "for today",
+        "until tomorrow",
+        "next week",
+        "later today",
+        "this week",
+        "this sprint",
+        "in this session",
+        "for the demo",
+    )
     + r"|这次|这一次|本次|这回|先不|先别|先这样|暂时|临时|今天|现在先|目前先|晚点|下周|回头再|这周|这个PR|这个 PR|本PR",
     re.I,
 )
 _HYPOTHETICAL = re.compile(
-    _words("might", "maybe", "perhaps", "possibly", r"if we ever", "some day", "someday", "i guess", "i think",
-           "i wonder", "not sure", r"i'?m not convinced", "probably", "could be", "would be nice", "in case")
+    _words(
+        "might",
+        "maybe",
+        "perhaps",
+        "possibly",
+        r"if we ever",
+        "some day",
+        "someday",
+        "i guess",
+        "i think",
+        "i wonder",
+        "not sure",
+        r"i'?m not convinced",
+        "probably",
+        "could be",
+        "would be nice",
+        "in case",
+    )
     + r"|可能|也许|或许|如果|要是|假如|说不定|估计|大概|不确定|我猜|我觉得|好像",
     re.I,
 )
 _REPORTED = re.compile(
-    _words("says?", "said", "writes?", "wrote", "according to", "the docs?", "the readme", "documentation",
-           "the article", "the vendor", "stack ?overflow", "chatgpt", "the blog") + r"[^\"“”「」]{0,40}[\"“「]"
+    _words(
+        "says?",
+        "said",
+        "writes?",
+        "wrote",
+        "according to",
+        "the docs?",
+        "the readme",
+        "documentation",
+        "the article",
+        "the vendor",
+        "stack ?overflow",
+        "chatgpt",
+        "the blog",
+    )
+    + r"[^\"“”「」]{0,40}[\"“「]"
     + r"|(?:说|写着|写的是|文档里|文档上)[^\"“”「」]{0,20}[\"“「]",
     re.I,
 )
 _QUOTED_SPAN = re.compile(r"\"[^\"]{12,}\"|“[^”]{6,}”|「[^」]{4,}」")
 _QUESTION_LEAD = re.compile(
-    r"^(?:so\s+|and\s+|but\s+|also\s+|ok\s+)?" + _words(
-        "why", "how", "what", "when", "where", "which", "who", "whose", "is", "are", "does", "do", "did", "can",
-        "could", "would", "should", "will", "shall", "may", "isn't", "aren't", "doesn't", "don't we", "any idea",
-        "anyone", "is there", "are there", "have you", "has", "was", "were", "wanna", "want me to"),
+    r"^(?:so\s+|and\s+|but\s+|also\s+|ok\s+)?"
+    + _words(
+        "why",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whose",
+        "is",
+        "are",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "isn't",
+        "aren't",
+        "doesn't",
+        "don't we",
+        "any idea",
+        "anyone",
+        "is there",
+        "are there",
+        "have you",
+        "has",
+        "was",
+        "were",
+        "wanna",
+        "want me to",
+    ),
     re.I,
 )
-_ZH_QUESTION = re.compile(r"为什么|为啥|怎么|如何|是不是|能不能|可不可以|要不要|有没有|会不会|对不对|是否|哪(?:个|里|些|儿)|什么|多少|几个|[吗呢吧嘛]\s*[？?。！!]*$")
+_ZH_QUESTION = re.compile(
+    r"为什么|为啥|怎么|如何|是不是|能不能|可不可以|要不要|有没有|会不会|对不对|是否|哪(?:个|里|些|儿)|什么|多少|几个|[吗呢吧嘛]\s*[？?。！!]*$"
+)
 _CONTRAST = re.compile(
     r"[\w`.-]+\s*(?:\([^)]{1,20}\))?\s*,\s*(?:not|never)\s+(?:an?\s+)?[\w`.-]+|\binstead of\b|\brather than\b|\bnot\s+[\w`.-]+\s*,\s*(?:but\s+)?(?:use\s+)?[\w`.-]+"
     r"|而不是|不用.{1,12}[，,]\s*用|用.{1,16}[，,]\s*(?:不要|别)用",
     re.I,
 )
-_NOW_STATE = re.compile(r"(?:\b(?:is|are|lives?|runs?|goes|go|points?)\b|\b(?:it|that|they|we)'(?:s|re)\b)[^;。]{1,60}\bnow\b\s*(?:[,.;]|$)|现在(?:是|在|用|改|走)", re.I)
+_NOW_STATE = re.compile(
+    r"(?:\b(?:is|are|lives?|runs?|goes|go|points?)\b|\b(?:it|that|they|we)'(?:s|re)\b)[^;。]{1,60}\bnow\b\s*(?:[,.;]|$)|现在(?:是|在|用|改|走)",
+    re.I,
+)
 _CHANGE = re.compile(
-    _words("moved to", "switched to", "migrated to", "we now use", "now uses?", "no longer", "not anymore",
-           "any more", "anymore", "replaced by", "deprecated", "is gone", "are gone", "retired",
-           "decommissioned", "has moved", "now lives", "is now", "are now")
+    _words(
+        "moved to",
+        "switched to",
+        "migrated to",
+        "we now use",
+        "now uses?",
+        "no longer",
+        "not anymore",
+        "any more",
+        "anymore",
+        "replaced by",
+        "deprecated",
+        "is gone",
+        "are gone",
+        "retired",
+        "decommissioned",
+        "has moved",
+        "now lives",
+        "is now",
+        "are now",
+    )
     + r"|改用|换成|换到|迁移到|迁到|迁移了|不再|弃用|废弃|已经下线|下线了|取代|代替|而不是",
     re.I,
 )
 _FACT_VERBS = re.compile(
-    _words("is", "are", "lives?", "live in", "runs? on", "runs? in", "points? to", "goes through", "go through",
-           "goes to", "go to", "belongs? to", "owned by", "owns?", "hosted on", "deployed (?:to|on|from)",
-           "served from", "sits? in", "located", "maintained by", "handled by", "reachable at", "available at",
-           "listens on", "runs? with", "uses?", "needs?", "requires?", "relies on", "depends on", "gets?", "comes? from", "only")
+    _words(
+        "is",
+        "are",
+        "lives?",
+        "live in",
+        "runs? on",
+        "runs? in",
+        "points? to",
+        "goes through",
+        "go through",
+        "goes to",
+        "go to",
+        "belongs? to",
+        "owned by",
+        "owns?",
+        "hosted on",
+        "deployed (?:to|on|from)",
+        "served from",
+        "sits? in",
+        "located",
+        "maintained by",
+        "handled by",
+        "reachable at",
+        "available at",
+        "listens on",
+        "runs? with",
+        "uses?",
+        "needs?",
+        "requires?",
+        "relies on",
+        "depends on",
+        "gets?",
+        "comes? from",
+        "only",
+    )
     + r"|是|在|走|归|由|负责|部署在|放在|入口|地址|端口|位于|依赖|需要|要连|只用",
     re.I,
 )
 _OWNER = re.compile(
-    _words("owned by", "owner", "owners", "belongs to", "maintained by", "ask \\w+ before", "check with", "ping \\w+",
-           "team owns", "'s team", "on-call", "oncall", "without asking", r"ask (?:me|us|\w+) first")
+    _words(
+        "owned by",
+        "owner",
+        "owners",
+        "belongs to",
+        "maintained by",
+        "ask \\w+ before",
+        "check with",
+        "ping \\w+",
+        "team owns",
+        "'s team",
+        "on-call",
+        "oncall",
+        "without asking",
+        r"ask (?:me|us|\w+) first",
+    )
     + r"|负责人|归.{1,8}管|(?:找|跟|和|问).{0,8}确认|问一下.{1,8}"
     r"|(?:由|是)[^，。,；;]{1,8}负责",
     re.I,
 )
 _STYLE = re.compile(
-    _words("answers?", "replies", "reply", "respond", "responses?", "explanations?", "explain", "tone", "verbose",
-           "concise", "brief", "short", "terse", "emoji", "emojis", "in (?:english|chinese|mandarin|japanese|german|french|spanish)",
-           "summaries", "summary", "bullet points", "markdown")
+    _words(
+        "answers?",
+        "replies",
+        "reply",
+        "respond",
+        "responses?",
+        "explanations?",
+        "explain",
+        "tone",
+        "verbose",
+        "concise",
+        "brief",
+        "short",
+        "terse",
+        "emoji",
+        "emojis",
+        "in (?:english|chinese|mandarin|japanese|german|french|spanish)",
+        "summaries",
+        "summary",
+        "bullet points",
+        "markdown",
+    )
     + r"|回答|回复|解释|简短|简洁|啰嗦|废话|中文|英文|用英语|用汉语|表情|总结",
     re.I,
 )
 _ASSISTANT_REF = re.compile(_words("you", "your", "me", "to me", "i don'?t need", "i want") + r"|你|我|跟我|给我", re.I)
 _REASON = re.compile(
-    _words("because", "since", "otherwise", "or else", "so that", "as it", "that folder", "relies on", "needs",
-           "gets overwritten", "breaks") + r"|,?\s\bor (?:else )?(?:the|it|we|you|they|this|that|everything)\b"
+    _words(
+        "because",
+        "since",
+        "otherwise",
+        "or else",
+        "so that",
+        "as it",
+        "that folder",
+        "relies on",
+        "needs",
+        "gets overwritten",
+        "breaks",
+    )
+    + r"|,?\s\bor (?:else )?(?:the|it|we|you|they|this|that|everything)\b"
     + r"|因为|不然|否则|以免|免得|之前.{0,12}(?:出过|出了|坏过)|会导致|会被",
     re.I,
 )
@@ -454,8 +901,11 @@ _TEAM_PRACTICE = re.compile(
     r"|我们(?:的[^，。,.]{1,16}?)?(?:一般|都|一直|平时|只|统一|一律)?(?:用|使用|走|按|是|在|不用|不要)",
     re.I,
 )
-_INSTRUMENT = re.compile(r"\b(?:with|using|via|through|in)\s+(?!the\b|a\b|an\b|this\b|that\b|it\b|them\b|my\b|our\b|your\b|mind\b)"
-                         r"`?[a-z][\w.-]{1,20}`?(?:\s|[,.;]|$)", re.I)
+_INSTRUMENT = re.compile(
+    r"\b(?:with|using|via|through|in)\s+(?!the\b|a\b|an\b|this\b|that\b|it\b|them\b|my\b|our\b|your\b|mind\b)"
+    r"`?[a-z][\w.-]{1,20}`?(?:\s|[,.;]|$)",
+    re.I,
+)
 _DEFINITION = re.compile(
     r"^(?:the\s+|our\s+)?(?:[\w-]+\s+){0,3}(?:db|database|host|server|cluster|bucket|queue|registry|endpoint|url|port|"
     r"repo|branch|owner|team|key|secret|token|config|dashboard|logs?|ci|pipeline|env|environment|domain|api|cdn|"
@@ -464,9 +914,30 @@ _DEFINITION = re.compile(
     r"|^(?:[\w-]+\s*){0,3}(?:的)?(?:数据库|地址|域名|端口|分支|负责人|仓库|服务器|集群|环境|日志|入口|配置|账号|命名)(?:是|在|用|走)",
     re.I,
 )
-_PROBLEM = re.compile(_words("error", "errors", "bug", "bugs", "issue", "problem", "crash", "crashes", "failure",
-                             "exception", "warning", "typo", "broken", "fails", "failing", "flaky", "timeout", "timing out")
-                      + r"|报错|错误|失败|超时|崩溃|白屏", re.I)
+_PROBLEM = re.compile(
+    _words(
+        "error",
+        "errors",
+        "bug",
+        "bugs",
+        "issue",
+        "problem",
+        "crash",
+        "crashes",
+        "failure",
+        "exception",
+        "warning",
+        "typo",
+        "broken",
+        "fails",
+        "failing",
+        "flaky",
+        "timeout",
+        "timing out",
+    )
+    + r"|报错|错误|失败|超时|崩溃|白屏",
+    re.I,
+)
 _CONSEQUENCE = re.compile(r"(?:,?\s\b(?:or(?: else)?|otherwise)\b|[，,]?\s*(?:不然|否则))[^.;。；]*", re.I)
 """The consequence clause of a rule (*…, or the rollback fails*; 不然…): its failure words are not a problem report."""
 _GENERIC_SUBJECT = re.compile(
@@ -521,9 +992,13 @@ def _always_never_ok(s: str, m: re.Match[str]) -> bool:
         return False
     if _AN_BEFORE_OK.search(before) or _AN_SUBJECT_BEFORE.search(before):
         return True
-    after = s[m.end():].lstrip().lower()
+    after = s[m.end() :].lstrip().lower()
     first = re.match(r"[a-z'-]+", after)
-    return first is not None and first.group(0) in {v.split()[0] for v in _POLICY_VERBS} and not re.search(r"\w+s\s*$", before.strip().lower() or "x")
+    return (
+        first is not None
+        and first.group(0) in {v.split()[0] for v in _POLICY_VERBS}
+        and not re.search(r"\w+s\s*$", before.strip().lower() or "x")
+    )
 
 
 def score_sentence(sentence: str) -> SentenceScore:
@@ -577,11 +1052,11 @@ def score_sentence(sentence: str) -> SentenceScore:
     imp = _LEAD_MARKER.sub("", core)
     cond = _CONDITION_LEAD.match(imp)
     if cond:
-        imp = imp[cond.end():]
+        imp = imp[cond.end() :]
         sc.add(1.5, f"general condition ({cond.group(0).strip(' ,，')})")
     label = _LABEL_LEAD.match(imp)
     if label and not cond:
-        imp = imp[label.end():]
+        imp = imp[label.end() :]
     if _PROHIBIT_LEAD.match(imp) or _ZH_PROHIBIT.search(imp):
         sc.add(1.5, "project rule (prohibition)")
         sc.policy = True
@@ -650,12 +1125,17 @@ def correction_signal(message: str, previous: str, previous_tokens: frozenset[st
     if not previous:
         return 0.0, ""
     text = _FILLER_LEAD.sub("", message.strip())
-    lead = (_CORRECTION_LEAD.match(text) is not None or _PROHIBIT_LEAD.match(text) is not None
-            or _WRONG_CLAUSE.match(text) is not None
-            or (has_cjk(text) and re.match(r"^(?:不对|不是|错了|别|不要|不行|应该)", text) is not None))
+    lead = (
+        _CORRECTION_LEAD.match(text) is not None
+        or _PROHIBIT_LEAD.match(text) is not None
+        or _WRONG_CLAUSE.match(text) is not None
+        or (has_cjk(text) and re.match(r"^(?:不对|不是|错了|别|不要|不行|应该)", text) is not None)
+    )
     if previous.startswith("claim: ") and not lead:
         return 0.0, ""
-    negation = re.search(r"\b(?:not|don'?t|do not|never|instead|stop|wrong|stale|outdated)\b|不对|不是|别|不要|而不是|不用", text, re.I)
+    negation = re.search(
+        r"\b(?:not|don'?t|do not|never|instead|stop|wrong|stale|outdated)\b|不对|不是|别|不要|而不是|不用", text, re.I
+    )
     mine = _distinct_tokens(text)
     overlap = sorted(t for t in mine & previous_tokens if t not in _GENERIC_PARTS and len(t) >= 3)
     step = previous.split(": ", 1)[-1].lower()

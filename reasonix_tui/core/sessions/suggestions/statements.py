@@ -82,9 +82,26 @@ class Statement:
 
     def to_tuple(self) -> tuple[Any, ...]:
         """Marshal-friendly form."""
-        return (self.session_id, self.path, self.source, self.index, self.at_ns, self.message, self.text, self.core,
-                self.score, self.reasons, self.context, self.policy, self.entities, self.terms, self.core_terms,
-                self.values, self.words, self.name)
+        return (
+            self.session_id,
+            self.path,
+            self.source,
+            self.index,
+            self.at_ns,
+            self.message,
+            self.text,
+            self.core,
+            self.score,
+            self.reasons,
+            self.context,
+            self.policy,
+            self.entities,
+            self.terms,
+            self.core_terms,
+            self.values,
+            self.words,
+            self.name,
+        )
 
     @classmethod
     def from_tuple(cls, t: Sequence[Any]) -> Statement:
@@ -125,8 +142,9 @@ def _step_tokens(name: str, arguments: str) -> frozenset[str]:
 _CLAIM_TOKENS_MAX = 4000
 
 
-def extract_statements(messages: Sequence[Message], session_id: str, path: str, source: str,
-                       default_at_ns: int = 0) -> list[Statement]:
+def extract_statements(
+    messages: Sequence[Message], session_id: str, path: str, source: str, default_at_ns: int = 0
+) -> list[Statement]:
     """Every statement of a session scoring at least :data:`FLOOR`."""
     out: list[Statement] = []
     prev_desc = ""
@@ -155,8 +173,9 @@ def extract_statements(messages: Sequence[Message], session_id: str, path: str, 
     return out
 
 
-def _message_statements(said: str, session_id: str, path: str, source: str, index: int, at: int,
-                        prev_desc: str, prev_tokens: frozenset[str]) -> list[Statement]:
+def _message_statements(
+    said: str, session_id: str, path: str, source: str, index: int, at: int, prev_desc: str, prev_tokens: frozenset[str]
+) -> list[Statement]:
     prose, _removed = prepare_text(said)
     sentences = split_sentences(prose)
     if not sentences:
@@ -213,14 +232,28 @@ def _message_statements(said: str, session_id: str, path: str, source: str, inde
         from .candidates import readable_name, short_title
 
         name = readable_name(short_title(core), text, "")
-        out.append(Statement(
-            session_id=session_id, path=path, source=source, index=index, at_ns=at, message=message,
-            text=text, core=core, score=round(max(scores[k].score for k in group) + (0.5 if len(group) > 1 else 0.0), 2),
-            reasons=tuple(reasons + (["sentences that support each other"] if len(group) > 1 else [])),
-            context=prev_desc if weight >= 1.5 else "", policy=any(scores[k].policy for k in group),
-            entities=tuple(ents), terms=tuple(terms.items()), core_terms=tuple(core_terms.items()),
-            values=tuple(sorted(values)), words=words, name=name,
-        ))
+        out.append(
+            Statement(
+                session_id=session_id,
+                path=path,
+                source=source,
+                index=index,
+                at_ns=at,
+                message=message,
+                text=text,
+                core=core,
+                score=round(max(scores[k].score for k in group) + (0.5 if len(group) > 1 else 0.0), 2),
+                reasons=tuple(reasons + (["sentences that support each other"] if len(group) > 1 else [])),
+                context=prev_desc if weight >= 1.5 else "",
+                policy=any(scores[k].policy for k in group),
+                entities=tuple(ents),
+                terms=tuple(terms.items()),
+                core_terms=tuple(core_terms.items()),
+                values=tuple(sorted(values)),
+                words=words,
+                name=name,
+            )
+        )
     return [s for s in out if s.score >= FLOOR]
 
 
