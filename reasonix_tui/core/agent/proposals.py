@@ -21,15 +21,12 @@ from ..store.model import (
     Fact,
     FactId,
     StoreError,
-    normalize_activation,
-    normalize_fact_scope,
-    normalize_subject_key,
     normalize_type,
-    normalize_volatility,
     parse_reference,
     resolve_activation,
     slug,
 )
+from ..store.store import inherit_fact
 from .policy import Assessment, ForgetAssessment
 
 __all__ = [
@@ -503,60 +500,17 @@ def planned_fact(
         name = existing.name
     else:
         name = parsed.name if parsed is not None else req_name
-    scope = trim_space(request.scope)
-    activation = normalize_activation(request.activation)
-    volatility = normalize_volatility(request.volatility)
-    subject = normalize_subject_key(request.subject_key)
-    expires = request.expires_at
-    verified_at = now if request.verified else request.last_verified_at
-    keywords = request.keywords
-    supersedes = request.supersedes
-    extra = request.extra
-    if existing is not None:
-        fact_id, revision, created_at = existing.id, existing.revision + 1, existing.created_at or now
-        scope = scope or existing.scope
-        activation = activation or existing.activation
-        volatility = volatility or existing.volatility
-        subject = subject or existing.subject_key
-        if expires is None and not clear_expiry:
-            expires = existing.expires_at
-        if verified_at is None:
-            verified_at = existing.last_verified_at
-        if not trim_space(keywords):
-            keywords = existing.keywords
-        if supersedes is None:
-            supersedes = existing.supersedes
-        if extra is None:
-            extra = existing.extra
-    else:
-        fact_id, revision, created_at = FactId(trim_space(request.id)), 1, now
-    if clear_expiry:
-        expires = None
-    if not scope:
-        scope = parsed.scope if parsed is not None and parsed.qualified else "project"
-    scope = normalize_fact_scope(scope)
-    return Fact(
-        id=fact_id,
-        revision=revision,
-        created_at=created_at,
-        updated_at=now,
+    fact = inherit_fact(
+        request,
+        existing,
+        now=now,
         name=slug(name),
-        title=request.title,
-        description=request.description,
-        keywords=keywords,
-        activation=activation,
-        volatility=volatility,
-        subject_key=subject,
-        expires_at=expires,
-        last_verified_at=verified_at,
-        type=normalize_type(request.type),
-        scope=scope,
-        body=trim_space(request.body),
-        file_scope=scope,
-        supersedes=tuple(supersedes or ()),
-        extra=tuple(extra or ()),
-        path=existing.path if existing is not None and existing.scope == scope else "",
+        scope=trim_space(request.scope),
+        parsed=parsed,
+        clear_expiry=clear_expiry,
+        new_id=FactId(trim_space(request.id)),
     )
+    return replace(fact, path=existing.path if existing is not None and existing.scope == fact.scope else "")
 
 
 def content_key(title: str, description: str, type_: str, body: str) -> str:

@@ -392,6 +392,79 @@ def _refuse_unreadable(fact: Fact, op: str) -> None:
 # --------------------------------------------------------------------------- store
 
 
+def inherit_fact(
+    req: SaveRequest,
+    existing: Fact | None,
+    *,
+    now: Timestamp,
+    name: str,
+    scope: str,
+    parsed: Any,
+    clear_expiry: bool,
+    new_id: FactId,
+) -> Fact:
+    """Spec §2.8 steps 6-8: the fact a save writes, given its slugged ``name``.
+
+    On an update (``existing``) an empty scope, activation, volatility, subject key, keyword
+    list, expiry, verification time, ``supersedes`` and extra keys are kept from ``existing``,
+    and the revision moves on; a new fact gets ``new_id`` and revision 1. The type is
+    normalised (never inherited), the body trimmed; a scope still empty comes from a qualified
+    reference, else "project". Used by the store's save and by the agent's plan of it.
+    """
+    activation = normalize_activation(req.activation)
+    volatility = normalize_volatility(req.volatility)
+    subject = normalize_subject_key(req.subject_key)
+    expires = req.expires_at
+    verified_at = now if req.verified else req.last_verified_at
+    keywords = req.keywords
+    supersedes = req.supersedes
+    extra = req.extra
+    if existing is not None:
+        fact_id, revision, created_at = existing.id, existing.revision + 1, existing.created_at or now
+        scope = scope or existing.scope
+        activation = activation or existing.activation
+        volatility = volatility or existing.volatility
+        subject = subject or existing.subject_key
+        if expires is None and not clear_expiry:
+            expires = existing.expires_at
+        if verified_at is None:
+            verified_at = existing.last_verified_at
+        if not trim_space(keywords):
+            keywords = existing.keywords
+        if supersedes is None:
+            supersedes = existing.supersedes
+        if extra is None:
+            extra = existing.extra
+    else:
+        fact_id, revision, created_at = new_id, 1, now
+    if clear_expiry:
+        expires = None
+    if not scope:
+        scope = parsed.scope if parsed is not None and parsed.qualified else "project"
+    scope = normalize_fact_scope(scope)
+    return Fact(
+        id=fact_id,
+        revision=revision,
+        created_at=created_at,
+        updated_at=now,
+        name=name,
+        title=req.title,
+        description=req.description,
+        keywords=keywords,
+        activation=activation,
+        volatility=volatility,
+        subject_key=subject,
+        expires_at=expires,
+        last_verified_at=verified_at,
+        type=normalize_type(req.type),
+        scope=scope,
+        body=trim_space(req.body),
+        file_scope=scope,
+        supersedes=tuple(supersedes or ()),
+        extra=tuple(extra or ()),
+    )
+
+
 class Store:
     """The Reasonix memory store for one state root and workspace."""
 
@@ -814,65 +887,11 @@ class Store:
         if existing is not None and existing.path and os.path.islink(existing.path):
             raise StoreError(f"refusing to write {existing.path!r} through a symlink")
         # 6-8. identity, inheritance, type/scope
-        scope = req_scope
-        activation = normalize_activation(req.activation)
-        volatility = normalize_volatility(req.volatility)
-        subject = normalize_subject_key(req.subject_key)
-        expires = req.expires_at
-        verified_at = now if req.verified else req.last_verified_at
-        keywords = req.keywords
-        supersedes = req.supersedes
-        extra = req.extra
-        if existing is not None:
-            fact_id = existing.id
-            revision = existing.revision + 1
-            created_at = existing.created_at or now
-            if not scope:
-                scope = existing.scope
-            activation = activation or existing.activation
-            volatility = volatility or existing.volatility
-            subject = subject or existing.subject_key
-            if expires is None and not clear_expiry:
-                expires = existing.expires_at
-            if verified_at is None:
-                verified_at = existing.last_verified_at
-            if not trim_space(keywords):
-                keywords = existing.keywords
-            if supersedes is None:
-                supersedes = existing.supersedes
-            if extra is None:
-                extra = existing.extra
-        else:
-            fact_id = FactId(trim_space(req.id)) if req.id else new_memory_id()
-            revision = 1
-            created_at = now
-        if clear_expiry:
-            expires = None
-        type_ = normalize_type(req.type)
-        if not scope:
-            scope = parsed.scope if parsed is not None and parsed.qualified else "project"
-        scope = normalize_fact_scope(scope)
-        fact = Fact(
-            id=fact_id,
-            revision=revision,
-            created_at=created_at,
-            updated_at=now,
-            name=name,
-            title=req.title,
-            description=req.description,
-            keywords=keywords,
-            activation=activation,
-            volatility=volatility,
-            subject_key=subject,
-            expires_at=expires,
-            last_verified_at=verified_at,
-            type=type_,
-            scope=scope,
-            body=trim_space(req.body),
-            file_scope=scope,
-            supersedes=tuple(supersedes or ()),
-            extra=tuple(extra or ()),
+        new_id = FactId(trim_space(req.id)) if req.id or existing is not None else new_memory_id()
+        fact = inherit_fact(
+            req, existing, now=now, name=name, scope=req_scope, parsed=parsed, clear_expiry=clear_expiry, new_id=new_id
         )
+        scope, fact_id = fact.scope, fact.id
         # 9. validation
         self._validate(fact)
         # 10-12. target
