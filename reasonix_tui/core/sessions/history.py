@@ -441,23 +441,9 @@ class HistoryIndex:
             entry.doc_ranges.append((start, start + n))
             ids = tids.astype(np.int32).tobytes()  # now in this index's term ids
         entry.mtime_ns, entry.size = st.st_mtime_ns, st.st_size
-        self._file_cols[path] = (
-            fmt,
-            st.st_size,
-            st.st_mtime_ns,
-            consumed,
-            next_index,
-            broken,
-            kinds,
-            tool_table,
-            tool_idx,
-            msgs,
-            calls,
-            offsets,
-            texts,
-            lens,
-            ids,
-        )
+        # The record with its term ids in this index's numbering (format, size and mtime were
+        # just checked equal to the file's).
+        self._file_cols[path] = (*rec[:-1], ids)
         self._changed()
         return True
 
