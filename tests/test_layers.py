@@ -26,13 +26,6 @@ REPO = Path(__file__).resolve().parents[1]
 KNOWN_CYCLES: list[frozenset[str]] = [
     frozenset(
         {
-            "reasonix_tui.core.sessions.suggestions.candidates",
-            "reasonix_tui.core.sessions.suggestions.procedures",
-            "reasonix_tui.core.sessions.suggestions.statements",
-        }
-    ),
-    frozenset(
-        {
             "reasonix_tui.core.recall.fields",
             "reasonix_tui.core.recall.index",
             "reasonix_tui.core.recall.pool",

@@ -18,8 +18,10 @@ from reasonix_tui.core.sessions import suggestions as S
 from reasonix_tui.core.sessions.claude import claude_project_slugs
 from reasonix_tui.core.sessions.history_tool import history_tool_call
 from reasonix_tui.core.sessions.suggestions import signals as sig
+from reasonix_tui.core.sessions.suggestions.entities import entities
 from reasonix_tui.core.sessions.suggestions.mining import cache_path, mine_sessions
 from reasonix_tui.core.sessions.suggestions.procedures import command_keys, find_procedures
+from reasonix_tui.core.sessions.suggestions.sentences import has_cjk, prepare_text
 from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.model import InvalidInput, NotFound
 from reasonix_tui.core.store.store import SaveRequest, Store
@@ -183,17 +185,17 @@ def test_noise_stays_below_the_threshold(text: str, excluded: str) -> None:
 
 def test_pasted_code_and_quotes_are_not_the_persons_words() -> None:
     text = "keep the semantics:\n```ts\n// always round down\nreturn Math.floor(v)\n```\n> never use floats\nok?"
-    prose, removed = sig.prepare_text(text)
+    prose, removed = prepare_text(text)
     assert "always" not in prose and "never" not in prose and set(removed) == {"code", "quote"}
     log = 'getting this:\nTraceback (most recent call last):\n  File "x.py", line 3, in f\nAssertionError: should never be negative'
-    prose, removed = sig.prepare_text(log)
+    prose, removed = prepare_text(log)
     assert "never" not in prose and "paste" in removed
 
 
 def test_entities_and_clean_statement() -> None:
     kinds = {
         (e.kind, e.value)
-        for e in sig.entities(
+        for e in entities(
             "Staging is pg-stg-02.internal:5433, logs at https://grafana.example.com, see `make test-fast` in app/reconcile/ "
             "(owner @lina, env DATABASE_URL, Python 3.12, deploys via ArgoCD)"
         )
@@ -937,7 +939,7 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
     """The merge state: sessions added one by one (and one that grows) give, at every step,
     exactly the candidates a listing from nothing gives; the statements already clustered
     are not clustered again."""
-    from reasonix_tui.core.sessions.suggestions import api, candidates
+    from reasonix_tui.core.sessions.suggestions import api, clustering
 
     suite = _suite_module()
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions" / "histories"
@@ -950,9 +952,9 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
             r.path.rename(aside / f"{r.key}.jsonl")
         S.list_suggestions(layout, store)
         clustered: list[int] = []
-        real = candidates.cluster_items
+        real = clustering.cluster_items
         monkeypatch.setattr(api, "_seed", api._seed)  # the real seed; only cluster_items is watched
-        import reasonix_tui.core.sessions.suggestions.candidates as cmod
+        import reasonix_tui.core.sessions.suggestions.clustering as cmod
 
         def watch(items: Any, seed: Any = ()) -> Any:
             clustered.append(len(items))
@@ -1004,7 +1006,7 @@ def _statements_of(path: Path) -> tuple[Any, ...]:
 def test_titles_are_short_rules_in_every_language(said: str, title: str) -> None:
     """A title is the rule, without what leads into it, and fits the list row (44 cells, a
     Han character two): never the whole Chinese sentence (the demo showed them whole)."""
-    from reasonix_tui.core.sessions.suggestions.candidates import TITLE_CELLS, cells, short_title
+    from reasonix_tui.core.sessions.suggestions.titles import TITLE_CELLS, cells, short_title
 
     assert short_title(said) == title and cells(title) <= TITLE_CELLS
 
@@ -1015,13 +1017,13 @@ def test_the_demo_suggestions_have_short_titles_and_readable_names(
     """What the demo's Suggestions pane lists: every title fits the row and is not a cut
     sentence's head; every name is readable words (glosses for Chinese), never a hash."""
     from reasonix_tui.core.demo import build_demo_home
-    from reasonix_tui.core.sessions.suggestions.candidates import TITLE_CELLS, cells
+    from reasonix_tui.core.sessions.suggestions.titles import TITLE_CELLS, cells
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     demo = build_demo_home(tmp_path / "demo", with_approval=False)
     view = S.list_suggestions(Layout.resolve(home=demo.root, workspace=demo.workspace))
     assert len(view.memories) == 4
-    zh = next(m for m in view.memories if sig.has_cjk(m.description))
+    zh = next(m for m in view.memories if has_cjk(m.description))
     assert zh.title == "用中文写提交说明的正文部分" and zh.description == "以后请用中文写提交说明的正文部分。"
     for m in view.memories:
         assert cells(m.title) <= TITLE_CELLS and not m.title.endswith("…")

@@ -188,7 +188,7 @@ def _existing_skill_names(layout: Layout) -> set[str]:
 
 
 def _items(mined: Any) -> list[Any]:
-    from .candidates import Item
+    from .items import Item
 
     out: list[Item] = []
     for rec in mined.sessions:
@@ -328,7 +328,18 @@ def _code_stamp() -> str:
     return source_stamp(
         *(
             os.path.join(here, n)
-            for n in ("api.py", "candidates.py", "imports.py", "language.py", "procedures.py", "model.py")
+            for n in (
+                "api.py",
+                "candidates.py",
+                "titles.py",
+                "items.py",
+                "clustering.py",
+                "known.py",
+                "imports.py",
+                "language.py",
+                "procedures.py",
+                "model.py",
+            )
         )
     )
 
@@ -348,7 +359,7 @@ def _load_result(layout: Layout, key: str) -> tuple[tuple[Any, ...], tuple[Any, 
 def _load_terms_memo(layout: Layout) -> None:
     """Terms of texts the last computation analysed (valid whatever its key)."""
     from ...store.sealed import read_sealed
-    from .candidates import TERMS_MEMO
+    from .items import TERMS_MEMO
 
     data = read_sealed(_result_path(layout), _RESULT_MAGIC)
     if type(data) is tuple and len(data) == 6 and isinstance(data[5], dict) and data[5].get("stamp") == _code_stamp():
@@ -361,7 +372,7 @@ def _save_result(
     layout: Layout, key: str, memories: tuple[Any, ...], skills: tuple[Any, ...], covered: int, sessions: int
 ) -> None:
     from ...store.sealed import write_sealed
-    from .candidates import TERMS_MEMO
+    from .items import TERMS_MEMO
 
     try:
         memo = {"stamp": _code_stamp(), "terms": dict(TERMS_MEMO)}
@@ -452,8 +463,10 @@ def _compute(
     With the cache, the clusters of the last computation are the starting point when only
     transcripts changed since: statements of new or changed transcripts join them (or make
     new ones); the rest is not compared again."""
-    from .candidates import SessionRef, build_memories, build_skills, cluster_items, known_entries, prepare_items
+    from .candidates import SessionRef, build_memories, build_skills
+    from .clustering import cluster_items, prepare_items
     from .imports import agent_note_items, claude_memory_items, wanted_items
+    from .known import known_entries
     from .language import configure, save_memo
     from .procedures import find_procedures
 

@@ -29,7 +29,7 @@ from ..claude import claude_home, claude_project_dir
 from .model import Evidence
 
 if TYPE_CHECKING:
-    from .candidates import Item
+    from .items import Item
 
 __all__ = [
     "claude_memory_items",
@@ -67,7 +67,7 @@ def _file_ns(path: Path) -> int:
 
 
 def _note_item(text: str, label: str, lineno: int, path: Path, origin: str, scope: str) -> Item | None:
-    from .candidates import IMPORT_SCORES, Item
+    from .items import IMPORT_SCORES, Item
     from .signals import score_sentence
 
     statement = one_line(text)
@@ -96,8 +96,9 @@ def claude_memory_items(layout: Layout) -> list[Item]:
     """The workspace's Claude Code auto-memory files."""
     from ...markdown import read_markdown
     from ...store.model import normalize_type, slug
-    from .candidates import IMPORT_SCORES, Item, readable_name
+    from .items import IMPORT_SCORES, Item
     from .signals import score_sentence
+    from .titles import readable_name
 
     cdir = claude_project_dir(layout.workspace)
     if cdir is None:
@@ -262,7 +263,8 @@ def _read_misses(path: Path) -> list[dict[str, Any]]:
 def wanted_items(layout: Layout) -> list[Item]:
     """Queries searched at least twice in this workspace without a result."""
     from ...compat.tokenize import query_terms
-    from .candidates import Item, readable_name
+    from .items import Item
+    from .titles import readable_name
 
     ws = abs_clean(str(layout.workspace))
     groups: dict[str, list[dict[str, Any]]] = {}

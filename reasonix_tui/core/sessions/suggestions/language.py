@@ -26,7 +26,8 @@ from types import ModuleType
 from typing import Any
 
 from ...compat.tokenize import tokens
-from .signals import Entity, has_cjk
+from .entities import Entity
+from .sentences import has_cjk
 
 __all__ = [
     "STOPWORDS",
@@ -316,7 +317,7 @@ def merge_terms(text: str) -> tuple[dict[str, float], set[str], tuple[str, ...]]
     """``(terms, values, words)`` of a statement: weighted merge terms, the concrete things
     among them, and its lower-cased words (tool names are recognised later, against the
     commands the history ran)."""
-    from .signals import entities
+    from .entities import entities
 
     terms: dict[str, float] = {}
     values: set[str] = set()

@@ -75,6 +75,26 @@ class MinedHistory:
     """Transcripts listed before the window."""
 
 
+MINER_MODULES = (
+    "sentences.py",
+    "entities.py",
+    "rule_patterns.py",
+    "exclusion_patterns.py",
+    "fact_patterns.py",
+    "signals.py",
+    "statements.py",
+    "procedures.py",
+    "language.py",
+    "titles.py",
+    "items.py",
+    "clustering.py",
+    "known.py",
+    "candidates.py",
+)
+"""The modules of this package whose code decides what the miner finds (their digest is
+part of the cache key)."""
+
+
 def miner_stamp() -> str:
     """A digest of the miner's source (a changed miner makes cached results stale)."""
     return _source_stamp()
@@ -83,11 +103,10 @@ def miner_stamp() -> str:
 def _source_stamp() -> str:
     """The miner's code, the transcript readers, and the language package when installed."""
     here = os.path.dirname(os.path.abspath(__file__))
-    core = os.path.dirname(here)
-    files = [
-        os.path.join(here, n) for n in ("signals.py", "statements.py", "procedures.py", "language.py", "candidates.py")
-    ]
-    files.append(os.path.join(core, "sessions.py"))
+    sessions = os.path.dirname(here)
+    core = os.path.dirname(sessions)
+    files = [os.path.join(here, n) for n in MINER_MODULES]
+    files += [os.path.join(sessions, n) for n in ("transcripts.py", "messages.py", "claude.py", "user_text.py")]
     lang_dir = os.path.join(core, "lang")
     if os.path.isdir(lang_dir):
         files += sorted(os.path.join(lang_dir, n) for n in os.listdir(lang_dir) if n.endswith(".py"))

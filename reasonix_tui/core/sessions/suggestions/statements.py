@@ -22,6 +22,7 @@ from ...compat.gostr import one_line, truncate_runes
 from ..messages import Message
 from ..user_text import is_user_authored_turn_message, user_message_text
 from .language import merge_terms
+from .sentences import has_cjk, prepare_text, split_sentences
 from .signals import (
     EXTEND_THRESHOLD,
     THRESHOLD,
@@ -29,10 +30,7 @@ from .signals import (
     clean_statement,
     correction_signal,
     distinct_tokens,
-    has_cjk,
-    prepare_text,
     score_sentence,
-    split_sentences,
 )
 
 __all__ = ["Statement", "FLOOR", "extract_statements", "step_description"]
@@ -229,7 +227,7 @@ def _message_statements(
                 ents[(e.kind, e.value)] = None
         terms, values, words = merge_terms(text)
         core_terms, _cv, _cw = merge_terms(core)
-        from .candidates import readable_name, short_title
+        from .titles import readable_name, short_title
 
         name = readable_name(short_title(core), text, "")
         out.append(
