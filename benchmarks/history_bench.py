@@ -33,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reasonix_tui.core.bm25 import BM25Index  # noqa: E402
 from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
-from reasonix_tui.core.sessions.history import HistoryIndex, HistoryOptions
+from reasonix_tui.core.sessions.history import HistoryIndex
 from reasonix_tui.core.sessions.history_docs import DEFAULT_KINDS, extract_documents
+from reasonix_tui.core.sessions.history_options import HistoryOptions
 from reasonix_tui.core.sessions.transcripts import read_reasonix_session  # noqa: E402
 
 CODE_WORDS = (

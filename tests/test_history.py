@@ -18,6 +18,7 @@ from reasonix_tui.core.sessions import history as H
 from reasonix_tui.core.sessions import history_docs as HD
 from reasonix_tui.core.sessions import history_tool as HT
 from reasonix_tui.core.sessions.claude import claude_project_slugs
+from reasonix_tui.core.sessions.history_options import HistoryError, HistoryOptions
 from reasonix_tui.core.sessions.messages import Message, ToolCall
 from reasonix_tui.integrations.cli import main
 
@@ -30,10 +31,10 @@ def write_session(path: Path, msgs: list[dict[str, object]], header: bool = True
     return path
 
 
-def opts(tmp_path: Path, **kw: str) -> H.HistoryOptions:
+def opts(tmp_path: Path, **kw: str) -> HistoryOptions:
     base = {"session_dir": str(tmp_path / "sessions")}
     base.update(kw)
-    return H.HistoryOptions(**base)
+    return HistoryOptions(**base)
 
 
 def idx(tmp_path: Path, **kw: str) -> H.HistoryIndex:
@@ -149,7 +150,7 @@ def test_cleanup_pending_sessions_are_invisible(tmp_path: Path) -> None:
     hits = index.search("alpha", limit=5).hits
     assert [h.session_path for h in hits] == [str(visible)]
     assert index.search("cleanup pending secret").hits == ()
-    with pytest.raises(H.HistoryError, match="^session_path is pending cleanup$"):
+    with pytest.raises(HistoryError, match="^session_path is pending cleanup$"):
         index.around(str(pending), 0)
 
 
@@ -172,7 +173,7 @@ def test_subagents_follow_their_parent(tmp_path: Path) -> None:
     (sd / "parent.cleanup-pending.json").write_text("{}")
     hits = index.search("orchid result", limit=5).hits
     assert [h.session_path for h in hits] == [str(shown)]
-    with pytest.raises(H.HistoryError, match="pending cleanup"):
+    with pytest.raises(HistoryError, match="pending cleanup"):
         index.around(str(hidden), 0)
     assert index.around(str(shown), 0)[0].text == "[0 user]\nsubagent visible orchid result"
 
@@ -374,7 +375,7 @@ def test_around_errors_and_confinement(tmp_path: Path) -> None:
     index = idx(tmp_path)
 
     def err(path: str, i: int) -> str:
-        with pytest.raises(H.HistoryError) as e:
+        with pytest.raises(HistoryError) as e:
             index.around(path, i)
         return str(e.value)
 
@@ -493,7 +494,7 @@ def test_tool_call_validation_errors(layout: Layout) -> None:
         ),
     ]
     for args, message in cases:
-        with pytest.raises(H.HistoryError) as e:
+        with pytest.raises(HistoryError) as e:
             HT.history_tool_call(layout, args)
         if message is None:
             assert str(e.value).startswith("invalid arguments: ")
@@ -660,7 +661,7 @@ def test_claude_transcripts_are_searched_and_opened(
         ],
         header=False,
     )
-    options = H.HistoryOptions.for_layout(layout)
+    options = HistoryOptions.for_layout(layout)
     assert options.claude_dir == str(cdir)
     hits = H.search(options, "gizmo", limit=10).hits
     assert {(h.source, h.kind) for h in hits} == {
@@ -720,7 +721,7 @@ def test_prewarm_then_search_reads_nothing_new(layout: Layout) -> None:
     write_session(layout.project_sessions_dir / "a.jsonl", [{"role": "user", "content": "warm words here"}])
     write_session(layout.history_archive_dir / "old.jsonl", [{"role": "user", "content": "archived warm words"}])
     assert H.prewarm(layout) == 2
-    index = H.index_for(H.HistoryOptions.for_layout(layout))
+    index = H.index_for(HistoryOptions.for_layout(layout))
     listed = index.sources("global")
     assert index.refresh(listed) == 0  # nothing left to read
     assert len(H.search(layout, "warm words", scope="global").hits) == 2
@@ -847,7 +848,7 @@ def test_a_corrupt_or_foreign_disk_cache_is_ignored(tmp_path: Path) -> None:
     two.enable_disk_cache(cache)
     assert _answers(two) == expected
     # Written for other directories: not used.
-    other = H.HistoryIndex(H.HistoryOptions(session_dir=str(tmp_path / "elsewhere")))
+    other = H.HistoryIndex(HistoryOptions(session_dir=str(tmp_path / "elsewhere")))
     other.enable_disk_cache(cache)
     assert other.search("walrus").hits == ()
 

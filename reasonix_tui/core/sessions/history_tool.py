@@ -12,8 +12,9 @@ from ..compat.gostr import go_quote, trim_space
 from ..compat.gotime import Timestamp
 from ..compat.tokenize import query_terms
 from ..paths import Layout
-from .history import HistoryError, HistoryOptions, index_for
+from .history import index_for
 from .history_docs import format_around, format_hits
+from .history_options import HistoryError, HistoryOptions
 
 __all__ = ["history_tool_call", "log_miss", "misses_path"]
 

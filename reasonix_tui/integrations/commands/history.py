@@ -19,8 +19,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ...core.sessions.history import HistoryOptions, history_cache_path, index_for
+from ...core.sessions.history import index_for
+from ...core.sessions.history_cache import history_cache_path
 from ...core.sessions.history_docs import KINDS, format_around, format_hits
+from ...core.sessions.history_options import HistoryOptions
 from ...core.sessions.history_tool import log_miss
 
 if TYPE_CHECKING:
