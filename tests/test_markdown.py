@@ -10,7 +10,7 @@ import frontmatter
 
 from reasonix_tui.core import markdown
 from reasonix_tui.core.markdown import read_markdown, write_markdown
-from reasonix_tui.core.sessions.suggestions.api import render_skill_file
+from reasonix_tui.core.sessions.suggestions.accept import render_skill_file
 
 
 def test_read_splits_metadata_and_body_with_its_first_line() -> None:

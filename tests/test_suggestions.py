@@ -939,7 +939,7 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
     """The merge state: sessions added one by one (and one that grows) give, at every step,
     exactly the candidates a listing from nothing gives; the statements already clustered
     are not clustered again."""
-    from reasonix_tui.core.sessions.suggestions import api, clustering
+    from reasonix_tui.core.sessions.suggestions import clustering, result_cache
 
     suite = _suite_module()
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions" / "histories"
@@ -953,7 +953,9 @@ def test_listing_after_new_sessions_merges_only_them_and_equals_a_listing_from_s
         S.list_suggestions(layout, store)
         clustered: list[int] = []
         real = clustering.cluster_items
-        monkeypatch.setattr(api, "_seed", api._seed)  # the real seed; only cluster_items is watched
+        monkeypatch.setattr(
+            result_cache, "kept_clusters", result_cache.kept_clusters
+        )  # the real seed; only cluster_items is watched
         import reasonix_tui.core.sessions.suggestions.clustering as cmod
 
         def watch(items: Any, seed: Any = ()) -> Any:

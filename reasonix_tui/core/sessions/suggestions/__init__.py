@@ -27,19 +27,16 @@ cache: ``<root>/reasonix-tui/cache/suggestions-*.marshal``.
 
 from __future__ import annotations
 
-from .api import (
-    SKILL_LIMIT,
+from .accept import (
     accept_suggestion,
     accepted_suggestion_name,
     ascii_slug,
     dismiss_suggestion,
-    find_suggestion,
     is_well_formed_slug,
-    list_suggestions,
     render_skill_file,
     restore_suggestion,
-    state_path,
 )
+from .api import SKILL_LIMIT, find_suggestion, list_suggestions
 from .model import (
     AcceptResult,
     Evidence,
@@ -49,6 +46,7 @@ from .model import (
     SuggestionEdits,
     SuggestionsView,
 )
+from .state import state_path
 
 __all__ = [
     "SKILL_LIMIT",
