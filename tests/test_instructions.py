@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from reasonix_tui.core.instructions.documents import (
-    BLOCK_PREAMBLE,
-    Resolution,
-    instruction_block,
-    parse_import_target,
-    render_report,
-    report_json,
-    resolve,
-)
+from reasonix_tui.core.instructions.documents import BLOCK_PREAMBLE, Resolution
+from reasonix_tui.core.instructions.imports import parse_import_target
+from reasonix_tui.core.instructions.render import instruction_block, render_report, report_json
+from reasonix_tui.core.instructions.resolver import resolve
 
 POLICIES = ["brief", "v2"]
 

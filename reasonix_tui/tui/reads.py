@@ -9,8 +9,10 @@ want fixed data replace these functions, never the panes.
 from __future__ import annotations
 
 from ..core.compat.gotime import Timestamp
-from ..core.instructions import documents as instructions
+from ..core.instructions import render as instruction_render
+from ..core.instructions.documents import Resolution
 from ..core.instructions.quickadd import append_doc, check_scope, doc_path
+from ..core.instructions.resolver import resolve
 from ..core.paths import Layout
 from ..core.recall import RecallTrace, TraceStore, run_recall
 from ..core.sessions import suggestions
@@ -48,14 +50,14 @@ def quick_add(layout: Layout, scope: str, note: str) -> str:
     return f"Added “{result.note}” to {result.path}{created}."
 
 
-def resolve_instructions(layout: Layout, target: str | None = None) -> instructions.Resolution:
+def resolve_instructions(layout: Layout, target: str | None = None) -> Resolution:
     """The instruction documents that apply to ``target`` (default: the workspace)."""
-    return instructions.resolve(target or str(layout.workspace), str(layout.root))
+    return resolve(target or str(layout.workspace), str(layout.root))
 
 
-def instruction_block(resolution: instructions.Resolution) -> str:
+def instruction_block(resolution: Resolution) -> str:
     """The provider-visible block of a resolution."""
-    return instructions.instruction_block(resolution)
+    return instruction_render.instruction_block(resolution)
 
 
 # ----------------------------------------------------------------- audit

@@ -345,7 +345,7 @@ def gather(
 ) -> HealthContext:
     """Read what the checks need: the store's active facts and unreadable files (unless
     given), the recorded recall traces and the instruction diagnostics of the workspace."""
-    from ..instructions.documents import resolve
+    from ..instructions.resolver import resolve
     from ..recall.trace import TraceStore
 
     if facts is None or errors is None:

@@ -16,8 +16,11 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from ...core.instructions.documents import POLICIES, nearest_git_root, render_report, report_json, resolve
+from ...core.instructions.documents import POLICIES
+from ...core.instructions.locations import nearest_git_root
 from ...core.instructions.quickadd import append_doc, doc_path
+from ...core.instructions.render import render_report, report_json
+from ...core.instructions.resolver import resolve
 from ...core.store.model import InvalidInput
 
 if TYPE_CHECKING:

@@ -82,14 +82,14 @@ EDIT_HINT = "edit doc files or use “/remember <note>”; doc edits apply next 
 
 def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
     """Bare ``/memory``: instructions, saved memories and archives (``RenderMemorySummary``)."""
-    from ...core.instructions.documents import resolve
+    from ...core.instructions.resolver import resolve
 
     resolution = resolve(str(ctx.layout.workspace), str(ctx.layout.root))
     facts = [] if ctx.settings.no_memory else ctx.store.list_all()
     archived = [] if ctx.settings.no_memory else ctx.store.list_archived()
     now = ctx.store.clock()
     if getattr(args, "json", False):
-        from ...core.instructions.documents import report_json
+        from ...core.instructions.render import report_json
 
         ctx.print_json(
             {

@@ -21,7 +21,8 @@ from .model import (
 
 def instruction_docs(layout: Layout) -> list[tuple[str, str]]:
     try:
-        from ...instructions.documents import nearest_git_root, resolve
+        from ...instructions.locations import nearest_git_root
+        from ...instructions.resolver import resolve
     except ImportError:  # pragma: no cover - the module ships with the package
         return []
     ws = str(layout.workspace)
