@@ -91,44 +91,57 @@ class ClaudeParser:
         created = parse_rfc3339(obj["timestamp"]) if isinstance(obj.get("timestamp"), str) else None
         sidechain = obj.get("isSidechain") is True
         content = msg.get("content")
-        out: list[Message] = []
         base: dict[str, Any] = {"created_at": created, "sidechain": sidechain, "offset": line.offset}
         if kind == "user":
             host = obj.get("isMeta") is True or obj.get("isCompactSummary") is True or sidechain
-            if isinstance(content, str):
-                out.append(Message(role="user", content=content, origin=self._origin(content, host), **base))
-            elif isinstance(content, list):
-                texts: list[str] = []
-
-                def flush() -> None:
-                    if texts:
-                        text = "\n".join(texts)
-                        out.append(Message(role="user", content=text, origin=self._origin(text, host), **base))
-                        texts.clear()
-
-                for block in content:
-                    if not isinstance(block, dict):
-                        continue
-                    btype = block.get("type")
-                    if btype == "text" and isinstance(block.get("text"), str):
-                        texts.append(block["text"])
-                    elif btype == "tool_result":
-                        flush()
-                        call_id = content_text(block.get("tool_use_id"))
-                        out.append(
-                            Message(
-                                role="tool",
-                                content=_claude_block_text(block.get("content")),
-                                name=self.tool_names.get(call_id, ""),
-                                tool_call_id=call_id,
-                                is_error=block.get("is_error") is True,
-                                **base,
-                            )
-                        )
-                flush()
+            out = self._user_messages(content, host, base)
             return out, "message" if out else "skipped"
-        # assistant
-        texts = []
+        out = self._assistant_messages(content, base)
+        return out, "message" if out else "skipped"
+
+    def _user_messages(self, content: Any, host: bool, base: dict[str, Any]) -> list[Message]:
+        """A ``user`` line: its text (consecutive text blocks joined) and one ``tool``
+        message per ``tool_result``, in order."""
+        out: list[Message] = []
+        if isinstance(content, str):
+            out.append(Message(role="user", content=content, origin=self._origin(content, host), **base))
+            return out
+        if not isinstance(content, list):
+            return out
+        texts: list[str] = []
+
+        def flush() -> None:
+            if texts:
+                text = "\n".join(texts)
+                out.append(Message(role="user", content=text, origin=self._origin(text, host), **base))
+                texts.clear()
+
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif btype == "tool_result":
+                flush()
+                call_id = content_text(block.get("tool_use_id"))
+                out.append(
+                    Message(
+                        role="tool",
+                        content=_claude_block_text(block.get("content")),
+                        name=self.tool_names.get(call_id, ""),
+                        tool_call_id=call_id,
+                        is_error=block.get("is_error") is True,
+                        **base,
+                    )
+                )
+        flush()
+        return out
+
+    def _assistant_messages(self, content: Any, base: dict[str, Any]) -> list[Message]:
+        """An ``assistant`` line: one message with its text, thinking and tool calls (none
+        when it has neither text nor calls)."""
+        texts: list[str] = []
         reasoning: list[str] = []
         calls: list[ToolCall] = []
         if isinstance(content, str):
@@ -149,8 +162,8 @@ class ClaudeParser:
                         self.tool_names[call_id] = name
                     calls.append(ToolCall(id=call_id, name=name, arguments=arguments_text(block.get("input"))))
         if not texts and not calls:
-            return [], "skipped"
-        out.append(
+            return []
+        return [
             Message(
                 role="assistant",
                 content="\n".join(texts),
@@ -159,8 +172,7 @@ class ClaudeParser:
                 origin="",
                 **base,
             )
-        )
-        return out, "message"
+        ]
 
     @staticmethod
     def _origin(text: str, host: bool) -> str:

@@ -143,6 +143,57 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
         if imports
         else max(current, key=lambda m: (m.score, m.policy, m.at_ns))
     )
+    score, reasons = _merged_score(members, rep, imports, said, current)
+    title = rep.title or short_title(rep.core or rep.text)
+    description = one_line(rep.core if rep.origin == "claude-memory" and rep.body else rep.text)
+    ttype = rep.type or infer_type(rep)
+    if update is not None:
+        fact = update.fact
+        name, scope = fact.name, fact.scope
+        reasons.insert(0, f"updates {fact.ref} (it says: {truncate_runes(one_line(fact.description), 80, 79, '…')})")
+        ttype = rep.type or fact.type or ttype
+        prefix = "update-"
+    else:
+        fallback = {
+            "feedback": "working-rule",
+            "project": "project-fact",
+            "user": "about-me",
+            "reference": "reference",
+        }.get(ttype, "note")
+        name = rep.name or readable_name(title, rep.text, fallback)
+        scope = rep.scope
+        prefix = rep.id_prefix
+    name = _unique_name(prefix, name, names)
+    body = rep.body if rep.body else _history_body(rep, members)
+    sources: list[Evidence] = []
+    for m in sorted(members, key=lambda m: (m.origin != "history", m.at_ns)):
+        sources.extend(m.sources)
+    keys = tuple(dict.fromkeys(m.key for m in members))
+    return MemorySuggestion(
+        id=prefix + name,
+        name=name,
+        title=title,
+        description=description,
+        type=ttype,
+        scope=scope,
+        body=body,
+        reason="; ".join(reasons[:3]),
+        evidence=tuple(_evidence_line(e) for e in sources),
+        origin=rep.origin,
+        sources=tuple(sources),
+        needs_edit=rep.needs_edit,
+        score=round(score, 2),
+        reasons=tuple(reasons),
+        updates=update.ref if update is not None else "",
+        keys=keys,
+    )
+
+
+def _merged_score(
+    members: Sequence[Item], rep: Item, imports: Sequence[Item], said: Sequence[Item], current: Sequence[Item]
+) -> tuple[float, list[str]]:
+    """A candidate's score and reasons: its best current statement's, plus repetition across
+    sessions and an auto-memory or notes file that also has it; superseded statements named."""
     groups = {m.group for m in said if not m.superseded}
     score = max(m.score for m in current)
     reasons = list(rep.reasons)
@@ -170,54 +221,18 @@ def _memory(members: Sequence[Item], update: Known | None, names: set[str]) -> M
                 else os.path.basename(imports[0].group)
             )
         )
-    title = rep.title or short_title(rep.core or rep.text)
-    description = one_line(rep.core if rep.origin == "claude-memory" and rep.body else rep.text)
-    ttype = rep.type or infer_type(rep)
-    if update is not None:
-        fact = update.fact
-        name, scope = fact.name, fact.scope
-        reasons.insert(0, f"updates {fact.ref} (it says: {truncate_runes(one_line(fact.description), 80, 79, '…')})")
-        ttype = rep.type or fact.type or ttype
-        prefix = "update-"
-    else:
-        fallback = {
-            "feedback": "working-rule",
-            "project": "project-fact",
-            "user": "about-me",
-            "reference": "reference",
-        }.get(ttype, "note")
-        name = rep.name or readable_name(title, rep.text, fallback)
-        scope = rep.scope
-        prefix = rep.id_prefix
+    return score, reasons
+
+
+def _unique_name(prefix: str, name: str, names: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``… when the id is taken; the id is then taken."""
     base = name
     n = 2
     while prefix + name in names:
         name = f"{base}-{n}"
         n += 1
     names.add(prefix + name)
-    body = rep.body if rep.body else _history_body(rep, members)
-    sources: list[Evidence] = []
-    for m in sorted(members, key=lambda m: (m.origin != "history", m.at_ns)):
-        sources.extend(m.sources)
-    keys = tuple(dict.fromkeys(m.key for m in members))
-    return MemorySuggestion(
-        id=prefix + name,
-        name=name,
-        title=title,
-        description=description,
-        type=ttype,
-        scope=scope,
-        body=body,
-        reason="; ".join(reasons[:3]),
-        evidence=tuple(_evidence_line(e) for e in sources),
-        origin=rep.origin,
-        sources=tuple(sources),
-        needs_edit=rep.needs_edit,
-        score=round(score, 2),
-        reasons=tuple(reasons),
-        updates=update.ref if update is not None else "",
-        keys=keys,
-    )
+    return name
 
 
 # --------------------------------------------------------------------------------------

@@ -388,14 +388,7 @@ _WINDOW = 5
 
 def find_procedures(sessions: Sequence[Sequence[Step]], min_sessions: int = 2) -> list[Procedure]:
     """Procedures repeated in at least ``min_sessions`` sessions, most repeated first."""
-    seqs: list[list[Step]] = []
-    for steps in sessions:
-        seq: list[Step] = []
-        for s in steps:
-            if seq and seq[-1].key == s.key:
-                continue
-            seq.append(s)
-        seqs.append(seq)
+    seqs = [_collapse_repeats(steps) for steps in sessions]
     active = [i for i, s in enumerate(seqs) if s]
     n = len(active)
     if n < min_sessions:
@@ -405,7 +398,33 @@ def find_procedures(sessions: Sequence[Sequence[Step]], min_sessions: int = 2) -
         df.update({s.key for s in seqs[i]})
     routine_df = max(3, n // 2)
     usable = {k for k, c in df.items() if 2 <= c <= routine_df}
-    # Ordered pairs of usable keys that follow each other closely, per session.
+    chains = _chains(seqs, active, usable, min_sessions)
+    if chains is None:
+        return []
+    out: list[Procedure] = []
+    for members in _cluster_chains(chains):
+        proc = _procedure(members, chains, seqs, df, min_sessions)
+        if proc is not None:
+            out.append(proc)
+    out.sort(key=lambda p: (-len(p.occurrences), -len(p.keys), p.keys))
+    return out
+
+
+def _collapse_repeats(steps: Sequence[Step]) -> list[Step]:
+    """The steps with immediate repeats of the same key collapsed."""
+    seq: list[Step] = []
+    for s in steps:
+        if seq and seq[-1].key == s.key:
+            continue
+        seq.append(s)
+    return seq
+
+
+def _chains(
+    seqs: Sequence[Sequence[Step]], active: Sequence[int], usable: set[str], min_sessions: int
+) -> dict[int, list[str]] | None:
+    """Per session, its usable keys that take part in ordered pairs (keys that follow each
+    other closely) frequent across sessions, when at least three; None when no pair is."""
     pair_sessions: dict[tuple[str, str], set[int]] = defaultdict(set)
     keyseq: dict[int, list[str]] = {}
     for i in active:
@@ -421,14 +440,18 @@ def find_procedures(sessions: Sequence[Sequence[Step]], min_sessions: int = 2) -
             pair_sessions[p].add(i)
     frequent = {p for p, ss in pair_sessions.items() if len(ss) >= min_sessions}
     if not frequent:
-        return []
+        return None
     chains: dict[int, list[str]] = {}
     for i, ks in keyseq.items():
         keep = {k for p in frequent for k in p if i in pair_sessions[p]}
         chain = [k for k in ks if k in keep]
         if len(chain) >= 3:
             chains[i] = chain
-    # Greedy clusters of sessions whose chains mostly agree.
+    return chains
+
+
+def _cluster_chains(chains: dict[int, list[str]]) -> list[list[int]]:
+    """Greedy clusters of sessions whose chains mostly agree (members, longest chain first)."""
     clusters: list[tuple[set[str], list[int]]] = []
     for i in sorted(chains, key=lambda i: (-len(chains[i]), i)):
         keys = set(chains[i])
@@ -445,33 +468,41 @@ def find_procedures(sessions: Sequence[Sequence[Step]], min_sessions: int = 2) -
             clusters[best][1].append(i)
         else:
             clusters.append((keys, [i]))
-    out: list[Procedure] = []
-    for _ckeys, members in clusters:
-        if len(members) < min_sessions:
-            continue
-        count: Counter[str] = Counter()
-        for i in members:
-            count.update(set(chains[i]))
-        step_keys = [k for k, c in count.items() if c >= min_sessions]
-        if len(step_keys) < 3:
-            continue
-        position: dict[str, float] = {}
-        for k in step_keys:
-            pos = [chains[i].index(k) / max(1, len(chains[i]) - 1) for i in members if k in chains[i]]
-            position[k] = sum(pos) / len(pos)
-        step_keys.sort(key=lambda k: (position[k], k))
-        member_set = set(members)
-        distinctive = tuple(k for k in step_keys if k not in _ROUTINE_GIT and df[k] <= len(member_set) + 1)
-        if len(distinctive) < 2:
-            continue
-        occurrences = []
-        keyset = set(step_keys)
-        for i in sorted(members):
-            steps = tuple(s for s in seqs[i] if s.key in keyset)
-            occurrences.append(Occurrence(i, steps))
-        out.append(Procedure(tuple(step_keys), tuple(occurrences), distinctive))
-    out.sort(key=lambda p: (-len(p.occurrences), -len(p.keys), p.keys))
-    return out
+    return [members for _ckeys, members in clusters]
+
+
+def _procedure(
+    members: list[int],
+    chains: dict[int, list[str]],
+    seqs: Sequence[Sequence[Step]],
+    df: Counter[str],
+    min_sessions: int,
+) -> Procedure | None:
+    """A cluster's procedure: the steps most members share, in their average position;
+    None when too few sessions, steps or distinctive (not routine git) steps."""
+    if len(members) < min_sessions:
+        return None
+    count: Counter[str] = Counter()
+    for i in members:
+        count.update(set(chains[i]))
+    step_keys = [k for k, c in count.items() if c >= min_sessions]
+    if len(step_keys) < 3:
+        return None
+    position: dict[str, float] = {}
+    for k in step_keys:
+        pos = [chains[i].index(k) / max(1, len(chains[i]) - 1) for i in members if k in chains[i]]
+        position[k] = sum(pos) / len(pos)
+    step_keys.sort(key=lambda k: (position[k], k))
+    member_set = set(members)
+    distinctive = tuple(k for k in step_keys if k not in _ROUTINE_GIT and df[k] <= len(member_set) + 1)
+    if len(distinctive) < 2:
+        return None
+    occurrences = []
+    keyset = set(step_keys)
+    for i in sorted(members):
+        steps = tuple(s for s in seqs[i] if s.key in keyset)
+        occurrences.append(Occurrence(i, steps))
+    return Procedure(tuple(step_keys), tuple(occurrences), distinctive)
 
 
 def step_words(key: str) -> list[str]:

@@ -32,6 +32,7 @@ from .signals import (
     distinct_tokens,
     score_sentence,
 )
+from .titles import readable_name, short_title
 
 __all__ = ["Statement", "FLOOR", "extract_statements", "step_description"]
 
@@ -181,17 +182,7 @@ def _message_statements(
     scores = [score_sentence(s) for s in sentences]
     weight, why = correction_signal(prose, prev_desc, prev_tokens)
     if weight:
-        corrected = False
-        for sc in scores:
-            if not sc.excluded and not sc.task and (sc.policy or sc.score >= 1.0):
-                sc.add(weight, why)
-                corrected = True
-        if not corrected and weight >= 2.0:
-            # "no, tests here run with …" right after the step it names: what the person
-            # says instead is how things are, however plainly worded (its first statement)
-            first = next((sc for sc in scores if not sc.excluded and not sc.task and sc.score >= 0), None)
-            if first is not None:
-                first.add(weight, why)
+        _apply_correction(scores, weight, why)
     message = truncate_runes(one_line(said), MAX_MESSAGE, MAX_MESSAGE - 1, "…")
     out: list[Statement] = []
     used: set[int] = set()
@@ -200,16 +191,7 @@ def _message_statements(
         sc = scores[i]
         if i in used or sc.excluded or sc.score < FLOOR:
             continue
-        group = [i]
-        for step in (-1, 1):
-            j = i + step
-            while 0 <= j < len(scores) and j not in used and len(group) < 3:
-                o = scores[j]
-                if o.excluded or o.task or o.score < EXTEND_THRESHOLD:
-                    break
-                group.append(j)
-                j += step
-        group.sort()
+        group = _with_neighbours(scores, i, used)
         used.update(group)
         parts = [clean_statement(scores[k].text) for k in group]
         text = _join(p for p in parts if p)
@@ -227,8 +209,6 @@ def _message_statements(
                 ents[(e.kind, e.value)] = None
         terms, values, words = merge_terms(text)
         core_terms, _cv, _cw = merge_terms(core)
-        from .titles import readable_name, short_title
-
         name = readable_name(short_title(core), text, "")
         out.append(
             Statement(
@@ -253,6 +233,36 @@ def _message_statements(
             )
         )
     return [s for s in out if s.score >= FLOOR]
+
+
+def _apply_correction(scores: Sequence[SentenceScore], weight: float, why: str) -> None:
+    """A correction of the previous step weighs on the message's rule sentences."""
+    corrected = False
+    for sc in scores:
+        if not sc.excluded and not sc.task and (sc.policy or sc.score >= 1.0):
+            sc.add(weight, why)
+            corrected = True
+    if not corrected and weight >= 2.0:
+        # "no, tests here run with …" right after the step it names: what the person
+        # says instead is how things are, however plainly worded (its first statement)
+        first = next((sc for sc in scores if not sc.excluded and not sc.task and sc.score >= 0), None)
+        if first is not None:
+            first.add(weight, why)
+
+
+def _with_neighbours(scores: Sequence[SentenceScore], i: int, used: set[int]) -> list[int]:
+    """Sentence ``i`` and the neighbours that extend it (at most three in all), in order."""
+    group = [i]
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(scores) and j not in used and len(group) < 3:
+            o = scores[j]
+            if o.excluded or o.task or o.score < EXTEND_THRESHOLD:
+                break
+            group.append(j)
+            j += step
+    group.sort()
+    return group
 
 
 def _join(parts: Any) -> str:
