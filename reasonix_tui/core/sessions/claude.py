@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,13 @@ _CLAUDE_HOST_PREFIXES = (
     "<bash-stderr>",
     "<user-prompt-submit-hook>",
 )
+
+
+def _typed_blocks(content: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """The content blocks that are objects, with their ``type``."""
+    for block in content:
+        if isinstance(block, dict):
+            yield block.get("type"), block
 
 
 def _claude_block_text(content: Any) -> str:
@@ -116,10 +123,7 @@ class ClaudeParser:
                 out.append(Message(role="user", content=text, origin=self._origin(text, host), **base))
                 texts.clear()
 
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            btype = block.get("type")
+        for btype, block in _typed_blocks(content):
             if btype == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif btype == "tool_result":
@@ -147,10 +151,7 @@ class ClaudeParser:
         if isinstance(content, str):
             texts.append(content)
         elif isinstance(content, list):
-            for block in content:
-                if not isinstance(block, dict):
-                    continue
-                btype = block.get("type")
+            for btype, block in _typed_blocks(content):
                 if btype == "text" and isinstance(block.get("text"), str):
                     texts.append(block["text"])
                 elif btype == "thinking" and isinstance(block.get("thinking"), str):

@@ -34,34 +34,12 @@ from .transcripts import (
     is_visible_subagent_session,
     list_claude_transcripts,
     read_transcript,
+    scan_transcripts,
     subagents_dir,
 )
 from .user_text import is_pinned_context_revision
 
 __all__ = ["SessionSources"]
-
-
-def _scan(d: str) -> tuple[set[str], list[tuple[str, os.stat_result]]]:
-    """One ``scandir``: every entry name, and the transcripts with their stat."""
-    if not trim_space(d):
-        return set(), []
-    try:
-        with os.scandir(d) as it:
-            entries = list(it)
-    except OSError:
-        return set(), []
-    names = {e.name for e in entries}
-    files: list[tuple[str, os.stat_result]] = []
-    for e in entries:
-        if not is_session_transcript_name(e.name):
-            continue
-        try:
-            if e.is_dir():
-                continue
-            files.append((e.path, e.stat()))
-        except OSError:
-            continue
-    return names, files
 
 
 def _stem(name: str) -> str:
@@ -95,9 +73,9 @@ class SessionSources:
 
     def _list_session_dir(self, d: str) -> list[tuple[str, os.stat_result]]:
         """Visible transcripts of a session directory and of its ``subagents/``."""
-        names, files = _scan(d)
+        names, files = scan_transcripts(d)
         out = [(p, st) for p, st in files if _stem(os.path.basename(p)) + ".cleanup-pending.json" not in names]
-        sub_names, sub_files = _scan(subagents_dir(d))
+        sub_names, sub_files = scan_transcripts(subagents_dir(d))
         for path, st in sub_files:
             if _stem(os.path.basename(path)) + ".cleanup-pending.json" in sub_names:
                 continue
@@ -128,7 +106,7 @@ class SessionSources:
         if scope == SOURCE_GLOBAL and trim_space(o.global_session_dir):
             add(self._list_session_dir(o.global_session_dir), SOURCE_GLOBAL, FORMAT_REASONIX)
         if scope in (SOURCE_GLOBAL, SOURCE_ARCHIVE) and trim_space(o.archive_dir):
-            add(_scan(o.archive_dir)[1], SOURCE_ARCHIVE, FORMAT_REASONIX)
+            add(scan_transcripts(o.archive_dir)[1], SOURCE_ARCHIVE, FORMAT_REASONIX)
         if o.claude_dir and scope in (SOURCE_PROJECT, SOURCE_GLOBAL):
             add(list_claude_transcripts(o.claude_dir), SOURCE_CLAUDE, FORMAT_CLAUDE)
         out.sort(key=lambda t: (-t[3].st_mtime_ns, t[0]))

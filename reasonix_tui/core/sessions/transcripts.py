@@ -73,6 +73,7 @@ __all__ = [
     "subagent_parent_session",
     "is_visible_subagent_session",
     "list_transcripts",
+    "scan_transcripts",
     "list_sessions",
     "session_id_of",
     "branch_meta_updated",
@@ -342,6 +343,30 @@ def is_visible_subagent_session(session_dir: str | os.PathLike[str], path: str |
     return not is_cleanup_pending(os.path.join(os.fspath(session_dir), parent + ".jsonl"))
 
 
+def scan_transcripts(directory: str) -> tuple[set[str], list[tuple[str, os.stat_result]]]:
+    """One ``scandir`` of ``directory`` (no recursion): every entry name, and the transcript
+    files with their stat. A blank, missing or unreadable directory gives nothing."""
+    if not trim_space(directory):
+        return set(), []
+    try:
+        with os.scandir(directory) as it:
+            entries = list(it)
+    except OSError:
+        return set(), []
+    names = {e.name for e in entries}
+    files: list[tuple[str, os.stat_result]] = []
+    for e in entries:
+        if not is_session_transcript_name(e.name):
+            continue
+        try:
+            if e.is_dir():
+                continue
+            files.append((e.path, e.stat()))
+        except OSError:
+            continue
+    return names, files
+
+
 def list_transcripts(
     directory: str | os.PathLike[str], visible: Callable[[str], bool] | None = None
 ) -> list[tuple[str, os.stat_result]]:
@@ -349,29 +374,8 @@ def list_transcripts(
 
     A missing or unreadable directory gives an empty list.
     """
-    d = trim_space(os.fspath(directory))
-    if not d:
-        return []
-    out: list[tuple[str, os.stat_result]] = []
-    try:
-        with os.scandir(d) as it:
-            entries = list(it)
-    except OSError:
-        return []
-    for entry in entries:
-        if not is_session_transcript_name(entry.name):
-            continue
-        try:
-            if entry.is_dir():
-                continue
-            st = entry.stat()
-        except OSError:
-            continue
-        path = os.path.join(d, entry.name)
-        if visible is not None and not visible(path):
-            continue
-        out.append((path, st))
-    return out
+    _names, files = scan_transcripts(trim_space(os.fspath(directory)))
+    return [(path, st) for path, st in files if visible is None or visible(path)]
 
 
 def branch_meta_updated(session_path: str | os.PathLike[str]) -> Timestamp | None:
