@@ -1,9 +1,10 @@
 """From statements, imports and procedures to the candidates a person reviews.
 
-* **Merging.** Statements (and imported notes) that say the same thing — the same
-  concrete things (tools, hosts, paths, inline code, versions) and words, across
-  phrasing and language — become one candidate whose evidence lists every occurrence.
-* **Against what is already known.** A candidate that an active fact or an instruction
+* **Merging** (:mod:`.clustering`, over the terms of :mod:`.items`). Statements (and
+  imported notes) that say the same thing — the same concrete things (tools, hosts, paths,
+  inline code, versions) and words, across phrasing and language — become one candidate
+  whose evidence lists every occurrence.
+* **Against what is already known** (:mod:`.known`). A candidate that an active fact or an instruction
   line already says (its concrete things are all there, or its words are) is not shown;
   one that names a different value of the same kind on a fact's subject (Python 3.12
   where the fact says 3.11), or that says the subject changed, is shown as an update of
@@ -11,7 +12,7 @@
 * **Ranking.** Durability score, plus one per further session that said it (at most
   two), plus half when Claude Code's auto-memory also has it; the latest occurrence
   breaks ties.
-* **Text.** The description is the whole statement as a clean rule; the title its
+* **Text** (titles and names in :mod:`.titles`). The description is the whole statement as a clean rule; the title its
   strongest sentence, cut at a clause boundary; the name readable words of the title
   (concrete things for a Chinese rule, never a hash); the body the rule and where it was
   said — no "confirm first" boilerplate.

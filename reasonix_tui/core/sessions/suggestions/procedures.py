@@ -33,7 +33,7 @@ from typing import Any
 from ...compat.gostr import one_line, truncate_runes
 from ..messages import Message
 from ..user_text import is_user_authored_turn_message
-from .statements import _args
+from .statements import tool_arguments
 
 __all__ = ["Step", "Procedure", "extract_steps", "find_procedures", "command_keys"]
 
@@ -332,7 +332,7 @@ def extract_steps(messages: Sequence[Message]) -> list[Step]:
             continue
         for call in msg.tool_calls:
             name = call.name.lower()
-            args = _args(call.arguments)
+            args = tool_arguments(call.arguments)
             if name in _SHELL_TOOLS:
                 command = args.get("command") or args.get("cmd") or ""
                 if isinstance(command, list):

@@ -28,7 +28,9 @@ quoted material (*the docs say "…"*) and task requests (*add…, fix…*; 帮�
 a rule signal. Idioms that look like rules (*never mind, no worries*; 不要紧, 没关系, 没事,
 算了) are removed before scoring.
 
-Everything here is pure text processing; nothing reads files.
+Everything here is pure text processing; nothing reads files. The prose preparation is in
+:mod:`.sentences`, the entities in :mod:`.entities`, and the word lists in
+:mod:`.rule_patterns`, :mod:`.exclusion_patterns` and :mod:`.fact_patterns`.
 """
 
 from __future__ import annotations

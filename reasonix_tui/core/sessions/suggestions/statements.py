@@ -108,7 +108,8 @@ class Statement:
         return cls(*t)
 
 
-def _args(arguments: str) -> dict[str, Any]:
+def tool_arguments(arguments: str) -> dict[str, Any]:
+    """A tool call's JSON arguments as an object (``{}`` when they are not one)."""
     try:
         value = json.loads(arguments) if arguments else {}
     except ValueError:
@@ -119,7 +120,7 @@ def _args(arguments: str) -> dict[str, Any]:
 def step_description(name: str, arguments: str) -> str:
     """A tool call in one line: ``bash: npm install x``, ``edit: src/a.ts`` (a long path
     keeps its last three parts)."""
-    args = _args(arguments)
+    args = tool_arguments(arguments)
     lname = name.lower()
     for key in ("command", "cmd"):
         if isinstance(args.get(key), str):
@@ -133,7 +134,7 @@ def step_description(name: str, arguments: str) -> str:
 
 
 def _step_tokens(name: str, arguments: str) -> frozenset[str]:
-    args = _args(arguments)
+    args = tool_arguments(arguments)
     parts = [str(v) for v in args.values() if isinstance(v, str) and len(v) < 400]
     return distinct_tokens(" ".join(parts))
 
