@@ -45,7 +45,7 @@ from reasonix_tui.core.compat.tokenize import query_terms, tokens  # noqa: E402
 from reasonix_tui.core.recall import get_index, recall  # noqa: E402
 from reasonix_tui.core.recall.channels import ChannelIndex  # noqa: E402
 from reasonix_tui.core.recall.enhance import EnhancedIndex  # noqa: E402
-from reasonix_tui.core.recall.index import recall_text  # noqa: E402
+from reasonix_tui.core.recall.memo import recall_text  # noqa: E402
 from reasonix_tui.core.resolve import resolve  # noqa: E402
 from reasonix_tui.core.settings import Settings  # noqa: E402
 from reasonix_tui.core.store.model import Fact, FactId  # noqa: E402

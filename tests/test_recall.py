@@ -19,7 +19,7 @@ from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.compat.retrieval import make_snippet
 from reasonix_tui.core.compat.tokenize import query_terms, tokens
 from reasonix_tui.core.recall import Enhancements, clear_index_cache, get_index, recall
-from reasonix_tui.core.recall.engine import distinctive_term, strong_term
+from reasonix_tui.core.recall.exact_gate import distinctive_term, strong_term
 from reasonix_tui.core.recall.generic import GENERIC_TURNS, is_generic_enhanced, is_generic_exact
 from reasonix_tui.core.recall.index import LABELS, RecallIndex
 from reasonix_tui.core.recall.pool import build_pool, find_overrides, identity_keys
@@ -983,7 +983,7 @@ def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
     from dataclasses import replace
 
     import reasonix_tui.core.recall.index as index_mod
-    from reasonix_tui.core.recall.index import FACT_MEMO
+    from reasonix_tui.core.recall.memo import FACT_MEMO
 
     rnd = random.Random(7)
     words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
@@ -1025,7 +1025,7 @@ def test_rebuilds_reuse_unchanged_facts_and_give_the_same_answers() -> None:
 
 
 def test_memo_keeps_only_facts_of_cached_indexes() -> None:
-    from reasonix_tui.core.recall.index import FactMemo
+    from reasonix_tui.core.recall.memo import FactMemo
 
     memo = FactMemo()
     a, b = F("mem-a", "a", body="alpha"), F("mem-b", "b", body="beta")
@@ -1045,7 +1045,7 @@ def test_memo_disk_layer_serves_a_new_process_with_the_same_answers(tmp_path: Pa
 
     import reasonix_tui.core.recall.fields as fields_mod
     import reasonix_tui.core.recall.index as index_mod
-    from reasonix_tui.core.recall.index import FACT_MEMO
+    from reasonix_tui.core.recall.memo import FACT_MEMO
 
     words = "deploy cache billing retry invoice token schema region replica queue CamelCase max_open_conns 数据库 迁移".split()
 

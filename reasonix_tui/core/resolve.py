@@ -174,7 +174,7 @@ def topic_pairs(
     frequencies are counted over per-fact arrays, so the cost of a snapshot is a sort.
     """
     from .recall.fields import fact_vectors
-    from .recall.index import FACT_MEMO
+    from .recall.memo import FACT_MEMO
 
     n = len(facts)
     if n < 2:

@@ -915,7 +915,7 @@ def _in_process(event: str, data: str, home: str | None, workspace: str | None, 
     was computed is written back after the answer is printed. The environment is seen
     through :func:`~.hook_client.request_env`, exactly as the hook server sees it."""
     from ..core.paths import resolve_state_root
-    from ..core.recall.index import FACT_MEMO, memo_path
+    from ..core.recall.memo import FACT_MEMO, memo_path
     from ..core.recall.service import use_disk_index
     from .hook_client import request_env
 

@@ -255,7 +255,8 @@ class HealthChecker:
 
 
 def _words(fact: Fact) -> frozenset[str]:
-    from ..recall.index import FACT_MEMO, _recall_tokens
+    from ..recall.index import _recall_tokens
+    from ..recall.memo import FACT_MEMO
 
     return frozenset(FACT_MEMO.get(fact, "tokens", _recall_tokens))
 
@@ -424,8 +425,8 @@ def health_report(
 ) -> HealthReport:
     """Findings of the workspace's store with the dismissals of its state root applied
     (scans are memoised on disk under the cache folder)."""
-    from ..recall.index import FACT_MEMO
-    from ..recall.index import memo_path as recall_memo_path
+    from ..recall.memo import FACT_MEMO
+    from ..recall.memo import memo_path as recall_memo_path
 
     checker = checker or HealthChecker(memo_path(layout))
     # a one-shot process: analysed fields and meaning vectors of unchanged facts come from the last run

@@ -20,7 +20,7 @@ from typing import Any
 from ..compat.gostr import one_line, trim_space, truncate_runes
 from ..compat.gotime import DAY_NS, Timestamp
 from ..instructions.documents import Diagnostic
-from ..recall.engine import SUPPRESSED_EMPTY, SUPPRESSED_GENERIC, SUPPRESSED_NO_TERMS
+from ..recall.results import SUPPRESSED_EMPTY, SUPPRESSED_GENERIC, SUPPRESSED_NO_TERMS
 from ..recall.trace import RecallTrace
 from ..resolve import Resolution, Supersession
 from ..store.freshness import FreshnessReport, explain_freshness

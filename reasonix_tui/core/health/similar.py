@@ -70,7 +70,7 @@ def _meaning_key(fact: Fact) -> bytes:
 
 def meaning_key(fact: Fact) -> bytes:
     """A digest of what the meaning channel reads of a fact (title, description, body)."""
-    from ..recall.index import FACT_MEMO
+    from ..recall.memo import FACT_MEMO
 
     return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]  # the memo holds what _meaning_key returns
 
@@ -210,7 +210,7 @@ def _analysed(fact: Fact) -> tuple[tuple[tuple[str, float, str], ...], bool]:
 
 
 def _terms_of(fact: Fact) -> tuple[dict[str, float], dict[str, str], bool]:
-    from ..recall.index import FACT_MEMO
+    from ..recall.memo import FACT_MEMO
 
     terms, change = FACT_MEMO.get(fact, "health-terms", _analysed)
     return {k: w for k, w, _ in terms}, {k: s for k, _, s in terms}, bool(change)

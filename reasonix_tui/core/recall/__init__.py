@@ -15,17 +15,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .engine import MODES, Considered, RecallHit, RecallResult, recall
+    from .engine import MODES, recall
     from .enhance import ALL_ENHANCEMENTS, Enhancements
     from .index import RecallIndex, clear_index_cache, get_index
     from .memory_tool import MemoryToolError, SearchHit, memory_tool_call, search_memories
     from .pinned import PinnedReport, background_block, pinned_block, pinned_report
     from .pool import PinnedGuidance, find_overrides, identity_keys, pinned_guidance
+    from .results import Considered, RecallHit, RecallResult
     from .service import load_facts, run_recall, store_for, try_recall
     from .trace import RecallTrace, TraceCandidate, TraceHit, TraceStore, render_history_text, render_recall_text
 
 _HOME = {
-    "engine": ("MODES", "Considered", "RecallHit", "RecallResult", "recall"),
+    "engine": ("MODES", "recall"),
+    "results": ("Considered", "RecallHit", "RecallResult"),
     "enhance": ("ALL_ENHANCEMENTS", "Enhancements"),
     "index": ("RecallIndex", "clear_index_cache", "get_index"),
     "pinned": ("PinnedReport", "background_block", "pinned_block", "pinned_report"),

@@ -39,7 +39,7 @@ from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .fields import fact_fields, fact_vectors
-from .index import FACT_MEMO
+from .memo import FACT_MEMO
 
 __all__ = [
     "ChannelIndex",

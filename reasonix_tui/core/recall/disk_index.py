@@ -43,7 +43,8 @@ from ..store.cache import stat_key
 from ..store.precedence import Exclusion
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from ..store.store import read_fact_file
-from .index import FACT_MEMO, RecallIndex, _Freshness, _term_freqs, recall_text
+from .index import RecallIndex, _Freshness, _term_freqs
+from .memo import FACT_MEMO, recall_text
 from .search_index import TermMatrix, _Listing, _listing, _stat_keys
 
 if TYPE_CHECKING:

@@ -13,48 +13,40 @@ pinned, suppressed by a project fact, superseded...).
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from ..compat.gostr import fields, trim_space
+from ..compat.gostr import trim_space
 from ..compat.gotime import DAY_NS, Timestamp
 from ..compat.retrieval import make_snippet
 from ..compat.tokenize import query_terms
 from ..resolve import Resolution, resolve
 from ..settings import Settings
 from ..store.model import Fact
-from .channels import C_MIN, E_MIN, E_STRONG, ChannelIndex, ChannelScores, score_query
+from .channels import ChannelIndex, ChannelScores, score_query
+from .considered import Explained, Hit, best_first
 from .enhance import ALL_ENHANCEMENTS, EnhancedIndex, Enhancements
+from .exact_gate import strong_term
 from .generic import is_generic_enhanced, is_generic_exact
 from .index import EXPIRED, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
+from .results import (
+    DEFAULT_CHARS,
+    DEFAULT_LIMIT,
+    SUPPRESSED_BUDGET,
+    SUPPRESSED_EMPTY,
+    SUPPRESSED_GENERIC,
+    SUPPRESSED_NO_TERMS,
+    SUPPRESSED_REPLACED,
+    SUPPRESSED_WEAK,
+    RecallHit,
+    RecallResult,
+)
 
-__all__ = [
-    "recall",
-    "RecallResult",
-    "RecallHit",
-    "Considered",
-    "DEFAULT_LIMIT",
-    "DEFAULT_CHARS",
-    "FLOOR",
-    "MODES",
-    "strong_term",
-    "distinctive_term",
-    "SUPPRESSED_GENERIC",
-    "SUPPRESSED_EMPTY",
-    "SUPPRESSED_NO_TERMS",
-    "SUPPRESSED_WEAK",
-    "SUPPRESSED_BUDGET",
-    "SUPPRESSED_REPLACED",
-]
+__all__ = ["recall", "FLOOR", "MODES"]
 
-DEFAULT_LIMIT = 4
-DEFAULT_CHARS = 2400
 FLOOR = 0.24
 PROJECT_BOOST = 1.08
 STALE_FACTOR = 0.92
@@ -63,161 +55,6 @@ STALE_DEMOTION = 0.7
 STALE_DEMOTION_VOLATILE = 0.4
 """The same for a fact its writer marked ``volatile`` (expected to change soon)."""
 MODES = ("enhanced", "reasonix-exact")
-
-SUPPRESSED_GENERIC = "generic user turn"
-SUPPRESSED_EMPTY = "memory store is empty"
-SUPPRESSED_NO_TERMS = "no searchable terms"
-SUPPRESSED_WEAK = "no sufficiently distinctive match"
-SUPPRESSED_BUDGET = "matched facts exceeded recall budget"
-SUPPRESSED_REPLACED = "matched facts are superseded or shadowed"
-"""Enhanced mode only: every match was superseded or shadowed by a project fact."""
-
-_TRIM_CUTSET = "#()[]{}<>,;:'\"`!?=+*/\\|"
-
-
-@dataclass(frozen=True, slots=True)
-class RecallHit:
-    """One fact in the block."""
-
-    fact: Fact
-    """The fact."""
-    score: float
-    """Score after multipliers (and, in enhanced mode, adjustments)."""
-    freshness: str
-    """``fresh``, ``current`` or ``stale``."""
-    reason: str
-    """``matched a, b; project scope`` (enhanced mode may append notes)."""
-    snippet: str
-    """The excerpt before clipping, redaction and escaping."""
-    matched: tuple[str, ...] = ()
-    """Query terms (or concepts) the fact matched."""
-    markers: tuple[str, ...] = ()
-    """Enhanced mode: visible flags put in front of the ``fact:`` line."""
-    notes: tuple[str, ...] = ()
-    """Enhanced mode: what changed relative to Reasonix for this hit."""
-    base_score: float | None = None
-    """Enhanced mode: the score before supersession/demotion adjustments."""
-    channels: tuple[str, ...] = ()
-    """Enhanced mode: what each channel contributed (``lexical: deploy``,
-    ``translated: 部署→deploy``, ``meaning: 0.41``, ``supersession: …``, ``subject: …``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Considered:
-    """One candidate and what became of it."""
-
-    fact: Fact
-    """The candidate."""
-    decision: str
-    """``selected``, ``gate``, ``expired``, ``floor``, ``limit``, ``budget``, ``pinned``,
-    ``suppressed``, ``superseded`` or ``zero-score``."""
-    detail: str
-    """Why, in one line."""
-    score: float | None = None
-    """Score after multipliers, when one was computed."""
-    matched: tuple[str, ...] = ()
-    """Matched query terms."""
-    freshness: str = ""
-    """Freshness label, when computed."""
-    rank: int | None = None
-    """Position in the block (1-based) for selected facts."""
-    channels: tuple[str, ...] = ()
-    """Enhanced mode: what each channel contributed (see :attr:`RecallHit.channels`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RecallResult:
-    """``RecallResult`` plus the explanation the Context Center shows."""
-
-    query: str
-    """The trimmed query."""
-    mode: str
-    """``enhanced`` or ``reasonix-exact``."""
-    hits: tuple[RecallHit, ...] = ()
-    """Facts in the block, in order."""
-    block: str = ""
-    """The provider-visible text (empty when nothing was recalled)."""
-    suppressed: str = ""
-    """Why nothing was recalled, or ``""``."""
-    omitted_by_limit: int = 0
-    """Hits cut by the per-turn limit."""
-    omitted_by_budget: int = 0
-    """Hits cut by the character budget."""
-    char_budget: int = DEFAULT_CHARS
-    """The budget in runes."""
-    used_chars: int = 0
-    """Runes in the block."""
-    limit: int = DEFAULT_LIMIT
-    """The per-turn hit limit."""
-    terms: tuple[str, ...] = ()
-    """Query terms."""
-    considered: tuple[Considered, ...] = ()
-    """Candidates and decisions (capped; selected facts first)."""
-    considered_total: int = 0
-    """How many candidates there were before the cap."""
-    pool_size: int = 0
-    """Facts in the recall pool."""
-    notes: tuple[str, ...] = ()
-    """Enhanced mode: improvements that changed this result."""
-
-    @property
-    def omitted(self) -> int:
-        """Hits omitted for either reason."""
-        return self.omitted_by_limit + self.omitted_by_budget
-
-
-def _simple_fold(ch: str) -> str:
-    up = ch.upper()
-    if len(up) == 1:
-        low = up.lower()
-        return low if len(low) == 1 else ch
-    low = ch.lower()
-    return low if len(low) == 1 else ch
-
-
-def _equal_fold(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if a.isascii() and b.isascii():
-        return a.lower() == b.lower()
-    if len(a) != len(b):
-        return False
-    return all(x == y or _simple_fold(x) == _simple_fold(y) for x, y in zip(a, b))
-
-
-def _is_upper(ch: str) -> bool:
-    return unicodedata.category(ch) == "Lu"
-
-
-@lru_cache(maxsize=256)
-def _query_fields(query: str) -> tuple[str, ...]:
-    return tuple(fields(query))
-
-
-def distinctive_term(query: str, term: str) -> bool:
-    """``distinctiveQueryTerm``: the query spells ``term`` with a digit, ``_`` or inner capital,
-    or writes ``#term`` / ``term.``."""
-    for fld in _query_fields(query):
-        trimmed = fld.strip(_TRIM_CUTSET)
-        if not _equal_fold(trimmed, term):
-            continue
-        if any(unicodedata.category(c) == "Nd" for c in trimmed) or "_" in trimmed:
-            return True
-        if any(_is_upper(c) for c in trimmed[1:]):
-            return True
-    return ("#" + term) in query or (term + ".") in query
-
-
-def strong_term(query: str, terms: Sequence[str], term: str) -> bool:
-    """Whether one matched term alone passes ``strongRecallMatch``."""
-    if len(terms) <= 2 and len(term) >= 6:
-        return True
-    return _distinctive_cached(query, term)
-
-
-@lru_cache(maxsize=1024)
-def _distinctive_cached(query: str, term: str) -> bool:
-    return distinctive_term(query, term)
 
 
 def _limit(settings: Settings) -> int:
@@ -232,28 +69,6 @@ def _has(sorted_docs: np.ndarray, doc: int) -> bool:
     """``doc`` in a sorted document array."""
     i = int(sorted_docs.searchsorted(doc))
     return i < len(sorted_docs) and int(sorted_docs[i]) == doc
-
-
-def _top(items: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
-    """The ``k`` items with the highest scores, best first."""
-    if k <= 0:
-        return items[:0]
-    if len(items) > k:
-        part = np.argpartition(-scores, k - 1)[:k]
-        items, scores = items[part], scores[part]
-    return items[np.argsort(-scores, kind="stable")]
-
-
-@dataclass
-class _Hit:
-    doc: int
-    fact: Fact
-    score: float
-    code: int
-    matched: list[str]
-    notes: list[str] = field(default_factory=list)
-    markers: list[str] = field(default_factory=list)
-    base: float = 0.0
 
 
 def recall(
@@ -313,7 +128,7 @@ def recall(
     return run.run(base)
 
 
-class _Run:
+class _Run(Explained):
     """One recall over a warm index."""
 
     def __init__(
@@ -368,42 +183,10 @@ class _Run:
 
     # -- the pipeline ----------------------------------------------------------------------
     def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
-        idx, bm = self.idx, self.bm
-        assert bm is not None
-        if self.enh is None:
-            score, count, passed = self._exact()
-            cand_mask = count > 0
-        else:
-            score, cand_mask, passed = self._channels()
-        cand = np.flatnonzero(cand_mask)
-        raw = score[cand]
-        gate_ok = passed[cand] & (raw > 0)
-        # candidates that passed the gate: multipliers and freshness (Go's order)
-        p_docs = cand[gate_ok]
-        p_scores = raw[gate_ok]
-        p_scores = np.where(idx.is_project[p_docs], p_scores * PROJECT_BOOST, p_scores)
-        p_codes = idx.freshness_codes(p_docs, self.now.ns)
-        p_scores = np.where(p_codes == STALE, p_scores * STALE_FACTOR, p_scores)
-        alive = p_codes != EXPIRED
-        sel, sel_scores, sel_codes = p_docs[alive], p_scores[alive], p_codes[alive]
-        self._weak = (cand[~gate_ok], raw[~gate_ok])
-        self._expired = (p_docs[~alive], p_scores[~alive])
-        self._n_candidates = len(cand)
-
+        sel, sel_scores, sel_codes = self._gate()
         if len(sel) == 0:
-            self._explain_rejected()
-            return RecallResult(
-                suppressed=SUPPRESSED_WEAK,
-                considered=self._considered_list(),
-                considered_total=self._considered_total(),
-                notes=tuple(dict.fromkeys(self.notes)),
-                **base,
-            )
-
-        # Relative floor on the best score, then only the top window is put in order: the
-        # block never shows more than ``limit`` facts, so sorting thousands of common-word
-        # matches would be wasted work. Ties at the window edge are kept, so the first
-        # ``limit`` facts are exactly those of a full stable sort.
+            return self._nothing(SUPPRESSED_WEAK, base)
+        # Relative floor on the best score, then only the top window is put in order.
         top = float(sel_scores.max())
         kept = sel_scores >= top * FLOOR if top > 0 else np.ones(len(sel), dtype=bool)
         self._floor_cut = (sel[~kept], sel_scores[~kept], sel_codes[~kept])
@@ -412,21 +195,11 @@ class _Run:
         # exact: the first ``limit`` facts are shown; enhanced: a few more, because its
         # adjustments may drop or reorder facts. The rest of the window is only explained.
         shown = self.limit if self.enh is None else 4 * self.limit + 8
-        window = max(shown, self.limit + self.max_considered)
-        primary = k_scores
-        if self.enh is not None and self.enh.stale_flags:
-            demote = np.where(idx.volatile[k_docs], STALE_DEMOTION_VOLATILE, STALE_DEMOTION)
-            primary = np.where(k_codes == STALE, k_scores * demote, k_scores)  # stale weigh less
-        if n_kept > window:
-            kth = np.partition(-primary, window - 1)[window - 1]
-            part = np.flatnonzero(-primary <= kth)
-        else:
-            part = np.arange(n_kept)
-        order = part[np.lexsort((idx.id_rank[k_docs[part]], -idx.updated[k_docs[part]], -primary[part]))]
+        order = self._window_order(k_docs, k_scores, k_codes, max(shown, self.limit + self.max_considered))
         hits = [
-            _Hit(
+            Hit(
                 int(k_docs[i]),
-                idx.docs[int(k_docs[i])],
+                self.idx.docs[int(k_docs[i])],
                 float(k_scores[i]),
                 int(k_codes[i]),
                 [],
@@ -434,37 +207,76 @@ class _Run:
             )
             for i in order[:shown]
         ]
-        rest = order[shown:]
         if self.enh is not None:
             hits = self._adjust(hits)
             if not hits:
-                self._explain_rejected()
-                return RecallResult(
-                    suppressed=SUPPRESSED_REPLACED,
-                    considered=self._considered_list(),
-                    considered_total=self._considered_total(),
-                    notes=tuple(dict.fromkeys(self.notes)),
-                    **base,
-                )
-
+                return self._nothing(SUPPRESSED_REPLACED, base)
         omitted_by_limit = n_kept - min(shown, n_kept) + max(len(hits) - self.limit, 0)
-        # explanations, most interesting first, only as many as the trace keeps
+        self._explain_cut(hits, (k_docs, k_scores, k_codes), order[shown:], (sel, sel_scores, sel_codes, kept, top))
+        return self._block(hits[: self.limit], omitted_by_limit, base)
+
+    def _gate(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates that pass the gate, with multipliers and freshness (Go's order);
+        the weak and expired ones are kept for the explanation."""
+        idx = self.idx
+        if self.enh is None:
+            score, count, passed = self._exact()
+            cand_mask = count > 0
+        else:
+            score, cand_mask, passed = self._channels()
+        cand = np.flatnonzero(cand_mask)
+        raw = score[cand]
+        gate_ok = passed[cand] & (raw > 0)
+        p_docs = cand[gate_ok]
+        p_scores = raw[gate_ok]
+        p_scores = np.where(idx.is_project[p_docs], p_scores * PROJECT_BOOST, p_scores)
+        p_codes = idx.freshness_codes(p_docs, self.now.ns)
+        p_scores = np.where(p_codes == STALE, p_scores * STALE_FACTOR, p_scores)
+        alive = p_codes != EXPIRED
+        self._weak = (cand[~gate_ok], raw[~gate_ok])
+        self._expired = (p_docs[~alive], p_scores[~alive])
+        self._n_candidates = len(cand)
+        return p_docs[alive], p_scores[alive], p_codes[alive]
+
+    def _window_order(self, k_docs: np.ndarray, k_scores: np.ndarray, k_codes: np.ndarray, window: int) -> np.ndarray:
+        """Positions of the best ``window`` kept facts, in order. Sorting thousands of
+        common-word matches would be wasted work; ties at the window edge are kept, so the
+        first ``limit`` facts are exactly those of a full stable sort."""
+        idx = self.idx
+        primary = k_scores
+        if self.enh is not None and self.enh.stale_flags:
+            demote = np.where(idx.volatile[k_docs], STALE_DEMOTION_VOLATILE, STALE_DEMOTION)
+            primary = np.where(k_codes == STALE, k_scores * demote, k_scores)  # stale weigh less
+        n_kept = len(k_docs)
+        if n_kept > window:
+            kth = np.partition(-primary, window - 1)[window - 1]
+            part = np.flatnonzero(-primary <= kth)
+        else:
+            part = np.arange(n_kept)
+        return part[np.lexsort((idx.id_rank[k_docs[part]], -idx.updated[k_docs[part]], -primary[part]))]
+
+    def _explain_cut(
+        self,
+        hits: list[Hit],
+        kept_arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
+        rest: np.ndarray,
+        selected: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float],
+    ) -> None:
+        """Explain the facts over the limit and below the floor, most interesting first, only
+        as many as the trace keeps."""
+        k_docs, k_scores, k_codes = kept_arrays
+        sel, sel_scores, sel_codes, kept, top = selected
+        over = f"over the limit of {self.limit} facts per turn"
         room = max(self.max_considered - self.limit - len(self.considered), 0)
         for h in hits[self.limit :][:room]:
-            self._consider(h.doc, "limit", f"over the limit of {self.limit} facts per turn", h.score, h)
+            self._consider(h.doc, "limit", over, h.score, h)
         room = max(self.max_considered - self.limit - len(self.considered), 0)
         for i in rest[:room]:
-            self._consider(
-                int(k_docs[i]),
-                "limit",
-                f"over the limit of {self.limit} facts per turn",
-                float(k_scores[i]),
-                code=int(k_codes[i]),
-            )
+            self._consider(int(k_docs[i]), "limit", over, float(k_scores[i]), code=int(k_codes[i]))
         room = max(self.max_considered - self.limit - len(self.considered), 0)
         if room:
             cut = np.flatnonzero(~kept)
-            for i in _top(cut, sel_scores[cut], room):
+            for i in best_first(cut, sel_scores[cut], room):
                 self._consider(
                     int(sel[i]),
                     "floor",
@@ -472,8 +284,20 @@ class _Run:
                     float(sel_scores[i]),
                     code=int(sel_codes[i]),
                 )
-        hits = hits[: self.limit]
 
+    def _nothing(self, suppressed: str, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
+        """A result with no block, explained."""
+        self._explain_rejected()
+        return RecallResult(
+            suppressed=suppressed,
+            considered=self._considered_list(),
+            considered_total=self._considered_total(),
+            notes=tuple(dict.fromkeys(self.notes)),
+            **base,
+        )
+
+    def _block(self, hits: list[Hit], omitted_by_limit: int, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
+        """Render the hits into the block within the budget and build the result."""
         snippet_runes = self.budget // self.limit
         renderables: list[Renderable] = []
         for h in hits:
@@ -486,7 +310,7 @@ class _Run:
                     score=h.score,
                     freshness=LABELS[h.code],
                     reason=self._reason(h),
-                    snippet=make_snippet(idx.texts[h.doc], self.query, self.terms, snippet_runes),
+                    snippet=make_snippet(self.idx.texts[h.doc], self.query, self.terms, snippet_runes),
                     marker="".join(f"[{m}] " for m in h.markers),
                 )
             )
@@ -528,7 +352,7 @@ class _Run:
         )
 
     # -- enhanced adjustments ------------------------------------------------------------
-    def _adjust(self, hits: list[_Hit]) -> list[_Hit]:
+    def _adjust(self, hits: list[Hit]) -> list[Hit]:
         """Supersession, subjects and topics, then the final order."""
         enh = self.enh
         assert enh is not None
@@ -538,7 +362,7 @@ class _Run:
         if (enh.subjects or enh.topics) and hits:
             hits = self._resolved(hits, eidx)
 
-        def rank(h: _Hit) -> float:
+        def rank(h: Hit) -> float:
             if not (enh.stale_flags and h.code == STALE):
                 return h.score
             return h.score * (STALE_DEMOTION_VOLATILE if h.fact.volatility == "volatile" else STALE_DEMOTION)
@@ -562,7 +386,7 @@ class _Run:
             "resolution" if meaning else "resolution-lexical", lambda idx: resolve(idx.all_facts, meaning=meaning)
         )
 
-    def _resolved(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
+    def _resolved(self, hits: list[Hit], eidx: EnhancedIndex) -> list[Hit]:
         """Apply the resolver: a fact superseded on its subject (or shadowed by a project fact
         on its topic) gives way to the current one; an older fact on a newer one's topic is
         flagged and ranked after it."""
@@ -571,7 +395,7 @@ class _Run:
         if not len(res):
             return hits
         by_doc = {h.doc: h for h in hits}
-        out: list[_Hit] = []
+        out: list[Hit] = []
         for h in hits:
             sup = res.of(h.fact)
             if (
@@ -594,7 +418,7 @@ class _Run:
                         existing.score = max(existing.score, h.score)
                         existing.notes.append(f"current for {h.fact.name}")
                     else:
-                        new = _Hit(
+                        new = Hit(
                             cdoc,
                             cur,
                             h.score,
@@ -614,7 +438,7 @@ class _Run:
                 assert cdoc is not None
                 existing = by_doc.get(cdoc)
                 if existing is None:
-                    new = _Hit(
+                    new = Hit(
                         cdoc, cur, h.score * 1.001, self._code(cdoc), [], [f"newer than {h.fact.name}"], base=h.score
                     )
                     by_doc[cdoc] = new
@@ -627,12 +451,12 @@ class _Run:
     def _code(self, doc: int) -> int:
         return self.idx.freshness_code(doc, self.now.ns)
 
-    def _supersede(self, hits: list[_Hit], eidx: EnhancedIndex) -> list[_Hit]:
+    def _supersede(self, hits: list[Hit], eidx: EnhancedIndex) -> list[Hit]:
         """Replace every hit whose fact another fact ``supersedes`` by its newest successor."""
         for _ in range(5):
             changed = False
             by_doc = {h.doc: h for h in hits}
-            out: list[_Hit] = []
+            out: list[Hit] = []
             for h in hits:
                 sups = eidx.superseded_by.get(h.doc)
                 if not sups:
@@ -650,7 +474,7 @@ class _Run:
                     existing.score = max(existing.score, h.score)
                     existing.notes.append(f"replaces {h.fact.name}")
                 else:
-                    new = _Hit(sdoc, newest, h.score, self._code(sdoc), [], [f"replaces {h.fact.name}"], base=h.score)
+                    new = Hit(sdoc, newest, h.score, self._code(sdoc), [], [f"replaces {h.fact.name}"], base=h.score)
                     by_doc[sdoc] = new
                     out.append(new)
             hits = out
@@ -672,7 +496,7 @@ class _Run:
         assert self.bm is not None
         return self.bm.matched_terms(doc, self.terms)
 
-    def _reason(self, h: _Hit) -> str:
+    def _reason(self, h: Hit) -> str:
         reason = "matched " + ", ".join(list(h.matched)[:4]) + "; " + h.fact.scope + " scope"
         if self.enh is None:
             return reason
@@ -680,7 +504,7 @@ class _Run:
             reason += "; " + "; ".join(dict.fromkeys(h.notes))
         return reason
 
-    def _channel_list(self, doc: int | None, hit: _Hit | None = None, fact: Fact | None = None) -> list[str]:
+    def _channel_list(self, doc: int | None, hit: Hit | None = None, fact: Fact | None = None) -> list[str]:
         """Enhanced mode: the channels behind a hit or candidate (lexical, translated, meaning,
         supersession, subject)."""
         if self.enh is None:
@@ -698,127 +522,3 @@ class _Run:
                 if note.startswith(("replaces ", "newer than ", "current for ")):
                     out.append("supersession: " + note)
         return out
-
-    _PRIORITY = {
-        "selected": 0,
-        "superseded": 1,
-        "suppressed": 2,
-        "budget": 3,
-        "limit": 4,
-        "floor": 5,
-        "expired": 6,
-        "gate": 7,
-        "zero-score": 8,
-        "pinned": 9,
-    }
-
-    def _consider(
-        self,
-        doc: int | None,
-        decision: str,
-        detail: str,
-        score: float | None,
-        hit: _Hit | None = None,
-        rank: int | None = None,
-        code: int | None = None,
-        fact: Fact | None = None,
-    ) -> None:
-        """Record a decision (built lazily: only the entries that survive the cap are materialised)."""
-        fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]  # doc is set whenever hit is None
-        key = id(fact)
-        old = self.considered.get(key)
-        if old is not None and old[0] == "superseded" and decision != "selected":
-            return
-        if hit is not None:
-            code = hit.code
-        self.considered[key] = (decision, detail, score, doc, hit, rank, code, fact)
-
-    def _explain_rejected(self) -> None:
-        """Record the best weak or expired candidates and the matching excluded facts."""
-        room = max(self.max_considered - len(self.considered), 0)
-        if room:
-            w_docs, w_scores = self._weak
-            e_docs, e_scores = self._expired
-            docs = np.concatenate((w_docs, e_docs))
-            scores = np.concatenate((w_scores, e_scores))
-            expired = np.concatenate((np.zeros(len(w_docs), dtype=bool), np.ones(len(e_docs), dtype=bool)))
-            order = _top(np.arange(len(docs)), scores, room)
-            for i in order:
-                doc = int(docs[i])
-                fact = self.idx.docs[doc]
-                if id(fact) in self.considered:
-                    continue
-                if expired[i]:
-                    exp = fact.expires_at
-                    self._consider(
-                        doc,
-                        "expired",
-                        f"expired at {exp.rfc3339()}" if exp else "expired",
-                        float(scores[i]),
-                        code=EXPIRED,
-                    )
-                elif scores[i] <= 0:
-                    self._consider(doc, "zero-score", "score 0", float(scores[i]))
-                else:
-                    self._consider(doc, "gate", "", float(scores[i]))
-        self._excluded = self.idx.excluded_matches(self.terms)
-        for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
-            if id(ex.fact) not in self.considered:
-                self.considered[id(ex.fact)] = (
-                    ex.kind,
-                    ex.explanation,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    ex.fact,
-                    tuple(matched),
-                )
-
-    def _considered_total(self) -> int:
-        return self._n_candidates + len(getattr(self, "_excluded", ()))
-
-    def _considered_list(self) -> tuple[Considered, ...]:
-        items = sorted(
-            self.considered.values(),
-            key=lambda c: (self._PRIORITY.get(c[0], 10), c[5] or 0, -(c[2] or 0.0)),
-        )
-        if self.max_considered > 0:
-            items = items[: self.max_considered]
-        out = []
-        for item in items:
-            decision, detail, score, doc, hit, rank, code, fact = item[:8]
-            if len(item) > 8:
-                matched = item[8]
-            elif hit is not None and hit.matched:
-                matched = tuple(hit.matched)
-            else:
-                matched = tuple(self._matched(doc)) if doc is not None else ()
-            if decision == "gate":
-                if self.cs is not None and doc is not None:
-                    e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
-                    detail = (
-                        f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
-                        f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "
-                        "or a whole identifier"
-                    )
-                else:
-                    detail = (
-                        f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
-                        "term in a short query, or a distinctive term"
-                    )
-            channels = tuple(self._channel_list(doc, hit, fact)) if self.enh is not None else ()
-            out.append(
-                Considered(
-                    fact=fact,
-                    decision=decision,
-                    detail=detail,
-                    score=score,
-                    matched=matched,
-                    freshness=LABELS[code] if code is not None else "",
-                    rank=rank,
-                    channels=channels,
-                )
-            )
-        return tuple(out)

@@ -1,7 +1,7 @@
 """Per-fact analysis shared by enhanced recall and the subject/topic resolver.
 
 :func:`fact_fields` reads a fact once (memoised per fact object, and on disk for one-shot
-processes through :data:`~.index.FACT_MEMO`) into the terms of its fields (see
+processes through :data:`~.memo.FACT_MEMO`) into the terms of its fields (see
 :mod:`reasonix_tui.core.lang.terms`):
 
 * ``label`` — name, title, keywords and subject key (what the fact is *about*);
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..store.model import Fact
-from .index import FACT_MEMO
+from .memo import FACT_MEMO
 
 __all__ = ["FactFields", "fact_fields", "fact_vector", "fact_vectors", "zh_cue", "ZH_CUE_VERBS", "meaning_text"]
 

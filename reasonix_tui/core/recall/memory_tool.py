@@ -25,7 +25,8 @@ from ..compat.retrieval import go_json_quote, make_snippet
 from ..compat.tokenize import query_terms, tokens
 from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
-from .index import FACT_MEMO, PoolBM25, get_index
+from .index import PoolBM25, get_index
+from .memo import FACT_MEMO
 
 if TYPE_CHECKING:
     from ..store.store import Store

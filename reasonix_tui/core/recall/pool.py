@@ -67,7 +67,7 @@ def build_pool(all_facts: Sequence[Fact]) -> Pool:
             global_.append(fact)
         else:
             project.append(fact)
-    from .index import FACT_MEMO
+    from .memo import FACT_MEMO
 
     def keys_of(fact: Fact) -> list[str]:
         return FACT_MEMO.get(fact, "identity", identity_keys)  # type: ignore[no-any-return]  # the memo holds identity_keys

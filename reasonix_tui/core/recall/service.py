@@ -18,7 +18,8 @@ from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings, load_settings
 from ..store.model import Fact
-from .engine import RecallResult, recall
+from .engine import recall
+from .results import RecallResult
 from .trace import RecallTrace, TraceStore
 
 if TYPE_CHECKING:

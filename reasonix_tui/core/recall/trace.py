@@ -30,7 +30,7 @@ from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..store import safeio
 from ..store.atomic import atomic_write, ensure_dir
-from .engine import Considered, RecallHit, RecallResult
+from .results import Considered, RecallHit, RecallResult
 
 __all__ = ["TraceHit", "TraceCandidate", "RecallTrace", "TraceStore", "render_recall_text", "render_history_text"]
 

@@ -31,7 +31,7 @@ def _query(args: argparse.Namespace) -> str:
 
 def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
     from ...core.recall import run_recall
-    from ...core.recall.index import FACT_MEMO, memo_path
+    from ...core.recall.memo import FACT_MEMO, memo_path
     from ...core.recall.service import use_disk_index
 
     settings = ctx.settings

@@ -1,0 +1,184 @@
+"""The explanation of one recall: every candidate and what became of it (selected, weak
+match, expired, below the floor, over the limit or budget, superseded...), kept lazily and
+capped, as :class:`~.results.Considered` entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..store.model import Fact
+from .channels import C_MIN, E_MIN, E_STRONG, ChannelScores
+from .enhance import Enhancements
+from .index import EXPIRED, LABELS, RecallIndex
+from .results import Considered
+
+__all__ = ["Hit", "Explained", "best_first"]
+
+
+@dataclass
+class Hit:
+    doc: int
+    fact: Fact
+    score: float
+    code: int
+    matched: list[str]
+    notes: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)
+    base: float = 0.0
+
+
+def best_first(items: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` items with the highest scores, best first."""
+    if k <= 0:
+        return items[:0]
+    if len(items) > k:
+        part = np.argpartition(-scores, k - 1)[:k]
+        items, scores = items[part], scores[part]
+    return items[np.argsort(-scores, kind="stable")]
+
+
+class Explained:
+    """The decisions of one recall run (the base of the engine's run)."""
+
+    idx: RecallIndex
+    terms: tuple[str, ...]
+    enh: Enhancements | None
+    max_considered: int
+    considered: dict[int, tuple[Any, ...]]
+    cs: ChannelScores | None
+    _weak: tuple[np.ndarray, np.ndarray]
+    _expired: tuple[np.ndarray, np.ndarray]
+    _n_candidates: int
+
+    def _matched(self, doc: int) -> list[str]:
+        raise NotImplementedError
+
+    def _channel_list(self, doc: int | None, hit: Hit | None = None, fact: Fact | None = None) -> list[str]:
+        raise NotImplementedError
+
+    _PRIORITY = {
+        "selected": 0,
+        "superseded": 1,
+        "suppressed": 2,
+        "budget": 3,
+        "limit": 4,
+        "floor": 5,
+        "expired": 6,
+        "gate": 7,
+        "zero-score": 8,
+        "pinned": 9,
+    }
+
+    def _consider(
+        self,
+        doc: int | None,
+        decision: str,
+        detail: str,
+        score: float | None,
+        hit: Hit | None = None,
+        rank: int | None = None,
+        code: int | None = None,
+        fact: Fact | None = None,
+    ) -> None:
+        """Record a decision (built lazily: only the entries that survive the cap are materialised)."""
+        fact = fact or (hit.fact if hit is not None else self.idx.docs[doc])  # type: ignore[index]  # doc is set whenever hit is None
+        key = id(fact)
+        old = self.considered.get(key)
+        if old is not None and old[0] == "superseded" and decision != "selected":
+            return
+        if hit is not None:
+            code = hit.code
+        self.considered[key] = (decision, detail, score, doc, hit, rank, code, fact)
+
+    def _explain_rejected(self) -> None:
+        """Record the best weak or expired candidates and the matching excluded facts."""
+        room = max(self.max_considered - len(self.considered), 0)
+        if room:
+            w_docs, w_scores = self._weak
+            e_docs, e_scores = self._expired
+            docs = np.concatenate((w_docs, e_docs))
+            scores = np.concatenate((w_scores, e_scores))
+            expired = np.concatenate((np.zeros(len(w_docs), dtype=bool), np.ones(len(e_docs), dtype=bool)))
+            order = best_first(np.arange(len(docs)), scores, room)
+            for i in order:
+                doc = int(docs[i])
+                fact = self.idx.docs[doc]
+                if id(fact) in self.considered:
+                    continue
+                if expired[i]:
+                    exp = fact.expires_at
+                    self._consider(
+                        doc,
+                        "expired",
+                        f"expired at {exp.rfc3339()}" if exp else "expired",
+                        float(scores[i]),
+                        code=EXPIRED,
+                    )
+                elif scores[i] <= 0:
+                    self._consider(doc, "zero-score", "score 0", float(scores[i]))
+                else:
+                    self._consider(doc, "gate", "", float(scores[i]))
+        self._excluded = self.idx.excluded_matches(self.terms)
+        for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
+            if id(ex.fact) not in self.considered:
+                self.considered[id(ex.fact)] = (
+                    ex.kind,
+                    ex.explanation,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    ex.fact,
+                    tuple(matched),
+                )
+
+    def _considered_total(self) -> int:
+        return self._n_candidates + len(getattr(self, "_excluded", ()))
+
+    def _considered_list(self) -> tuple[Considered, ...]:
+        items = sorted(
+            self.considered.values(),
+            key=lambda c: (self._PRIORITY.get(c[0], 10), c[5] or 0, -(c[2] or 0.0)),
+        )
+        if self.max_considered > 0:
+            items = items[: self.max_considered]
+        out = []
+        for item in items:
+            decision, detail, score, doc, hit, rank, code, fact = item[:8]
+            if len(item) > 8:
+                matched = item[8]
+            elif hit is not None and hit.matched:
+                matched = tuple(hit.matched)
+            else:
+                matched = tuple(self._matched(doc)) if doc is not None else ()
+            if decision == "gate":
+                if self.cs is not None and doc is not None:
+                    e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
+                    detail = (
+                        f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
+                        f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "
+                        "or a whole identifier"
+                    )
+                else:
+                    detail = (
+                        f"weak match: only {', '.join(matched) or 'nothing'} matched; needs 2 terms, a long "
+                        "term in a short query, or a distinctive term"
+                    )
+            channels = tuple(self._channel_list(doc, hit, fact)) if self.enh is not None else ()
+            out.append(
+                Considered(
+                    fact=fact,
+                    decision=decision,
+                    detail=detail,
+                    score=score,
+                    matched=matched,
+                    freshness=LABELS[code] if code is not None else "",
+                    rank=rank,
+                    channels=channels,
+                )
+            )
+        return tuple(out)

@@ -1,0 +1,203 @@
+"""Per-fact derived data kept while the same fact object lives, and on disk for one-shot
+processes: :data:`FACT_MEMO`, which every index build and enhanced channel goes through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..compat import tokenize as _tokenize
+from ..store.model import Fact
+from ..store.sealed import read_sealed, source_stamp, write_sealed
+
+__all__ = ["FACT_MEMO", "FactMemo", "memo_path", "recall_text"]
+
+
+def recall_text(fact: Fact) -> str:
+    """The recall document: name, title, description, keywords and body joined by ``\\n``."""
+    return "\n".join((fact.name, fact.title, fact.description, fact.keywords, fact.body))
+
+
+class FactMemo:
+    """Per-fact derived data (tokens, enhanced-channel features), reused across index
+    builds while the *same* fact object is alive.
+
+    A store keeps unchanged facts as the same frozen objects from one snapshot to the
+    next (its parse cache), so after one write the next index build tokenizes one fact,
+    not all of them. Entries hold their fact, so an ``id`` is never reused while cached;
+    :meth:`retain` drops the facts of older snapshots.
+
+    One-shot processes (``reasonix-tui recall``, a hook answered in-process) get new fact
+    objects every time, so :meth:`attach` adds a disk layer keyed by the fact's *content*
+    (its recall text and subject key): :meth:`save` writes what was computed, and the next
+    process reads it instead of tokenizing again. A missing, corrupt or foreign file is
+    ignored.
+    """
+
+    _MAGIC = b"RXTMEMO1"
+    _LIMIT = 200_000
+    """Most entries kept on disk (the newest)."""
+
+    def __init__(self) -> None:
+        self._data: dict[int, tuple[Fact, dict[str, Any]]] = {}
+        """``id(fact)`` → (the fact, its values by kind)."""
+        self._lock = threading.Lock()
+        self._codecs: dict[str, tuple[Any, Any]] = {}
+        self._disk_path = ""
+        self._disk: dict[tuple[str, bytes], Any] = {}
+        self._disk_dirty = False
+        self._disk_loaded = True
+        self._transient: set[str] = set()
+
+    def register_codec(self, kind: str, encode: Any, decode: Any) -> None:
+        """How values of ``kind`` go to disk (marshal-able) and back; kinds without a
+        codec are stored as they are."""
+        self._codecs[kind] = (encode, decode)
+
+    def register_transient(self, kind: str) -> None:
+        """Values of ``kind`` are kept in memory only (process-specific: interned ids...)."""
+        self._transient.add(kind)
+
+    def attach(self, path: str | os.PathLike[str]) -> None:
+        """Use ``path`` as the disk layer (read once per path, on first use: a one-shot
+        process that answers from the on-disk recall index never reads it)."""
+        path = os.fspath(path)
+        with self._lock:
+            if path == self._disk_path:
+                return
+            self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = path, {}, False, False
+
+    def _disk_layer(self) -> dict[tuple[str, bytes], Any]:
+        if not self._disk_loaded:
+            with self._lock:
+                if not self._disk_loaded and self._disk_path:
+                    self._disk = _load_memo(self._disk_path, self._MAGIC)
+                self._disk_loaded = True
+        return self._disk
+
+    def get(self, fact: Fact, kind: str, compute: Any) -> Any:
+        """``compute(fact)``, or what it returned for this very fact object (or, with a
+        disk layer, for a fact with the same content) before."""
+        hit = self._data.get(id(fact))
+        if hit is not None and hit[0] is fact and kind in hit[1]:
+            return hit[1][kind]
+        codec = self._codecs.get(kind)
+        disk_key = None
+        value: Any = None
+        if self._disk_path and kind not in self._transient:
+            disk_key = (kind, _content_key(fact))
+            stored = self._disk_layer().get(disk_key)
+            if stored is not None:
+                try:
+                    value = codec[1](stored) if codec else stored
+                except (TypeError, ValueError):
+                    value = None
+        if value is None:
+            value = compute(fact)
+            if disk_key is not None:
+                try:
+                    encoded = codec[0](value) if codec else value
+                except (TypeError, ValueError):
+                    encoded = None
+                if encoded is not None:
+                    with self._lock:
+                        self._disk[disk_key] = encoded
+                        self._disk_dirty = True
+        with self._lock:
+            entry = self._data.get(id(fact))
+            if entry is None or entry[0] is not fact:
+                entry = self._data[id(fact)] = (fact, {})
+            entry[1][kind] = value
+        return value
+
+    def peek(self, fact: Fact, kind: str) -> bool:
+        """Whether a value of ``kind`` for ``fact`` is memoised (in memory or on disk)."""
+        hit = self._data.get(id(fact))
+        if hit is not None and hit[0] is fact and kind in hit[1]:
+            return True
+        return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk_layer()
+
+    def put(self, fact: Fact, kind: str, value: Any) -> None:
+        """Memoise ``value`` as ``kind`` of ``fact`` (computed in a batch elsewhere)."""
+        self.get(fact, kind, lambda _f: value)
+
+    def save(self) -> bool:
+        """Write the disk layer when something new was computed (best effort)."""
+        with self._lock:
+            if not self._disk_path or not self._disk_dirty:
+                return False
+            items = list(self._disk.items())[-self._LIMIT :]
+            path = self._disk_path
+            self._disk_dirty = False
+        try:
+            _save_memo(path, self._MAGIC, dict(items))
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def retain(self, snapshots: Sequence[Sequence[Fact]]) -> None:
+        """Forget every fact that none of ``snapshots`` (the cached indexes) holds."""
+        alive: dict[int, Fact] = {}
+        for facts in snapshots:
+            for f in facts:
+                alive[id(f)] = f
+        with self._lock:
+            for key, (fact, _) in list(self._data.items()):
+                if alive.get(key) is not fact:
+                    del self._data[key]
+
+    def __len__(self) -> int:
+        """Facts with at least one memoised value."""
+        return len(self._data)
+
+    def clear(self) -> None:
+        """Forget everything in memory and detach the disk layer."""
+        with self._lock:
+            self._data.clear()
+            self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = "", {}, False, True
+
+
+def _content_key(fact: Fact) -> bytes:
+    text = recall_text(fact) + "\x00" + fact.subject_key
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _load_memo(path: str, magic: bytes) -> dict[tuple[str, bytes], Any]:
+    data = read_sealed(path, magic)
+    if type(data) is not tuple or len(data) != 2 or data[0] != _MEMO_VERSION or not isinstance(data[1], dict):
+        return {}
+    return data[1]
+
+
+def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> None:
+    write_sealed(path, magic, (_MEMO_VERSION, data))
+
+
+_LANG_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lang")
+_MEMO_VERSION = (
+    source_stamp(
+        _tokenize.__file__,
+        os.path.join(os.path.dirname(__file__), "enhance.py"),
+        os.path.join(os.path.dirname(__file__), "fields.py"),
+        os.path.join(_LANG_DIR, "terms.py"),
+        os.path.join(_LANG_DIR, "chinese.py"),
+        os.path.join(_LANG_DIR, "english.py"),
+        os.path.join(_LANG_DIR, "meaning.py"),
+    )
+    + ":2"
+)
+"""Cached tokens and features are only as good as the code that made them: the
+tokenizer's and the enhanced channels' source is part of the version."""
+
+
+def memo_path(cache_dir: str | os.PathLike[str]) -> str:
+    """Where one-shot processes keep the disk layer of :data:`FACT_MEMO`."""
+    return os.path.join(os.fspath(cache_dir), "recall-memo.marshal")
+
+
+FACT_MEMO = FactMemo()
+"""The process-wide memo every index build goes through."""
