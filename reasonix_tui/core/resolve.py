@@ -164,6 +164,106 @@ def _topic_sets(fact: Fact) -> tuple[Any, ...]:
     return keys, labels, cues, any(strong for _, strong in ff.cues), _ids(keys), _ids(labels), cue_ids
 
 
+class _TopicStats:
+    """Document frequencies of one snapshot's topic terms, counted over per-fact arrays (the
+    cost of a snapshot is a sort), and the pair measures built on them."""
+
+    def __init__(self, sets: list[tuple[Any, ...]]) -> None:
+        n = len(sets)
+        self.n = n
+        self.keys: list[frozenset[str]] = [x[0] for x in sets]
+        self.labels: list[frozenset[str]] = [x[1] for x in sets]
+        self.sets = sets
+        key_ids = [x[4] for x in sets]
+        lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
+        self.all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
+        self.owner = np.repeat(np.arange(n, dtype=np.int64), lens)
+        self.uniq, self.counts = np.unique(self.all_ids, return_counts=True)
+        lab_ids = [x[5] for x in sets]
+        self.lab_all = np.concatenate(lab_ids) if n else np.zeros(0, dtype=np.int64)
+        lab_owner = np.repeat(np.arange(n, dtype=np.int64), [len(a) for a in lab_ids])
+        self.lab_df = self.df_of(self.lab_all)
+        w_all = np.log(1.0 + (n - self.lab_df + 0.5) / (self.lab_df + 0.5))
+        self.label_mass = np.bincount(lab_owner, weights=w_all, minlength=n)
+        self.cues: list[list[tuple[str, str, bool]]] = []
+
+    def df_of(self, ids: np.ndarray) -> np.ndarray:
+        """Document frequencies of term ids present in the snapshot."""
+        return self.counts[self.uniq.searchsorted(ids)]
+
+    def weight(self, key: str) -> float:
+        """The idf of a term in the snapshot (0 when unknown)."""
+        kid = _IDS.get(key)
+        if kid is None:
+            return 0.0
+        pos = int(self.uniq.searchsorted(kid))
+        d = int(self.counts[pos]) if pos < len(self.uniq) and int(self.uniq[pos]) == kid else 0
+        return bm25.idf(self.n, d)
+
+    def candidates(self, max_df: float, max_postings: int) -> set[tuple[int, int]]:
+        """Facts sharing a label term that is not common in the store, or a term a
+        replacement clause names (and only one other fact holds); fills :attr:`cues`."""
+        limit = max(3, min(int(max_df * self.n), max_postings))
+        lab_all, lab_df = self.lab_all, self.lab_df
+        pair_keys = set(lab_all[(lab_df >= 2) & (lab_df <= limit)].tolist())
+        uniq, counts = self.uniq, self.counts
+        for x in self.sets:
+            if not len(x[6]):
+                self.cues.append([])
+                continue
+            ids = x[6]
+            pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
+            two = (uniq[pos] == ids) & (counts[pos] == 2)
+            self.cues.append([c for c, keep in zip(x[2], two.tolist()) if keep])
+            pair_keys.update(ids[two].tolist())
+        cand: set[tuple[int, int]] = set()
+        if not pair_keys:
+            return cand
+        chosen = np.fromiter(pair_keys, dtype=np.int64, count=len(pair_keys))
+        sel = np.isin(self.all_ids, chosen)
+        k_sel, f_sel = self.all_ids[sel], self.owner[sel]
+        order = np.argsort(k_sel, kind="stable")
+        k_sel, f_sel = k_sel[order], f_sel[order]
+        for group in np.split(f_sel, np.flatnonzero(np.diff(k_sel)) + 1):
+            members = group.tolist()
+            for a in range(len(members)):
+                for b in range(a + 1, len(members)):
+                    cand.add((members[a], members[b]))
+        return cand
+
+    def cover(self, a: int, b: int) -> float:
+        """idf-weighted share of fact ``a``'s label terms found in fact ``b``."""
+        total = float(self.label_mass[a])
+        return sum(self.weight(k) for k in self.labels[a] & self.keys[b]) / total if total else 0.0
+
+    def stated(self, new: int, old: int) -> tuple[str, bool]:
+        """The older fact's rarest term that a replacement clause of the newer one names
+        (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
+        switched from the old build cache" does not say building was replaced; a rejection,
+        "use pnpm, not npm", may name the term in the newer fact's description)."""
+        found = [
+            (strong, self.weight(k), surface)
+            for k, surface, strong in self.cues[new]
+            if k in self.keys[old] and not (strong and k in self.labels[new])
+        ]
+        if not found:
+            return "", False
+        best = max(found)
+        return best[2], best[0]
+
+
+def _meaning_vectors(facts: Sequence[Fact], meaning: bool) -> np.ndarray | None:
+    """The facts' meaning vectors, or ``None`` when the channel is off or its model is missing."""
+    if not meaning:
+        return None
+    from .recall.fields import fact_vectors
+
+    try:
+        return fact_vectors(list(facts))
+    except (ImportError, OSError, ValueError):
+        return None
+
+
 def topic_pairs(
     facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2, max_postings: int = 50
 ) -> list[Supersession]:
@@ -173,139 +273,61 @@ def topic_pairs(
     (and ``max_df`` of the store), or a term a replacement clause names; document
     frequencies are counted over per-fact arrays, so the cost of a snapshot is a sort.
     """
-    from .recall.fields import fact_vectors
     from .recall.memo import FACT_MEMO
 
-    n = len(facts)
-    if n < 2:
+    if len(facts) < 2:
         return []
     sets = [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
-    keys = [x[0] for x in sets]
-    labels = [x[1] for x in sets]
-    key_ids = [x[4] for x in sets]
-    lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
-    all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
-    owner = np.repeat(np.arange(n, dtype=np.int64), lens)
-    uniq, counts = np.unique(all_ids, return_counts=True)
-
-    def df_of(ids: np.ndarray) -> np.ndarray:
-        return counts[uniq.searchsorted(ids)]
-
-    def weight(key: str) -> float:
-        kid = _IDS.get(key)
-        if kid is None:
-            return 0.0
-        pos = int(uniq.searchsorted(kid))
-        d = int(counts[pos]) if pos < len(uniq) and int(uniq[pos]) == kid else 0
-        return bm25.idf(n, d)
-
-    def df(key: str) -> int:
-        kid = _IDS.get(key)
-        if kid is None:
-            return 0
-        pos = int(uniq.searchsorted(kid))
-        return int(counts[pos]) if pos < len(uniq) and int(uniq[pos]) == kid else 0
-
-    lab_ids = [x[5] for x in sets]
-    lab_all = np.concatenate(lab_ids) if n else np.zeros(0, dtype=np.int64)
-    lab_owner = np.repeat(np.arange(n, dtype=np.int64), [len(a) for a in lab_ids])
-    lab_df = df_of(lab_all)
-    w_all = np.log(1.0 + (n - lab_df + 0.5) / (lab_df + 0.5))
-    label_mass = np.bincount(lab_owner, weights=w_all, minlength=n)
-
-    # candidates: facts sharing a label term that is not common in the store, or a term a
-    # replacement clause names
-    limit = max(3, min(int(max_df * n), max_postings))
-    pair_keys = set(lab_all[(lab_df >= 2) & (lab_df <= limit)].tolist())
-    cues: list[list[tuple[str, str, bool]]] = []
-    for x in sets:
-        if not len(x[6]):
-            cues.append([])
-            continue
-        ids = x[6]
-        pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
-        two = (uniq[pos] == ids) & (counts[pos] == 2)
-        mine = [c for c, keep in zip(x[2], two.tolist()) if keep]
-        cues.append(mine)
-        pair_keys.update(ids[two].tolist())
-    changed = [x[3] for x in sets]
-    cand: set[tuple[int, int]] = set()
-    if pair_keys:
-        chosen = np.fromiter(pair_keys, dtype=np.int64, count=len(pair_keys))
-        sel = np.isin(all_ids, chosen)
-        k_sel, f_sel = all_ids[sel], owner[sel]
-        order = np.argsort(k_sel, kind="stable")
-        k_sel, f_sel = k_sel[order], f_sel[order]
-        bounds = np.flatnonzero(np.diff(k_sel)) + 1
-        for group in np.split(f_sel, bounds):
-            members = group.tolist()
-            for a in range(len(members)):
-                for b in range(a + 1, len(members)):
-                    cand.add((members[a], members[b]))
-    vecs = None
-    if meaning:
-        try:
-            vecs = fact_vectors(list(facts))
-        except (ImportError, OSError, ValueError):
-            vecs = None
+    stats = _TopicStats(sets)
+    cand = stats.candidates(max_df, max_postings)
+    changed = [bool(x[3]) for x in sets]
+    vecs = _meaning_vectors(facts, meaning)
     if vecs is not None and any(changed):
-        cand |= _change_pairs(np.asarray(changed, dtype=bool), all_ids, owner, df_of, vecs)
-    if not cand:
-        return []
-
-    def cover(a: int, b: int) -> float:
-        total = float(label_mass[a])
-        return sum(weight(k) for k in labels[a] & keys[b]) / total if total else 0.0
-
-    def stated(new: int, old: int) -> tuple[str, bool]:
-        """The older fact's rarest term that a replacement clause of the newer one names
-        (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
-        switched from the old build cache" does not say building was replaced; a rejection,
-        "use pnpm, not npm", may name the term in the newer fact's description)."""
-        found = [
-            (strong, weight(k), surface)
-            for k, surface, strong in cues[new]
-            if k in keys[old] and not (strong and k in labels[new])
-        ]
-        if not found:
-            return "", False
-        best = max(found)
-        return best[2], best[0]
-
+        cand |= _change_pairs(np.asarray(changed, dtype=bool), stats.all_ids, stats.owner, stats.df_of, vecs)
     out: list[Supersession] = []
     for i, j in sorted(cand):
-        fact_i, fact_j = facts[i], facts[j]
-        if fact_i.scope != fact_j.scope:
-            old, new = (i, j) if fact_i.scope == "global" else (j, i)
-            kind = "override"
-        else:
-            na, nb = _newness(fact_i)[:2], _newness(fact_j)[:2]
-            if na == nb and changed[i] != changed[j]:
-                # written at the same time (or undated): the fact that states a change is the later word
-                old, new = (j, i) if changed[i] else (i, j)
-            else:
-                old, new = (i, j) if _newness(fact_i) < _newness(fact_j) else (j, i)
-            kind = "topic"
-        said, strong = stated(new, old)
-        ev = TopicEvidence(
-            cover_old=cover(old, new),
-            cover_new=cover(new, old),
-            meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0,
-            stated=said,
-            strong=strong,
-            changed=changed[new],
-        )
-        if DEBUG is not None:
-            DEBUG.append((facts[old].id, facts[new].id, ev))
-        decided = decide(ev, override=kind == "override")
-        if decided is None:
-            continue
-        certain, why = decided
-        if kind == "override":
-            certain = True
-            why = "a project fact on the same topic overrides this global default: " + why
-        out.append(Supersession(facts[old], facts[new], kind, why, certain))
+        sup = _topic_pair(facts, i, j, stats, vecs, changed)
+        if sup is not None:
+            out.append(sup)
     return out
+
+
+def _topic_pair(
+    facts: Sequence[Fact], i: int, j: int, stats: _TopicStats, vecs: np.ndarray | None, changed: list[bool]
+) -> Supersession | None:
+    """Decide one candidate pair: which fact is older (or global), and whether the evidence
+    says the newer one replaces it."""
+    fact_i, fact_j = facts[i], facts[j]
+    if fact_i.scope != fact_j.scope:
+        old, new = (i, j) if fact_i.scope == "global" else (j, i)
+        kind = "override"
+    else:
+        na, nb = _newness(fact_i)[:2], _newness(fact_j)[:2]
+        if na == nb and changed[i] != changed[j]:
+            # written at the same time (or undated): the fact that states a change is the later word
+            old, new = (j, i) if changed[i] else (i, j)
+        else:
+            old, new = (i, j) if _newness(fact_i) < _newness(fact_j) else (j, i)
+        kind = "topic"
+    said, strong = stats.stated(new, old)
+    ev = TopicEvidence(
+        cover_old=stats.cover(old, new),
+        cover_new=stats.cover(new, old),
+        meaning=float(vecs[old] @ vecs[new]) if vecs is not None else 0.0,
+        stated=said,
+        strong=strong,
+        changed=changed[new],
+    )
+    if DEBUG is not None:
+        DEBUG.append((facts[old].id, facts[new].id, ev))
+    decided = decide(ev, override=kind == "override")
+    if decided is None:
+        return None
+    certain, why = decided
+    if kind == "override":
+        certain = True
+        why = "a project fact on the same topic overrides this global default: " + why
+    return Supersession(facts[old], facts[new], kind, why, certain)
 
 
 def _change_pairs(

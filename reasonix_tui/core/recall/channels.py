@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import math
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,34 +263,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
     for unit in units:
-        best = np.zeros(n)
-        best_ev = np.zeros(n)
-        which = np.full(n, -1, dtype=np.int16)
-        for ai, (key, weight, channel) in enumerate(unit.alternatives):
-            if channel == "translated" and not dictionary:
-                continue
-            if key.startswith("&"):
-                post = _conjunction(cidx, key)
-            elif key.startswith("^"):
-                post = _file_prefix(cidx, key[1:])
-            else:
-                post = cidx.posting(key)
-                if post is None and channel == "translated" and key.startswith("w:"):
-                    post = _prefix(cidx, key)
-            if post is None:
-                continue
-            docs, tf = post
-            idf = cidx.idf(len(docs))
-            if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= RARE_PRIOR:
-                rare[docs] = True
-            contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
-            better = contrib > best[docs]
-            if not better.any():
-                continue
-            d = docs[better]
-            best[d] = contrib[better]
-            best_ev[d] = (weight if channel == "lexical" else weight * TRANSLATED_EVIDENCE / TRANSLATED) * idf
-            which[d] = ai
+        best, best_ev, which = _unit_scores(cidx, unit, dictionary, rare)
         hit = which >= 0
         score += best
         evidence += best_ev
@@ -313,37 +287,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
         | rare
     )
-    # A fact whose title the query's words spell out ("retries" → "Retries") passes: the
-    # title names what the fact is about.
-    # the title weighs 3× in the score: the best few such candidates hold any title match
-    near = np.flatnonzero(candidates & ~passed & (c >= C_FULL))
-    if len(near) > TITLE_CHECKS:
-        near = near[np.argpartition(-score[near], TITLE_CHECKS)[:TITLE_CHECKS]]
-    for d in near.tolist():
-        title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
-        if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
-            passed[d] = True
+    _title_pass(cidx, units, whiches, score, candidates & ~passed & (c >= C_FULL), passed)
     sims: dict[int, float] = {}
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
     if meaning and focus.any():
-        cand = np.flatnonzero(focus)
-        try:
-            from ..lang import embed
-
-            qv = embed([query])[0]
-            vec = cidx.vectors()
-        except (ImportError, OSError, ValueError):
-            vec = None
-        if vec is not None and float(np.abs(qv).sum()) > 0:
-            s = vec[cand] @ qv
-            sims = dict(zip(cand.tolist(), s.tolist()))
-            score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
-            passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
-            mean, sd = cidx.similarity_spread(qv)
-            if n >= MEANING_MIN_FACTS and sd > 0:
-                z = (s - mean) / sd
-                passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
+        sims = _meaning_channel(cidx, query, np.flatnonzero(focus), score, passed, e)
     return ChannelScores(
         score=score,
         candidates=candidates,
@@ -355,6 +304,87 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         which=whiches,
         sims=sims,
     )
+
+
+def _unit_scores(
+    cidx: ChannelIndex, unit: QueryUnit, dictionary: bool, rare: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One query word's best alternative per fact: ``(score, evidence, alternative index)``
+    (-1 where none matched); marks in ``rare`` the facts that alone hold a known-rare word."""
+    n = cidx.n
+    best = np.zeros(n)
+    best_ev = np.zeros(n)
+    which = np.full(n, -1, dtype=np.int16)
+    for ai, (key, weight, channel) in enumerate(unit.alternatives):
+        if channel == "translated" and not dictionary:
+            continue
+        if key.startswith("&"):
+            post = _conjunction(cidx, key)
+        elif key.startswith("^"):
+            post = _file_prefix(cidx, key[1:])
+        else:
+            post = cidx.posting(key)
+            if post is None and channel == "translated" and key.startswith("w:"):
+                post = _prefix(cidx, key)
+        if post is None:
+            continue
+        docs, tf = post
+        idf = cidx.idf(len(docs))
+        if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= RARE_PRIOR:
+            rare[docs] = True
+        contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
+        better = contrib > best[docs]
+        if not better.any():
+            continue
+        d = docs[better]
+        best[d] = contrib[better]
+        best_ev[d] = (weight if channel == "lexical" else weight * TRANSLATED_EVIDENCE / TRANSLATED) * idf
+        which[d] = ai
+    return best, best_ev, which
+
+
+def _title_pass(
+    cidx: ChannelIndex,
+    units: Sequence[QueryUnit],
+    whiches: list[np.ndarray],
+    score: np.ndarray,
+    near: np.ndarray,
+    passed: np.ndarray,
+) -> None:
+    """A fact whose title the query's words spell out ("retries" → "Retries") passes: the
+    title names what the fact is about. The title weighs 3× in the score, so the best few
+    such candidates hold any title match."""
+    near = np.flatnonzero(near)
+    if len(near) > TITLE_CHECKS:
+        near = near[np.argpartition(-score[near], TITLE_CHECKS)[:TITLE_CHECKS]]
+    for d in near.tolist():
+        title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
+        if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
+            passed[d] = True
+
+
+def _meaning_channel(
+    cidx: ChannelIndex, query: str, cand: np.ndarray, score: np.ndarray, passed: np.ndarray, e: np.ndarray
+) -> dict[int, float]:
+    """Add the meaning channel to ``score`` and ``passed`` for the candidates ``cand``;
+    return their similarities (empty when the model is missing)."""
+    try:
+        from ..lang import embed
+
+        qv = embed([query])[0]
+        vec = cidx.vectors()
+    except (ImportError, OSError, ValueError):
+        return {}
+    if float(np.abs(qv).sum()) <= 0:
+        return {}
+    s = vec[cand] @ qv
+    score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
+    passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
+    mean, sd = cidx.similarity_spread(qv)
+    if cidx.n >= MEANING_MIN_FACTS and sd > 0:
+        z = (s - mean) / sd
+        passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
+    return dict(zip(cand.tolist(), s.tolist()))
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:
