@@ -59,6 +59,10 @@ def identifier_segments(word: str) -> list[str]:
 
 
 def _is_identifier(word: str) -> bool:
+    """Written like a code identifier: an underscore, a digit, or an inner capital in a word
+    that also has lower-case letters."""
+    if word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()):
+        return False  # the common case, decided by three C-level scans
     return (
         "_" in word
         or any(c.isdigit() for c in word)
@@ -67,19 +71,19 @@ def _is_identifier(word: str) -> bool:
     )
 
 
-def _word_terms(word: str, out: list[Term]) -> None:
+@lru_cache(maxsize=65536)
+def _word_terms(word: str) -> tuple[Term, ...]:
+    """The terms of one word (memoised: a store repeats its words)."""
     low = word.lower()
     if _is_identifier(word):
-        out.append(Term("x:" + low, word))
+        out = [Term("x:" + low, word)]
         for seg in identifier_segments(word):
             if seg not in FUNCTION_WORDS and not seg.isdigit():
                 out.append(Term("w:" + en_key(seg), seg))
-        return
+        return tuple(out)
     if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
-        return
-    out.append(Term("w:" + en_key(low), low))
-    for key in word_variants(low):
-        out.append(Term("w:" + key, low))
+        return ()
+    return (Term("w:" + en_key(low), low), *(Term("w:" + key, low) for key in word_variants(low)))
 
 
 LEXICALISED = 10
@@ -134,15 +138,17 @@ def _file_stem(text: str, m: Any) -> str:
 def _analyze(text: str, index: bool) -> tuple[Term, ...]:
     out: list[Term] = []
     for m in _RUNS.finditer(text):
-        han, kana, word = m.group("han"), m.group("kana"), m.group("word")
-        if word is not None:
-            _word_terms(word, out)
+        kind = m.lastgroup
+        if kind == "word":
+            word = m.group()
+            out += _word_terms(word)
             stem_ = _file_stem(text, m) if index else ""
             if len(stem_) >= 3 and stem_.isalpha():
                 out.append(Term("f:" + stem_, word))
-        elif han is not None:
-            _han_terms(han, out, index)
-        elif kana is not None:
+        elif kind == "han":
+            _han_terms(m.group(), out, index)
+        else:
+            kana = m.group()
             if len(kana) == 1:
                 out.append(Term("z:" + kana, kana))
             else:
