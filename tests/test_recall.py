@@ -604,6 +604,30 @@ def test_replacement_language_must_name_what_the_older_fact_is_about() -> None:
     assert all(not h.markers for h in r.hits)
 
 
+def test_moved_to_is_replacement_language() -> None:
+    """ "We moved the API to Render" states a change without naming Heroku: the older fact on
+    the same thing is flagged and ranked after it."""
+    heroku = F(
+        "mem-heroku",
+        "api-deploy",
+        "Deploying the API",
+        body="The API runs on Heroku (app quill-api); deploy with `git push heroku main` after CI is green.",
+        updated=ago(400),
+    )
+    render = F(
+        "mem-render",
+        "render-hosting",
+        "API hosting",
+        body="We moved the API to Render in March. It deploys by itself when main goes green; the service is quill-api-prod.",
+        updated=ago(50),
+    )
+    r = recall([heroku, render], "how do I deploy the api?", NOW)
+    assert ids(r)[0] == "mem-render", r.considered
+    old = r.hits[ids(r).index("mem-heroku")] if "mem-heroku" in ids(r) else None
+    assert old is None or any("outdated" in m for m in old.markers), old
+    assert any("supersession" in c for h in r.hits for c in h.channels)
+
+
 def test_a_fact_that_states_a_change_supersedes_an_equally_dated_one_it_never_names() -> None:
     """Reasonix's MemoryBench mb-contradiction: "We migrated to pnpm" never names npm, and
     the two facts carry the same date; the fact that states the change is the later word."""

@@ -373,7 +373,7 @@ SAME_TOPIC = 0.7
 """Both facts' label terms covered by the other at least this much (idf-weighted): one topic."""
 CHANGE_MAX_DF = 3
 """The shared term of a change pair is found in at most this many facts."""
-CHANGE_MEANING = 0.6
+CHANGE_MEANING = 0.5
 """A fact that states a change ("we migrated to pnpm") possibly supersedes an older (or
 equally dated) fact of the same scope that shares one of its terms when their meaning cosine
 reaches this, whatever their labels say."""

@@ -32,7 +32,7 @@ __all__ = ["FactFields", "fact_fields", "fact_vector", "fact_vectors", "zh_cue",
 _STRONG_EN = re.compile(
     r"\b(?:replaced|superseded|deprecated|retired|abandoned|migrated|switched|decommissioned|sunset|sunsetted|"
     r"removed|dropped|ditched|swapped|discontinued|phased\s+out|no\s+longer|instead\s+of|in\s+favou?r\s+of|"
-    r"moved\s+(?:away\s+)?from|shut\s+down|turned\s+off|switched\s+off|is\s+gone|are\s+gone|got\s+rid\s+of)\b",
+    r"moved\s+(?:away\s+)?from|moved\s+(?:[\w./-]+\s+){1,3}(?:to|onto|over\s+to)|shut\s+down|turned\s+off|switched\s+off|is\s+gone|are\s+gone|got\s+rid\s+of)\b",
     re.I,
 )
 """English replacement language: active and passive past forms and fixed phrases."""
@@ -46,7 +46,7 @@ _ZH_REJECT = re.compile(
 """A Chinese word rejects an alternative when one of its CC-CEDICT senses reads so (别 "don't
 ...!", 不要 "must not", 不用 "need not", 禁止 "to prohibit", 避免 "to avoid")."""
 ZH_CUE_VERBS = frozenset(
-    "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi".split()
+    "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi chang".split()
 )
 """Keys of the English verbs that make a Chinese word a replacement cue when one of its
 CC-CEDICT senses is "to <verb> ..." (弃用 "to stop using", 改用 "to switch to", 下线 "to go
