@@ -1190,6 +1190,11 @@ def test_a_project_fact_rejecting_a_global_default_overrides_it_in_the_session_s
     report = pinned_report(facts=facts, settings=Settings())
     assert {f.id for f in report.guidance.facts}.isdisjoint({"mem-g", "mem-zg"})
     assert "Conventional Commits" not in report.block and "venv" not in report.block
+    # a turn about the dropped default recalls the project fact that overrides it, first
+    r = recall(facts, "how do I set up the Python environment for this repo?", NOW)
+    assert ids(r)[:1] == ["mem-zp"], r.considered
+    assert any("replaces python-tooling (override)" in c for c in r.hits[0].channels)
+    assert "mem-zp" not in ids(recall(facts, "how do I set up the Python environment?", NOW, mode=EXACT))
 
 
 def test_a_title_that_is_the_query_passes_the_gate() -> None:

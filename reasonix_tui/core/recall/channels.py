@@ -45,6 +45,7 @@ from .memo import FACT_MEMO
 __all__ = [
     "ChannelIndex",
     "ChannelScores",
+    "about_fact",
     "score_query",
     "FIELD_WEIGHTS",
     "E_STRONG",
@@ -385,6 +386,21 @@ def _meaning_channel(
         z = (s - mean) / sd
         passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
     return dict(zip(cand.tolist(), s.tolist()))
+
+
+def about_fact(query: str, fact: Fact) -> bool:
+    """Whether a turn is about one given fact (one that is not in the recall pool, such as a
+    pinned default): two of its content words (prior ≥ :data:`CONTENT_PRIOR`) are in the
+    fact, directly or through the dictionary, or the words found cover :data:`C_FULL` of the
+    turn."""
+    units = query_units(query)
+    if not units:
+        return False
+    keys = fact_fields(fact).keys()
+    found = [u for u in units if any(key in keys for key, _, _ in u.alternatives)]
+    content = sum(1 for u in found if u.prior >= CONTENT_PRIOR)
+    total = sum(u.prior for u in units) or 1.0
+    return content >= 2 or (bool(found) and sum(u.prior for u in found) / total >= C_FULL)
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:

@@ -25,7 +25,7 @@ from ..compat.tokenize import query_terms
 from ..resolve import Resolution, resolve
 from ..settings import Settings
 from ..store.model import Fact
-from .channels import ChannelIndex, ChannelScores, score_query
+from .channels import ChannelIndex, ChannelScores, about_fact, score_query
 from .considered import Explained, Hit, best_first
 from .enhance import ALL_ENHANCEMENTS, EnhancedIndex, Enhancements
 from .exact_gate import strong_term
@@ -157,6 +157,7 @@ class _Run(Explained):
         self.workspace = ""
         self.cs: ChannelScores | None = None
         self.cidx: ChannelIndex | None = None
+        self._override_notes: dict[int, str] = {}
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -204,6 +205,7 @@ class _Run(Explained):
                 int(k_codes[i]),
                 [],
                 base=float(k_scores[i]),
+                notes=[self._override_notes[int(k_docs[i])]] if int(k_docs[i]) in self._override_notes else [],
             )
             for i in order[:shown]
         ]
@@ -236,7 +238,48 @@ class _Run(Explained):
         self._weak = (cand[~gate_ok], raw[~gate_ok])
         self._expired = (p_docs[~alive], p_scores[~alive])
         self._n_candidates = len(cand)
+        if self.enh is not None and self.enh.topics:
+            return self._with_overrides(p_docs[alive], p_scores[alive], p_codes[alive])
         return p_docs[alive], p_scores[alive], p_codes[alive]
+
+    def _with_overrides(
+        self, sel: np.ndarray, scores: np.ndarray, codes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A pinned global default that a project fact overrides is left out of the pinned
+        block; when the turn is about that default (two of its content words, or nearly all
+        of the turn's words), the project fact is recalled in its place, first."""
+        pinned = [ex.fact for ex in self.idx.pool.excluded if ex.kind == "pinned" and ex.fact.scope == "global"]
+        if not pinned:
+            return sel, scores, codes
+        res = self.resolution()
+        eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
+        top = float(scores.max()) if len(scores) else 1.0
+        found: dict[int, str] = {}
+        for fact in pinned:
+            sup = res.of(fact)
+            if sup is None or sup.kind != "override" or not about_fact(self.query, fact):
+                continue
+            cdoc = eidx.doc_of.get(id(res.current(fact)))
+            if cdoc is not None and self._code(cdoc) != EXPIRED:
+                found.setdefault(cdoc, fact.name)
+        if not found:
+            return sel, scores, codes
+        scores = scores.copy()
+        extra = []
+        for cdoc, name in found.items():
+            self._override_notes[cdoc] = f"replaces {name} (override)"
+            at = np.flatnonzero(sel == cdoc)
+            if len(at):
+                scores[at] = np.maximum(scores[at], top)
+            else:
+                extra.append(cdoc)
+        if extra:
+            add = np.asarray(extra, dtype=sel.dtype)
+            sel = np.concatenate((sel, add))
+            scores = np.concatenate((scores, np.full(len(add), top)))
+            codes = np.concatenate((codes, self.idx.freshness_codes(add, self.now.ns)))
+        self.notes.append("enhanced: a project fact that overrides a pinned global default was recalled for it")
+        return sel, scores, codes
 
     def _window_order(self, k_docs: np.ndarray, k_scores: np.ndarray, k_codes: np.ndarray, window: int) -> np.ndarray:
         """Positions of the best ``window`` kept facts, in order. Sorting thousands of
