@@ -92,3 +92,39 @@ def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch: pytest
     monkeypatch.setattr(run, "build_facts", recording_build)
     run.run_suite(tasks)
     assert built == [["mem-a"], ["mem-b"]]
+
+
+def test_realistic3_is_a_valid_store_part_after_the_others() -> None:
+    run = _runner()
+    assert run.PARTS[-1] == "realistic3"
+    tasks = run.load_all("realistic3")
+    assert len(tasks) >= 40 and {t.part for t in tasks} == {"realistic3"}
+    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
+    stores = {t.store: len(t.facts) for t in tasks}
+    assert len(stores) >= 2 and all(20 <= n <= 40 for n in stores.values()), stores
+    assert all(t.expect.get("silent") for t in tasks if t.cls in ("generic", "irrelevant"))
+
+
+def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
+    run = _runner()
+    now = run.parse_rfc3339(run.DEFAULT_NOW)
+    fact = {"id": "mem-a", "name": "a", "description": "alpha", "body": "alpha"}
+    tasks = [
+        run.Task(
+            id="secret-task-id",
+            cls="literal",
+            query="gamma",
+            facts=[fact],
+            expect={"select": ["mem-a"]},
+            now=now,
+            part="blind",
+            store="s",
+        )
+    ]
+    monkeypatch.setattr(run, "load_all", lambda part="": tasks)
+    assert run.main(["--part", "blind", "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "TOTAL" in out and "literal" in out and "secret-task-id" not in out
+    assert run.main(["--part", "blind"]) == 0
+    assert "secret-task-id" in capsys.readouterr().out
