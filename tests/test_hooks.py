@@ -23,15 +23,10 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import hook_client, hooks
-from reasonix_tui.integrations.hooks import (
-    MAX_CONTEXT,
-    SessionState,
-    fast_main,
-    parse_input,
-    resolve_workspace,
-    run_hook,
-    session_path,
-)
+from reasonix_tui.integrations.hook_answers import MAX_CONTEXT
+from reasonix_tui.integrations.hook_payload import parse_input, resolve_workspace
+from reasonix_tui.integrations.hook_sessions import SessionState, session_path
+from reasonix_tui.integrations.hooks import fast_main, run_hook
 
 # Keys Codex's strict UserPromptSubmit output schema accepts (agent-integration c-1).
 CODEX_TOP = {"continue", "decision", "hookSpecificOutput", "reason", "stopReason", "suppressOutput", "systemMessage"}

@@ -21,15 +21,9 @@ from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import hook_client
-from reasonix_tui.integrations.hooks import (
-    MAX_CONTEXT,
-    PINNED_OMITTED,
-    SessionState,
-    detect_client,
-    fit_session_start,
-    parse_input,
-    session_path,
-)
+from reasonix_tui.integrations.hook_answers import MAX_CONTEXT, PINNED_OMITTED, fit_session_start
+from reasonix_tui.integrations.hook_payload import detect_client, parse_input
+from reasonix_tui.integrations.hook_sessions import SessionState, session_path
 
 FORMATS = ("claude", "codex", "cursor")
 

@@ -19,7 +19,7 @@ from test_mcp_server import session, text
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import hook_client
-from reasonix_tui.integrations.hooks import SessionState, session_path
+from reasonix_tui.integrations.hook_sessions import SessionState, session_path
 
 WAIT_S = 15.0
 

@@ -255,18 +255,19 @@ def test_a_file_changed_while_answering_falls_back_to_the_store(
 def test_in_process_hook_answers_from_disk_and_sees_changes(
     layout: Layout, disk: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from reasonix_tui.integrations import hooks
+    from reasonix_tui.integrations import hook_answers
+    from reasonix_tui.integrations.hook_payload import HookInput
 
     seeded(layout)
-    prompt = hooks.HookInput(event="UserPromptSubmit", session_id="s1", prompt="which package manager, pnpm or npm")
-    first = hooks.user_prompt_submit(prompt, layout, Settings())  # builds the index
+    prompt = HookInput(event="UserPromptSubmit", session_id="s1", prompt="which package manager, pnpm or npm")
+    first = hook_answers.user_prompt_submit(prompt, layout, Settings())  # builds the index
     assert "pkg-manager" in first
     monkeypatch.setattr(service, "_DISK", False)
-    assert hooks.user_prompt_submit(prompt, layout, Settings()) == first  # the same from a full load
+    assert hook_answers.user_prompt_submit(prompt, layout, Settings()) == first  # the same from a full load
     monkeypatch.setattr(service, "_DISK", True)
     with monkeypatch.context() as m:
         refuse_full_load(m)
-        assert hooks.user_prompt_submit(prompt, layout, Settings()) == first
+        assert hook_answers.user_prompt_submit(prompt, layout, Settings()) == first
     Store(layout).save(
         SaveRequest(
             name="pkg-manager",
@@ -276,7 +277,7 @@ def test_in_process_hook_answers_from_disk_and_sees_changes(
             body="use bun install, never npm or pnpm",
         )
     )
-    after = hooks.user_prompt_submit(prompt, layout, Settings())
+    after = hook_answers.user_prompt_submit(prompt, layout, Settings())
     assert "<memory-update>" in after and "bun" in after  # the shown fact changed: retraction note, new text
 
 

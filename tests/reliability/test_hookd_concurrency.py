@@ -24,7 +24,7 @@ import pytest
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest, Store
 from reasonix_tui.integrations import hook_client
-from reasonix_tui.integrations.hooks import MAX_CONTEXT
+from reasonix_tui.integrations.hook_answers import MAX_CONTEXT
 
 from ._hookd_support import Listener, Peer, exe, running_server, wait_for
 

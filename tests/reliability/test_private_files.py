@@ -20,6 +20,7 @@ from reasonix_tui.core.recall.trace import TraceStore
 from reasonix_tui.core.sessions.history_tool import log_miss
 from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hooks
+from reasonix_tui.integrations.hook_log import append_log
 
 from .support import req, seeded
 
@@ -47,7 +48,7 @@ def _exercise(layout: Layout) -> None:
         "prompt": SECRET_PROMPT,
     }
     hooks.run_hook("user-prompt-submit", json.dumps(payload), home=str(layout.root))
-    hooks._log(layout, "a log line")
+    append_log(layout, "a log line")
     outcome = agent_forget("deploy", Store(layout), requester=Requester.current(source="cli"), wait=0)
     assert outcome.status == "pending"
     assert ApprovalQueue(layout).pending()
