@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.integrations.hooks import guard
-from reasonix_tui.integrations.setup import PERSON_ONLY, permission_rules
+from reasonix_tui.integrations.setup_claude import permission_rules
+from reasonix_tui.integrations.shell_guard import PERSON_ONLY
 
 EXE = "/home/u/.local/bin/reasonix-tui"
 ROOT = Path("/home/u/.reasonix")

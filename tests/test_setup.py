@@ -12,14 +12,9 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.integrations.cli import main
-from reasonix_tui.integrations.setup import (
-    PERSON_ONLY,
-    SetupError,
-    merge_claude_settings,
-    permission_rules,
-    plan_claude_code,
-    resolve_command,
-)
+from reasonix_tui.integrations.setup import SetupError, resolve_command
+from reasonix_tui.integrations.setup_claude import merge_claude_settings, permission_rules, plan_claude_code
+from reasonix_tui.integrations.shell_guard import PERSON_ONLY
 
 EXE = "/opt/rt/bin/reasonix-tui"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.integrations.cli import main
-from reasonix_tui.integrations.setup import is_our_rule
+from reasonix_tui.integrations.setup_claude import is_our_rule
 
 EXE = "/opt/rt/bin/reasonix-tui"
 

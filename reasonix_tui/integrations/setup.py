@@ -1,9 +1,10 @@
 """``reasonix-tui setup claude-code | codex | cursor [--remove]``: register (or remove)
 hooks, the MCP server and permission rules in an agent's own configuration files.
 
-Every change is planned first (:func:`plan_claude_code`, :func:`plan_codex`,
-:func:`plan_cursor` return a :class:`SetupPlan`), shown as a diff, and written only when
-the person confirms. Writing never clobbers:
+Every change is planned first (one module per agent: :func:`.setup_claude.plan_claude_code`,
+:func:`.setup_codex.plan_codex`, :func:`.setup_cursor.plan_cursor` return a :class:`SetupPlan`),
+shown as a diff, and written only when the person confirms. This module holds what they
+share: the commands written, the edits of hook lists and MCP server entries, the plan. Writing never clobbers:
 
 * the existing file is parsed (a file that does not parse, or has an unexpected shape,
   is left alone and reported);
@@ -33,7 +34,7 @@ Claude Code gets:
   come first, which prefix rules cannot do without also denying the agent's own verbs;
 * the stdio MCP server ``reasonix-tui`` (``.mcp.json`` for the project scope,
   ``~/.claude.json`` ``mcpServers`` for the user scope);
-* ``permissions.deny`` prefix rules for the person-only subcommands (:data:`PERSON_ONLY`)
+* ``permissions.deny`` prefix rules for the person-only subcommands (:data:`.shell_guard.PERSON_ONLY`)
   in their plain forms, an ``Edit`` deny rule for the state root, and
   ``permissions.allow`` for the two read-only MCP tools.
 
@@ -52,7 +53,6 @@ import copy
 import difflib
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -64,11 +64,9 @@ from typing import Any
 
 from ..core.store.atomic import atomic_write
 from . import jsonedit
-from .shell_guard import PERSON_ONLY
 
 __all__ = [
     "SERVER_NAME",
-    "PERSON_ONLY",
     "HOOK_TIMEOUT_SECONDS",
     "SetupError",
     "FileChange",
@@ -76,17 +74,8 @@ __all__ = [
     "resolve_command",
     "hook_command",
     "mcp_args",
-    "permission_rules",
-    "is_our_rule",
-    "merge_claude_settings",
-    "remove_claude_settings",
     "merge_mcp_servers",
     "remove_mcp_servers",
-    "plan_claude_code",
-    "plan_codex",
-    "merge_codex_hooks",
-    "merge_cursor_hooks",
-    "plan_cursor",
     "backup_dir",
 ]
 
@@ -166,70 +155,10 @@ def mcp_args(base: Sequence[str], home: str | None = None, workspace_arg: str | 
     return base[0], args
 
 
-def permission_rules(base: Sequence[str], state_root: Path | None = None) -> tuple[list[str], list[str]]:
-    """``(deny, allow)`` rules for Claude Code's ``permissions``.
-
-    Deny: each person-only subcommand as a prefix rule (``Bash(<program> <sub>:*)``) for
-    the bare name, the path written into the hooks and ``python -m reasonix_tui`` —
-    exact, so they never catch ``reasonix-tui remember …`` whatever its arguments say.
-    The forms with global options first (``reasonix-tui --workspace DIR memory save``)
-    are the shell guard's: a rule cannot tell an option's value from a subcommand.
-    Plus an ``Edit`` rule for the state root. Allow: the two read-only MCP tools.
-    """
-    prefixes = ["reasonix-tui"]
-    exe = shlex.join(base)
-    if exe not in prefixes:
-        prefixes.append(exe)
-    prefixes += ["python -m reasonix_tui", "python3 -m reasonix_tui"]
-    deny = [f"Bash({prefix} {sub}:*)" for sub in PERSON_ONLY for prefix in prefixes]
-    if state_root is not None:
-        deny.append(f"Edit(/{state_root.as_posix()}/**)")
-    allow = [f"mcp__{SERVER_NAME}__{tool}" for tool in READ_ONLY_TOOLS]
-    return deny, allow
-
-
-_SUBS = "|".join(re.escape(s) for s in PERSON_ONLY)
-_PREFIX_RULE = re.compile(rf"^Bash\((?P<prefix>.+?) (?:{_SUBS}):\*\)$")
-_WILDCARD_RULE = re.compile(rf"^Bash\(reasonix-tui -\* (?:{_SUBS}) \*\)$")
-_EDIT_RULE = re.compile(r"^Edit\(/(?P<path>/.+)/\*\*\)$")
-
-
-def _runs_us(words: Sequence[str]) -> bool:
-    """True when ``words`` (a command prefix) ends with reasonix-tui's program."""
-    if not words:
-        return False
-    if os.path.basename(words[-1]).removesuffix(".exe") == "reasonix-tui":
-        return True
-    return len(words) >= 2 and words[-2] == "-m" and words[-1] == "reasonix_tui"
-
-
-def is_our_rule(rule: Any, state_root: Path | None = None) -> bool:
-    """True for a rule this module generates, for any program path or earlier version
-    (``Bash(<reasonix-tui> <sub>:*)``, ``Bash(reasonix-tui -* <sub> *)``, the state root's
-    ``Edit`` rule, the ``mcp__reasonix-tui__*`` allow rules)."""
-    if not isinstance(rule, str):
-        return False
-    if rule in {f"mcp__{SERVER_NAME}__{tool}" for tool in READ_ONLY_TOOLS}:
-        return True
-    if _WILDCARD_RULE.match(rule):
-        return True
-    m = _PREFIX_RULE.match(rule)
-    if m:
-        try:
-            return _runs_us(shlex.split(m.group("prefix")))
-        except ValueError:
-            return False
-    m = _EDIT_RULE.match(rule)
-    if m:
-        path = m.group("path")
-        return (state_root is not None and path == state_root.as_posix()) or Path(path).name == ".reasonix"
-    return False
-
-
 # --------------------------------------------------------------------------- hooks: ours
 
 
-def _hook_arg(command: Any) -> str:
+def our_hook_arg(command: Any) -> str:
     """Our ``hook`` subcommand in a handler's command line, or ``""`` when it is not ours."""
     if not isinstance(command, str):
         return ""
@@ -255,7 +184,8 @@ def _program(words: Sequence[str]) -> list[str]:
     return []
 
 
-def _obj(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+def child_object(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """``parent[key]``, made an empty object when absent; :class:`SetupError` when it is not an object."""
     value = parent.get(key)
     if value is None:
         value = {}
@@ -265,7 +195,8 @@ def _obj(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _list(parent: dict[str, Any], key: str, where: str) -> list[Any]:
+def child_list(parent: dict[str, Any], key: str, where: str) -> list[Any]:
+    """``parent[key]``, made an empty list when absent; :class:`SetupError` when it is not a list."""
     value = parent.get(key)
     if value is None:
         value = []
@@ -275,7 +206,8 @@ def _list(parent: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def _check(parent: dict[str, Any], key: str, kind: type, where: str) -> Any:
+def checked_child(parent: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    """``parent[key]`` (``None`` when absent); :class:`SetupError` when it is not of ``kind``."""
     value = parent.get(key)
     if value is not None and not isinstance(value, kind):
         raise SetupError(f"{where}: {key!r} is not {'an object' if kind is dict else 'a list'}; not touching it")
@@ -289,7 +221,7 @@ def _set_groups(
     (``entry`` ``None``). The first of ours is updated in place; other copies go; a new
     matcher group is appended when there was none. Groups and the event's list that held
     only our handlers go with them."""
-    groups = _check(hooks, event, list, where)
+    groups = checked_child(hooks, event, list, where)
     if groups is None:
         groups = []
     found = False
@@ -301,7 +233,7 @@ def _set_groups(
         handlers = []
         had = len(group["hooks"])
         for hook in group["hooks"]:
-            if isinstance(hook, dict) and _hook_arg(hook.get("command")) == arg:
+            if isinstance(hook, dict) and our_hook_arg(hook.get("command")) == arg:
                 if entry is not None and not found:
                     handlers.append({**hook, **entry})
                     found = True
@@ -320,14 +252,14 @@ def _set_groups(
         del hooks[event]
 
 
-def _drop_if_emptied(parent: dict[str, Any], key: str, before: Any) -> None:
+def drop_if_emptied(parent: dict[str, Any], key: str, before: Any) -> None:
     """Remove ``parent[key]`` when our removal emptied it (it held something before)."""
     value = parent.get(key)
     if isinstance(value, (dict, list)) and not value and before:
         del parent[key]
 
 
-def _merge_hook_events(
+def merge_hook_events(
     doc: dict[str, Any],
     wanted: dict[tuple[str, str], dict[str, Any] | None],
     where: str,
@@ -337,40 +269,16 @@ def _merge_hook_events(
     before = copy.deepcopy(doc.get("hooks"))
     if before is None and all(v is None for v in wanted.values()):
         return
-    hooks = _obj(doc, "hooks", where)
+    hooks = child_object(doc, "hooks", where)
     for (event, arg), entry in wanted.items():
         _set_groups(hooks, event, arg, entry, where, (matchers or {}).get(event))
-    _drop_if_emptied(doc, "hooks", before)
+    drop_if_emptied(doc, "hooks", before)
 
 
-def _merge_rules(
-    doc: dict[str, Any], deny: Sequence[str], allow: Sequence[str], state_root: Path | None, where: str
-) -> None:
-    """Our rules become exactly ``deny``/``allow`` (stale ones of ours removed, missing ones appended)."""
-    before = copy.deepcopy(doc.get("permissions"))
-    if before is None and not deny and not allow:
-        return
-    perms = _obj(doc, "permissions", where)
-    for key, rules in (("deny", deny), ("allow", allow)):
-        old = _check(perms, key, list, where)
-        if old is None and not rules:
-            continue
-        existing = _list(perms, key, where)
-        kept = [r for r in existing if not is_our_rule(r, state_root) or r in rules]
-        deduped: list[Any] = []
-        for r in kept:
-            if r in rules and r in deduped:
-                continue
-            deduped.append(r)
-        deduped += [r for r in rules if r not in deduped]
-        perms[key] = deduped
-        _drop_if_emptied(perms, key, old)
-    _drop_if_emptied(doc, "permissions", before)
-
-
-def _claude_wanted(
+def claude_hook_entries(
     commands: dict[str, str] | None, guard: str | None, timeout: int
 ) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """Our Claude Code / Codex hook handlers, (event, our arg) → handler (``None``: remove ours)."""
     wanted: dict[tuple[str, str], dict[str, Any] | None] = {}
     for event, arg in HOOK_EVENTS.items():
         command = (commands or {}).get(event)
@@ -379,106 +287,10 @@ def _claude_wanted(
     return wanted
 
 
-def merge_claude_settings(
-    settings: dict[str, Any],
-    commands: dict[str, str],
-    deny: Sequence[str],
-    allow: Sequence[str],
-    timeout: int = HOOK_TIMEOUT_SECONDS,
-    where: str = "settings.json",
-    guard: str | None = None,
-    state_root: Path | None = None,
-) -> dict[str, Any]:
-    """A copy of Claude Code ``settings`` with our hooks and rules set.
-
-    ``commands`` maps the event name (``UserPromptSubmit``, ``SessionStart``) to the
-    command line; ``guard`` is the ``PreToolUse`` (``Bash``) guard's. An existing
-    reasonix-tui hook for the event is updated in place; otherwise a new matcher group is
-    appended. Our rules become exactly ``deny``/``allow``: missing ones are appended,
-    ones from an earlier ``--command`` or install path are removed. Every other key is
-    kept as it was.
-    """
-    out = copy.deepcopy(settings)
-    _merge_hook_events(out, _claude_wanted(commands, guard, timeout), where, {GUARD_EVENT: GUARD_MATCHER})
-    _merge_rules(out, deny, allow, state_root, where)
-    return out
-
-
-def remove_claude_settings(
-    settings: dict[str, Any], where: str = "settings.json", state_root: Path | None = None
-) -> dict[str, Any]:
-    """A copy of Claude Code ``settings`` without any of our hooks and rules."""
-    out = copy.deepcopy(settings)
-    _merge_hook_events(out, _claude_wanted(None, None, 0), where)
-    _merge_rules(out, [], [], state_root, where)
-    return out
-
-
-def merge_codex_hooks(
-    config: dict[str, Any],
-    commands: dict[str, str],
-    timeout: int = HOOK_TIMEOUT_SECONDS,
-    where: str = "hooks.json",
-    guard: str | None = None,
-) -> dict[str, Any]:
-    """A copy of a Codex ``hooks.json`` with our UserPromptSubmit and SessionStart hooks
-    (and the ``PreToolUse`` guard on ``Bash``); ``commands`` empty and no ``guard``
-    removes ours.
-
-    Codex refuses a ``hooks.json`` whose root has keys other than ``description`` and
-    ``hooks``; such a file is left alone (:class:`SetupError`), never "fixed"."""
-    extra = sorted(k for k in config if k not in ("description", "hooks"))
-    if extra:
-        raise SetupError(f"{where} has keys Codex does not accept ({', '.join(extra)}); nothing was written")
-    out = copy.deepcopy(config)
-    _merge_hook_events(out, _claude_wanted(commands, guard, timeout), where, {GUARD_EVENT: GUARD_MATCHER})
-    return out
-
-
-def merge_cursor_hooks(config: dict[str, Any], commands: dict[str, str], where: str = "hooks.json") -> dict[str, Any]:
-    """A copy of a Cursor ``hooks.json`` (``{"version": 1, "hooks": {event: [{command}]}}``)
-    where our entries are exactly ``commands`` (Cursor event → command line): an existing
-    reasonix-tui entry is updated in place, a missing one appended, ours for other events
-    removed; other hooks are kept."""
-    out = copy.deepcopy(config)
-    before = copy.deepcopy(out.get("hooks"))
-    if before is None and not commands:
-        return out
-    if commands:
-        out.setdefault("version", 1)
-    hooks = _obj(out, "hooks", where)
-    events = dict.fromkeys([*CURSOR_EVENTS, CURSOR_PROMPT_EVENT[0], *commands])
-    for event in events:
-        entries = _check(hooks, event, list, where)
-        command = commands.get(event)
-        if entries is None and command is None:
-            continue
-        entries = entries or []
-        kept: list[Any] = []
-        found = False
-        for entry in entries:
-            if isinstance(entry, dict) and _hook_arg(entry.get("command")):
-                if command is not None and not found:
-                    kept.append({**entry, "command": command})
-                    found = True
-                continue
-            kept.append(entry)
-        if command is not None and not found:
-            kept.append({"command": command})
-        if kept:
-            hooks[event] = kept
-        elif event in hooks:
-            del hooks[event]
-    _drop_if_emptied(out, "hooks", before)
-    if not commands and set(out) == {"version"} and before:
-        out = {}
-    return out
-
-
 def merge_mcp_servers(config: dict[str, Any], entry: dict[str, Any], where: str = "mcp.json") -> dict[str, Any]:
     """A copy of ``config`` with ``mcpServers[SERVER_NAME]`` set to ``entry`` (other servers kept)."""
     out = copy.deepcopy(config)
-    servers = _obj(out, "mcpServers", where)
+    servers = child_object(out, "mcpServers", where)
     current = servers.get(SERVER_NAME)
     servers[SERVER_NAME] = {**current, **entry} if isinstance(current, dict) else dict(entry)
     return out
@@ -488,11 +300,11 @@ def remove_mcp_servers(config: dict[str, Any], where: str = "mcp.json") -> dict[
     """A copy of ``config`` without ``mcpServers[SERVER_NAME]`` (an ``mcpServers`` that
     held only ours goes too)."""
     out = copy.deepcopy(config)
-    servers = _check(out, "mcpServers", dict, where)
+    servers = checked_child(out, "mcpServers", dict, where)
     if servers and SERVER_NAME in servers:
         before = dict(servers)
         del servers[SERVER_NAME]
-        _drop_if_emptied(out, "mcpServers", before)
+        drop_if_emptied(out, "mcpServers", before)
     return out
 
 
@@ -598,7 +410,7 @@ class SetupPlan:
         stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
         for change in self.pending:
             target = Path(os.path.realpath(change.path))
-            current = _read_text(target)
+            current = read_config_text(target)
             if current != change.before:
                 raise SetupError(f"{change.path} changed while setup was running; run setup again")
             backup: Path | None = None
@@ -631,7 +443,8 @@ class SetupPlan:
         return backup
 
 
-def _read_text(path: Path) -> str | None:
+def read_config_text(path: Path) -> str | None:
+    """A configuration file's text (``None`` when it does not exist); :class:`SetupError` when it is not UTF-8."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -641,7 +454,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def _load_json(path: Path) -> tuple[str | None, dict[str, Any]]:
-    text = _read_text(path)
+    text = read_config_text(path)
     if text is None or not text.strip():
         return text, {}
     try:
@@ -656,7 +469,7 @@ def _load_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 _EMPTY_DOCS: tuple[dict[str, Any], dict[str, Any]] = ({}, {"version": 1})
 
 
-def _json_change(
+def json_change(
     path: Path,
     merge: Callable[[dict[str, Any]], dict[str, Any]],
     summary: str,
@@ -676,88 +489,12 @@ def _json_change(
     return FileChange(path, before, jsonedit.update(before, merged), summary, mode)
 
 
-def _home() -> Path:
+def user_home() -> Path:
+    """The person's home directory (where user-scope configuration lives)."""
     return Path(os.path.expanduser("~"))
 
 
-def plan_claude_code(
-    scope: str,
-    workspace: Path,
-    *,
-    base: Sequence[str],
-    state_root: Path | None = None,
-    home: str | None = None,
-    timeout: int = HOOK_TIMEOUT_SECONDS,
-    remove: bool = False,
-) -> SetupPlan:
-    """Hooks + shell guard + MCP server + permission rules for Claude Code (or, with
-    ``remove``, none of them).
-
-    ``scope`` ``project``: ``<workspace>/.claude/settings.json`` and ``<workspace>/.mcp.json``;
-    ``user``: ``~/.claude/settings.json`` and ``~/.claude.json``.
-    """
-    if scope not in ("project", "user"):
-        raise ValueError("scope must be project or user")
-    if scope == "project":
-        settings_path = workspace / ".claude" / "settings.json"
-        mcp_path = workspace / ".mcp.json"
-        mcp_mode = 0o644
-    else:
-        settings_path = _home() / ".claude" / "settings.json"
-        mcp_path = _home() / ".claude.json"
-        mcp_mode = 0o600
-    command, args = mcp_args(base, home)
-    if remove:
-        settings_change = _json_change(
-            settings_path,
-            lambda d: remove_claude_settings(d, str(settings_path), state_root),
-            "remove reasonix-tui's hooks and permission rules",
-            removable=True,
-        )
-        mcp_change = _json_change(
-            mcp_path,
-            lambda d: remove_mcp_servers(d, str(mcp_path)),
-            f"remove the MCP server {SERVER_NAME!r}",
-            mcp_mode,
-            removable=scope == "project",
-        )
-        notes = ["Restart Claude Code (or run /hooks and /mcp) so it reads the new settings."]
-        return SetupPlan("claude-code", scope, (settings_change, mcp_change), tuple(notes), state_root, remove=True)
-    commands = {event: hook_command(base, arg, home) for event, arg in HOOK_EVENTS.items()}
-    guard = hook_command(base, GUARD_ARG, home)
-    deny, allow = permission_rules(base, state_root)
-    entry = {"type": "stdio", "command": command, "args": args}
-    settings_change = _json_change(
-        settings_path,
-        lambda d: merge_claude_settings(d, commands, deny, allow, timeout, str(settings_path), guard, state_root),
-        f"UserPromptSubmit + SessionStart hooks and the PreToolUse (Bash) guard (timeout {timeout}s), "
-        f"{len(deny)} deny rules for the person-only subcommands, allow the read-only MCP tools",
-    )
-    mcp_change = _json_change(
-        mcp_path,
-        lambda d: merge_mcp_servers(d, entry, str(mcp_path)),
-        f"MCP server {SERVER_NAME!r} (stdio)",
-        mcp_mode,
-    )
-    notes = [
-        "Claude Code asks once before it uses a project-scoped MCP server from .mcp.json; answer yes.",
-        "Restart Claude Code (or run /hooks and /mcp) so it reads the new settings.",
-    ]
-    if scope == "project":
-        notes.append(
-            "These files name this machine's reasonix-tui path; to share them in git, run setup with "
-            "--command reasonix-tui (then it must be on everyone's PATH)."
-        )
-    else:
-        notes.append(
-            f"Equivalent for the MCP part: claude mcp add --scope user {SERVER_NAME} -- "
-            f"{shlex.join([command, *args])}"
-        )
-    notes += _stale_backups(settings_path, mcp_path)
-    return SetupPlan("claude-code", scope, (settings_change, mcp_change), tuple(notes), state_root)
-
-
-def _stale_backups(*paths: Path) -> list[str]:
+def stale_backup_notes(*paths: Path) -> list[str]:
     """A note about ``.bak`` files earlier versions of setup left beside these files."""
     found = [str(p) for path in paths for p in sorted(path.parent.glob(path.name + ".bak*")) if p.is_file()]
     if not found:
@@ -766,138 +503,3 @@ def _stale_backups(*paths: Path) -> list[str]:
         f"earlier versions of setup left backups beside the files: {', '.join(found)} "
         "(backups now go to the state root; delete these when you no longer need them)"
     ]
-
-
-def _codex_toml(path: Path, command: str | None, args: list[str] | None) -> FileChange:
-    """``[mcp_servers.reasonix-tui]`` in Codex's ``config.toml`` set (or, ``command``
-    ``None``, removed), comments and layout kept."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
-    before = _read_text(path)
-    try:
-        doc = tomlkit.parse(before or "")
-    except TOMLKitError as exc:
-        raise SetupError(f"{path} is not valid TOML ({exc}); nothing was written") from None
-    servers = doc.get("mcp_servers")
-    if servers is not None and not isinstance(servers, dict):
-        raise SetupError(f"{path}: mcp_servers is not a table; nothing was written")
-    current = servers.get(SERVER_NAME) if servers is not None else None
-    if command is None:
-        if servers is None or SERVER_NAME not in servers:
-            return FileChange(path, before, before, f"remove the MCP server {SERVER_NAME!r}")
-        del servers[SERVER_NAME]
-        if not servers:
-            del doc["mcp_servers"]
-        after = tomlkit.dumps(doc)
-        if after.endswith("\n\n"):  # the blank line that set our table off, now at the end
-            after = after.rstrip("\n") + "\n"
-        return FileChange(path, before, after, f"remove the MCP server {SERVER_NAME!r}")
-    if isinstance(current, dict) and current.get("command") == command and list(current.get("args", [])) == args:
-        return FileChange(path, before, before or "", f"MCP server {SERVER_NAME!r} (stdio)")
-    if servers is None:
-        servers = tomlkit.table(is_super_table=True)
-        doc["mcp_servers"] = servers
-    if isinstance(current, dict):
-        current["command"] = command
-        current["args"] = args
-    else:
-        table = tomlkit.table()
-        table["command"] = command
-        table["args"] = args
-        servers[SERVER_NAME] = table
-    return FileChange(path, before, tomlkit.dumps(doc), f"MCP server {SERVER_NAME!r} (stdio)")
-
-
-def plan_codex(
-    *,
-    base: Sequence[str],
-    home: str | None = None,
-    timeout: int = HOOK_TIMEOUT_SECONDS,
-    state_root: Path | None = None,
-    remove: bool = False,
-) -> SetupPlan:
-    """``[mcp_servers.reasonix-tui]`` in ``~/.codex/config.toml`` (comments and layout kept)
-    and, in ``~/.codex/hooks.json``, the UserPromptSubmit / SessionStart hooks and the
-    PreToolUse (Bash) guard; ``remove`` takes them out."""
-    path = _home() / ".codex" / "config.toml"
-    hooks_path = _home() / ".codex" / "hooks.json"
-    if remove:
-        change = _codex_toml(path, None, None)
-        hooks_change = _json_change(
-            hooks_path,
-            lambda d: merge_codex_hooks(d, {}, timeout, str(hooks_path)),
-            "remove reasonix-tui's hooks",
-            removable=True,
-        )
-        return SetupPlan("codex", "user", (change, hooks_change), (), state_root, remove=True)
-    command, args = mcp_args(base, home)
-    change = _codex_toml(path, command, args)
-    commands = {event: hook_command(base, arg, home, "codex") for event, arg in HOOK_EVENTS.items()}
-    guard = hook_command(base, GUARD_ARG, home, "codex")
-    hooks_change = _json_change(
-        hooks_path,
-        lambda d: merge_codex_hooks(d, commands, timeout, str(hooks_path), guard),
-        f"UserPromptSubmit + SessionStart hooks and the PreToolUse (Bash) guard (timeout {timeout}s)",
-    )
-    notes = (
-        f"Equivalent for the MCP part: codex mcp add {SERVER_NAME} -- {shlex.join([command, *args])}",
-        "Codex runs the server in its working directory: start Codex in the project.",
-        "Codex asks you to review and trust new command hooks once (/hooks) before they run; "
-        "Codex versions before hooks were on by default need [features] hooks = true in config.toml.",
-        "Codex has no permission rules for shell commands; the PreToolUse guard denies the person-only "
-        "subcommands to its shell, and the approval gate governs the memory tools.",
-        *_stale_backups(path, hooks_path),
-    )
-    return SetupPlan("codex", "user", (change, hooks_change), notes, state_root)
-
-
-def plan_cursor(
-    scope: str,
-    workspace: Path,
-    *,
-    base: Sequence[str],
-    home: str | None = None,
-    state_root: Path | None = None,
-    remove: bool = False,
-    prompt_hook: bool = False,
-) -> SetupPlan:
-    """The MCP server in ``<workspace>/.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json``
-    (user), and in ``hooks.json`` beside it the ``sessionStart`` hook and the
-    ``beforeShellExecution`` guard (``prompt_hook``: also ``beforeSubmitPrompt``);
-    ``remove`` takes them out."""
-    if scope not in ("project", "user"):
-        raise ValueError("scope must be project or user")
-    path = (workspace if scope == "project" else _home()) / ".cursor" / "mcp.json"
-    hooks_path = path.parent / "hooks.json"
-    if remove:
-        change = _json_change(
-            path, lambda d: remove_mcp_servers(d, str(path)), f"remove the MCP server {SERVER_NAME!r}", removable=True
-        )
-        hooks_change = _json_change(
-            hooks_path,
-            lambda d: merge_cursor_hooks(d, {}, str(hooks_path)),
-            "remove reasonix-tui's hooks",
-            removable=True,
-        )
-        return SetupPlan("cursor", scope, (change, hooks_change), (), state_root, remove=True)
-    command, args = mcp_args(base, home, workspace_arg="${workspaceFolder}")
-    entry = {"command": command, "args": args}
-    change = _json_change(path, lambda d: merge_mcp_servers(d, entry, str(path)), f"MCP server {SERVER_NAME!r} (stdio)")
-    events = dict(CURSOR_EVENTS)
-    if prompt_hook:
-        events[CURSOR_PROMPT_EVENT[0]] = CURSOR_PROMPT_EVENT[1]
-    commands = {event: hook_command(base, arg, home, "cursor") for event, arg in events.items()}
-    what = "sessionStart (pinned guidance) and beforeShellExecution (the shell guard)"
-    if prompt_hook:
-        what += " and beforeSubmitPrompt (recall; not a documented Cursor route)"
-    hooks_change = _json_change(hooks_path, lambda d: merge_cursor_hooks(d, commands, str(hooks_path)), f"{what} hooks")
-    notes = [
-        "Enable the server in Cursor's Settings → MCP if it is not switched on by itself.",
-        "Cursor reloads hooks.json on save; open a new chat. Its Hooks output channel shows each run.",
-        "For Cursor, the MCP tools are the supported path to recall on each prompt (the `memory` tool); "
-        "Cursor documents sessionStart context (used here) but not beforeSubmitPrompt context"
-        + (" (added anyway: --prompt-hook)." if prompt_hook else " (add it with --prompt-hook to try it)."),
-        *_stale_backups(path, hooks_path),
-    ]
-    return SetupPlan("cursor", scope, (change, hooks_change), tuple(notes), state_root)

@@ -16,7 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cli import CliContext, CliError, Registry
-from ..setup import SetupError, SetupPlan, plan_claude_code, plan_codex, plan_cursor, resolve_command
+from ..setup import SetupError, SetupPlan, resolve_command
+from ..setup_claude import plan_claude_code
+from ..setup_codex import plan_codex
+from ..setup_cursor import plan_cursor
 
 __all__ = ["register"]
 
