@@ -14,6 +14,7 @@ from reasonix_tui.tui.messages import PinRequested, WriteFinished
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen, QuickAddScreen
 from reasonix_tui.tui.screens.fact_form import FactFormScreen
 from reasonix_tui.tui.screens.main import MainScreen
+from reasonix_tui.tui.widgets.facts_columns import column_layout
 from reasonix_tui.tui.widgets.facts_table import FactsTable
 
 from .helpers import SIZE, make, plain, settings, settle, store
@@ -427,10 +428,10 @@ async def test_detail_can_be_hidden_for_every_column(demo: Layout) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table = table_of(app)
-        narrow = [c.key for c, _ in table._layout(table.scrollable_content_region.width)]
+        narrow = [c.key for c, _ in column_layout(table.scrollable_content_region.width)]
         await pilot.press("d")
         await settle(pilot)
-        wide = [c.key for c, _ in table._layout(table.scrollable_content_region.width)]
+        wide = [c.key for c, _ in column_layout(table.scrollable_content_region.width)]
         assert "subject" not in narrow and "subject" in wide and "ref" in wide
 
 

@@ -168,7 +168,8 @@ async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:
     from textual.app import App, ComposeResult
 
     from reasonix_tui.tui.model.snapshot import Changes
-    from reasonix_tui.tui.widgets.facts_table import COLUMNS, FactsTable
+    from reasonix_tui.tui.widgets.facts_columns import COLUMNS
+    from reasonix_tui.tui.widgets.facts_table import FactsTable
 
     base = load_snapshot(demo, settings(), NOW)
 

@@ -24,7 +24,8 @@ from ..messages import (
     VerifyRequested,
 )
 from ..widgets.fact_detail import FactDetail
-from ..widgets.facts_table import COLUMNS, FactsTable
+from ..widgets.facts_columns import COLUMNS
+from ..widgets.facts_table import FactsTable
 from .base import Pane
 
 __all__ = ["FactsPane"]

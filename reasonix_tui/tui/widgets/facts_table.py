@@ -9,16 +9,16 @@ facts table keeps its rows in plain Python structures and draws only the lines o
   that affects order or filtering changed it keeps the order and only redraws, otherwise
   it re-sorts (about 0.1 s at 100k). The cursor stays on the same key either way.
 * Filter (free text plus ``type:``, ``scope:``, ``act:``, ``fresh:``, ``subject:``) and
-  sort (any column, either direction) are plain attributes set through methods.
+  sort (any column, either direction) are plain attributes set through methods; the
+  columns and the filter language are in :mod:`.facts_columns`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -33,81 +33,16 @@ from textual.strip import Strip
 from ...core.compat.gotime import Timestamp
 from ..model.rows import FactRow, relative_ns
 from ..model.snapshot import Changes
+from .facts_columns import COLUMNS, Column, column_layout, fit_cell, parse_filter, row_matches
 
-__all__ = ["Column", "COLUMNS", "FactsTable", "parse_filter", "row_matches"]
+__all__ = ["FactsTable"]
 
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """A column of the facts table."""
-
-    key: str
-    """Attribute of :class:`FactRow` shown (and sorted on)."""
-    label: str
-    """Header text."""
-    width: int
-    """Cells; 0 means "takes the rest"."""
-    right: bool = False
-    """Right-aligned."""
-
-
-COLUMNS: tuple[Column, ...] = (
-    Column("title", "Title", 0),
-    Column("ref", "Ref", 24),
-    Column("type", "Type", 9),
-    Column("scope", "Scope", 7),
-    Column("activation", "Act", 8),
-    Column("freshness", "Fresh", 7),
-    Column("subject", "Subject", 18),
-    Column("revision", "Rev", 4, right=True),
-    Column("updated", "Updated", 7, right=True),
-)
-"""Every column, left to right."""
-
-_DROP_ORDER = ("subject", "ref", "updated", "scope", "type", "revision")
-"""Columns hidden first when the table is narrow."""
 
 _SORT_ATTR = {"updated": "updated_ns"}
+"""Columns that sort on another attribute than the one shown."""
 
 _INCREMENTAL_LIMIT = 200
 """Up to this many changed rows are re-inserted by binary search instead of a full sort."""
-"""Columns that sort on another attribute than the one shown."""
-
-_FILTER_FIELDS = {
-    "type": "type",
-    "scope": "scope",
-    "act": "activation",
-    "activation": "activation",
-    "fresh": "freshness",
-    "freshness": "freshness",
-    "subject": "subject",
-}
-
-
-def parse_filter(text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """Split a filter into free words and ``field:value`` pairs."""
-    words: list[str] = []
-    pairs: list[tuple[str, str]] = []
-    for part in text.lower().split():
-        name, sep, value = part.partition(":")
-        if sep and name in _FILTER_FIELDS and value:
-            pairs.append((_FILTER_FIELDS[name], value))
-        elif part in ("pinned", "relevant"):
-            pairs.append(("activation", part))
-        elif part in ("fresh", "current", "stale", "expired", "error"):
-            pairs.append(("freshness", part))
-        else:
-            words.append(part)
-    return words, pairs
-
-
-def row_matches(row: FactRow, words: list[str], pairs: list[tuple[str, str]]) -> bool:
-    """True when the row contains every word and every ``field:value`` prefix."""
-    for field_name, value in pairs:
-        if not str(getattr(row, field_name)).startswith(value):
-            return False
-    search = row.search
-    return all(word in search for word in words)
 
 
 class FactsTable(ScrollView, can_focus=True):
@@ -514,7 +449,7 @@ class FactsTable(ScrollView, can_focus=True):
             return
         if offset.y == 0:
             x = 0
-            for column, width in self._layout(self.scrollable_content_region.width):
+            for column, width in column_layout(self.scrollable_content_region.width):
                 if x <= offset.x < x + width + 1:
                     self.sort_by(column.key)
                     return
@@ -528,28 +463,10 @@ class FactsTable(ScrollView, can_focus=True):
 
     # ----------------------------------------------------------------- drawing
 
-    def _layout(self, width: int) -> list[tuple[Column, int]]:
-        columns = list(COLUMNS)
-        drop = list(_DROP_ORDER)
-
-        def fixed(cols: list[Column]) -> int:
-            return sum(c.width + 1 for c in cols if c.width)
-
-        while width - fixed(columns) - 1 < 20 and drop:
-            name = drop.pop(0)
-            columns = [c for c in columns if c.key != name]
-        title_width = max(width - fixed(columns) - 1, 8)
-        return [(c, c.width or title_width) for c in columns]
-
-    def _cell(self, text: str, width: int, right: bool) -> str:
-        if cell_len(text) > width:
-            return set_cell_size(text, max(width - 1, 0)) + "…"
-        return text.rjust(width) if right else set_cell_size(text, width)
-
     def render_line(self, y: int) -> Strip:
         """Draw line ``y`` of the visible region (line 0 is the header)."""
         width = self.scrollable_content_region.width
-        layout = self._layout(width)
+        layout = column_layout(width)
         if y == 0:
             return self._header(layout, width)
         index = int(self.scroll_y) + y - 1
@@ -587,7 +504,7 @@ class FactsTable(ScrollView, can_focus=True):
             if column.key == self.sort_column:
                 label += " ▼" if self.sort_reverse else " ▲"
                 style = sorted_style
-            segments.append(Segment(self._cell(label, col_width, column.right), style))
+            segments.append(Segment(fit_cell(label, col_width, column.right), style))
             segments.append(Segment(" ", base))
         strip = Strip(segments)
         return strip.adjust_cell_length(width, base)
@@ -617,6 +534,6 @@ class FactsTable(ScrollView, can_focus=True):
                     style = base + self.get_component_rich_style("facts-table--pinned")
                 elif column.key == "freshness" and value in ("stale", "expired", "fresh"):
                     style = base + self.get_component_rich_style(f"facts-table--{value}")
-            segments.append(Segment(self._cell(text, col_width, column.right), style))
+            segments.append(Segment(fit_cell(text, col_width, column.right), style))
             segments.append(Segment(" ", base))
         return Strip(segments).adjust_cell_length(width, base)
