@@ -36,19 +36,19 @@ async def test_a_big_proposal_is_prepared_off_the_ui_thread_and_drawn_bounded(
     from textual.widgets import Static
     from ui.helpers import SIZE, make, plain, settle
 
-    from reasonix_tui.tui import app as app_module
+    from reasonix_tui.tui import app_approvals
     from reasonix_tui.tui.messages import SidecarsReloaded
     from reasonix_tui.tui.model.proposals import SHOWN_CHARS
     from reasonix_tui.tui.screens.approval import ApprovalScreen
 
     threads: list[str] = []
-    real_view = app_module.proposal_view
+    real_view = app_approvals.proposal_view
 
     def tracked(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread().name)
         return real_view(*args, **kwargs)
 
-    monkeypatch.setattr(app_module, "proposal_view", tracked)
+    monkeypatch.setattr(app_approvals, "proposal_view", tracked)
     line = "Use the staging database for integration tests, never production. "
     body = (line * (SIZE_CHARS // len(line) + 1))[:SIZE_CHARS]
     args = {

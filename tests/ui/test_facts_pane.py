@@ -295,7 +295,7 @@ async def test_edit_in_editor(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> 
         path.write_text(path.read_text(encoding="utf-8").replace("Dana (primary)", "Sam (primary)"), encoding="utf-8")
 
     monkeypatch.setenv("EDITOR", "fake-editor")
-    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    monkeypatch.setattr("reasonix_tui.tui.app_edits.subprocess.run", fake_editor)
     monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(pilot)

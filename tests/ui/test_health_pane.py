@@ -188,7 +188,7 @@ async def test_open_in_the_editor(demo: Layout, monkeypatch: pytest.MonkeyPatch)
         path.write_text(path.read_text(encoding="utf-8").replace("This week: Dana", "This week: Sam"), encoding="utf-8")
 
     monkeypatch.setenv("EDITOR", "fake-editor")
-    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    monkeypatch.setattr("reasonix_tui.tui.app_edits.subprocess.run", fake_editor)
     monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         finding = await open_health(pilot, "ending-soon")

@@ -332,7 +332,7 @@ async def test_reload_failure_keeps_the_last_good_snapshot(demo: Layout, monkeyp
         def boom(*args: Any, **kwargs: Any) -> Any:
             raise OSError("disk on fire")
 
-        monkeypatch.setattr("reasonix_tui.tui.app.load_snapshot", boom)
+        monkeypatch.setattr("reasonix_tui.tui.app_base.load_snapshot", boom)
         app.reload_store()
         await settle(pilot)
         assert app.snapshot is good and app.stale
@@ -480,7 +480,7 @@ async def test_instruction_document_opens_in_the_editor_and_is_resolved_again(
         path.write_text(path.read_text(encoding="utf-8") + "\n- Prefer editing over rewriting.\n", encoding="utf-8")
 
     monkeypatch.setenv("VISUAL", "fake-editor --wait")
-    monkeypatch.setattr("reasonix_tui.tui.app.subprocess.run", fake_editor)
+    monkeypatch.setattr("reasonix_tui.tui.app_edits.subprocess.run", fake_editor)
     app = make(demo)
     monkeypatch.setattr(type(app), "suspend", lambda self: contextlib.nullcontext())
     async with app.run_test(size=SIZE) as pilot:
