@@ -45,7 +45,16 @@ from . import mcp_tools
 if TYPE_CHECKING:
     from ..core.store.store import Store
 
-__all__ = ["SERVER_NAME", "DEFAULT_MAX_WAIT", "INSTRUCTIONS", "resolve_workspace", "build_server", "run", "serve_pipes"]
+__all__ = [
+    "SERVER_NAME",
+    "DEFAULT_MAX_WAIT",
+    "INSTRUCTIONS",
+    "TOOLS",
+    "resolve_workspace",
+    "build_server",
+    "run",
+    "serve_pipes",
+]
 
 SERVER_NAME = mcp_tools.SERVER_NAME
 DEFAULT_MAX_WAIT = 45.0
@@ -171,7 +180,8 @@ def build_server(
     env: Mapping[str, str] | None = None,
     prewarm: bool = False,
 ) -> MCPServer:
-    """The configured :class:`MCPServer` (not started).
+    """The configured :class:`MCPServer` (not started): every tool of :data:`TOOLS`, and
+    ``history`` when the sessions engine provides it.
 
     ``prewarm`` reads the store and readies the memory search (from the on-disk search
     index when it is current) and builds the history index in a background thread, so the
@@ -184,17 +194,44 @@ def build_server(
     from .. import __version__
 
     server = MCPServer(name=SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    for name, make_tool in TOOLS:
+        _add_tool(server, name, make_tool(ctx))
+    history_call = _history_tool()
+    if history_call is not None:
+        _add_tool(server, "history", _history(ctx, history_call))
+    if prewarm:
+        _start_prewarm(ctx, history=history_call is not None)
+    return server
 
-    def add(fn: Callable[..., CallToolResult], name: str) -> None:
-        _, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
-        server.add_tool(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            annotations=ToolAnnotations(**annotations),  # type: ignore[arg-type]  # the hint booleans only
-            structured_output=False,
-        )
+
+def _add_tool(server: MCPServer, name: str, fn: Callable[..., CallToolResult]) -> None:
+    """Register ``fn`` as tool ``name`` with its declared title, description and hints
+    (:data:`.mcp_tools.TOOL_SPECS`)."""
+    _, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
+    server.add_tool(
+        fn,
+        name=name,
+        title=title,
+        description=description,
+        annotations=ToolAnnotations(**annotations),  # type: ignore[arg-type]  # the hint booleans only
+        structured_output=False,
+    )
+
+
+def _given(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments the client gave (``None`` means left out)."""
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _query_too_long(query: str | None, what: str, hint: str = "") -> CallToolResult | None:
+    """The refusal of a query over :data:`MAX_QUERY_CHARS` (the query is never echoed back)."""
+    if query is None or len(query) <= MAX_QUERY_CHARS:
+        return None
+    return _text(f"query is {len(query)} characters long; {what} takes at most {MAX_QUERY_CHARS}{hint}", error=True)
+
+
+def _memory(ctx: _Context) -> Callable[..., CallToolResult]:
+    """The ``memory`` tool: search, read and list the active facts."""
 
     def memory(
         op: Annotated[str, Field(description=mcp_tools.arg("memory", "op"))] = "",
@@ -215,17 +252,16 @@ def build_server(
             "scope": scope,
             "limit": limit,
         }
-        if query is not None and len(query) > MAX_QUERY_CHARS:
-            return _text(
-                f"query is {len(query)} characters long; a memory search takes at most {MAX_QUERY_CHARS} "
-                "(use 1-3 distinctive terms)",
-                error=True,
-            )
-        return _guard(
-            ctx, "memory", lambda: _text(memory_tool_call(ctx.store, {k: v for k, v in args.items() if v is not None}))
-        )
+        refused = _query_too_long(query, "a memory search", " (use 1-3 distinctive terms)")
+        if refused is not None:
+            return refused
+        return _guard(ctx, "memory", lambda: _text(memory_tool_call(ctx.store, _given(args))))
 
-    add(memory, "memory")
+    return memory
+
+
+def _remember(ctx: _Context) -> Callable[..., CallToolResult]:
+    """The ``remember`` tool: save a fact now, or propose it and wait for a person."""
 
     def remember(
         description: Annotated[str, Field(description=mcp_tools.arg("remember", "description"))],
@@ -248,21 +284,21 @@ def build_server(
         wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("remember", "wait_seconds"))] = None,
     ) -> CallToolResult:
         arguments: dict[str, Any] = {"description": description, "body": body}
-        for key, value in (
-            ("name", name),
-            ("title", title),
-            ("type", type),
-            ("scope", scope),
-            ("keywords", keywords),
-            ("subject_key", subject_key),
-            ("activation", activation),
-            ("volatility", volatility),
-            ("expires_at", expires_at),
-            ("id", id),
-            ("expected_revision", expected_revision),
-        ):
-            if value is not None:
-                arguments[key] = value
+        arguments |= _given(
+            {
+                "name": name,
+                "title": title,
+                "type": type,
+                "scope": scope,
+                "keywords": keywords,
+                "subject_key": subject_key,
+                "activation": activation,
+                "volatility": volatility,
+                "expires_at": expires_at,
+                "id": id,
+                "expected_revision": expected_revision,
+            }
+        )
         if verified:
             arguments["verified"] = True
         if supersedes:
@@ -275,7 +311,11 @@ def build_server(
             ),
         )
 
-    add(remember, "remember")
+    return remember
+
+
+def _forget(ctx: _Context) -> Callable[..., CallToolResult]:
+    """The ``forget`` tool: always a proposal."""
 
     def forget(
         ref: Annotated[str, Field(description=mcp_tools.arg("forget", "ref"))],
@@ -287,7 +327,11 @@ def build_server(
             lambda: _outcome(agent_forget(ref, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))),
         )
 
-    add(forget, "forget")
+    return forget
+
+
+def _approval_status(ctx: _Context) -> Callable[..., CallToolResult]:
+    """The ``approval_status`` tool: check on (or wait a little longer for) a proposal."""
 
     def approval_status(
         proposal_id: Annotated[str, Field(description=mcp_tools.arg("approval_status", "proposal_id"))],
@@ -299,50 +343,52 @@ def build_server(
             lambda: _outcome(await_proposal(proposal_id, ctx.store, wait=ctx.wait(wait_seconds))),
         )
 
-    add(approval_status, "approval_status")
+    return approval_status
 
-    history_call = _history_tool()
-    if history_call is not None:
-        call = history_call
 
-        def history(
-            op: Annotated[str, Field(description=mcp_tools.arg("history", "op"))] = "",
-            query: Annotated[str | None, Field(description=mcp_tools.arg("history", "query"))] = None,
-            scope: Annotated[str | None, Field(description=mcp_tools.arg("history", "scope"))] = None,
-            kind: Annotated[list[str] | None, Field(description=mcp_tools.arg("history", "kind"))] = None,
-            tool_name: Annotated[str | None, Field(description=mcp_tools.arg("history", "tool_name"))] = None,
-            limit: Annotated[int | None, Field(description=mcp_tools.arg("history", "limit"))] = None,
-            session_path: Annotated[str | None, Field(description=mcp_tools.arg("history", "session_path"))] = None,
-            message_index: Annotated[int | None, Field(description=mcp_tools.arg("history", "message_index"))] = None,
-            before: Annotated[int | None, Field(description=mcp_tools.arg("history", "before"))] = None,
-            after: Annotated[int | None, Field(description=mcp_tools.arg("history", "after"))] = None,
-            operation: Annotated[str | None, Field(description=mcp_tools.arg("history", "operation"))] = None,
-        ) -> CallToolResult:
-            args = {
-                "operation": op or operation or "",
-                "query": query,
-                "scope": scope,
-                "kind": kind,
-                "tool_name": tool_name,
-                "limit": limit,
-                "session_path": session_path,
-                "message_index": message_index,
-                "before": before,
-                "after": after,
-            }
-            if query is not None and len(query) > MAX_QUERY_CHARS:
-                return _text(
-                    f"query is {len(query)} characters long; a history search takes at most " f"{MAX_QUERY_CHARS}",
-                    error=True,
-                )
-            return _guard(
-                ctx, "history", lambda: _text(call(ctx.layout, {k: v for k, v in args.items() if v is not None}))
-            )
+TOOLS: tuple[tuple[str, Callable[[_Context], Callable[..., CallToolResult]]], ...] = (
+    ("memory", _memory),
+    ("remember", _remember),
+    ("forget", _forget),
+    ("approval_status", _approval_status),
+)
+"""The tools every server has, in registration order (``history`` follows when available)."""
 
-        add(history, "history")
-    if prewarm:
-        _start_prewarm(ctx, history=history_call is not None)
-    return server
+
+def _history(ctx: _Context, call: Callable[[Layout, Any], str]) -> Callable[..., CallToolResult]:
+    """The ``history`` tool over saved sessions (``call``: the engine's ``history_tool_call``)."""
+
+    def history(
+        op: Annotated[str, Field(description=mcp_tools.arg("history", "op"))] = "",
+        query: Annotated[str | None, Field(description=mcp_tools.arg("history", "query"))] = None,
+        scope: Annotated[str | None, Field(description=mcp_tools.arg("history", "scope"))] = None,
+        kind: Annotated[list[str] | None, Field(description=mcp_tools.arg("history", "kind"))] = None,
+        tool_name: Annotated[str | None, Field(description=mcp_tools.arg("history", "tool_name"))] = None,
+        limit: Annotated[int | None, Field(description=mcp_tools.arg("history", "limit"))] = None,
+        session_path: Annotated[str | None, Field(description=mcp_tools.arg("history", "session_path"))] = None,
+        message_index: Annotated[int | None, Field(description=mcp_tools.arg("history", "message_index"))] = None,
+        before: Annotated[int | None, Field(description=mcp_tools.arg("history", "before"))] = None,
+        after: Annotated[int | None, Field(description=mcp_tools.arg("history", "after"))] = None,
+        operation: Annotated[str | None, Field(description=mcp_tools.arg("history", "operation"))] = None,
+    ) -> CallToolResult:
+        args = {
+            "operation": op or operation or "",
+            "query": query,
+            "scope": scope,
+            "kind": kind,
+            "tool_name": tool_name,
+            "limit": limit,
+            "session_path": session_path,
+            "message_index": message_index,
+            "before": before,
+            "after": after,
+        }
+        refused = _query_too_long(query, "a history search")
+        if refused is not None:
+            return refused
+        return _guard(ctx, "history", lambda: _text(call(ctx.layout, _given(args))))
+
+    return history
 
 
 def _start_prewarm(ctx: _Context, history: bool = True) -> None:
