@@ -57,6 +57,18 @@ def render_trace(
     """
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(ratio=1)
+    grid.add_row(_trace_head(trace, dry_run, zone))
+    grid.add_row(_hits_table(trace, None if dry_run else rows))
+    if trace.considered:
+        grid.add_row(_losers_table(trace))
+    if trace.block:
+        grid.add_row(Text("\nBlock given to the agent", style="bold"))
+        grid.add_row(Text(trace.block, style="dim"))
+    return grid
+
+
+def _trace_head(trace: RecallTrace, dry_run: bool, zone: str) -> Text:
+    """The query, when and where it ran, the budget used, what was omitted or suppressed."""
     head = Text()
     head.append("Try a query (not recorded)\n" if dry_run else "", style="bold magenta")
     head.append("query  ", style="bold")
@@ -70,11 +82,14 @@ def render_trace(
     head.append(f"   omitted by limit {trace.omitted_by_limit}, by budget {trace.omitted_by_budget}\n")
     if trace.suppressed:
         head.append(f"suppressed: {trace.suppressed}\n", style="bold yellow")
-    grid.add_row(head)
+    return head
 
+
+def _hits_table(trace: RecallTrace, rows: Mapping[str, FactRow] | None) -> Table:
+    """The hits injected, each with why; with ``rows``, whether its fact changed since."""
     hits = trace.hits
     # The reason goes under the ref, so the table fits an 80-column terminal.
-    hit_table = _table(
+    table = _table(
         f"{len(hits)} hit{'s' if len(hits) != 1 else ''} injected",
         ("#", {"justify": "right"}),
         ("ref · why", {"ratio": 1, "overflow": "fold"}),
@@ -89,7 +104,7 @@ def render_trace(
             reason = Text("".join(f"[{m}] " for m in hit.markers), style="bold yellow") + reason
         if hit.channels:
             reason.append("\n" + _channels(hit.channels), style="cyan")
-        if rows is not None and not dry_run and hit.id:
+        if rows is not None and hit.id:
             now_row = rows.get(hit.id)
             if now_row is None:
                 rev = Text(f"{hit.revision}→✗", style="bold red")
@@ -97,38 +112,34 @@ def render_trace(
             elif now_row.revision != hit.revision:
                 rev = Text(f"{hit.revision}→{now_row.revision}", style="bold yellow")
                 reason = Text(f"changed since (now revision {now_row.revision}); ", style="bold yellow") + reason
-        hit_table.add_row(
+        table.add_row(
             str(i),
             Text(hit.ref or hit.name or hit.id) + Text("\n") + reason,
             rev,
             _score(hit.score),
             Text(hit.freshness, style=_FRESH_STYLE.get(hit.freshness, "")),
         )
-    grid.add_row(hit_table)
+    return table
 
-    considered = trace.considered
-    hit_ids = {h.id for h in hits}
-    losers = [c for c in considered if c.id not in hit_ids or not c.selected]
-    if considered:
-        lost = _table(
-            f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
-            ("ref", {}),
-            ("score", {"justify": "right"}),
-            ("why not", {"ratio": 1}),
-        )
-        for cand in losers[:50]:
-            why = Text(cand.why, style="yellow")
-            if cand.channels:
-                why.append("\n" + _channels(cand.channels), style="cyan")
-            lost.add_row(cand.ref or cand.name or cand.id, _score(cand.score), why)
-        if len(losers) > 50:
-            lost.add_row("…", "", f"{len(losers) - 50} more")
-        grid.add_row(lost)
 
-    if trace.block:
-        grid.add_row(Text("\nBlock given to the agent", style="bold"))
-        grid.add_row(Text(trace.block, style="dim"))
-    return grid
+def _losers_table(trace: RecallTrace) -> Table:
+    """The candidates considered and not injected (the first 50), each with why not."""
+    hit_ids = {h.id for h in trace.hits}
+    losers = [c for c in trace.considered if c.id not in hit_ids or not c.selected]
+    table = _table(
+        f"{len(losers)} candidate{'s' if len(losers) != 1 else ''} considered and not injected",
+        ("ref", {}),
+        ("score", {"justify": "right"}),
+        ("why not", {"ratio": 1}),
+    )
+    for cand in losers[:50]:
+        why = Text(cand.why, style="yellow")
+        if cand.channels:
+            why.append("\n" + _channels(cand.channels), style="cyan")
+        table.add_row(cand.ref or cand.name or cand.id, _score(cand.score), why)
+    if len(losers) > 50:
+        table.add_row("…", "", f"{len(losers) - 50} more")
+    return table
 
 
 def _channels(channels: tuple[str, ...]) -> str:
