@@ -80,6 +80,19 @@ EDIT_HINT = "edit doc files or use “/remember <note>”; doc edits apply next 
 # ---------------------------------------------------------------- handlers
 
 
+def _fact_lines(fact: Fact, now: Timestamp) -> list[str]:
+    """One saved memory as ``/memory`` and ``memory list`` show it."""
+    pinned = " activation=pinned" if fact.pinned else ""
+    lines = [
+        f"  [{fact.display_title}]({fact.name}.md)",
+        f"    id={fact.id}",
+        f"    revision={fact.revision} scope={fact.scope} type={fact.type} freshness={freshness_for(fact, now)}{pinned}",
+    ]
+    if one_line(fact.description):
+        lines.append(f"    description={one_line(fact.description)}")
+    return lines
+
+
 def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
     """Bare ``/memory``: instructions, saved memories and archives (``RenderMemorySummary``)."""
     from ...core.instructions.resolver import resolve
@@ -114,14 +127,7 @@ def _summary(args: argparse.Namespace, ctx: CliContext) -> int:
     if facts:
         lines += ["", "saved memories"]
         for f in facts:
-            lines.append(f"  [{f.display_title}]({f.name}.md)")
-            lines.append(f"    id={f.id}")
-            pinned = " activation=pinned" if f.pinned else ""
-            lines.append(
-                f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}"
-            )
-            if one_line(f.description):
-                lines.append(f"    description={one_line(f.description)}")
+            lines += _fact_lines(f, now)
     if archived:
         lines.append("")
         lines += _archived_lines(archived)
@@ -151,14 +157,8 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
     else:
         ctx.print("saved memories")
         for f in facts:
-            ctx.print(f"  [{f.display_title}]({f.name}.md)")
-            ctx.print(f"    id={f.id}")
-            pinned = " activation=pinned" if f.pinned else ""
-            ctx.print(
-                f"    revision={f.revision} scope={f.scope} type={f.type} freshness={freshness_for(f, now)}{pinned}"
-            )
-            if one_line(f.description):
-                ctx.print(f"    description={one_line(f.description)}")
+            for line in _fact_lines(f, now):
+                ctx.print(line)
         dirs = [ctx.layout.project_dir, ctx.layout.global_dir]
         for d in dirs:
             ctx.print(f"  stored under {d}")

@@ -101,13 +101,21 @@ def _run(plan: SetupPlan, args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
+def _planned(make: Callable[[], SetupPlan]) -> SetupPlan:
+    """The plan ``make`` returns; a file that cannot be merged safely is a clean CLI error."""
+    try:
+        return make()
+    except SetupError as exc:
+        raise CliError(str(exc)) from None
+
+
 def _scope(args: argparse.Namespace) -> str:
     return "user" if args.user else "project"
 
 
 def _claude(args: argparse.Namespace, ctx: CliContext) -> int:
-    try:
-        plan = plan_claude_code(
+    plan = _planned(
+        lambda: plan_claude_code(
             _scope(args),
             ctx.layout.workspace,
             base=resolve_command(args.command_override),
@@ -116,28 +124,26 @@ def _claude(args: argparse.Namespace, ctx: CliContext) -> int:
             timeout=args.timeout,
             remove=args.remove,
         )
-    except SetupError as exc:
-        raise CliError(str(exc)) from None
+    )
     return _run(plan, args, ctx)
 
 
 def _codex(args: argparse.Namespace, ctx: CliContext) -> int:
-    try:
-        plan = plan_codex(
+    plan = _planned(
+        lambda: plan_codex(
             base=resolve_command(args.command_override),
             home=args.home,
             timeout=args.timeout,
             state_root=ctx.layout.root,
             remove=args.remove,
         )
-    except SetupError as exc:
-        raise CliError(str(exc)) from None
+    )
     return _run(plan, args, ctx)
 
 
 def _cursor(args: argparse.Namespace, ctx: CliContext) -> int:
-    try:
-        plan = plan_cursor(
+    plan = _planned(
+        lambda: plan_cursor(
             _scope(args),
             ctx.layout.workspace,
             base=resolve_command(args.command_override),
@@ -146,8 +152,7 @@ def _cursor(args: argparse.Namespace, ctx: CliContext) -> int:
             remove=args.remove,
             prompt_hook=args.prompt_hook,
         )
-    except SetupError as exc:
-        raise CliError(str(exc)) from None
+    )
     return _run(plan, args, ctx)
 
 
