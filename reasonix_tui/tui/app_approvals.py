@@ -12,7 +12,6 @@ from textual.widgets import Input, TextArea
 
 from ..core.agent.proposals import Proposal
 from ..core.store.atomic import ensure_dir
-from ..core.store.store import Store
 from . import writes
 from .app_base import CenterAppBase
 from .approval_flow import announcement, form_edits, form_values
@@ -139,7 +138,7 @@ class ApprovalsMixin(CenterAppBase):
         """Compute a proposal's dialog view off the UI thread (the preview runs the policy,
         reads the store and diffs; a big proposal takes a while)."""
         try:
-            preview = self.queue.preview(proposal, self._preview_store())
+            preview = self.queue.preview(proposal, self.make_store())
         except Exception:  # a broken proposal is still shown, from its own arguments
             preview = None
         try:
@@ -150,9 +149,6 @@ class ApprovalsMixin(CenterAppBase):
             proposal, self.snapshot, preview, changed=proposal.id in self.approvals.changed, waiting=waiting
         )
         self.post_message(ProposalViewReady(view, purpose))
-
-    def _preview_store(self) -> Store:
-        return Store(self.layout, settings=self.settings, actor="context-center")
 
     @on(ProposalViewReady)
     def _view_ready(self, message: ProposalViewReady) -> None:
