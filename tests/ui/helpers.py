@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 from pathlib import Path
@@ -65,8 +66,21 @@ async def settle(pilot: Any) -> None:
     app = pilot.app
     for _ in range(3):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await wait_for_workers(app)
     await pilot.pause()
+
+
+async def wait_for_workers(app: Any) -> None:
+    """``app.workers.wait_for_complete()``, except that a worker cancelled because a newer one
+    replaced it (an exclusive group, a Markdown update) counts as done: waiting for it
+    raised ``WorkerCancelled`` whenever the test caught it still running. A failed worker
+    still raises (after every other worker finished)."""
+    from textual.worker import WorkerCancelled
+
+    results = await asyncio.gather(*(worker.wait() for worker in list(app.workers)), return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, WorkerCancelled):
+            raise result
 
 
 def store(layout: Layout, actor: str = "cli") -> Any:

@@ -4,19 +4,21 @@ and the live reload path (diff, cursor kept, error rows)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Label, OptionList, Static, Tree
+from textual.worker import WorkerFailed
 
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.store import SaveRequest
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen
 
-from .helpers import NOW, SIZE, make, plain, settle, store
+from .helpers import NOW, SIZE, make, plain, settle, store, wait_for_workers
 from .test_facts_pane import finished, select, table_of
 
 
@@ -334,6 +336,8 @@ async def test_reload_failure_keeps_the_last_good_snapshot(demo: Layout, monkeyp
 
         monkeypatch.setattr("reasonix_tui.tui.app_base.load_snapshot", boom)
         app.reload_store()
+        with contextlib.suppress(WorkerFailed):  # the reload fails on purpose (when still running here)
+            await wait_for_workers(app)
         await settle(pilot)
         assert app.snapshot is good and app.stale
         assert app.screen.query_one("#status-bar").has_class("-stale")
