@@ -1233,3 +1233,19 @@ def test_compounds_and_agent_nouns_meet_their_parts() -> None:
     facts = [dlq, logger, *_office()]
     assert ids(recall(facts, "where do dead letter messages go?", NOW))[:1] == ["mem-dlq"]
     assert ids(recall(facts, "what's our logging setup?", NOW)) == ["mem-log"]
+
+
+def test_enhanced_analysis_reads_a_bounded_prefix_of_a_huge_body() -> None:
+    """A megabyte body (an approved paste) is analysed as its first ANALYSED_CHARS
+    characters: the same terms, cues and meaning vector as that prefix, so an index build
+    does not spend seconds on one fact."""
+    from reasonix_tui.core.recall.fields import ANALYSED_CHARS, fact_fields, fact_vector
+
+    head = "Deploys go to k8s-stage-2 with helm upgrade; we no longer use kubectl apply. "
+    tail = "zebrafish-only-in-the-tail " * 2000
+    body = (head * (ANALYSED_CHARS // len(head) + 1))[:ANALYSED_CHARS]
+    huge = F("h", "deploy-notes", body=body + tail)
+    prefix = F("p", "deploy-notes", body=body)
+    assert fact_fields(huge) == fact_fields(prefix)
+    assert not any("zebrafish" in key for key, _ in fact_fields(huge).body)
+    assert (fact_vector(huge) == fact_vector(prefix)).all()

@@ -56,6 +56,9 @@ class MeaningModel:
         if not texts:
             return out
         vocab = self.table.shape[0]
+        # Only the first ``max_tokens`` tokens count: tokenize a prefix that holds them (a
+        # token is far shorter than 64 characters), not a whole megabyte paste.
+        texts = [t[: max_tokens * 64] for t in texts]
         for i, enc in enumerate(self.tokenizer.encode_batch(texts, add_special_tokens=False)):
             ids = np.asarray(enc.ids[:max_tokens], dtype=np.int64)
             ids = ids[(ids >= 0) & (ids < vocab)]

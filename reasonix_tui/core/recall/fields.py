@@ -29,6 +29,11 @@ from .memo import FACT_MEMO
 
 __all__ = ["FactFields", "fact_fields", "fact_vector", "fact_vectors", "zh_cue", "ZH_CUE_VERBS", "meaning_text"]
 
+ANALYSED_CHARS = 32_000
+"""How much of a description or body the enhanced channels read. A fact is a few hundred
+characters, rarely a few thousand; a megabyte body (an approved paste) would otherwise cost
+seconds of analysis on every index build while adding nothing a query could use."""
+
 _STRONG_EN = re.compile(
     r"\b(?:replaced|superseded|deprecated|retired|abandoned|migrated|switched|decommissioned|sunset|sunsetted|"
     r"removed|dropped|ditched|swapped|discontinued|phased\s+out|no\s+longer|instead\s+of|in\s+favou?r\s+of|"
@@ -146,13 +151,13 @@ def _compute(fact: Fact) -> FactFields:
         (fact.name.replace("-", " "), fact.title, fact.keywords, fact.subject_key.replace(".", " ").replace("_", " "))
     )
     label = analyze(label_text)
-    desc = analyze(fact.description)
-    body = analyze(fact.body)
+    desc = analyze(fact.description[:ANALYSED_CHARS])
+    body = analyze(fact.body[:ANALYSED_CHARS])
     sources: dict[str, str] = {}
     for t in (*label, *desc, *body):
         if t.key.startswith("t:"):
             sources.setdefault(t.key, t.source)
-    cues = _clause_cues(fact.description + "\n" + fact.body)
+    cues = _clause_cues(fact.description[:ANALYSED_CHARS] + "\n" + fact.body[:ANALYSED_CHARS])
     return FactFields(
         label=_count(label),
         desc=_count(desc),
@@ -191,8 +196,11 @@ def fact_fields(fact: Fact) -> FactFields:
 
 
 def meaning_text(fact: Fact) -> str:
-    """What the meaning channel reads of a fact: title, description and body."""
-    return "\n".join((fact.title or fact.name.replace("-", " "), fact.description, fact.body))
+    """What the meaning channel reads of a fact: title, description and body (bounded; the
+    model reads only its first tokens anyway)."""
+    return "\n".join(
+        (fact.title or fact.name.replace("-", " "), fact.description[:ANALYSED_CHARS], fact.body[:ANALYSED_CHARS])
+    )
 
 
 def _half(v: np.ndarray) -> np.ndarray:
