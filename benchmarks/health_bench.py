@@ -47,7 +47,8 @@ from reasonix_tui.core.recall.trace import RecallTrace, TraceHit, TraceStore  # 
 from reasonix_tui.core.settings import Settings  # noqa: E402
 from reasonix_tui.core.store.fileformat import render_fact  # noqa: E402
 from reasonix_tui.core.store.model import Fact, new_memory_id  # noqa: E402
-from reasonix_tui.core.store.store import SaveRequest, Store  # noqa: E402
+from reasonix_tui.core.store.requests import SaveRequest  # noqa: E402
+from reasonix_tui.core.store.store import Store  # noqa: E402
 
 NOW = Timestamp.now()
 SETTINGS = Settings(pinned_budget_chars=1500)

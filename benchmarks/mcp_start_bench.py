@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 INIT = {
     "jsonrpc": "2.0",

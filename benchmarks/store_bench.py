@@ -24,7 +24,8 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Fact, new_memory_id
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 WORDS = (
     "pnpm npm cache build deploy release branch staging database migration token api endpoint "

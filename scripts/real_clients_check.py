@@ -47,7 +47,8 @@ from fake_model import FakeModel  # noqa: E402
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue  # noqa: E402
 from reasonix_tui.core.paths import Layout  # noqa: E402
-from reasonix_tui.core.store.store import SaveRequest, Store  # noqa: E402
+from reasonix_tui.core.store.requests import SaveRequest  # noqa: E402
+from reasonix_tui.core.store.store import Store
 
 RESULTS: list[tuple[str, bool, str]] = []
 

@@ -155,7 +155,7 @@ def _freeze() -> None:
     from textual.widgets import Input, TextArea
 
     import reasonix_tui.core.agent.approvals as approvals
-    import reasonix_tui.core.store.store as store_module
+    import reasonix_tui.core.store.writing as store_module
 
     Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking cursor
     TextArea._toggle_cursor_blink_visible = lambda self: None  # type: ignore[method-assign]

@@ -13,7 +13,8 @@ import pytest
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations.cli import main
 
 LOW_RISK = [

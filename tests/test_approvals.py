@@ -18,7 +18,8 @@ from reasonix_tui.core.agent.policy import assess_forget, assess_remember
 from reasonix_tui.core.agent.proposals import ApprovalError, ApprovalResult, Requester, valid_proposal_id
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Conflict, InvalidInput, NotFound
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 
 @pytest.fixture

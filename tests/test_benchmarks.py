@@ -42,7 +42,8 @@ def test_tui_bench_wait_has_a_deadline() -> None:
 
 def test_store_bench_cold_load_really_has_no_parse_cache(layout: Any) -> None:
     from reasonix_tui.core.settings import Settings
-    from reasonix_tui.core.store.store import SaveRequest, Store
+    from reasonix_tui.core.store.requests import SaveRequest
+    from reasonix_tui.core.store.store import Store
 
     sb = load("store_bench")
     Store(layout, settings=Settings()).save(SaveRequest(name="a", description="d", body="b"))

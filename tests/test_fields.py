@@ -9,7 +9,7 @@ from reasonix_tui.core.compat.gotime import parse_rfc3339
 from reasonix_tui.core.sessions.suggestions.model import SuggestionEdits
 from reasonix_tui.core.store.fields import EDITABLE_FIELDS, EDITABLE_NAMES, editable_field
 from reasonix_tui.core.store.model import Fact, FactId
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.tui.writes import FactFormValues, form_from_fact
 

@@ -18,7 +18,8 @@ from reasonix_tui.core.recall.trace import RecallTrace, TraceHit, TraceStore
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Conflict, Fact, new_memory_id
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations.cli import main
 
 NOW = Timestamp(1_785_000_000 * 1_000_000_000)  # 2026-07-25T17:20:00Z

@@ -21,7 +21,8 @@ from cli_exe import exe, exe_python
 
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hook_client, hooks
 from reasonix_tui.integrations.hook_answers import MAX_CONTEXT
 from reasonix_tui.integrations.hook_payload import parse_input, resolve_workspace

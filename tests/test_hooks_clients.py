@@ -19,7 +19,8 @@ from cli_exe import exe
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, background_block
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hook_answers import MAX_CONTEXT, PINNED_OMITTED, fit_session_start
 from reasonix_tui.integrations.hook_payload import detect_client, parse_input

@@ -132,7 +132,8 @@ socket.create_connection = refuse
 from pathlib import Path
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import run_recall
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.core.lang import chinese, meaning
 
 root = Path(sys.argv[1])

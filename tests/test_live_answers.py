@@ -17,7 +17,8 @@ from test_hooks import context_of, hook, prompt_payload
 from test_mcp_server import session, text
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hook_sessions import SessionState, session_path
 

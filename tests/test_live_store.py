@@ -12,7 +12,9 @@ import pytest
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.journal import generation_path
 from reasonix_tui.core.store.live import LiveStore
-from reasonix_tui.core.store.store import SaveRequest, Snapshot, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.results import Snapshot
+from reasonix_tui.core.store.store import Store
 
 WAIT_S = 10.0
 

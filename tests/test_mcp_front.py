@@ -15,7 +15,8 @@ import pytest
 from cli_exe import exe
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.integrations.mcp_front import scrub
 

@@ -16,7 +16,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 NEEDS_PERSON = {
     "name": "prefers-tabs",

@@ -19,7 +19,8 @@ from reasonix_tui.core.agent.policy import (
 )
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Fact, FactId, InvalidInput
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 SAFE: dict[str, Any] = {
     "name": "release-target",

@@ -16,7 +16,8 @@ from reasonix_tui.core.recall.disk_index import Changed, StoredRecallIndex, inde
 from reasonix_tui.core.recall.engine import MODES, recall
 from reasonix_tui.core.recall.index import RecallIndex
 from reasonix_tui.core.settings import Settings
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 WORDS = (
     "deploy cache redis helm chart canary retry queue worker lint build pnpm staging token rollout "

@@ -14,7 +14,8 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import search_index
 from reasonix_tui.core.recall.memory_tool import search_memories
 from reasonix_tui.core.recall.search_index import index_path, search_from_disk
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 WORDS = "deploy cache redis helm chart canary retry queue worker lint build pnpm staging token the we use".split()
 QUERIES = [

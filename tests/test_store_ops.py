@@ -16,11 +16,12 @@ from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store import cache as cache_mod
-from reasonix_tui.core.store import store as store_mod
+from reasonix_tui.core.store import scan as scan_mod
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.store.model import Conflict, Fact, FactId, InvalidInput, NotFound, StoreError
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 NOW = parse_rfc3339("2026-07-01T10:20:30.123456789Z")
 
@@ -533,13 +534,13 @@ def test_parse_cache_skips_unchanged_files_and_ignores_corruption(layout: Layout
         s1.save(req(f"c{i}"))
     s1.list_all()
     calls: list[str] = []
-    real = store_mod.parse_fact_bytes
+    real = scan_mod.parse_fact_bytes
 
     def counting(data, **kw):
         calls.append(kw.get("path", ""))
         return real(data, **kw)
 
-    monkeypatch.setattr(store_mod, "parse_fact_bytes", counting)
+    monkeypatch.setattr(scan_mod, "parse_fact_bytes", counting)
     s2 = Store(layout, settings=Settings(), clock=clock)
     assert len(s2.list_all()) == 5 and calls == []
     path = layout.project_dir / "c1.md"
@@ -668,7 +669,8 @@ WORKER = """
 import sys
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 layout = Layout.resolve(home=sys.argv[1], workspace=sys.argv[2])
 store = Store(layout, settings=Settings())
 for i in range(int(sys.argv[4])):

@@ -24,7 +24,8 @@ from reasonix_tui.core.sessions.suggestions.procedures import command_keys, find
 from reasonix_tui.core.sessions.suggestions.sentences import has_cjk, prepare_text
 from reasonix_tui.core.settings import Settings, load_settings
 from reasonix_tui.core.store.model import InvalidInput, NotFound
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations.cli import main
 
 DAY_MS = 86_400_000

@@ -132,7 +132,8 @@ def build(history: dict[str, Any], base: Path) -> tuple[Any, Any, list[Any], dic
     from reasonix_tui.core.paths import Layout
     from reasonix_tui.core.sessions.transcripts import read_transcript
     from reasonix_tui.core.sessions.user_text import user_message_text
-    from reasonix_tui.core.store.store import SaveRequest, Store
+    from reasonix_tui.core.store.requests import SaveRequest
+    from reasonix_tui.core.store.store import Store
 
     home = base / "home"
     (home / ".reasonix").mkdir(parents=True)

@@ -138,7 +138,7 @@ class _DemoWriter:
 
     def save(self, write: DemoWrite) -> Any:
         """One declared save; returns the store's result."""
-        from .store.store import SaveRequest
+        from .store.requests import SaveRequest
 
         store = self.store_at(write.days_ago, write.actor)
         if write.create:

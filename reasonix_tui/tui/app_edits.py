@@ -15,7 +15,7 @@ from typing import Any
 
 from textual import on
 
-from ..core.store.store import fact_file_problem
+from ..core.store.scan import fact_file_problem
 from . import writes
 from .app_base import CenterAppBase
 from .messages import (

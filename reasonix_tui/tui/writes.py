@@ -18,8 +18,9 @@ from ..core.agent.proposals import ApprovalResult, AutoWrite, Proposal, Proposal
 from ..core.paths import Layout
 from ..core.store.fields import EDITABLE_FIELDS
 from ..core.store.model import Fact, InvalidInput, StoreError
-from ..core.store.requests import parse_expires_at, remember_request_name
-from ..core.store.store import SaveRequest, SaveResult, Store
+from ..core.store.requests import SaveRequest, parse_expires_at, remember_request_name
+from ..core.store.results import SaveResult
+from ..core.store.store import Store
 
 __all__ = [
     "Outcome",

@@ -11,7 +11,8 @@ from typing import Any
 from cli_exe import exe  # tests/ is on sys.path (tests/reliability is a package)
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 __all__ = ["exe", "cli", "hook", "req", "seeded", "outside_tree", "tree_snapshot", "run_main"]
 

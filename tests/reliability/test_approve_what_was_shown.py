@@ -21,7 +21,8 @@ from reasonix_tui.core.agent.approvals import ApprovalQueue
 from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.agent.proposals import Proposal, ProposalChanged, Requester
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 ARGS: dict[str, Any] = {
     "name": "cache-backend",

@@ -16,7 +16,8 @@ import pytest
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store import index_md, journal, safeio
 from reasonix_tui.core.store.fileformat import parse_fact_bytes
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 from .support import req, seeded
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hook_client
 from reasonix_tui.integrations.hook_answers import MAX_CONTEXT
 

@@ -14,7 +14,8 @@ from reasonix_tui.core.recall.service import run_recall
 from reasonix_tui.core.store import safeio
 from reasonix_tui.core.store.journal import StorageError
 from reasonix_tui.core.store.model import NotFound
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 from .support import outside_tree, req, seeded, tree_snapshot
 

@@ -27,7 +27,7 @@ def deterministic_ids(monkeypatch: pytest.MonkeyPatch, freeze_time: bool = False
     """Fact ids and proposal ids that are the same on every run (and proposal times with
     ``freeze_time``; not for live tests: the presence heartbeat uses the same clock)."""
     counter = itertools.count(1)
-    monkeypatch.setattr("reasonix_tui.core.store.store.new_memory_id", lambda: f"mem-{next(counter):032x}")
+    monkeypatch.setattr("reasonix_tui.core.store.writing.new_memory_id", lambda: f"mem-{next(counter):032x}")
     pcount = itertools.count(1)
     monkeypatch.setattr(approvals, "_new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
     if freeze_time:

@@ -13,7 +13,7 @@ from textual.widgets import Input, Label, Static
 from reasonix_tui.core.agent import approvals, policy
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui.messages import SidecarsReloaded
 from reasonix_tui.tui.model.proposals import Decision
 from reasonix_tui.tui.screens.approval import ApprovalScreen

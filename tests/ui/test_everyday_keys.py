@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, Markdown, OptionList, Static
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.settings import Settings, load_settings
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui.screens.approval import ApprovalScreen
 from reasonix_tui.tui.screens.help import HelpScreen
 from reasonix_tui.tui.screens.main import MainScreen

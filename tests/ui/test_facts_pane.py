@@ -137,7 +137,7 @@ async def test_detail_explains_freshness_override_and_subject(demo: Layout) -> N
 
 
 async def test_detail_labels_a_fact_a_newer_one_supersedes(demo: Layout) -> None:
-    from reasonix_tui.core.store.store import SaveRequest
+    from reasonix_tui.core.store.requests import SaveRequest
 
     store(demo).save(
         SaveRequest(
@@ -265,7 +265,7 @@ async def test_edit_saves_a_new_revision(demo: Layout) -> None:
 
 
 async def test_edit_is_safe_against_a_concurrent_write(demo: Layout) -> None:
-    from reasonix_tui.core.store.store import SaveRequest
+    from reasonix_tui.core.store.requests import SaveRequest
 
     app = make(demo)
     messages: list[Any] = []

@@ -16,7 +16,7 @@ import pytest
 
 from reasonix_tui.core.agent import approvals
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui import approval_flow
 from reasonix_tui.tui.messages import WriteFinished
 from reasonix_tui.tui.screens.approval import ApprovalScreen

@@ -15,7 +15,7 @@ from textual.worker import WorkerFailed
 
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui.screens.dialogs import ConfirmScreen
 
 from .helpers import NOW, SIZE, make, plain, settle, store, wait_for_workers
@@ -180,7 +180,7 @@ async def test_recall_shows_the_last_trace_live(demo: Layout) -> None:
         assert "Run tests with make check" in view or "project/test-command.md" in view
         # The injected fact changes afterwards: the trace says what the agent saw no longer
         # holds as shown; forgotten, it says that.
-        from reasonix_tui.core.store.store import SaveRequest
+        from reasonix_tui.core.store.requests import SaveRequest
 
         fact = store(demo).get("project/test-command.md")
         assert "changed since" not in view
@@ -424,7 +424,7 @@ def test_demo_writes_its_history_chronologically(demo: Layout) -> None:
 
 async def test_activity_filter_by_actor_op_outcome_and_words(demo: Layout) -> None:
     from reasonix_tui.core.store.model import Conflict
-    from reasonix_tui.core.store.store import SaveRequest
+    from reasonix_tui.core.store.requests import SaveRequest
 
     agent = store(demo, actor="agent-auto")
     agent.save(SaveRequest(name="lint-command", description="Lint with ruff", body="ruff check .", type="project"))

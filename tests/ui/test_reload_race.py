@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui.messages import StoreReloaded
 
 from .helpers import SIZE, make, settle, store

@@ -9,7 +9,7 @@ from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.freshness import freshness_for
 from reasonix_tui.core.store.model import Fact, FactId
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.tui.model.loader import load_snapshot, row_cache_path, save_row_cache
 from reasonix_tui.tui.model.rows import fact_row, freshness_label
 from reasonix_tui.tui.model.snapshot import LazyFacts, diff_snapshots
@@ -330,7 +330,7 @@ def test_big_first_load_keeps_error_rows(demo: Layout, tmp_path: Path, monkeypat
 
 async def test_outside_change_during_a_big_first_load_is_not_lost(demo: Layout, monkeypatch) -> None:
     import reasonix_tui.tui.model.loader as state
-    from reasonix_tui.core.store.store import SaveRequest
+    from reasonix_tui.core.store.requests import SaveRequest
 
     from .helpers import SIZE, make, settle
 

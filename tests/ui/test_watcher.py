@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest
+from reasonix_tui.core.store.requests import SaveRequest
 
 from .helpers import NOW, SIZE, settings, store
 

@@ -26,7 +26,7 @@ agent ``forget`` needs a person.
 :func:`parse_remember_arguments` checks argument *types* the way Go's
 ``json.Unmarshal`` into the tool's struct does (case-insensitive keys, ``null`` as
 empty, a wrong type is an error), and :func:`remember_request` turns arguments into
-the store's :class:`~reasonix_tui.core.store.store.SaveRequest` through the shared
+the store's :class:`~reasonix_tui.core.store.requests.SaveRequest` through the shared
 validator.
 """
 

@@ -26,7 +26,7 @@ from ..store.model import (
     resolve_activation,
     slug,
 )
-from ..store.store import inherit_fact
+from ..store.requests import inherit_fact
 from .policy import Assessment, ForgetAssessment
 
 __all__ = [

@@ -25,7 +25,8 @@ from ..store.model import Conflict, Fact, InvalidInput, NotFound, normalized_phr
 from .model import FactRef, Finding, Fix
 
 if TYPE_CHECKING:
-    from ..store.store import SaveRequest, Store
+    from ..store.requests import SaveRequest
+    from ..store.store import Store
 
 __all__ = ["FixOutcome", "Undo", "apply_fix", "undo_fix", "merged_draft", "save_merge", "current_fact"]
 
@@ -143,7 +144,7 @@ def merged_draft(facts: Sequence[Fact], keep_id: str) -> SaveRequest:
     """The request the fact form opens with to merge ``facts`` into ``keep_id``: that
     fact's fields, its body followed by every paragraph of the others it does not already
     say, keywords of all, and ``supersedes`` naming the others."""
-    from ..store.store import SaveRequest
+    from ..store.requests import SaveRequest
 
     keep = next((f for f in facts if str(f.id) == keep_id), None)
     if keep is None:

@@ -41,8 +41,8 @@ import numpy as np
 from ..compat import tokenize as _tokenize
 from ..store.cache import stat_key
 from ..store.precedence import Exclusion
+from ..store.scan import read_fact_file
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from ..store.store import read_fact_file
 from .index import RecallIndex, _Freshness, _term_freqs
 from .memo import FACT_MEMO, recall_text
 from .search_index import TermMatrix, _Listing, _listing, _stat_keys

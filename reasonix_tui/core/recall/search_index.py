@@ -44,8 +44,8 @@ from ..compat.retrieval import make_snippet
 from ..compat.tokenize import query_terms, tokens
 from ..store.cache import stat_key
 from ..store.index_md import INDEX_NAME
+from ..store.scan import read_fact_file
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from ..store.store import read_fact_file
 from .memory_tool import SEARCH_FLOOR, SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories, search_text
 from .pool import list_all_order
 

@@ -46,7 +46,9 @@ from . import index_md, journal
 from .cache import StatKey, stat_key
 from .journal import bump_generation, generation_path
 from .model import Fact
-from .store import FileError, Snapshot, Store, fact_file_problem, read_through, scan_fact_entries
+from .results import FileError, Snapshot
+from .scan import fact_file_problem, read_through, scan_fact_entries
+from .store import Store
 
 __all__ = ["LiveStore", "bump_generation", "generation_path", "REVALIDATE_S", "STEP_MS"]
 

@@ -1,4 +1,6 @@
-"""Turning ``remember``-style arguments into a :class:`SaveRequest` (spec §10.4, §3, §5).
+"""What a caller asks the store to save: :class:`SaveRequest`, the fact a save writes from it
+(:func:`inherit_fact`, spec §2.8 steps 6-8), and turning ``remember``-style arguments into one
+(spec §10.4, §3, §5).
 
 One validator for every surface that writes a fact from loose arguments: the person's
 ``memory save`` CLI, the agent's ``remember`` verb, the MCP ``remember`` tool and the
@@ -8,16 +10,143 @@ approval queue. Error texts are Reasonix's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
-from .model import InvalidInput, normalize_activation, normalize_subject_key, normalize_volatility, slug
-from .store import SaveRequest
+from .fields import EDITABLE_NAMES
+from .model import (
+    Fact,
+    FactId,
+    InvalidInput,
+    normalize_activation,
+    normalize_fact_scope,
+    normalize_subject_key,
+    normalize_type,
+    normalize_volatility,
+    slug,
+)
 
-__all__ = ["RememberArgs", "parse_expires_at", "remember_request_name", "build_save_request"]
+__all__ = [
+    "SaveRequest",
+    "inherit_fact",
+    "RememberArgs",
+    "parse_expires_at",
+    "remember_request_name",
+    "build_save_request",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveRequest:
+    """What a caller wants saved (mirrors the ``remember`` tool's arguments)."""
+
+    description: str = ""
+    body: str = ""
+    name: str = ""
+    title: str = ""
+    type: str = ""
+    scope: str = ""
+    keywords: str = ""
+    subject_key: str = ""
+    activation: str = ""
+    volatility: str = ""
+    expires_at: Timestamp | None = None
+    last_verified_at: Timestamp | None = None
+    verified: bool = False
+    """Stamp ``last_verified_at`` with now."""
+    id: str = ""
+    supersedes: tuple[str, ...] | None = None
+    """reasonix-tui extension; ``None`` inherits on update."""
+    extra: tuple[tuple[str, str], ...] | None = None
+    """Unknown frontmatter keys to keep; ``None`` inherits on update."""
+
+    @classmethod
+    def from_fact(cls, fact: Fact, **changes: Any) -> SaveRequest:
+        """A request that rewrites ``fact`` as it is (by id), with ``changes`` applied."""
+        base = cls(
+            **{name: getattr(fact, name) for name in EDITABLE_NAMES},
+            last_verified_at=fact.last_verified_at,
+            id=fact.id,
+            supersedes=fact.supersedes,
+            extra=fact.extra,
+        )
+        return replace(base, **changes)
+
+
+def inherit_fact(
+    req: SaveRequest,
+    existing: Fact | None,
+    *,
+    now: Timestamp,
+    name: str,
+    scope: str,
+    parsed: Any,
+    clear_expiry: bool,
+    new_id: FactId,
+) -> Fact:
+    """Spec §2.8 steps 6-8: the fact a save writes, given its slugged ``name``.
+
+    On an update (``existing``) an empty scope, activation, volatility, subject key, keyword
+    list, expiry, verification time, ``supersedes`` and extra keys are kept from ``existing``,
+    and the revision moves on; a new fact gets ``new_id`` and revision 1. The type is
+    normalised (never inherited), the body trimmed; a scope still empty comes from a qualified
+    reference, else "project". Used by the store's save and by the agent's plan of it.
+    """
+    activation = normalize_activation(req.activation)
+    volatility = normalize_volatility(req.volatility)
+    subject = normalize_subject_key(req.subject_key)
+    expires = req.expires_at
+    verified_at = now if req.verified else req.last_verified_at
+    keywords = req.keywords
+    supersedes = req.supersedes
+    extra = req.extra
+    if existing is not None:
+        fact_id, revision, created_at = existing.id, existing.revision + 1, existing.created_at or now
+        scope = scope or existing.scope
+        activation = activation or existing.activation
+        volatility = volatility or existing.volatility
+        subject = subject or existing.subject_key
+        if expires is None and not clear_expiry:
+            expires = existing.expires_at
+        if verified_at is None:
+            verified_at = existing.last_verified_at
+        if not trim_space(keywords):
+            keywords = existing.keywords
+        if supersedes is None:
+            supersedes = existing.supersedes
+        if extra is None:
+            extra = existing.extra
+    else:
+        fact_id, revision, created_at = new_id, 1, now
+    if clear_expiry:
+        expires = None
+    if not scope:
+        scope = parsed.scope if parsed is not None and parsed.qualified else "project"
+    scope = normalize_fact_scope(scope)
+    return Fact(
+        id=fact_id,
+        revision=revision,
+        created_at=created_at,
+        updated_at=now,
+        name=name,
+        title=req.title,
+        description=req.description,
+        keywords=keywords,
+        activation=activation,
+        volatility=volatility,
+        subject_key=subject,
+        expires_at=expires,
+        last_verified_at=verified_at,
+        type=normalize_type(req.type),
+        scope=scope,
+        body=trim_space(req.body),
+        file_scope=scope,
+        supersedes=tuple(supersedes or ()),
+        extra=tuple(extra or ()),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from ...core.compat.gotime import Timestamp
 from ...core.store.freshness import explain_freshness, freshness_for
 from ...core.store.model import Fact, InvalidInput, StoreError, name_was_normalised, normalisation_note
 from ...core.store.requests import build_save_request
-from ...core.store.store import ArchivedFact
+from ...core.store.results import ArchivedFact
 from ..cli import CliContext, Registry, read_input_text
 
 __all__ = ["register", "fact_json", "USAGE"]

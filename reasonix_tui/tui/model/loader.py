@@ -18,7 +18,9 @@ from ...core.settings import Settings
 from ...core.store.cache import ParseCache
 from ...core.store.index_md import INDEX_NAME
 from ...core.store.model import Fact
-from ...core.store.store import ArchivedFact, Store, read_fact_file, read_through, scan_fact_entries
+from ...core.store.results import ArchivedFact
+from ...core.store.scan import read_fact_file, read_through, scan_fact_entries
+from ...core.store.store import Store
 from .rows import ERROR_KEY_PREFIX, ErrorRow, FactRow, RowSource, row_source
 from .snapshot import CenterSnapshot, LazyFacts, next_generation, no_gc
 

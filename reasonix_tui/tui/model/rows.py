@@ -14,7 +14,7 @@ from ...core.compat.gotime import DAY_NS, Timestamp
 from ...core.store.freshness import windows_for_kind
 from ...core.store.model import Fact
 from ...core.store.precedence import identity_keys
-from ...core.store.store import fact_file_problem
+from ...core.store.scan import fact_file_problem
 
 __all__ = [
     "Clock",

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from ...core.compat.gotime import Timestamp
 from ...core.store.model import Fact
 from ...core.store.precedence import identity_keys
-from ...core.store.store import ArchivedFact, read_fact_file
+from ...core.store.results import ArchivedFact
+from ...core.store.scan import read_fact_file
 from .rows import ErrorRow, FactRow, RowSource
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.store.model import slug
-from ...core.store.store import ArchivedFact
+from ...core.store.results import ArchivedFact
 from ..messages import RecoverRequested, StoreUpdate
 from ..model.rows import ago, human_time, relative_time
 from ..model.snapshot import CenterSnapshot

@@ -112,7 +112,8 @@ def accept_suggestion(
 
 
 def accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, store: Any, actor: str) -> AcceptResult:
-    from ...store.store import SaveRequest, Store
+    from ...store.requests import SaveRequest
+    from ...store.store import Store
 
     if sug.needs_edit and (e.body is None or trim_space(e.body) == trim_space(sug.body)):
         raise InvalidInput(
