@@ -21,6 +21,7 @@ from .model import (
     Fact,
     FactId,
     InvalidInput,
+    Reference,
     normalize_activation,
     normalize_fact_scope,
     normalize_subject_key,
@@ -31,6 +32,7 @@ from .model import (
 
 __all__ = [
     "SaveRequest",
+    "save_name",
     "inherit_fact",
     "RememberArgs",
     "parse_expires_at",
@@ -76,6 +78,18 @@ class SaveRequest:
         return replace(base, **changes)
 
 
+def save_name(req: SaveRequest, parsed: Reference | None, existing: Fact | None) -> str:
+    """Spec §2.8 step 5: the name a save writes under, before it is slugged.
+
+    The existing fact's name when the request names none or found it by name, else the
+    name of the request's reference; ``""`` when there is neither. ``parsed`` is the parsed
+    ``req.name`` (``None`` when it is empty). Used by the store's save and the agent's plan of it.
+    """
+    if not trim_space(req.name) or (existing is not None and not req.id):
+        return existing.name if existing is not None else ""
+    return parsed.name if parsed is not None else trim_space(req.name)
+
+
 def inherit_fact(
     req: SaveRequest,
     existing: Fact | None,
@@ -83,7 +97,7 @@ def inherit_fact(
     now: Timestamp,
     name: str,
     scope: str,
-    parsed: Any,
+    parsed: Reference | None,
     clear_expiry: bool,
     new_id: FactId,
 ) -> Fact:

@@ -28,6 +28,7 @@ from .model import (
     FactId,
     InvalidInput,
     NotFound,
+    Reference,
     StoreError,
     new_memory_id,
     normalize_activation,
@@ -38,7 +39,7 @@ from .model import (
     slug,
 )
 from .reading import StoreReader
-from .requests import SaveRequest, inherit_fact
+from .requests import SaveRequest, inherit_fact, save_name
 from .results import ActivationResult, SaveResult
 from .scan import fact_file_problem
 
@@ -312,39 +313,11 @@ class StoreWriter(StoreReader):
         req_name = trim_space(req.name)
         req_scope = trim_space(req.scope)
         parsed = parse_reference(req_name) if req_name else None
-        # 1. conflicting reference
-        if not req.id and parsed is not None and parsed.qualified and req_scope:
-            if normalize_fact_scope(req_scope) != parsed.scope:
-                raise InvalidInput(
-                    f'memory reference scope "{parsed.scope}" conflicts with explicit scope "{req_scope}"'
-                )
-        # 2. existing
-        existing: Fact | None = None
-        if req.id:
-            existing = self.find(req.id)
-            if existing is None:
-                raise NotFound(f'memory id "{req.id}" not found')
-        elif req_name:
-            existing = self.find(req_name)
-        # 3. expected revision
-        if expected_revision is not None:
-            actual = existing.revision if existing else 0
-            if actual != expected_revision:
-                raise Conflict(f"memory revision conflict: expected {expected_revision}, found {actual}")
-        # 4. create-only
-        if require_create and existing is not None:
-            raise Conflict(f'memory "{existing.name}" already exists; automatic writes are create-only')
+        existing = self._existing_for_save(req, parsed, req_scope, expected_revision, require_create)
         # 5. name
-        if not req_name:
-            if existing is None:
-                raise InvalidInput("memory needs a name")
-            name = existing.name
-        elif existing is not None and not req.id:
-            name = existing.name
-        else:
-            assert parsed is not None
-            name = parsed.name
-        name = slug(name)
+        if not req_name and existing is None:
+            raise InvalidInput("memory needs a name")
+        name = slug(save_name(req, parsed, existing))
         if not name:
             raise InvalidInput("memory name needs at least one letter or digit")
         if existing is not None and existing.path and os.path.islink(existing.path):
@@ -359,19 +332,7 @@ class StoreWriter(StoreReader):
         self._validate(fact)
         # 10-12. target
         directory = self.dir_for(scope)
-        ensure_dir(directory)
-        self._check_index_readable(directory)
-        for other in self.list_dir(scope):
-            if slug(other.name) == name and other.id != fact_id:
-                raise Conflict(f'memory name "{name}" is already used by id "{other.id}"')
-        path = safe_join(str(directory), name + ".md")
-        if os.path.lexists(path) and (existing is None or os.path.abspath(existing.path) != path):
-            mode = os.lstat(path).st_mode
-            if not stat_mod.S_ISREG(mode):
-                raise StoreError(f"refusing to replace {path}: it is a {safeio.kind_of(mode)}, not a regular fact file")
-            holder = self._read_path(path, scope)
-            if holder is not None and holder.id != fact_id:
-                raise Conflict(f'memory file "{name}.md" already holds id "{holder.id}"')
+        path = self._save_target_path(directory, scope, name, fact_id, existing)
         fact = replace(fact, path=path)
         warnings = self._superseded_value_warnings(existing, fact)
         tx = journal.Change(self.layout.root, self.audit)
@@ -390,16 +351,7 @@ class StoreWriter(StoreReader):
         # 17. single active copy
         archived: list[str] = []
         if not req.id and parsed is not None and not parsed.qualified:
-            other_scope = "global" if scope == "project" else "project"
-            other_dir = self.dir_for(other_scope)
-            if other_dir != directory:
-                for other in self.list_dir(other_scope):
-                    if slug(other.name) == name and other.id != fact_id:
-                        archived_path = self._archive_step(tx, str(other_dir), other.stem)
-                        if archived_path:
-                            archived.append(archived_path)
-                        index.setdefault(str(other_dir), (other_scope, {}))[1][other.stem] = None
-                        break
+            archived = self._archive_other_copy(tx, index, fact, directory)
         # 16. index (every folder written to, recomputed from its files)
         for index_dir, (index_scope, changes) in index.items():
             self._index_step(tx, index_dir, index_scope, changes)
@@ -411,6 +363,78 @@ class StoreWriter(StoreReader):
             archived=tuple(archived),
         )
         return result, tx
+
+    def _existing_for_save(
+        self,
+        req: SaveRequest,
+        parsed: Reference | None,
+        req_scope: str,
+        expected_revision: int | None,
+        require_create: bool,
+    ) -> Fact | None:
+        """Spec §2.8 steps 1-4: the active fact a save replaces (``None``: it creates one),
+        refusing a reference whose scope conflicts, an unknown id, a revision conflict and an
+        update of a create-only save."""
+        # 1. conflicting reference
+        if not req.id and parsed is not None and parsed.qualified and req_scope:
+            if normalize_fact_scope(req_scope) != parsed.scope:
+                raise InvalidInput(
+                    f'memory reference scope "{parsed.scope}" conflicts with explicit scope "{req_scope}"'
+                )
+        # 2. existing
+        existing: Fact | None = None
+        if req.id:
+            existing = self.find(req.id)
+            if existing is None:
+                raise NotFound(f'memory id "{req.id}" not found')
+        elif trim_space(req.name):
+            existing = self.find(trim_space(req.name))
+        # 3. expected revision
+        if expected_revision is not None:
+            actual = existing.revision if existing else 0
+            if actual != expected_revision:
+                raise Conflict(f"memory revision conflict: expected {expected_revision}, found {actual}")
+        # 4. create-only
+        if require_create and existing is not None:
+            raise Conflict(f'memory "{existing.name}" already exists; automatic writes are create-only')
+        return existing
+
+    def _save_target_path(self, directory: Path, scope: str, name: str, fact_id: str, existing: Fact | None) -> str:
+        """Spec §2.8 steps 10-12: the file a save writes (``<dir>/<name>.md``), refusing a name
+        another fact uses, a file held by another id and anything but a regular file."""
+        ensure_dir(directory)
+        self._check_index_readable(directory)
+        for other in self.list_dir(scope):
+            if slug(other.name) == name and other.id != fact_id:
+                raise Conflict(f'memory name "{name}" is already used by id "{other.id}"')
+        path = safe_join(str(directory), name + ".md")
+        if os.path.lexists(path) and (existing is None or os.path.abspath(existing.path) != path):
+            mode = os.lstat(path).st_mode
+            if not stat_mod.S_ISREG(mode):
+                raise StoreError(f"refusing to replace {path}: it is a {safeio.kind_of(mode)}, not a regular fact file")
+            holder = self._read_path(path, scope)
+            if holder is not None and holder.id != fact_id:
+                raise Conflict(f'memory file "{name}.md" already holds id "{holder.id}"')
+        return path
+
+    def _archive_other_copy(
+        self, tx: journal.Change, index: dict[str, tuple[str, dict[str, Fact | None]]], fact: Fact, directory: Path
+    ) -> list[str]:
+        """Spec §2.8 step 17 (an unqualified name): plan the archive of a fact of the same name
+        in the other scope's directory, so one copy stays active; its index line leaves."""
+        other_scope = "global" if fact.scope == "project" else "project"
+        other_dir = self.dir_for(other_scope)
+        if other_dir == directory:
+            return []
+        archived: list[str] = []
+        for other in self.list_dir(other_scope):
+            if slug(other.name) == fact.name and other.id != fact.id:
+                archived_path = self._archive_step(tx, str(other_dir), other.stem)
+                if archived_path:
+                    archived.append(archived_path)
+                index.setdefault(str(other_dir), (other_scope, {}))[1][other.stem] = None
+                break
+        return archived
 
     def _superseded_value_warnings(self, existing: Fact | None, new: Fact) -> list[str]:
         """Warn when a subject key gets back a value an earlier revision replaced."""
