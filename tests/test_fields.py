@@ -57,3 +57,43 @@ def test_suggestion_edits_and_remember_arguments_name_only_editable_fields() -> 
     assert {f.name for f in fields(SuggestionEdits)} <= set(EDITABLE_NAMES)
     remember = {arg[0] for arg in mcp_tools.TOOL_SPECS["remember"][4]}
     assert set(EDITABLE_NAMES) <= remember
+
+
+def test_reading_a_fact_file_follows_each_fields_from_text() -> None:
+    from reasonix_tui.core.store.fileformat import fact_from_flat
+
+    flat = {
+        "title": " A title ",
+        "description": "what",
+        "keywords": "k1 k2",
+        "activation": " PINNED ",
+        "volatility": "Stable",
+        "subject_key": "Project.Deploy Target",
+        "expires_at": "2027-01-02T03:04:05Z",
+    }
+    read = [f for f in EDITABLE_FIELDS if f.from_text is not None]
+    assert {f.name for f in read} == set(flat)
+    fact = fact_from_flat(flat, "body", path="/s/x.md")
+    for f in read:
+        assert f.from_text is not None and getattr(fact, f.name) == f.from_text(flat[f.name]), f.name
+    assert fact.activation == "pinned" and fact.subject_key == "project.deploy_target"
+    assert fact.expires_at == parse_rfc3339("2027-01-02T03:04:05Z")
+
+
+def test_a_save_keeps_exactly_the_fields_declared_inherit() -> None:
+    from reasonix_tui.core.store.requests import inherit_fact
+
+    now = parse_rfc3339("2026-06-01T00:00:00Z")
+    assert now is not None
+    empty = SaveRequest(id=FACT.id)
+    fact = inherit_fact(empty, FACT, now=now, name=FACT.name, parsed=None, clear_expiry=False, new_id=FACT.id)
+    inherited = {f.name for f in EDITABLE_FIELDS if f.inherit}
+    assert inherited == {"keywords", "scope", "activation", "volatility", "subject_key", "expires_at"}
+    for name in inherited:
+        assert getattr(fact, name) == getattr(FACT, name), name
+    assert fact.title == "" and fact.description == "" and fact.body == "" and fact.type == "project"
+    assert fact.revision == FACT.revision + 1
+    asked = SaveRequest(id=FACT.id, body="  new body\n", type="USER", activation="relevant", keywords=" x ")
+    fact = inherit_fact(asked, FACT, now=now, name=FACT.name, parsed=None, clear_expiry=True, new_id=FACT.id)
+    assert (fact.body, fact.type, fact.activation, fact.keywords) == ("new body", "user", "relevant", " x ")
+    assert fact.expires_at is None and fact.volatility == "stable"

@@ -26,7 +26,7 @@ from ..store.model import (
     resolve_activation,
     slug,
 )
-from ..store.requests import inherit_fact
+from ..store.requests import inherit_fact, save_name
 from .policy import Assessment, ForgetAssessment
 
 __all__ = [
@@ -485,27 +485,20 @@ def planned_fact(
 ) -> Fact:
     """The fact ``Store.save(request)`` would write over ``existing`` (``None``: a new fact).
 
-    Mirrors the store's inheritance rules (spec §2.8 steps 5-8): on an update an empty
-    scope, activation, volatility, subject key, keyword list, expiry, verification time,
-    ``supersedes`` and extra keys are kept from ``existing``; the type is normalised (not
-    inherited); the body is trimmed. ``id`` is ``""`` for a new fact (the store makes
+    Built with the store's own steps (spec §2.8 steps 5-8, ``save_name`` and ``inherit_fact``):
+    on an update an empty scope, activation, volatility, subject key, keyword list, expiry,
+    verification time, ``supersedes`` and extra keys are kept from ``existing``; the type is
+    normalised (not inherited); the body is trimmed. ``id`` is ``""`` for a new fact (the store makes
     one). A test keeps this equal to what the store writes.
     """
     now = now or Timestamp.now()
     req_name = trim_space(request.name)
     parsed = parse_reference(req_name) if req_name else None
-    if not req_name:
-        name = existing.name if existing is not None else ""
-    elif existing is not None and not request.id:
-        name = existing.name
-    else:
-        name = parsed.name if parsed is not None else req_name
     fact = inherit_fact(
         request,
         existing,
         now=now,
-        name=slug(name),
-        scope=trim_space(request.scope),
+        name=slug(save_name(request, parsed, existing)),
         parsed=parsed,
         clear_expiry=clear_expiry,
         new_id=FactId(trim_space(request.id)),

@@ -1,19 +1,44 @@
 """A fact's editable fields, declared once.
 
-:data:`EDITABLE_FIELDS` drives what copies a fact into a save request
-(:meth:`~.store.SaveRequest.from_fact`), the Context Center's new/edit form (its widgets,
-labels, hints and choices, and the values it returns) and the form pre-filled from a fact;
-tests check that the approval dialog's edits, suggestion edits and the MCP ``remember``
-arguments name only these fields. A new field is added here (and to :class:`~.model.Fact`).
+:data:`EDITABLE_FIELDS` drives reading a fact file (:func:`~.fileformat.fact_from_flat`:
+each field's ``from_text``), what a save writes (:func:`~.requests.inherit_fact`: each
+field's ``normalize`` and ``inherit``), what copies a fact into a save request
+(:meth:`~.requests.SaveRequest.from_fact`), the Context Center's new/edit form (its widgets,
+labels, hints and choices, and the values it returns), the form pre-filled from a fact and
+the approval dialog's form; tests check that suggestion edits and the MCP ``remember``
+arguments name only these fields. A new field is added here (and to :class:`~.model.Fact`
+and :class:`~.requests.SaveRequest`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from .model import ACTIVATIONS, SCOPES, TYPES, VOLATILITIES
+from ..compat.gostr import trim_space
+from ..compat.gotime import parse_rfc3339
+from .model import (
+    ACTIVATIONS,
+    SCOPES,
+    TYPES,
+    VOLATILITIES,
+    normalize_activation,
+    normalize_subject_key,
+    normalize_type,
+    normalize_volatility,
+)
 
-__all__ = ["FactField", "EDITABLE_FIELDS", "EDITABLE_NAMES", "editable_field"]
+__all__ = ["FactField", "EDITABLE_FIELDS", "EDITABLE_NAMES", "editable_field", "is_empty"]
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def is_empty(value: Any) -> bool:
+    """An unset value: ``None`` or blank text (what an update inherits instead)."""
+    return value is None or (isinstance(value, str) and not trim_space(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,20 +60,68 @@ class FactField:
     """The value when none is given."""
     kind: str = "text"
     """``text`` (one line), ``choice``, ``time`` (a timestamp typed as text) or ``body``."""
+    from_text: Callable[[str], Any] | None = _as_is
+    """Reading a fact file: the fact's value from the frontmatter key's text (``""`` when the
+    key is absent); ``None`` when the reader derives it from more than its own key (the name
+    falls back to the file's stem, the type to ``fact_type``, the scope to the directory, the
+    body is the document's)."""
+    normalize: Callable[[Any], Any] = _as_is
+    """Saving: the value written for the one a save request asks for (before inheritance)."""
+    inherit: bool = False
+    """Saving over an existing fact: an empty value (:func:`is_empty`) keeps the existing
+    fact's (spec §2.8 step 7)."""
 
 
 EDITABLE_FIELDS: tuple[FactField, ...] = (
-    FactField("name", "name", "derived from the title when empty"),
+    FactField("name", "name", "derived from the title when empty", from_text=None),
     FactField("title", "title"),
     FactField("description", "description", "one line (required)"),
-    FactField("keywords", "keywords", "search aliases"),
-    FactField("type", "type", choices=TYPES, default="project", kind="choice"),
-    FactField("scope", "scope", choices=SCOPES, default="project", kind="choice"),
-    FactField("activation", "activation", choices=ACTIVATIONS, blank="(default)", kind="choice"),
-    FactField("volatility", "volatility", choices=VOLATILITIES, blank="(type default)", kind="choice"),
-    FactField("subject_key", "subject key", "e.g. project.package_manager"),
-    FactField("expires_at", "expires", "YYYY-MM-DD, RFC3339 or never", kind="time"),
-    FactField("body", "body (Markdown, required)", kind="body"),
+    FactField("keywords", "keywords", "search aliases", inherit=True),
+    FactField(
+        "type", "type", choices=TYPES, default="project", kind="choice", from_text=None, normalize=normalize_type
+    ),
+    FactField(
+        "scope",
+        "scope",
+        choices=SCOPES,
+        default="project",
+        kind="choice",
+        from_text=None,
+        normalize=trim_space,
+        inherit=True,
+    ),
+    FactField(
+        "activation",
+        "activation",
+        choices=ACTIVATIONS,
+        blank="(default)",
+        kind="choice",
+        from_text=normalize_activation,
+        normalize=normalize_activation,
+        inherit=True,
+    ),
+    FactField(
+        "volatility",
+        "volatility",
+        choices=VOLATILITIES,
+        blank="(type default)",
+        kind="choice",
+        from_text=normalize_volatility,
+        normalize=normalize_volatility,
+        inherit=True,
+    ),
+    FactField(
+        "subject_key",
+        "subject key",
+        "e.g. project.package_manager",
+        from_text=normalize_subject_key,
+        normalize=normalize_subject_key,
+        inherit=True,
+    ),
+    FactField(
+        "expires_at", "expires", "YYYY-MM-DD, RFC3339 or never", kind="time", from_text=parse_rfc3339, inherit=True
+    ),
+    FactField("body", "body (Markdown, required)", kind="body", from_text=None, normalize=trim_space),
 )
 """The editable fields, in form order."""
 

@@ -27,6 +27,7 @@ from ..compat import yamlv3
 from ..compat.encoding import decode_bytes
 from ..compat.gostr import one_line, to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
+from .fields import EDITABLE_FIELDS
 from .model import (
     TYPES,
     Fact,
@@ -365,19 +366,16 @@ def fact_from_flat(
         if k not in KNOWN_FLAT_KEYS and k != "__top__" and k in top_level and _safe_extra_key(k)
     )
     raw_times = tuple((k, flat[k]) for k in ("created_at", "updated_at", "expires_at", "last_verified_at") if k in flat)
+    # Every editable field read from its own key (title, description, keywords, activation,
+    # volatility, subject key, expiry), as its declaration says.
+    values = {f.name: f.from_text(flat.get(f.name, "")) for f in EDITABLE_FIELDS if f.from_text is not None}
     return Fact(
         id=FactId(fact_id),
         revision=revision,
         created_at=created,
         updated_at=updated,
         name=name,
-        title=flat.get("title", ""),
-        description=flat.get("description", ""),
-        keywords=flat.get("keywords", ""),
-        activation=normalize_activation(flat.get("activation")),
-        volatility=normalize_volatility(flat.get("volatility")),
-        subject_key=normalize_subject_key(flat.get("subject_key")),
-        expires_at=parse_rfc3339(flat.get("expires_at")),
+        **values,
         last_verified_at=parse_rfc3339(flat.get("last_verified_at")),
         type=type_,
         scope=scope,

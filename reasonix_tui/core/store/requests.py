@@ -16,7 +16,7 @@ from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
-from .fields import EDITABLE_NAMES
+from .fields import EDITABLE_FIELDS, EDITABLE_NAMES, is_empty
 from .model import (
     Fact,
     FactId,
@@ -25,7 +25,6 @@ from .model import (
     normalize_activation,
     normalize_fact_scope,
     normalize_subject_key,
-    normalize_type,
     normalize_volatility,
     slug,
 )
@@ -96,39 +95,31 @@ def inherit_fact(
     *,
     now: Timestamp,
     name: str,
-    scope: str,
     parsed: Reference | None,
     clear_expiry: bool,
     new_id: FactId,
 ) -> Fact:
     """Spec §2.8 steps 6-8: the fact a save writes, given its slugged ``name``.
 
-    On an update (``existing``) an empty scope, activation, volatility, subject key, keyword
-    list, expiry, verification time, ``supersedes`` and extra keys are kept from ``existing``,
-    and the revision moves on; a new fact gets ``new_id`` and revision 1. The type is
-    normalised (never inherited), the body trimmed; a scope still empty comes from a qualified
+    Each editable field's value is the request's, normalised as its declaration says
+    (:data:`~.fields.EDITABLE_FIELDS`); on an update (``existing``) a field declared
+    ``inherit`` that is empty keeps the existing fact's (scope, keywords, activation,
+    volatility, subject key, expiry), as do an unset verification time, ``supersedes`` and
+    extra keys, and the revision moves on; a new fact gets ``new_id`` and revision 1.
+    ``clear_expiry`` drops the expiry; a scope still empty comes from a qualified
     reference, else "project". Used by the store's save and by the agent's plan of it.
     """
-    activation = normalize_activation(req.activation)
-    volatility = normalize_volatility(req.volatility)
-    subject = normalize_subject_key(req.subject_key)
-    expires = req.expires_at
+    values = {f.name: f.normalize(getattr(req, f.name)) for f in EDITABLE_FIELDS if f.name != "name"}
     verified_at = now if req.verified else req.last_verified_at
-    keywords = req.keywords
     supersedes = req.supersedes
     extra = req.extra
     if existing is not None:
         fact_id, revision, created_at = existing.id, existing.revision + 1, existing.created_at or now
-        scope = scope or existing.scope
-        activation = activation or existing.activation
-        volatility = volatility or existing.volatility
-        subject = subject or existing.subject_key
-        if expires is None and not clear_expiry:
-            expires = existing.expires_at
+        for f in EDITABLE_FIELDS:
+            if f.inherit and is_empty(values[f.name]):
+                values[f.name] = getattr(existing, f.name)
         if verified_at is None:
             verified_at = existing.last_verified_at
-        if not trim_space(keywords):
-            keywords = existing.keywords
         if supersedes is None:
             supersedes = existing.supersedes
         if extra is None:
@@ -136,30 +127,21 @@ def inherit_fact(
     else:
         fact_id, revision, created_at = new_id, 1, now
     if clear_expiry:
-        expires = None
-    if not scope:
-        scope = parsed.scope if parsed is not None and parsed.qualified else "project"
-    scope = normalize_fact_scope(scope)
+        values["expires_at"] = None
+    if not values["scope"]:
+        values["scope"] = parsed.scope if parsed is not None and parsed.qualified else "project"
+    scope = values["scope"] = normalize_fact_scope(values["scope"])
     return Fact(
         id=fact_id,
         revision=revision,
         created_at=created_at,
         updated_at=now,
         name=name,
-        title=req.title,
-        description=req.description,
-        keywords=keywords,
-        activation=activation,
-        volatility=volatility,
-        subject_key=subject,
-        expires_at=expires,
         last_verified_at=verified_at,
-        type=normalize_type(req.type),
-        scope=scope,
-        body=trim_space(req.body),
         file_scope=scope,
         supersedes=tuple(supersedes or ()),
         extra=tuple(extra or ()),
+        **values,
     )
 
 

@@ -324,9 +324,7 @@ class StoreWriter(StoreReader):
             raise StoreError(f"refusing to write {existing.path!r} through a symlink")
         # 6-8. identity, inheritance, type/scope
         new_id = FactId(trim_space(req.id)) if req.id or existing is not None else new_memory_id()
-        fact = inherit_fact(
-            req, existing, now=now, name=name, scope=req_scope, parsed=parsed, clear_expiry=clear_expiry, new_id=new_id
-        )
+        fact = inherit_fact(req, existing, now=now, name=name, parsed=parsed, clear_expiry=clear_expiry, new_id=new_id)
         scope, fact_id = fact.scope, fact.id
         # 9. validation
         self._validate(fact)
