@@ -14,7 +14,7 @@ from contextlib import redirect_stderr
 import pytest
 
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store import index_md, journal, safeio
+from reasonix_tui.core.store import index_md, journal, safeio, tempfiles
 from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import cli, hooks
 
@@ -23,14 +23,14 @@ from .support import seeded
 
 def _fail_writes_to(monkeypatch: pytest.MonkeyPatch, code: int, match: str = "") -> None:
     """Every temporary file written (whose target contains ``match``) fails with ``code``."""
-    real = safeio.prepare_temp
+    real = tempfiles.prepare_temp
 
     def prepare(dfd: int, data: bytes, mode: int, durable: bool = True, name: str = "") -> str:
         if not match or match.encode() in data or match in os.readlink(f"/proc/self/fd/{dfd}"):
             raise OSError(code, os.strerror(code))
         return real(dfd, data, mode, durable, name)
 
-    monkeypatch.setattr(safeio, "prepare_temp", prepare)
+    monkeypatch.setattr(tempfiles, "prepare_temp", prepare)
 
 
 def _run_cli(layout: Layout, *argv: str) -> tuple[int, str]:

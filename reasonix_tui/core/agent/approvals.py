@@ -57,14 +57,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..compat.gotime import Timestamp, parse_rfc3339
 from ..paths import Layout
-from ..store import safeio
+from ..store import locks, safeio
 from ..store.atomic import atomic_write, ensure_dir
 from ..store.model import (
     Fact,
     InvalidInput,
     StoreError,
 )
-from ..store.safeio import pid_alive as _pid_alive
+from ..store.tempfiles import pid_alive as _pid_alive
 from .policy import Assessment, ForgetAssessment, forget_targets, remember_request
 from .proposals import (
     FORMAT_VERSION,
@@ -260,7 +260,7 @@ class ApprovalQueue:
 
     def _lock(self) -> Any:
         ensure_dir(self.root, 0o700)
-        return safeio.hold_lock(self.root / ".lock", timeout=30)
+        return locks.hold_lock(self.root / ".lock", timeout=30)
 
     # ------------------------------------------------------------------ presence
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..compat.gotime import Timestamp
 from ..paths import Layout
-from ..store import safeio
+from ..store import locks, safeio
 from .model import Finding
 
 __all__ = ["Dismissals", "state_path"]
@@ -48,7 +48,7 @@ class Dismissals:
 
     def _locked(self) -> Any:
         safeio.make_dirs(self.layout.tui_dir)
-        return safeio.hold_lock(self.layout.tui_dir / "health.lock", timeout=10)
+        return locks.hold_lock(self.layout.tui_dir / "health.lock", timeout=10)
 
     def fingerprints(self) -> frozenset[str]:
         """Every dismissed fingerprint (an unreadable or missing file holds none)."""

@@ -28,7 +28,7 @@ from typing import Any
 from ..compat.gostr import one_line
 from ..compat.gotime import Timestamp
 from ..paths import Layout
-from ..store import safeio
+from ..store import locks, safeio
 from ..store.atomic import atomic_write, ensure_dir
 from .results import Considered, RecallHit, RecallResult
 
@@ -403,7 +403,7 @@ class TraceStore:
         return self.dir / "history.jsonl"
 
     def _lock(self) -> Any:
-        return safeio.hold_lock(self.dir / ".trace.lock", timeout=10)
+        return locks.hold_lock(self.dir / ".trace.lock", timeout=10)
 
     def record(self, trace: RecallTrace, *, keep_prompt: bool = True) -> None:
         """Write ``last.json`` atomically and append to the history (rotating it when large).

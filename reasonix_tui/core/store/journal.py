@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import safeio
+from . import safeio, tempfiles
 from .audit import AuditEntry, AuditLog
 from .model import StoreError
 
@@ -179,9 +179,9 @@ class Change:
         failed_at = ""
         for step in self.steps:  # named first, so a crash while preparing can be cleaned up
             if step.kind in ("put", "remove"):
-                step.tmp = safeio.temp_name()
+                step.tmp = tempfiles.temp_name()
             if step.kind == "put":
-                step.bak = safeio.temp_name()
+                step.bak = tempfiles.temp_name()
         try:
             try:
                 failed_at = str(_journal_dir(self.root))
@@ -220,7 +220,7 @@ class Change:
         dfd = dirs.get(directory)
         if step.kind == "put":
             wanted, step.tmp = step.tmp, ""
-            step.tmp = safeio.prepare_temp(dfd, step.data, step.mode, name=wanted)
+            step.tmp = tempfiles.prepare_temp(dfd, step.data, step.mode, name=wanted)
             st = _lstat_in(dfd, name)
             if st is not None and not stat_mod.S_ISDIR(st.st_mode):
                 os.link(name, step.bak, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
@@ -378,7 +378,7 @@ def _drop_prepared(data: dict[str, Any]) -> None:
             continue
         directory, _ = _split(str(raw.get("path")))
         for leftover in (str(raw.get("tmp") or ""), str(raw.get("bak") or "")):
-            if leftover.startswith(safeio.TEMP_PREFIX):
+            if leftover.startswith(tempfiles.TEMP_PREFIX):
                 safeio.remove(os.path.join(directory, leftover))
 
 

@@ -22,8 +22,9 @@ Privacy: folders created under a root are 0700 and every folder walked on the wa
 write is tightened to 0700 when it is ours and more open. Appends
 tighten an existing file to the mode asked for.
 
-Temporary files are ``.atomic-<pid>-<hex>.tmp``; the first write of a process into a
-folder removes temporary files left there by processes that died (:func:`sweep_temps`).
+Temporary files are ``.atomic-<pid>-<hex>.tmp`` (:mod:`.tempfiles`); the first write of a
+process into a folder removes temporary files left there by processes that died
+(:func:`sweep_temps`). Locks: :mod:`.locks`; open flags: :mod:`.fsflags`.
 
 On a platform without ``dir_fd`` support (Windows) the same functions fall back to path
 operations with ``lstat`` checks (best effort; no ``O_NONBLOCK`` is needed there).
@@ -33,13 +34,16 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat as stat_mod
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
+
+from . import tempfiles
+from .fsflags import DIRFD, O_BINARY, O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
+from .tempfiles import TEMP_PREFIX, TEMP_SUFFIX, is_stale_temp, plain_temp
 
 __all__ = [
     "NotRegularFile",
@@ -57,36 +61,14 @@ __all__ = [
     "remove",
     "rename",
     "make_dirs",
+    "open_parent",
+    "open_append",
     "sweep_temps",
-    "hold_lock",
     "kind_of",
     "read_fd",
     "read_confined",
     "regular_stat",
-    "pid_alive",
-    "TEMP_PREFIX",
 ]
-
-TEMP_PREFIX = ".atomic-"
-TEMP_SUFFIX = ".tmp"
-STALE_FOREIGN_TEMP_SECONDS = 15 * 60
-"""A temporary file without our pid tag (Reasonix's own) is stale after this long."""
-STALE_TEMP_SECONDS = 24 * 3600
-"""Even with a live pid (a reused one) a temporary file this old is stale."""
-
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_BINARY = getattr(os, "O_BINARY", 0)
-_DIRFD = (
-    os.name == "posix"
-    and os.open in os.supports_dir_fd
-    and os.mkdir in os.supports_dir_fd
-    and os.rename in os.supports_dir_fd
-    and os.unlink in os.supports_dir_fd
-    and bool(_O_NOFOLLOW and _O_DIRECTORY)
-)
 
 
 class NotRegularFile(OSError):
@@ -170,12 +152,12 @@ def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> int:
     :class:`NotRegularFile` for a FIFO, socket, device or folder.
     """
     p = os.fspath(path)
-    if not _O_NONBLOCK:  # no FIFOs to block on (Windows): a plain open, then the type
+    if not O_NONBLOCK:  # no FIFOs to block on (Windows): a plain open, then the type
         st = os.stat(p) if follow else os.lstat(p)
         if not stat_mod.S_ISREG(st.st_mode):
             raise NotRegularFile(p, kind_of(st.st_mode))
-        return os.open(p, os.O_RDONLY | _O_BINARY)
-    flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | (0 if follow else _O_NOFOLLOW)
+        return os.open(p, os.O_RDONLY | O_BINARY)
+    flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW)
     fd = os.open(p, flags)
     regular_stat(fd, p)
     return fd
@@ -245,7 +227,7 @@ def _tighten(fd: int, st: os.stat_result) -> None:
 
 
 def _open_child_dir(parent: int, name: str, shown: str, create: bool, mode: int) -> int:
-    flags = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+    flags = os.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
     for _ in range(3):
         try:
             return os.open(name, flags, dir_fd=parent)
@@ -270,7 +252,7 @@ def _open_child_dir(parent: int, name: str, shown: str, create: bool, mode: int)
 
 
 def _open_root(root: str, create: bool, mode: int) -> int:
-    flags = os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC
+    flags = os.O_RDONLY | O_DIRECTORY | O_CLOEXEC
     try:
         return os.open(root, flags)
     except FileNotFoundError:
@@ -289,11 +271,11 @@ def open_dir(path: str | os.PathLike[str], *, create: bool = False, mode: int = 
     folder on the way 0700 when it is ours and more open. Raises :class:`EscapesRoot`.
     """
     p = os.path.normpath(os.path.abspath(os.fspath(path)))
-    root = root_of(p) if _DIRFD else None
+    root = root_of(p) if DIRFD else None
     if root is None:
         if create:
             os.makedirs(p, mode=mode, exist_ok=True)
-        return os.open(p, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        return os.open(p, os.O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     fd = _open_root(root, create, mode)
     try:
         if tighten:
@@ -319,7 +301,9 @@ def make_dirs(path: str | os.PathLike[str], mode: int = 0o700) -> None:
 
 
 @contextmanager
-def _parent(path: str | os.PathLike[str], create: bool = True, mode: int = 0o700) -> Iterator[tuple[int, str]]:
+def open_parent(path: str | os.PathLike[str], create: bool = True, mode: int = 0o700) -> Iterator[tuple[int, str]]:
+    """``(descriptor of the folder of path, the file's name)`` for a folder-relative call
+    (the folder opened as :func:`open_dir` does, created and tightened when ``create``)."""
     p = os.path.normpath(os.path.abspath(os.fspath(path)))
     fd = open_dir(os.path.dirname(p), create=create, mode=mode, tighten=create)
     try:
@@ -329,46 +313,6 @@ def _parent(path: str | os.PathLike[str], create: bool = True, mode: int = 0o700
 
 
 # --------------------------------------------------------------------------- temp files
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with this id exists on this host (one of another user counts)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
-def temp_name() -> str:
-    """A fresh temporary file name tagged with this process's id."""
-    return f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}{TEMP_SUFFIX}"
-
-
-def _temp_owner(name: str) -> int | None:
-    """The pid tagged in one of our temp names; ``None`` for a foreign one."""
-    core = name[len(TEMP_PREFIX) : -len(TEMP_SUFFIX)]
-    head, sep, _ = core.partition("-")
-    return int(head) if sep and head.isdigit() else None
-
-
-def is_stale_temp(name: str, st: os.stat_result, now: float | None = None) -> bool:
-    """True for a temporary file nobody is writing any more."""
-    if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
-        return False
-    age = (time.time() if now is None else now) - st.st_mtime
-    owner = _temp_owner(name)
-    if owner is None:
-        return age > STALE_FOREIGN_TEMP_SECONDS
-    if owner == os.getpid():
-        return False
-    return not pid_alive(owner) or age > STALE_TEMP_SECONDS
 
 
 def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> list[str]:
@@ -388,14 +332,14 @@ def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> li
         return removed
     try:
         now = time.time()
-        for name in os.listdir(fd) if _DIRFD else os.listdir(key):
+        for name in os.listdir(fd) if DIRFD else os.listdir(key):
             if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
                 continue
             try:
-                st = os.lstat(name, dir_fd=fd) if _DIRFD else os.lstat(os.path.join(key, name))
+                st = os.lstat(name, dir_fd=fd) if DIRFD else os.lstat(os.path.join(key, name))
                 if not stat_mod.S_ISREG(st.st_mode) or not is_stale_temp(name, st, now):
                     continue
-                if _DIRFD:
+                if DIRFD:
                     os.unlink(name, dir_fd=fd)
                 else:
                     os.unlink(os.path.join(key, name))
@@ -405,48 +349,6 @@ def sweep_temps(directory: str | os.PathLike[str], *, force: bool = False) -> li
     finally:
         os.close(fd)
     return removed
-
-
-def _new_temp(dfd: int, wanted: str = "") -> tuple[int, str]:
-    if wanted:
-        return os.open(
-            wanted, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600, dir_fd=dfd
-        ), wanted
-    for _ in range(100):
-        name = temp_name()
-        try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o600, dir_fd=dfd)
-        except FileExistsError:
-            continue
-        return fd, name
-    raise OSError(errno.EEXIST, "could not create a temporary file")
-
-
-def _fill(fd: int, data: bytes, mode: int, durable: bool) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-    if durable:
-        os.fsync(fd)
-    os.fchmod(fd, mode)
-
-
-def prepare_temp(dfd: int, data: bytes, mode: int, durable: bool = True, name: str = "") -> str:
-    """Write ``data`` to a new temporary file in the folder ``dfd`` (named ``name`` when
-    given, which must not exist); its name."""
-    fd, name = _new_temp(dfd, name)
-    try:
-        _fill(fd, data, mode, durable)
-    except BaseException:
-        os.close(fd)
-        try:
-            os.unlink(name, dir_fd=dfd)
-        except OSError:
-            pass
-        raise
-    os.close(fd)
-    return name
 
 
 # --------------------------------------------------------------------------- writing
@@ -468,12 +370,12 @@ def write_atomic(
     Outside a registered root (an agent's settings file, a workspace document) folders
     are created 0755 for a file other users may read, as before."""
     payload = _payload(data)
-    if not _DIRFD or root_of(target) is None:
+    if not DIRFD or root_of(target) is None:
         _write_atomic_plain(os.fspath(target), payload, mode, durable, 0o755 if mode & 0o077 else dir_mode)
         return
-    with _parent(target, mode=dir_mode) as (dfd, name):
+    with open_parent(target, mode=dir_mode) as (dfd, name):
         sweep_temps(os.path.dirname(os.path.abspath(os.fspath(target))))
-        tmp = prepare_temp(dfd, payload, mode, durable)
+        tmp = tempfiles.prepare_temp(dfd, payload, mode, durable)
         try:
             os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
@@ -492,11 +394,11 @@ def create_exclusive(
 ) -> None:
     """Create ``target`` with ``data`` (temp file + hard link); :class:`FileExistsError` if it exists."""
     payload = _payload(data)
-    if not _DIRFD or root_of(target) is None:
+    if not DIRFD or root_of(target) is None:
         _create_plain(os.fspath(target), payload, mode, dir_mode)
         return
-    with _parent(target, mode=dir_mode) as (dfd, name):
-        tmp = prepare_temp(dfd, payload, mode)
+    with open_parent(target, mode=dir_mode) as (dfd, name):
+        tmp = tempfiles.prepare_temp(dfd, payload, mode)
         try:
             os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
         finally:
@@ -512,15 +414,15 @@ def append_bytes(path: str | os.PathLike[str], data: bytes, mode: int = 0o600, d
     Refuses a symlink or a non-regular file at ``path`` (never blocks on a FIFO) and
     tightens an existing file to ``mode``.
     """
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_BINARY
     p = os.fspath(path)
-    if _DIRFD and root_of(p) is not None:
-        with _parent(p, mode=dir_mode) as (dfd, name):
-            fd = _open_append(name, flags, mode, p, dfd)
+    if DIRFD and root_of(p) is not None:
+        with open_parent(p, mode=dir_mode) as (dfd, name):
+            fd = open_append(name, flags, mode, p, dfd)
     else:
         parent = os.path.dirname(os.path.abspath(p))
         os.makedirs(parent, mode=dir_mode, exist_ok=True)
-        fd = _open_append(p, flags, mode, p, None)
+        fd = open_append(p, flags, mode, p, None)
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
@@ -536,7 +438,9 @@ def append_bytes(path: str | os.PathLike[str], data: bytes, mode: int = 0o600, d
         os.close(fd)
 
 
-def _open_append(name: str, flags: int, mode: int, shown: str, dfd: int | None) -> int:
+def open_append(name: str, flags: int, mode: int, shown: str, dfd: int | None) -> int:
+    """``os.open`` of ``name`` (relative to ``dfd`` when given) for appending or locking; a
+    symlink raises :class:`EscapesRoot`, a FIFO without a reader :class:`NotRegularFile`."""
     try:
         return os.open(name, flags, mode) if dfd is None else os.open(name, flags, mode, dir_fd=dfd)
     except OSError as exc:
@@ -551,8 +455,8 @@ def remove(path: str | os.PathLike[str], *, missing_ok: bool = True) -> bool:
     """Unlink ``path`` (never through a symlinked folder); True when something was removed."""
     p = os.fspath(path)
     try:
-        if _DIRFD and root_of(p) is not None:
-            with _parent(p, create=False) as (dfd, name):
+        if DIRFD and root_of(p) is not None:
+            with open_parent(p, create=False) as (dfd, name):
                 os.unlink(name, dir_fd=dfd)
         else:
             os.unlink(p)
@@ -570,12 +474,12 @@ def rename(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, replace:
     before; callers hold the store lock).
     """
     s, d = os.fspath(src), os.fspath(dst)
-    if not (_DIRFD and root_of(s) is not None and root_of(d) is not None):
+    if not (DIRFD and root_of(s) is not None and root_of(d) is not None):
         if not replace and os.path.lexists(d):
             raise FileExistsError(errno.EEXIST, "file exists", d)
         os.replace(s, d)
         return
-    with _parent(s, create=False) as (sfd, sname), _parent(d) as (dfd, dname):
+    with open_parent(s, create=False) as (sfd, sname), open_parent(d) as (dfd, dname):
         if not replace:
             try:
                 os.lstat(dname, dir_fd=dfd)
@@ -586,90 +490,13 @@ def rename(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, replace:
         os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
 
 
-# --------------------------------------------------------------------------- locks
-
-
-@contextmanager
-def hold_lock(path: str | os.PathLike[str], timeout: float | None = None) -> Iterator[None]:
-    """An exclusive cross-process lock on ``path`` (created 0600, never through a symlink).
-
-    POSIX: ``flock`` on a descriptor opened with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO or a
-    symlink planted at the lock's name is refused, never truncated). ``timeout`` seconds
-    (``None``: wait) then :class:`TimeoutError`.
-    """
-    fd = open_lock_fd(path)
-    try:
-        acquire_fd_lock(fd, path, timeout)
-        yield
-    finally:
-        os.close(fd)  # closing releases the flock
-
-
-def open_lock_fd(path: str | os.PathLike[str]) -> int:
-    """The descriptor :func:`hold_lock` locks (a regular file, created 0600)."""
-    p = os.fspath(path)
-    flags = os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
-    if _DIRFD and root_of(p) is not None:
-        with _parent(p) as (dfd, name):
-            fd = _open_append(name, flags, 0o600, p, dfd)
-    else:
-        os.makedirs(os.path.dirname(os.path.abspath(p)), mode=0o700, exist_ok=True)
-        fd = _open_append(p, flags, 0o600, p, None)
-    regular_stat(fd, p)
-    return fd
-
-
-def acquire_fd_lock(fd: int, path: str | os.PathLike[str], timeout: float | None = None) -> None:
-    """``flock(LOCK_EX)`` on ``fd``, polling when ``timeout`` is given."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: msvcrt byte-range lock
-        import msvcrt
-
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            try:
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows only
-                return
-            except OSError:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise TimeoutError(f"could not lock {os.fspath(path)}") from None
-                time.sleep(0.02)
-    if timeout is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"could not lock {os.fspath(path)} within {timeout:g}s") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-
-
-def release_fd_lock(fd: int) -> None:
-    """Release :func:`acquire_fd_lock` without closing the descriptor."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover
-        import msvcrt
-
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]  # Windows only
-        return
-    fcntl.flock(fd, fcntl.LOCK_UN)
-
-
 # --------------------------------------------------------------------------- fallbacks (no dir_fd)
 
 
 def _write_atomic_plain(target: str, payload: bytes, mode: int, durable: bool, dir_mode: int) -> None:
     directory = os.path.dirname(os.path.abspath(target)) or "."
     os.makedirs(directory, mode=dir_mode, exist_ok=True)
-    tmp = _plain_temp(directory, payload, mode, durable)
+    tmp = plain_temp(directory, payload, mode, durable)
     try:
         for attempt in range(13):
             try:
@@ -690,7 +517,7 @@ def _write_atomic_plain(target: str, payload: bytes, mode: int, durable: bool, d
 def _create_plain(target: str, payload: bytes, mode: int, dir_mode: int) -> None:
     directory = os.path.dirname(os.path.abspath(target)) or "."
     os.makedirs(directory, mode=dir_mode, exist_ok=True)
-    tmp = _plain_temp(directory, payload, mode, True)
+    tmp = plain_temp(directory, payload, mode, True)
     try:
         os.link(tmp, target)
     finally:
@@ -700,41 +527,18 @@ def _create_plain(target: str, payload: bytes, mode: int, dir_mode: int) -> None
             pass
 
 
-def _plain_temp(directory: str, payload: bytes, mode: int, durable: bool) -> str:
-    for _ in range(100):
-        name = os.path.join(directory, temp_name())
-        try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY | _O_CLOEXEC, 0o600)
-        except FileExistsError:
-            continue
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view) :]
-            if durable:
-                os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            os.unlink(name)
-            raise
-        os.close(fd)
-        os.chmod(name, mode)
-        return name
-    raise OSError(errno.EEXIST, "could not create a temporary file", directory)
-
-
 def read_confined(path: str | os.PathLike[str], *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """Bytes and stat of the regular file at ``path``, read through the descriptor that was
     checked: the folder is opened without following symlinks below its root and the file
     with ``O_NOFOLLOW | O_NONBLOCK`` relative to it (no check-then-open race)."""
     p = os.path.normpath(os.path.abspath(os.fspath(path)))
-    if not _DIRFD or root_of(p) is None:
+    if not DIRFD or root_of(p) is None:
         fd = open_regular(p, follow=False)
     else:
         dfd = open_dir(os.path.dirname(p))
         try:
             try:
-                fd = os.open(os.path.basename(p), os.O_RDONLY | _O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dfd)
+                fd = os.open(os.path.basename(p), os.O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, dir_fd=dfd)
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
                     raise NotRegularFile(p, "symlink") from None
