@@ -235,6 +235,19 @@ class StoreReader:
             return None
         return parse_fact_bytes(raw, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
+    def _history_files(self, folder: str, scope: str) -> Iterator[Fact]:
+        """Every readable ``*.md`` revision or archive file of ``folder`` (see
+        :meth:`_read_history_file`), in byte order of the names; none when it cannot be listed."""
+        try:
+            names = sorted(os.listdir(folder), key=os.fsencode)
+        except OSError:
+            return
+        for name in names:
+            if name.endswith(".md"):
+                fact = self._read_history_file(os.path.join(folder, name), scope)
+                if fact is not None:
+                    yield fact
+
     # ------------------------------------------------------------------ derived views
 
     def subjects(self) -> list[tuple[str, Fact]]:

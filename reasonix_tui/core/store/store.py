@@ -108,43 +108,24 @@ class Store(StoreWriter):
         """Archived facts of both directories, newest first, then name, then path."""
         out: list[ArchivedFact] = []
         for scope, directory in self._dirs():
-            archive_dir = os.path.join(directory, ".archive")
-            try:
-                names = os.listdir(archive_dir)
-            except OSError:
-                continue
-            for name in names:
-                if not name.endswith(".md"):
-                    continue
-                path = os.path.join(archive_dir, name)
-                fact = self._read_history_file(path, scope)
-                if fact is None:
-                    continue
-                when = parse_archive_stamp(name)
+            for fact in self._history_files(os.path.join(directory, ".archive"), scope):
+                when = parse_archive_stamp(os.path.basename(fact.path))
                 if when is None:
                     try:
-                        when = Timestamp(os.stat(path).st_mtime_ns)
+                        when = Timestamp(os.stat(fact.path).st_mtime_ns)
                     except OSError:
                         when = None
-                out.append(ArchivedFact(path=path, fact=fact, archived_at=when, scope=fact.scope))
+                out.append(ArchivedFact(path=fact.path, fact=fact, archived_at=when, scope=fact.scope))
         out.sort(key=lambda a: (-(a.archived_at.ns if a.archived_at else 0), a.fact.name, a.path))
         return out
 
     def _max_known_revision(self, fact_id: str) -> int:
         best = 0
         for scope, directory in self._dirs():
-            candidates: list[str] = []
-            archive_dir = os.path.join(directory, ".archive")
-            rev_dir = os.path.join(directory, ".revisions", fact_id)
-            for folder in (archive_dir, rev_dir):
-                try:
-                    candidates.extend(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".md"))
-                except OSError:
-                    continue
-            for path in candidates:
-                fact = self._read_history_file(path, scope)
-                if fact is not None and fact.id == fact_id:
-                    best = max(best, fact.revision)
+            for folder in (os.path.join(directory, ".archive"), os.path.join(directory, ".revisions", fact_id)):
+                for fact in self._history_files(folder, scope):
+                    if fact.id == fact_id:
+                        best = max(best, fact.revision)
         return best
 
     # ------------------------------------------------------------------ recover

@@ -460,19 +460,9 @@ class StoreWriter(StoreReader):
     def _revisions_for(self, active: Fact) -> list[Fact]:
         seen: dict[int, Fact] = {}
         for scope, directory in self._dirs():
-            rev_dir = os.path.join(directory, ".revisions", active.id)
-            try:
-                names = sorted(os.listdir(rev_dir), key=os.fsencode)
-            except OSError:
-                continue
-            for name in names:
-                if not name.endswith(".md"):
-                    continue
-                path = os.path.join(rev_dir, name)
-                fact = self._read_history_file(path, scope)
-                if fact is None or fact.id != active.id or fact.revision in seen:
-                    continue
-                seen[fact.revision] = fact
+            for fact in self._history_files(os.path.join(directory, ".revisions", active.id), scope):
+                if fact.id == active.id and fact.revision not in seen:
+                    seen[fact.revision] = fact
         return sorted(seen.values(), key=lambda f: f.revision, reverse=True)
 
     def revisions(self, ref: str) -> list[Fact]:
