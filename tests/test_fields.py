@@ -97,3 +97,19 @@ def test_a_save_keeps_exactly_the_fields_declared_inherit() -> None:
     fact = inherit_fact(asked, FACT, now=now, name=FACT.name, parsed=None, clear_expiry=True, new_id=FACT.id)
     assert (fact.body, fact.type, fact.activation, fact.keywords) == ("new body", "user", "relevant", " x ")
     assert fact.expires_at is None and fact.volatility == "stable"
+
+
+def test_remember_arguments_outside_a_strict_fields_choices_are_refused_by_the_declaration() -> None:
+    import pytest
+
+    from reasonix_tui.core.store.model import InvalidInput
+    from reasonix_tui.core.store.requests import build_save_request
+
+    strict = [f for f in EDITABLE_FIELDS if f.strict]
+    assert [f.name for f in strict] == ["scope", "activation", "volatility"]
+    for f in strict:
+        with pytest.raises(InvalidInput, match=f"^{f.name} must be one of {', '.join(f.choices)}$"):
+            build_save_request({"description": "d", "body": "b", f.name: "nonsense"})
+        ok = build_save_request({"description": "d", "body": "b", f.name: f" {f.choices[-1].upper()} "})
+        assert getattr(ok.request, f.name) == f" {f.choices[-1].upper()} ".strip()
+    assert build_save_request({"description": "d", "body": "b", "type": "nonsense"}).request.type == "nonsense"

@@ -2,7 +2,7 @@
 
 :data:`EDITABLE_FIELDS` drives reading a fact file (:func:`~.fileformat.fact_from_flat`:
 each field's ``from_text``), what a save writes (:func:`~.requests.inherit_fact`: each
-field's ``normalize`` and ``inherit``), what copies a fact into a save request
+field's ``normalize`` and ``inherit``), which ``remember`` arguments are refused (``strict``), what copies a fact into a save request
 (:meth:`~.requests.SaveRequest.from_fact`), the Context Center's new/edit form (its widgets,
 labels, hints and choices, and the values it returns), the form pre-filled from a fact and
 the approval dialog's form; tests check that suggestion edits and the MCP ``remember``
@@ -67,6 +67,9 @@ class FactField:
     body is the document's)."""
     normalize: Callable[[Any], Any] = _as_is
     """Saving: the value written for the one a save request asks for (before inheritance)."""
+    strict: bool = False
+    """A ``remember`` argument outside ``choices`` is refused (Reasonix's ``<name> must be one
+    of …``) instead of normalised."""
     inherit: bool = False
     """Saving over an existing fact: an empty value (:func:`is_empty`) keeps the existing
     fact's (spec §2.8 step 7)."""
@@ -88,6 +91,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         kind="choice",
         from_text=None,
         normalize=trim_space,
+        strict=True,
         inherit=True,
     ),
     FactField(
@@ -98,6 +102,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         kind="choice",
         from_text=normalize_activation,
         normalize=normalize_activation,
+        strict=True,
         inherit=True,
     ),
     FactField(
@@ -108,6 +113,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         kind="choice",
         from_text=normalize_volatility,
         normalize=normalize_volatility,
+        strict=True,
         inherit=True,
     ),
     FactField(

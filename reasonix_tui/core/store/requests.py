@@ -22,10 +22,8 @@ from .model import (
     FactId,
     InvalidInput,
     Reference,
-    normalize_activation,
     normalize_fact_scope,
     normalize_subject_key,
-    normalize_volatility,
     slug,
 )
 
@@ -198,15 +196,12 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
     body = _text(args, "body")
     if require_body and (not description.strip() or not body.strip()):
         raise InvalidInput("description and body are required")
-    scope = trim_space(_text(args, "scope"))
-    if scope and to_lower(scope) not in ("project", "global"):
-        raise InvalidInput("scope must be one of project, global")
-    activation = trim_space(_text(args, "activation"))
-    if activation and not normalize_activation(activation):
-        raise InvalidInput("activation must be one of relevant, pinned")
-    volatility = trim_space(_text(args, "volatility"))
-    if volatility and not normalize_volatility(volatility):
-        raise InvalidInput("volatility must be one of evergreen, stable, volatile")
+    chosen: dict[str, Any] = {}  # scope, activation, volatility: one of the choices, or empty
+    for f in EDITABLE_FIELDS:
+        if f.strict:
+            value = chosen[f.name] = trim_space(_text(args, f.name))
+            if value and to_lower(value) not in f.choices:
+                raise InvalidInput(f"{f.name} must be one of {', '.join(f.choices)}")
     expires, clear = parse_expires_at(_text(args, "expires_at"))
     raw_rev = args.get("expected_revision")
     expected: int | None = None
@@ -235,11 +230,9 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
         name=remember_request_name(args),
         title=_text(args, "title"),
         type=_text(args, "type"),
-        scope=scope,
         keywords=_text(args, "keywords"),
         subject_key=normalize_subject_key(_text(args, "subject_key")),
-        activation=activation,
-        volatility=volatility,
+        **chosen,
         expires_at=expires,
         verified=bool(verified) and str(verified).lower() not in ("false", "0", "no"),
         id=trim_space(_text(args, "id")),
