@@ -3,7 +3,7 @@ that edits a fact follows the declaration."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from reasonix_tui.core.compat.gotime import parse_rfc3339
 from reasonix_tui.core.sessions.suggestions.model import SuggestionEdits
@@ -113,3 +113,24 @@ def test_remember_arguments_outside_a_strict_fields_choices_are_refused_by_the_d
         ok = build_save_request({"description": "d", "body": "b", f.name: f" {f.choices[-1].upper()} "})
         assert getattr(ok.request, f.name) == f" {f.choices[-1].upper()} ".strip()
     assert build_save_request({"description": "d", "body": "b", "type": "nonsense"}).request.type == "nonsense"
+
+
+def test_writing_a_fact_file_follows_each_fields_to_text_in_declaration_order() -> None:
+    from reasonix_tui.core.store.fileformat import render_fact
+
+    written = [f.name for f in EDITABLE_FIELDS if f.to_text is not None]
+    assert written == [
+        "name",
+        "title",
+        "description",
+        "keywords",
+        "activation",
+        "volatility",
+        "subject_key",
+        "expires_at",
+    ]
+    keys = [line.split(":", 1)[0] for line in render_fact(FACT).split("---\n")[1].splitlines()]
+    assert keys[keys.index("name") : keys.index("name") + len(written)] == written
+    bare = render_fact(replace(FACT, title="", keywords="", description="", expires_at=None))
+    assert "\ntitle:" not in bare and "\nkeywords:" not in bare and "\nexpires_at:" not in bare
+    assert '\ndescription: ""\n' in bare

@@ -1,7 +1,7 @@
 """A fact's editable fields, declared once.
 
 :data:`EDITABLE_FIELDS` drives reading a fact file (:func:`~.fileformat.fact_from_flat`:
-each field's ``from_text``), what a save writes (:func:`~.requests.inherit_fact`: each
+each field's ``from_text``) and writing one (:func:`~.fileformat.render_fact`: ``to_text``), what a save writes (:func:`~.requests.inherit_fact`: each
 field's ``normalize`` and ``inherit``), which ``remember`` arguments are refused (``strict``), what copies a fact into a save request
 (:meth:`~.requests.SaveRequest.from_fact`), the Context Center's new/edit form (its widgets,
 labels, hints and choices, and the values it returns), the form pre-filled from a fact and
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..compat.gostr import trim_space
-from ..compat.gotime import parse_rfc3339
+from ..compat.gostr import one_line, trim_space
+from ..compat.gotime import Timestamp, parse_rfc3339
 from .model import (
     ACTIVATIONS,
     SCOPES,
@@ -27,6 +27,7 @@ from .model import (
     normalize_subject_key,
     normalize_type,
     normalize_volatility,
+    slug,
 )
 
 __all__ = ["FactField", "EDITABLE_FIELDS", "EDITABLE_NAMES", "editable_field", "is_empty"]
@@ -34,6 +35,14 @@ __all__ = ["FactField", "EDITABLE_FIELDS", "EDITABLE_NAMES", "editable_field", "
 
 def _as_is(value: Any) -> Any:
     return value
+
+
+def _file_name(name: str) -> str:
+    return slug(name) or name
+
+
+def _rfc3339(value: Timestamp | None) -> str:
+    return value.rfc3339() if value is not None else ""
 
 
 def is_empty(value: Any) -> bool:
@@ -65,6 +74,12 @@ class FactField:
     key is absent); ``None`` when the reader derives it from more than its own key (the name
     falls back to the file's stem, the type to ``fact_type``, the scope to the directory, the
     body is the document's)."""
+    to_text: Callable[[Any], str] | None = None
+    """Writing a fact file: the frontmatter key's text for the fact's value, written (in
+    declaration order) when not empty; ``None`` when it is not a key of its own (the type
+    and scope go under ``metadata``, the body after the frontmatter)."""
+    always: bool = False
+    """Write the key even when its text is empty."""
     normalize: Callable[[Any], Any] = _as_is
     """Saving: the value written for the one a save request asks for (before inheritance)."""
     strict: bool = False
@@ -76,10 +91,10 @@ class FactField:
 
 
 EDITABLE_FIELDS: tuple[FactField, ...] = (
-    FactField("name", "name", "derived from the title when empty", from_text=None),
-    FactField("title", "title"),
-    FactField("description", "description", "one line (required)"),
-    FactField("keywords", "keywords", "search aliases", inherit=True),
+    FactField("name", "name", "derived from the title when empty", from_text=None, to_text=_file_name, always=True),
+    FactField("title", "title", to_text=one_line),
+    FactField("description", "description", "one line (required)", to_text=one_line, always=True),
+    FactField("keywords", "keywords", "search aliases", to_text=one_line, inherit=True),
     FactField(
         "type", "type", choices=TYPES, default="project", kind="choice", from_text=None, normalize=normalize_type
     ),
@@ -101,6 +116,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         blank="(default)",
         kind="choice",
         from_text=normalize_activation,
+        to_text=normalize_activation,
         normalize=normalize_activation,
         strict=True,
         inherit=True,
@@ -112,6 +128,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         blank="(type default)",
         kind="choice",
         from_text=normalize_volatility,
+        to_text=normalize_volatility,
         normalize=normalize_volatility,
         strict=True,
         inherit=True,
@@ -121,11 +138,18 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         "subject key",
         "e.g. project.package_manager",
         from_text=normalize_subject_key,
+        to_text=normalize_subject_key,
         normalize=normalize_subject_key,
         inherit=True,
     ),
     FactField(
-        "expires_at", "expires", "YYYY-MM-DD, RFC3339 or never", kind="time", from_text=parse_rfc3339, inherit=True
+        "expires_at",
+        "expires",
+        "YYYY-MM-DD, RFC3339 or never",
+        kind="time",
+        from_text=parse_rfc3339,
+        to_text=_rfc3339,
+        inherit=True,
     ),
     FactField("body", "body (Markdown, required)", kind="body", from_text=None, normalize=trim_space),
 )

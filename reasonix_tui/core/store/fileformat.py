@@ -25,7 +25,7 @@ import yaml
 
 from ..compat import yamlv3
 from ..compat.encoding import decode_bytes
-from ..compat.gostr import one_line, to_lower, trim_space
+from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp, parse_rfc3339
 from .fields import EDITABLE_FIELDS
 from .model import (
@@ -33,14 +33,10 @@ from .model import (
     Fact,
     FactId,
     legacy_memory_id,
-    normalize_activation,
     normalize_fact_scope,
-    normalize_subject_key,
     normalize_type,
-    normalize_volatility,
     parse_scope_strict,
     routing_type,
-    slug,
 )
 
 __all__ = [
@@ -425,25 +421,12 @@ def _pairs_for(fact: Fact) -> list[tuple[str, object]]:
         pairs.append(("created_at", fact.created_at.rfc3339()))
     if fact.updated_at is not None:
         pairs.append(("updated_at", fact.updated_at.rfc3339()))
-    pairs.append(("name", slug(fact.name) or fact.name))
-    title = one_line(fact.title)
-    if title:
-        pairs.append(("title", title))
-    pairs.append(("description", one_line(fact.description)))
-    keywords = one_line(fact.keywords)
-    if keywords:
-        pairs.append(("keywords", keywords))
-    activation = normalize_activation(fact.activation)
-    if activation:
-        pairs.append(("activation", activation))
-    volatility = normalize_volatility(fact.volatility)
-    if volatility:
-        pairs.append(("volatility", volatility))
-    subject = normalize_subject_key(fact.subject_key)
-    if subject:
-        pairs.append(("subject_key", subject))
-    if fact.expires_at is not None:
-        pairs.append(("expires_at", fact.expires_at.rfc3339()))
+    # Reasonix's keys from name to expires_at, in declaration order (see fields.FactField.to_text).
+    for f in EDITABLE_FIELDS:
+        if f.to_text is not None:
+            text = f.to_text(getattr(fact, f.name))
+            if text or f.always:
+                pairs.append((f.name, text))
     if fact.last_verified_at is not None:
         pairs.append(("last_verified_at", fact.last_verified_at.rfc3339()))
     type_ = normalize_type(fact.type)
