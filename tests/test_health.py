@@ -11,8 +11,8 @@ import pytest
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report
-from reasonix_tui.core.health.checks import MIN_TURNS
 from reasonix_tui.core.health.fixes import apply_fix, merged_draft, save_merge, undo_fix
+from reasonix_tui.core.health.usage import MIN_TURNS
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall.trace import RecallTrace, TraceHit, TraceStore
 from reasonix_tui.core.settings import Settings

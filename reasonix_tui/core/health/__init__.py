@@ -5,8 +5,11 @@ Context Center's Health pane:
 
 * :mod:`.model` — :class:`Finding` (kind, severity, the facts involved with their
   revisions, evidence, fixes, a fingerprint for dismissals), :class:`HealthReport`;
-* :mod:`.checks` — one pure function per kind of finding; same-subject conflicts, topic
-  supersessions and overrides come from the recall's resolver (:mod:`reasonix_tui.core.resolve`);
+* the checks, one pure function per kind of finding, by family: :mod:`.pairs` (same-subject
+  conflicts, topic supersessions and overrides, from the recall's resolver,
+  :mod:`reasonix_tui.core.resolve`), :mod:`.duplicates`, :mod:`.files` (secrets, size,
+  unreadable files, instructions), :mod:`.usage` (pinned budget, recall traces),
+  :mod:`.freshness`; :mod:`.base` holds what they share;
 * :mod:`.similar` — near-duplicates by the recall's meaning channel, kept incrementally;
 * :mod:`.compare` — two facts side by side, the differing words marked;
 * :mod:`.checker` — :class:`HealthChecker` (per-fact work memoised, so a run after one
@@ -17,8 +20,8 @@ Context Center's Health pane:
 
 from __future__ import annotations
 
+from .base import FactScan, HealthContext, SecretHit
 from .checker import HealthChecker, gather, health_report, memo_path, run_checks, scan_fact
-from .checks import FactScan, HealthContext, SecretHit
 from .dismissals import Dismissals
 from .model import (
     FIX_ACTIONS,

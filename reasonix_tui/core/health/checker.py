@@ -28,11 +28,15 @@ from ..resolve import Resolution, resolve, resolve_subjects
 from ..settings import Settings
 from ..store.model import Fact
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from . import checks
-from .checks import FactScan, HealthContext, SecretHit, scan_key
+from .base import FactScan, FindingMemo, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
+from .duplicates import check_duplicates, check_near_duplicates, dup_keys
+from .files import check_instructions, check_oversized, check_secrets, check_unreadable
+from .freshness import check_freshness
 from .model import Finding, HealthReport, sort_key
+from .pairs import check_overrides, check_subject_conflicts, check_topic_supersessions
 from .similar import MeaningPairs, near_duplicates
+from .usage import Usage, check_pinned_budget, check_pinned_unused, check_recall_usage, usage_from_traces
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -52,7 +56,7 @@ def scan_fact(fact: Fact) -> FactScan:
         text = getattr(fact, f.field, "") if f.field else fact.body
         line = text.count("\n", 0, f.span[0]) + 1 if isinstance(text, str) else 1
         hits.append(SecretHit(f.field or "body", f.kind, f.label, line, f.preview))
-    return FactScan(tuple(hits), len(trim_space(fact.body)), checks.dup_keys(fact))
+    return FactScan(tuple(hits), len(trim_space(fact.body)), dup_keys(fact))
 
 
 def _content_key(fact: Fact) -> bytes:
@@ -89,6 +93,10 @@ def memo_path(layout: Layout) -> str:
     return os.path.join(os.fspath(layout.cache_dir), "health-memo.marshal")
 
 
+_STAMPED = ("base", "duplicates", "files")
+"""Modules whose code shapes the memoised scans and pairs."""
+
+
 def _memo_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -103,7 +111,7 @@ def _memo_version() -> str:
     here = os.path.dirname(__file__)
     fields = os.path.join(os.path.dirname(here), "recall", "fields.py")
     stamp = source_stamp(
-        secrets.__file__, policy.__file__, os.path.join(here, "checks.py"), os.path.join(here, "similar.py"), fields
+        secrets.__file__, policy.__file__, os.path.join(here, "py"), os.path.join(here, "similar.py"), fields
     )
     return f"{stamp}:{':'.join(versions)}:2"
 
@@ -123,10 +131,10 @@ class HealthChecker:
         self._disk_path = os.fspath(memo_file) if memo_file else ""
         self._disk: dict[bytes, Any] | None = None
         self._dirty = False
-        self._memo = checks.FindingMemo()
+        self._memo = FindingMemo()
         self._meaning = MeaningPairs()
         self._meaning_loaded = False
-        self._usage: tuple[tuple[tuple[str, str, int], ...], checks.Usage] | None = None
+        self._usage: tuple[tuple[tuple[str, str, int], ...], Usage] | None = None
         self.scanned = 0
         """Facts scanned (not taken from a memo) by the last :meth:`scan_all`."""
 
@@ -221,11 +229,11 @@ class HealthChecker:
 
     # ------------------------------------------------------------------ a run
 
-    def usage(self, traces: Sequence[Any]) -> checks.Usage:
-        """:func:`~.checks.usage_from_traces`, reused while the traces are the same."""
+    def usage(self, traces: Sequence[Any]) -> Usage:
+        """:func:`~.usage_from_traces`, reused while the traces are the same."""
         sig = tuple((t.at, t.session_id, len(t.hits)) for t in traces)
         if self._usage is None or self._usage[0] != sig:
-            self._usage = (sig, checks.usage_from_traces(traces))
+            self._usage = (sig, usage_from_traces(traces))
         return self._usage[1]
 
     def report(
@@ -272,8 +280,8 @@ def _pairs_of(findings: Sequence[Finding]) -> set[frozenset[str]]:
 def run_checks(
     ctx: HealthContext,
     *,
-    memo: checks.FindingMemo | None = None,
-    usage: checks.Usage | None = None,
+    memo: FindingMemo | None = None,
+    usage: Usage | None = None,
     meaning: MeaningPairs | None = None,
     notes: list[str] | None = None,
 ) -> list[Finding]:
@@ -291,19 +299,19 @@ def run_checks(
         resolution = Resolution(tuple(resolve_subjects(facts)))
         if notes is not None:
             notes.append(f"topic pairs unavailable ({type(exc).__name__}: {exc}); subject keys only")
-    claimed = checks.check_subject_conflicts(facts, resolution)
-    claimed += checks.check_overrides(facts, resolution)
+    claimed = check_subject_conflicts(facts, resolution)
+    claimed += check_overrides(facts, resolution)
     # a pair the topic resolver only *guesses* is a replacement (same topic, newer) is a
     # near-duplicate when the two say the same thing; a stated replacement never is
     skip = _pairs_of(claimed) | {
         frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items if s.kind != "topic" or s.certain
     }
-    exact = checks.check_duplicates(facts, ctx.scans, skip, memo)
+    exact = check_duplicates(facts, ctx.scans, skip, memo)
     dups = _pairs_of(exact)
     try:
         meaning = meaning or MeaningPairs()
         pairs = meaning.update(facts)
-        near = checks.check_near_duplicates(
+        near = check_near_duplicates(
             facts, near_duplicates(facts, pairs, skip | dups, meaning.verdicts, meaning.last_keys), memo
         )
         dups |= _pairs_of(near)
@@ -311,16 +319,16 @@ def run_checks(
     except (ImportError, OSError, ValueError) as exc:
         if notes is not None:
             notes.append(f"near-duplicates by meaning unavailable ({type(exc).__name__}: {exc})")
-    out += claimed + exact + checks.check_topic_supersessions(facts, resolution, dups)
-    out += checks.check_secrets(facts, ctx.scans)
-    out += checks.check_unreadable(ctx.errors)
-    out += checks.check_instructions(ctx.diagnostics, ctx.workspace)
-    out += checks.check_pinned_budget(facts, ctx.pinned_budget, ctx.pinned_refused)
-    usage = usage if usage is not None else checks.usage_from_traces(ctx.traces)
-    out += checks.check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
-    out += checks.check_freshness(facts, ctx.now, memo)
-    out += checks.check_oversized(facts, ctx.scans)
-    out += checks.check_recall_usage(facts, usage, ctx.now, memo)
+    out += claimed + exact + check_topic_supersessions(facts, resolution, dups)
+    out += check_secrets(facts, ctx.scans)
+    out += check_unreadable(ctx.errors)
+    out += check_instructions(ctx.diagnostics, ctx.workspace)
+    out += check_pinned_budget(facts, ctx.pinned_budget, ctx.pinned_refused)
+    usage = usage if usage is not None else usage_from_traces(ctx.traces)
+    out += check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
+    out += check_freshness(facts, ctx.now, memo)
+    out += check_oversized(facts, ctx.scans)
+    out += check_recall_usage(facts, usage, ctx.now, memo)
     return out
 
 
