@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
-from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report
+from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report, memo_path
 from reasonix_tui.core.health.fixes import apply_fix, merged_draft, save_merge, undo_fix
 from reasonix_tui.core.health.usage import MIN_TURNS
 from reasonix_tui.core.paths import Layout
@@ -416,10 +416,10 @@ def test_a_run_after_one_write_scans_one_fact(layout: Layout) -> None:
 def test_the_disk_memo_spares_the_next_process_the_scan(layout: Layout) -> None:
     for i in range(5):
         save(layout, f"fact-{i}")
-    first = HealthChecker(layout.cache_dir / "health-memo.marshal")
+    first = HealthChecker(memo_path(layout))
     report(layout, checker=first)
     assert first.scanned == 5
-    second = HealthChecker(layout.cache_dir / "health-memo.marshal")
+    second = HealthChecker(memo_path(layout))
     report(layout, checker=second)
     assert second.scanned == 0
 
@@ -770,3 +770,126 @@ def test_meaning_pairs_after_one_write_equal_a_fresh_computation(layout: Layout)
     restored = MeaningPairs()
     assert restored.restore(incremental.state())
     assert restored.update(facts) == again and restored.computed == 0
+
+
+# --------------------------------------------------------------------------- persisted state
+
+
+def _scratch(layout: Layout, now: Timestamp):
+    """Findings computed with nothing kept: no memo file, the recall's per-fact memo emptied."""
+    from reasonix_tui.core.recall.memo import FACT_MEMO
+
+    FACT_MEMO.clear()
+    return HealthChecker().report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS), now=now))
+
+
+def test_the_persisted_state_answers_exactly_what_a_run_from_scratch_does(tmp_path) -> None:
+    """A new process (new checker, new fact objects) reading the state, the worker after one
+    write, and a new process after a write elsewhere all return the findings a run from
+    scratch returns, field by field, on the demo home (every kind of finding)."""
+    from reasonix_tui.core.demo import build_demo_home
+    from reasonix_tui.core.recall.memo import FACT_MEMO
+
+    now = NOW
+    demo = build_demo_home(tmp_path / "demo", now=now, with_approval=False)
+    layout = Layout.resolve(home=demo.root, workspace=demo.workspace)
+    scratch = _scratch(layout, now)
+    assert len({f.kind for f in scratch.findings}) >= 12
+    # a negation that only shares a word is no replacement ("Logs carry no personal data" in
+    # the review checklist against the June release notes; "never" against "Never force-push")
+    pairs = {
+        frozenset(r.ref for r in f.facts)
+        for f in scratch.findings
+        if f.kind in ("topic-supersession", "project-override")
+    }
+    assert frozenset(("project/release-notes-june.md", "project/review-checklist.md")) not in pairs
+    assert not any("global/no-force-push.md" in p for p in pairs)
+    assert frozenset(("project/error-tracking.md", "project/error-tracking-honeycomb.md")) in pairs
+    first = HealthChecker(memo_path(layout))
+    first.report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS), now=now))
+    assert first.reused == () and first.save()
+    assert stat.S_IMODE(os.stat(memo_path(layout)).st_mode) == 0o600
+
+    FACT_MEMO.clear()  # a new process: new fact objects, nothing in memory
+    worker = HealthChecker(memo_path(layout))
+    store = Store(layout, settings=SETTINGS)
+    warm = worker.report(gather(layout, SETTINGS, store, now=now))
+    assert worker.reused == ("pairs", "pinned-unused") and worker.scanned == 0
+    assert warm.findings == scratch.findings
+
+    # the worker after one write: only what changed is redone, the answer is a fresh one's
+    victim = next(f for f in scratch.findings if f.kind == "never-recalled").facts[0]
+    name = os.path.splitext(os.path.basename(victim.path))[0]
+    store.save(SaveRequest(name=name, description="Rewritten", body=f"now holding {AWS_KEY}"))
+    after = worker.report(gather(layout, SETTINGS, store, now=now))
+    assert worker.scanned == 1 and "pairs" not in worker.reused
+    assert after.findings == _scratch(layout, now).findings
+    assert any(f.kind == "secret" and f.facts[0].id == victim.id for f in after.findings)
+    worker.save()
+
+    # another process writes; a new one starts from the state (pairs redone, the rest kept)
+    other = next(f for f in after.findings if f.kind == "stale").facts[0]
+    Store(layout, settings=SETTINGS).save(
+        SaveRequest(name=os.path.splitext(os.path.basename(other.path))[0], body="Checked again today.")
+    )
+    FACT_MEMO.clear()
+    fresh = HealthChecker(memo_path(layout))
+    again = fresh.report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS), now=now))
+    assert fresh.scanned == 1 and "pairs" not in fresh.reused
+    assert again.findings == _scratch(layout, now).findings
+
+
+def test_a_damaged_or_foreign_state_file_is_ignored(layout: Layout) -> None:
+    for i in range(3):
+        save(layout, f"fact-{i}", days_ago=400)
+    expected = report(layout).findings
+    path = memo_path(layout)
+    blob = open(path, "rb").read()
+    with open(path, "wb") as fh:
+        fh.write(blob[:-7] + b"garbage")  # torn: the checksum no longer matches
+    checker = HealthChecker(path)
+    assert report(layout, checker=checker).findings == expected
+    assert checker.scanned == 3 and checker.reused == ()
+
+
+def test_a_rejection_of_what_the_older_rule_says_is_still_a_replacement(layout: Layout) -> None:
+    """The stronger evidence a rejection needs keeps the real ones: "use pnpm, not npm" and
+    "never deploy on Fridays" replace the older rules (their meanings are alike)."""
+    save(
+        layout,
+        "package-manager",
+        100,
+        title="Package manager",
+        description="npm for installs",
+        body="We install with npm install and run scripts with npm run.",
+    )
+    save(
+        layout,
+        "pnpm-only",
+        10,
+        title="This repo uses pnpm",
+        description="use pnpm, not npm",
+        body="Install with pnpm install; the lockfile is pnpm-lock.yaml.",
+    )
+    save(
+        layout,
+        "deploy-days",
+        100,
+        title="Deploys",
+        description="deploy on fridays",
+        body="We deploy on Fridays after the standup.",
+    )
+    save(
+        layout,
+        "deploy-freeze",
+        10,
+        title="No Friday deploys",
+        description="never deploy on fridays",
+        body="Never deploy on Fridays; deploys go out Tuesday to Thursday.",
+    )
+    found = {(f.facts[1].ref, f.facts[0].ref): f for f in kinds(layout)["topic-supersession"]}
+    assert set(found) == {
+        ("project/package-manager.md", "project/pnpm-only.md"),
+        ("project/deploy-days.md", "project/deploy-freeze.md"),
+    }
+    assert all(f.severity == "warning" and "it says not" in f.evidence[0] for f in found.values())

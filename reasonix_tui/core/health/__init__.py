@@ -12,8 +12,10 @@ Context Center's Health pane:
   :mod:`.freshness`; :mod:`.base` holds what they share;
 * :mod:`.similar` — near-duplicates by the recall's meaning channel, kept incrementally;
 * :mod:`.compare` — two facts side by side, the differing words marked;
-* :mod:`.checker` — :class:`HealthChecker` (per-fact work memoised, so a run after one
-  write rescans one fact), :func:`gather` (the inputs), :func:`health_report`;
+* :mod:`.checker` — :class:`HealthChecker` (work kept per fact and per store, in memory
+  and on disk, so a run after one write or in a new process redoes only what changed),
+  :func:`health_report`; :mod:`.state` — fact keys and findings as plain data;
+* :mod:`.inputs` — :func:`gather` (the inputs);
 * :mod:`.dismissals` — dismissed fingerprints in the state root;
 * :mod:`.fixes` — what a fix does, through the store's own operations.
 """
@@ -21,8 +23,9 @@ Context Center's Health pane:
 from __future__ import annotations
 
 from .base import FactScan, HealthContext, SecretHit
-from .checker import HealthChecker, gather, health_report, memo_path, run_checks, scan_fact
+from .checker import HealthChecker, health_report, memo_path, run_checks, scan_fact
 from .dismissals import Dismissals
+from .inputs import gather
 from .model import (
     FIX_ACTIONS,
     INFO,

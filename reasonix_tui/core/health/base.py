@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ..compat.gostr import one_line, truncate_runes
 from ..compat.gotime import DAY_NS, Timestamp
@@ -13,6 +14,7 @@ from ..instructions.documents import Diagnostic
 from ..recall.trace import RecallTrace
 from ..store.model import Fact
 from .model import FactRef, Finding, Fix, fingerprint_of, key_of
+from .state import Decoder, encode_finding
 
 __all__ = [
     "NO_TIME",
@@ -170,11 +172,20 @@ def make_finding(
 class FindingMemo:
     """Findings about one fact kept between runs: reused while the fact is the same object
     and the values that shape the finding (its *signature*: counts, days, labels) are
-    equal, so a run after one write builds findings for the facts that changed only."""
+    equal, so a run after one write builds findings for the facts that changed only.
 
-    def __init__(self) -> None:
+    With ``key`` (a fact's :func:`~.state.fact_key`) the per-fact findings are also kept
+    in :attr:`disk` by fact key, so a new process decodes what an earlier one built."""
+
+    def __init__(self, key: Callable[[Fact], bytes] | None = None) -> None:
         self._items: dict[tuple[str, int], tuple[Fact, Hashable, Finding | None]] = {}
         self._groups: dict[tuple[str, tuple[int, ...]], tuple[tuple[Fact, ...], Hashable, Finding | None]] = {}
+        self._key = key
+        self.disk: dict[tuple[str, bytes], tuple[Any, Any]] = {}
+        """``(kind, fact key)`` → ``(signature, encoded finding or None)`` (marshal-able)."""
+        self.dirty = False
+        """:attr:`disk` has entries a saved copy lacks."""
+        self._decoder = Decoder()
 
     def get(self, kind: str, fact: Fact, signature: Hashable, build: Callable[[], Finding | None]) -> Finding | None:
         """``build()``, or what it gave for this fact and signature last time."""
@@ -182,8 +193,25 @@ class FindingMemo:
         hit = self._items.get(key)
         if hit is not None and hit[0] is fact and hit[1] == signature:
             return hit[2]
-        value = build()
+        if self._key is None:
+            value = build()
+        else:
+            value = self._through_disk((kind, self._key(fact)), signature, build)
         self._items[key] = (fact, signature, value)
+        return value
+
+    def _through_disk(
+        self, key: tuple[str, bytes], signature: Hashable, build: Callable[[], Finding | None]
+    ) -> Finding | None:
+        stored = self.disk.get(key)
+        if stored is not None and stored[0] == signature:
+            try:
+                return None if stored[1] is None else self._decoder.finding(stored[1])
+            except (TypeError, ValueError):
+                pass  # not a finding (a foreign or damaged entry): build it again
+        value = build()
+        self.disk[key] = (signature, None if value is None else encode_finding(value))
+        self.dirty = True
         return value
 
     def get_group(
@@ -207,6 +235,10 @@ class FindingMemo:
         for gkey, (group, _, _) in list(self._groups.items()):
             if any(alive.get(id(f)) is not f for f in group):
                 del self._groups[gkey]
+        if self._key is not None and self.disk:
+            keys = {self._key(f) for f in facts}
+            for dkey in [k for k in self.disk if k[1] not in keys]:
+                del self.disk[dkey]
 
     def __len__(self) -> int:
         return len(self._items)

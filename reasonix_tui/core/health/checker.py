@@ -1,24 +1,35 @@
-"""Running the checks: gather the inputs, keep per-fact work between runs, apply dismissals.
+"""Running the checks: keep the work between runs and between processes, apply dismissals.
 
 :class:`HealthChecker` is what the ``memory health`` command and the Context Center's
-worker hold. The expensive part of a run is per fact (the write policy's secret scan,
-size, the duplicate digests): it is memoised by fact object and revision, so a run after
-one write scans one fact, and (for one-shot processes) on disk by content under the cache
-folder, so the next process does not scan again. Everything else is one linear pass.
+worker hold. Work is kept at three levels, each exact (a run returns what a run from
+scratch would):
 
-:func:`gather` reads what the checks need (the store's snapshot, unreadable files, the
-recorded recall traces, the instruction resolution); :func:`health_report` is the one
-call for a command line.
+* per fact, by object and revision in memory, by :func:`~.state.fact_key` on disk: the
+  write policy's secret scan, size and duplicate digests (:func:`scan_fact`), and the
+  per-fact findings with the signature they were built for (freshness, recall usage);
+* per store: the findings about pairs and groups of facts (the resolver's supersessions
+  and overrides, duplicates, near-duplicates), valid for one **store digest** (every
+  fact key in snapshot order), and the pinned-unused findings, valid for one store digest
+  and one set of recorded queries;
+* the near-duplicate pair search (:class:`~.similar.MeaningPairs`), by content, so after
+  a write only the written fact's row is computed.
+
+On disk it is one sealed (checksummed, versioned, 0600) file per workspace under the
+cache folder (:func:`memo_path`), so a new process — a one-shot ``memory health``, the
+Context Center's first run — starts where the last one stopped. :func:`health_report` is
+the one call for a command line.
 """
 
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..compat.gostr import trim_space
@@ -33,15 +44,17 @@ from .dismissals import Dismissals
 from .duplicates import check_duplicates, check_near_duplicates, dup_keys
 from .files import check_instructions, check_oversized, check_secrets, check_unreadable
 from .freshness import check_freshness
+from .inputs import gather
 from .model import Finding, HealthReport, sort_key
 from .pairs import check_overrides, check_subject_conflicts, check_topic_supersessions
 from .similar import MeaningPairs, near_duplicates
+from .state import Decoder, encode_finding, fact_key, store_digest
 from .usage import Usage, check_pinned_budget, check_pinned_unused, check_recall_usage, usage_from_traces
 
 if TYPE_CHECKING:
     from ..store.store import Store
 
-__all__ = ["HealthChecker", "gather", "health_report", "run_checks", "scan_fact", "memo_path", "instruction_targets"]
+__all__ = ["HealthChecker", "health_report", "run_checks", "pair_checks", "scan_fact", "memo_path"]
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` while facts are scanned."""
@@ -57,11 +70,6 @@ def scan_fact(fact: Fact) -> FactScan:
         line = text.count("\n", 0, f.span[0]) + 1 if isinstance(text, str) else 1
         hits.append(SecretHit(f.field or "body", f.kind, f.label, line, f.preview))
     return FactScan(tuple(hits), len(trim_space(fact.body)), dup_keys(fact))
-
-
-def _content_key(fact: Fact) -> bytes:
-    text = "\x00".join((fact.name, fact.title, fact.description, fact.body, fact.keywords, fact.subject_key))
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _same_text(a: Fact, b: Fact) -> bool:
@@ -89,17 +97,20 @@ def _decode(value: Any) -> FactScan:
 
 
 def memo_path(layout: Layout) -> str:
-    """Where one-shot processes keep scans between runs."""
-    return os.path.join(os.fspath(layout.cache_dir), "health-memo.marshal")
+    """Where a workspace's health work is kept between processes (the cache folder)."""
+    tag = hashlib.blake2b(layout.slug.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+    return os.path.join(os.fspath(layout.cache_dir), f"health-{tag}.marshal")
 
 
-_STAMPED = ("base", "duplicates", "files")
-"""Modules whose code shapes the memoised scans and pairs."""
+_STAMPED = ("base", "duplicates", "files", "freshness", "model", "pairs", "similar", "state", "usage")
+"""Modules whose code shapes what is kept (scans, findings, pairs)."""
 
 
+@cache
 def _memo_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from .. import resolve as resolver
     from ..agent import policy, secrets
 
     versions = []
@@ -109,45 +120,78 @@ def _memo_version() -> str:
         except PackageNotFoundError:  # a missing distribution only changes the stamp
             versions.append("?")
     here = os.path.dirname(__file__)
-    fields = os.path.join(os.path.dirname(here), "recall", "fields.py")
+    core = os.path.dirname(here)
     stamp = source_stamp(
-        secrets.__file__, policy.__file__, os.path.join(here, "py"), os.path.join(here, "similar.py"), fields
+        secrets.__file__,
+        policy.__file__,
+        resolver.__file__,
+        os.path.join(core, "recall", "fields.py"),
+        os.path.join(core, "store", "freshness.py"),
+        os.path.join(core, "store", "model.py"),
+        *(os.path.join(here, f"{m}.py") for m in _STAMPED),
     )
-    return f"{stamp}:{':'.join(versions)}:2"
+    return f"{stamp}:{':'.join(versions)}:3"
+
+
+def _usage_digest(usage: Usage, function_words: frozenset[str]) -> bytes:
+    terms = tuple((t, tuple(sorted(words))) for t, words in usage.terms)
+    blob = marshal.dumps((usage.span.turns, terms, tuple(sorted(function_words))), 0)
+    return hashlib.blake2b(blob, digest_size=20).digest()
 
 
 class HealthChecker:
-    """Computes a store's findings; keeps per-fact scans between runs.
+    """Computes a store's findings; keeps the work between runs (and, with ``memo_file``,
+    between processes).
 
     Thread-safe for one writer at a time (the Context Center runs it in one worker).
     """
 
-    _MAGIC = b"RXTHLTH1"
-    _LIMIT = 200_000
+    _MAGIC = b"RXTHLTH2"
 
     def __init__(self, memo_file: str | os.PathLike[str] | None = None) -> None:
         self._mem: dict[str, tuple[Fact, FactScan]] = {}
+        self._keys: dict[int, tuple[Fact, bytes]] = {}
         self._lock = threading.Lock()
         self._disk_path = os.fspath(memo_file) if memo_file else ""
-        self._disk: dict[bytes, Any] | None = None
+        self._loaded = not self._disk_path
+        self._scans: dict[bytes, Any] = {}
         self._dirty = False
-        self._memo = FindingMemo()
+        self._memo = FindingMemo(self.key)
         self._meaning = MeaningPairs()
-        self._meaning_loaded = False
+        self._stored: dict[str, tuple[bytes, tuple[Any, ...], tuple[str, ...]]] = {}
+        self._results: dict[str, tuple[bytes, tuple[Finding, ...], tuple[str, ...]]] = {}
         self._usage: tuple[tuple[tuple[str, str, int], ...], Usage] | None = None
         self.scanned = 0
         """Facts scanned (not taken from a memo) by the last :meth:`scan_all`."""
+        self.reused: tuple[str, ...] = ()
+        """Store-level results (``pairs``, ``pinned-unused``) the last run took as they were."""
+
+    def key(self, fact: Fact) -> bytes:
+        """:func:`~.state.fact_key` of ``fact`` (memoised by object)."""
+        hit = self._keys.get(id(fact))
+        if hit is not None and hit[0] is fact:
+            return hit[1]
+        k = fact_key(fact)
+        self._keys[id(fact)] = (fact, k)
+        return k
+
+    def _load(self) -> None:
+        """Take what an earlier process left (once; a missing, damaged or older file is ignored)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        data = read_sealed(self._disk_path, self._MAGIC)
+        if type(data) is not tuple or len(data) != 5 or data[0] != _memo_version():
+            return
+        _, scans, meaning, findings, stored = data
+        if not (isinstance(scans, dict) and isinstance(findings, dict) and isinstance(stored, dict)):
+            return
+        self._scans = scans
+        self._meaning.restore(meaning)
+        self._memo.disk = findings
+        self._stored = stored
 
     # ------------------------------------------------------------------ per fact
-
-    def _disk_layer(self) -> dict[bytes, Any]:
-        if self._disk is None:
-            data = read_sealed(self._disk_path, self._MAGIC) if self._disk_path else None
-            ok = type(data) is tuple and len(data) == 3 and data[0] == _memo_version() and isinstance(data[1], dict)
-            self._disk = data[1] if ok else {}  # type: ignore[index]  # ok: data is a 3-tuple
-            if ok and not self._meaning_loaded:
-                self._meaning_loaded = self._meaning.restore(data[2])  # type: ignore[index]  # ok: a 3-tuple
-        return self._disk
 
     def cached(self, fact: Fact) -> FactScan | None:
         """The scan of ``fact`` if one is memoised (never scans)."""
@@ -156,15 +200,15 @@ class HealthChecker:
             if hit[0] is not fact:
                 self._mem[scan_key(fact)] = (fact, hit[1])
             return hit[1]
-        if self._disk_path:
-            stored = self._disk_layer().get(_content_key(fact))
-            if stored is not None:
-                try:
-                    scan = _decode(stored)
-                except (TypeError, ValueError):
-                    return None
-                self._mem[scan_key(fact)] = (fact, scan)
-                return scan
+        self._load()
+        stored = self._scans.get(self.key(fact))
+        if stored is not None:
+            try:
+                scan = _decode(stored)
+            except (TypeError, ValueError):
+                return None
+            self._mem[scan_key(fact)] = (fact, scan)
+            return scan
         return None
 
     def scan(self, fact: Fact) -> FactScan:
@@ -175,9 +219,8 @@ class HealthChecker:
         scan = scan_fact(fact)
         self.scanned += 1
         self._mem[scan_key(fact)] = (fact, scan)
-        if self._disk_path:
-            self._disk_layer()[_content_key(fact)] = _encode(scan)
-            self._dirty = True
+        self._scans[self.key(fact)] = _encode(scan)
+        self._dirty = True
         return scan
 
     def scan_all(
@@ -213,16 +256,32 @@ class HealthChecker:
             alive = {scan_key(f) for f in facts}
             for k in [k for k in self._mem if k not in alive]:
                 del self._mem[k]
+        if len(self._keys) > 2 * len(facts) + 1000:
+            ids = {id(f) for f in facts}
+            for i in [i for i in self._keys if i not in ids]:
+                del self._keys[i]
+        if len(self._scans) > len(facts):
+            keys = {self.key(f) for f in facts}
+            for dead in [k for k in self._scans if k not in keys]:
+                del self._scans[dead]
 
     def save(self) -> bool:
-        """Write the disk layer when something new was scanned (best effort)."""
+        """Write what a new process starts from, when something new was computed (best effort)."""
         with self._lock:
-            if not self._disk_path or self._disk is None or not (self._dirty or self._meaning.computed):
+            if not self._disk_path or not self._loaded:
                 return False
-            items = list(self._disk.items())[-self._LIMIT :]
-            self._dirty = False
+            if not (self._dirty or self._memo.dirty):
+                return False
+            state = (
+                _memo_version(),
+                dict(self._scans),
+                self._meaning.state(),
+                dict(self._memo.disk),
+                dict(self._stored),
+            )
+            self._dirty = self._memo.dirty = False
         try:
-            write_sealed(self._disk_path, self._MAGIC, (_memo_version(), dict(items), self._meaning.state()))
+            write_sealed(self._disk_path, self._MAGIC, state)
         except (OSError, ValueError):
             return False
         return True
@@ -230,11 +289,38 @@ class HealthChecker:
     # ------------------------------------------------------------------ a run
 
     def usage(self, traces: Sequence[Any]) -> Usage:
-        """:func:`~.usage_from_traces`, reused while the traces are the same."""
+        """:func:`~.usage.usage_from_traces`, reused while the traces are the same."""
         sig = tuple((t.at, t.session_id, len(t.hits)) for t in traces)
         if self._usage is None or self._usage[0] != sig:
             self._usage = (sig, usage_from_traces(traces))
         return self._usage[1]
+
+    def _per_store(
+        self, name: str, digest: bytes, compute: Callable[[list[str]], list[Finding]], notes: list[str]
+    ) -> list[Finding]:
+        """``compute(notes)``, or what it gave for the same ``digest`` (in memory, else on disk)."""
+        hit = self._results.get(name)
+        if hit is None or hit[0] != digest:
+            raw = self._stored.get(name)
+            hit = None
+            if raw is not None and raw[0] == digest:
+                try:
+                    decoder = Decoder()
+                    hit = (digest, tuple(decoder.finding(v) for v in raw[1]), tuple(str(n) for n in raw[2]))
+                except (TypeError, ValueError):
+                    hit = None
+        if hit is not None:
+            self._results[name] = hit
+            self.reused += (name,)
+            notes.extend(hit[2])
+            return list(hit[1])
+        mine: list[str] = []
+        found = compute(mine)
+        notes.extend(mine)
+        self._results[name] = (digest, tuple(found), tuple(mine))
+        self._stored[name] = (digest, tuple(encode_finding(f) for f in found), tuple(mine))
+        self._dirty = True
+        return found
 
     def report(
         self,
@@ -248,18 +334,30 @@ class HealthChecker:
         scans, left = self.scan_all(ctx.facts, progress, budget_s=budget_s)
         ctx = replace(ctx, scans=scans)
         usage = self.usage(ctx.traces)
+        self._load()
+        self.reused = ()
         notes: list[str] = []
-        if self._disk_path:
-            self._disk_layer()  # the near-duplicate pairs a previous process left
-        findings = run_checks(ctx, memo=self._memo, usage=usage, meaning=self._meaning, notes=notes)
-        self._memo.retain(ctx.facts)
+        facts = ctx.facts
+        digest = store_digest(self.key(f) for f in facts)
+        pairs = self._per_store(
+            "pairs", digest, lambda n: pair_checks(facts, scans, memo=self._memo, meaning=self._meaning, notes=n), notes
+        )
+        unused = None
+        if ctx.words is None:
+            unused_digest = store_digest((digest, _usage_digest(usage, ctx.function_words)))
+            unused = self._per_store(
+                "pinned-unused",
+                unused_digest,
+                lambda n: check_pinned_unused(facts, usage, _words, ctx.function_words),
+                notes,
+            )
+        findings = run_checks(ctx, memo=self._memo, usage=usage, notes=notes, pairs=pairs, pinned_unused=unused)
+        self._memo.retain(facts)
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
-        partial = tuple(notes) + (
-            (f"secrets: {len(ctx.facts) - left:,}/{len(ctx.facts):,} facts scanned",) if left else ()
-        )
-        return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(ctx.facts), usage.span, partial)
+        partial = tuple(notes) + ((f"secrets: {len(facts) - left:,}/{len(facts):,} facts scanned",) if left else ())
+        return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(facts), usage.span, partial)
 
 
 def _words(fact: Fact) -> frozenset[str]:
@@ -277,22 +375,17 @@ def _pairs_of(findings: Sequence[Finding]) -> set[frozenset[str]]:
     return out
 
 
-def run_checks(
-    ctx: HealthContext,
+def pair_checks(
+    facts: Sequence[Fact],
+    scans: dict[str, FactScan] | None = None,
     *,
     memo: FindingMemo | None = None,
-    usage: Usage | None = None,
     meaning: MeaningPairs | None = None,
     notes: list[str] | None = None,
 ) -> list[Finding]:
-    """Every check over ``ctx`` (``ctx.scans`` should hold every fact's scan).
-
-    ``memo`` keeps per-fact findings between runs, ``usage`` is the folded traces when
-    known, ``meaning`` the near-duplicate pairs kept between runs; a check that could not
-    run (a language resource missing) adds a line to ``notes``.
-    """
-    facts = ctx.facts
-    out: list[Finding] = []
+    """The findings about pairs and groups of facts, from the facts alone: same-subject
+    conflicts and overrides (the resolver's view), duplicates, near-duplicates by meaning,
+    topic supersessions (pairs already reported as something else left out)."""
     try:
         resolution = resolve(facts)
     except (ImportError, OSError, ValueError) as exc:  # the topic pairs need the language resources
@@ -306,7 +399,7 @@ def run_checks(
     skip = _pairs_of(claimed) | {
         frozenset((str(s.old.id), str(s.current.id))) for s in resolution.items if s.kind != "topic" or s.certain
     }
-    exact = check_duplicates(facts, ctx.scans, skip, memo)
+    exact = check_duplicates(facts, scans, skip, memo)
     dups = _pairs_of(exact)
     try:
         meaning = meaning or MeaningPairs()
@@ -319,108 +412,45 @@ def run_checks(
     except (ImportError, OSError, ValueError) as exc:
         if notes is not None:
             notes.append(f"near-duplicates by meaning unavailable ({type(exc).__name__}: {exc})")
-    out += claimed + exact + check_topic_supersessions(facts, resolution, dups)
+    return claimed + exact + check_topic_supersessions(facts, resolution, dups)
+
+
+def run_checks(
+    ctx: HealthContext,
+    *,
+    memo: FindingMemo | None = None,
+    usage: Usage | None = None,
+    meaning: MeaningPairs | None = None,
+    notes: list[str] | None = None,
+    pairs: Sequence[Finding] | None = None,
+    pinned_unused: Sequence[Finding] | None = None,
+) -> list[Finding]:
+    """Every check over ``ctx`` (``ctx.scans`` should hold every fact's scan).
+
+    ``memo`` keeps per-fact findings between runs, ``usage`` is the folded traces when
+    known, ``meaning`` the near-duplicate pairs kept between runs, ``pairs`` and
+    ``pinned_unused`` what :func:`pair_checks` and the pinned-unused check gave for these
+    very facts; a check that could not run (a language resource missing) adds a line to
+    ``notes``.
+    """
+    facts = ctx.facts
+    out = (
+        list(pairs)
+        if pairs is not None
+        else pair_checks(facts, dict(ctx.scans), memo=memo, meaning=meaning, notes=notes)
+    )
     out += check_secrets(facts, ctx.scans)
     out += check_unreadable(ctx.errors)
     out += check_instructions(ctx.diagnostics, ctx.workspace)
     out += check_pinned_budget(facts, ctx.pinned_budget, ctx.pinned_refused)
     usage = usage if usage is not None else usage_from_traces(ctx.traces)
-    out += check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
+    if pinned_unused is None:
+        pinned_unused = check_pinned_unused(facts, usage, ctx.words or _words, ctx.function_words)
+    out += pinned_unused
     out += check_freshness(facts, ctx.now, memo)
     out += check_oversized(facts, ctx.scans)
     out += check_recall_usage(facts, usage, ctx.now, memo)
     return out
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def _signature(path: str) -> str:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return "missing"
-    return f"{st.st_size}:{st.st_mtime_ns}"
-
-
-def gather(
-    layout: Layout,
-    settings: Settings,
-    store: Store | None = None,
-    *,
-    now: Timestamp | None = None,
-    facts: Sequence[Fact] | None = None,
-    errors: Sequence[tuple[str, str, str]] | None = None,
-) -> HealthContext:
-    """Read what the checks need: the store's active facts and unreadable files (unless
-    given), the recorded recall traces and the instruction diagnostics of the workspace."""
-    from ..instructions.resolver import resolve
-    from ..recall.trace import TraceStore
-
-    if facts is None or errors is None:
-        from ..store.store import Store
-
-        snap = (store or Store(layout, settings=settings, actor="cli")).snapshot()
-        facts = snap.facts if facts is None else facts
-        errors = [(e.path, e.scope, e.message) for e in snap.errors] if errors is None else errors
-        now = now or snap.loaded_at
-    now = now or Timestamp.now()
-    traces = TraceStore(layout).history(100_000)
-    diagnostics: dict[tuple[str, str, str, int], Any] = {}
-    for target in instruction_targets(str(layout.workspace)):
-        try:
-            found = resolve(target, str(layout.root), str(layout.workspace)).diagnostics
-        except (OSError, ValueError):
-            continue
-        for d in found:
-            if d.code == "target_outside_workspace" and target != str(layout.workspace):
-                continue
-            diagnostics.setdefault((d.code, d.path, d.source_path, d.line), d)
-    return HealthContext(
-        facts=facts,
-        scans={},
-        now=now,
-        pinned_budget=settings.pinned_budget_chars,
-        pinned_refused=settings.pinned_ceiling > 0,
-        errors=[(p, s, m, _signature(p)) for p, s, m in errors],
-        traces=traces,
-        diagnostics=tuple(diagnostics.values()),
-        workspace=str(layout.workspace),
-        function_words=function_words(),
-    )
-
-
-INSTRUCTION_WALK_LIMIT = 2000
-"""Folders of the workspace looked at for instruction documents below the root."""
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "target", "dist", "build"})
-
-
-def instruction_targets(workspace: str, limit: int = INSTRUCTION_WALK_LIMIT) -> list[str]:
-    """The workspace root and every folder below it that holds an instruction document
-    (hidden folders and dependency or build folders skipped; at most ``limit`` folders
-    walked), so imports rejected or missing in a sub-folder's ``AGENTS.md`` are found too."""
-    from ..instructions.documents import DOCUMENT_NAMES, LOCAL_DOCUMENT_NAMES
-
-    names = frozenset(DOCUMENT_NAMES + LOCAL_DOCUMENT_NAMES)
-    out = [workspace]
-    seen = 0
-    for here, dirs, files in os.walk(workspace):
-        seen += 1
-        if seen > limit:
-            break
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-        if here != workspace and names.intersection(files):
-            out.append(here)
-    return out
-
-
-def function_words() -> frozenset[str]:
-    """Words that are never evidence of a topic (the language package's English closed class)."""
-    try:
-        from ..lang import FUNCTION_WORDS
-    except ImportError:
-        return frozenset()
-    return frozenset(FUNCTION_WORDS)
 
 
 def health_report(
@@ -432,12 +462,13 @@ def health_report(
     checker: HealthChecker | None = None,
 ) -> HealthReport:
     """Findings of the workspace's store with the dismissals of its state root applied
-    (scans are memoised on disk under the cache folder)."""
+    (what was computed is kept under the cache folder for the next process)."""
     from ..recall.memo import FACT_MEMO
     from ..recall.memo import memo_path as recall_memo_path
 
     checker = checker or HealthChecker(memo_path(layout))
-    # a one-shot process: analysed fields and meaning vectors of unchanged facts come from the last run
+    # analysed fields and meaning vectors of unchanged facts come from the last run (read
+    # only when something changed: an unchanged store never needs them)
     FACT_MEMO.attach(recall_memo_path(layout.cache_dir))
     ctx = gather(layout, settings, store, now=now)
     report = checker.report(ctx, Dismissals(layout).fingerprints())
