@@ -240,3 +240,20 @@ async def test_keys_of_fixes_a_finding_does_not_offer_are_disabled(demo: Layout)
         await pilot.press("a")  # nothing happens
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_status_line_fits_80_columns_with_the_count_and_the_pinned_budget(demo: Layout) -> None:
+    """At 80 columns the status line takes its short forms instead of cutting the pinned
+    budget off; widened again, it shows the full forms (it follows a resize)."""
+    app = make(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one("#status-bar", Static)
+        status = plain(bar)
+        assert "4 problems (8)" in status and "pinned 1,219/1,500" in status
+        assert len(status) <= 78  # the bar's width inside its padding: nothing is cut
+        await pilot.resize_terminal(160, 30)
+        await settle(pilot)
+        status = plain(bar)
+        assert "4 memory problems — press 8" in status and "pinned 1,219/1,500 chars" in status
+        assert status.endswith("watching")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import cast
 
 from textual import on
 from textual.app import ComposeResult, SystemCommand
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
@@ -113,6 +114,24 @@ class StatusBar(Static):
     """Workspace, counts, pinned budget, pending approvals, watch state."""
 
 
+def fit_status(parts: Sequence[tuple[int, str, str]], width: int) -> str:
+    """The status line for ``width`` cells from ``(priority, full, short)`` parts (an empty
+    form: left out). The full forms when they fit, else without the least important parts
+    (priority 3 and up); else the short forms, leaving out parts of priority 1 and up, least
+    important first, until they fit. Priority 0 is always shown."""
+    items: list[tuple[int, str]] = []
+    for short, floor in ((False, 3), (True, 1)):
+        items = [(prio, s if short else f) for prio, f, s in parts if (s if short else f)]
+        while Content.from_markup(" · ".join(text for _, text in items)).cell_length > width:
+            optional = [i for i, (prio, _) in enumerate(items) if prio >= floor]
+            if not optional:
+                break
+            del items[max(optional, key=lambda i: (items[i][0], i))]
+        else:
+            break
+    return " · ".join(text for _, text in items)
+
+
 class MainScreen(Screen[None]):
     """Facts, Revisions, Archive, Instructions, Recall, Suggestions, Activity, Health."""
 
@@ -155,35 +174,54 @@ class MainScreen(Screen[None]):
     def _sidecars(self, message: SidecarsReloaded) -> None:
         self.refresh_status()
 
+    def on_resize(self) -> None:
+        """Fit the status line to the new width."""
+        self.refresh_status()
+
     def refresh_status(self) -> None:
-        """Redraw the status line."""
+        """Redraw the status line, fitted to its width (:func:`fit_status`)."""
         app = self.center
         snap = app.snapshot
         counts = snap.counts
         project, global_, pinned = counts.get("project", 0), counts.get("global", 0), counts.get("pinned", 0)
         budget = f"{snap.pinned_chars:,}/{snap.pinned_budget:,}" if snap.pinned_budget else f"{snap.pinned_chars:,}/∞"
         over = snap.pinned_budget and snap.pinned_chars > snap.pinned_budget
+        budget = f"{'[red]' if over else ''}{budget}{'[/]' if over else ''}"
         pending = app.approvals.count
-        # The approval count comes first after the workspace, so it stays visible at 80 columns.
-        parts = [
-            f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]",
-            f"[reverse b $warning] ⚑ {pending} pending approval{'s' if pending != 1 else ''} (press A) [/]"
-            if pending
-            else "no pending approvals",
-            (f"{project:,} project · {global_:,} global" if app.loaded else "loading…")
-            + (f" [$warning]· reading {snap.reading[0]:,}/{snap.reading[1]:,} files…[/]" if snap.reading[1] else ""),
-            f"{pinned} pinned {'[red]' if over else ''}{budget}{'[/]' if over else ''} chars",
-        ]
+        reading = f" [$warning]· reading {snap.reading[0]:,}/{snap.reading[1]:,} files…[/]" if snap.reading[1] else ""
+        counted = f"{project:,} project · {global_:,} global" if app.loaded else "loading…"
+        # (priority, full form, short form): 0 is always shown; the approval count comes
+        # first after the workspace, so it stays visible at 80 columns
+        where = f"[b]{app.layout.workspace.name or app.layout.workspace}[/b]"
+        parts: list[tuple[int, str, str]] = [(0, where, where)]
+        if pending:
+            flag = f"⚑ {pending} pending approval{'s' if pending != 1 else ''}"
+            parts.append((0, f"[reverse b $warning] {flag} (press A) [/]", f"[reverse b $warning] {flag} (A) [/]"))
+        else:
+            parts.append((3, "no pending approvals", ""))
         problems = app.health.problems if app.health is not None else 0
         if problems:
             key = app.effective_keys("app-pane-health", "8").split(",")[0]
-            parts.insert(2, f"[b $error]{problems} memory problem{'s' if problems != 1 else ''} — press {key}[/]")
+            many = "s" if problems != 1 else ""
+            parts.append(
+                (
+                    0,
+                    f"[b $error]{problems} memory problem{many} — press {key}[/]",
+                    f"[b $error]{problems} problem{many} ({key})[/]",
+                )
+            )
+        parts.append((2, counted + reading, counted + reading))
+        parts.append((1, f"{pinned} pinned {budget} chars", f"pinned {budget}"))
         if app.demo:
-            parts.append("[b $accent]demo home[/]")
-        parts.append(
-            "[$error]stale: reload failed[/]" if app.stale else ("watching" if app.watch_enabled else "not watching")
-        )
-        self.query_one("#status-bar", StatusBar).update(" · ".join(parts))
+            parts.append((3, "[b $accent]demo home[/]", "[b $accent]demo[/]"))
+        if app.stale:
+            parts.append((0, "[$error]stale: reload failed[/]", "[$error]stale: reload failed[/]"))
+        else:
+            parts.append(
+                (3, "watching" if app.watch_enabled else "not watching", "" if app.watch_enabled else "not watching")
+            )
+        bar = self.query_one("#status-bar", StatusBar)
+        bar.update(fit_status(parts, bar.content_region.width or self.app.size.width - 2))
 
     # ----------------------------------------------------------------- panes
 
