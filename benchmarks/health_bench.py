@@ -195,7 +195,9 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
         ok = same(first, scratch) and f"{n:,} facts" in cli_out
         store = Store(layout, settings=SETTINGS)
         checker = HealthChecker(memo)
-        checker.report(gather(layout, SETTINGS, store))
+        ctx = gather(layout, SETTINGS, store)
+        checker.report(ctx)
+        checker.prime(ctx.facts)  # as the Context Center's worker does once the first report is shown
         rng = random.Random(1)
         writes: list[tuple[float, float, float, float]] = []
         for k in range(reps):

@@ -813,9 +813,11 @@ def test_the_persisted_state_answers_exactly_what_a_run_from_scratch_does(tmp_pa
     FACT_MEMO.clear()  # a new process: new fact objects, nothing in memory
     worker = HealthChecker(memo_path(layout))
     store = Store(layout, settings=SETTINGS)
-    warm = worker.report(gather(layout, SETTINGS, store, now=now))
+    ctx = gather(layout, SETTINGS, store, now=now)
+    warm = worker.report(ctx)
     assert worker.reused == ("pairs", "pinned-unused") and worker.scanned == 0
     assert warm.findings == scratch.findings
+    assert worker.prime(ctx.facts) and not worker.prime(ctx.facts)  # the worker's next step
 
     # the worker after one write: only what changed is redone, the answer is a fresh one's
     victim = next(f for f in scratch.findings if f.kind == "never-recalled").facts[0]

@@ -204,6 +204,8 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
                 checker.save()
                 self.post_message(HealthChecked(report, generation))
                 if not any(p.startswith("secrets:") for p in report.partial) or generation != self._health_gen:
+                    if generation == self._health_gen:
+                        checker.prime(ctx.facts)  # a report from the saved state: later writes redo only their part
                     return
 
     @on(HealthChecked)

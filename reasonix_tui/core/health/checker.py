@@ -359,6 +359,25 @@ class HealthChecker:
         partial = tuple(notes) + ((f"secrets: {len(facts) - left:,}/{len(facts):,} facts scanned",) if left else ())
         return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(facts), usage.span, partial)
 
+    def prime(self, facts: Sequence[Fact]) -> bool:
+        """Compute in memory what the last :meth:`report` took from the disk state (the
+        resolver's topic pairs, every fact's meaning vector and analysis), so the next run
+        after a write redoes only what the write changed. The Context Center's worker calls
+        it after the report is shown; ``False`` when there was nothing to do."""
+        if "pairs" not in self.reused:
+            return False
+        from ..recall.fields import fact_vectors
+
+        with self._lock:
+            try:
+                fact_vectors(list(facts))
+            except (ImportError, OSError, ValueError):
+                pass  # no meaning channel: the pair checks note it when they run
+            scans = {scan_key(f): s for f in facts if (s := self.cached(f)) is not None}
+            pair_checks(facts, scans, memo=self._memo, meaning=self._meaning)
+            self.reused = tuple(r for r in self.reused if r != "pairs")
+        return True
+
 
 def _words(fact: Fact) -> frozenset[str]:
     from ..recall.index import _recall_tokens
