@@ -14,8 +14,8 @@ from reasonix_tui.core.compat.retrieval import go_json_quote
 from reasonix_tui.core.compat.tokenize import query_terms, tokens
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import MemoryToolError, clear_index_cache, memory_tool_call, pinned_block, search_memories
-from reasonix_tui.core.recall.memory_tool import search_text
 from reasonix_tui.core.recall.pinned import MEMORY_PROTOCOL, pinned_report
+from reasonix_tui.core.recall.term_matrix import search_text
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.fileformat import render_fact
 from reasonix_tui.core.store.model import Fact, FactId, slug

@@ -167,7 +167,7 @@ def test_cli_memory_search_uses_and_writes_the_index(layout: Layout) -> None:
 def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(layout: Layout) -> None:
     from dataclasses import replace
 
-    from reasonix_tui.core.recall.search_index import _WARM, clear_warm_search, warm_search
+    from reasonix_tui.core.recall.term_matrix import _WARM, clear_warm_search, warm_search
 
     store = seeded(layout, 100)
     before = store.snapshot().facts
@@ -200,7 +200,8 @@ def test_a_warm_index_derived_after_changes_answers_like_one_built_from_scratch(
 
 
 def test_a_long_lived_process_starts_its_warm_search_from_the_disk_index(layout: Layout) -> None:
-    from reasonix_tui.core.recall.search_index import _WARM, clear_warm_search, seed_from_disk
+    from reasonix_tui.core.recall.search_index import seed_from_disk
+    from reasonix_tui.core.recall.term_matrix import _WARM, clear_warm_search
     from reasonix_tui.core.store.live import LiveStore
 
     seeded(layout, 30)

@@ -9,7 +9,8 @@ import pytest
 from reasonix_tui.core.compat.tokenize import query_terms
 from reasonix_tui.core.recall import clear_index_cache, search_memories
 from reasonix_tui.core.recall.index import get_index
-from reasonix_tui.core.recall.memory_tool import SEARCH_FLOOR, _SearchIndex, filter_facts
+from reasonix_tui.core.recall.memory_tool import _SearchIndex, filter_facts
+from reasonix_tui.core.recall.term_matrix import SEARCH_FLOOR
 from reasonix_tui.core.store.model import Fact, FactId
 
 WORDS = "deploy cache redis helm chart canary retry queue worker lint build the we use for".split()

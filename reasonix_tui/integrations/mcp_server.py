@@ -396,7 +396,8 @@ def _start_prewarm(ctx: _Context, history: bool = True) -> None:
 
     def work() -> None:
         try:  # the store and the memory search, from the on-disk index when it is current
-            from ..core.recall.search_index import seed_from_disk, warm_search
+            from ..core.recall.search_index import seed_from_disk
+            from ..core.recall.term_matrix import warm_search
 
             if not ctx.settings.no_memory:
                 if not seed_from_disk(ctx.store):  # type: ignore[arg-type]  # the live store is a Store

@@ -33,19 +33,29 @@ import hashlib
 import os
 import threading
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..compat import tokenize as _tokenize
 from ..store.cache import stat_key
-from ..store.precedence import Exclusion
 from ..store.scan import read_fact_file
 from ..store.sealed import read_sealed, source_stamp, write_sealed
 from .index import RecallIndex, _Freshness, _term_freqs
-from .memo import FACT_MEMO, recall_text
-from .search_index import TermMatrix, _Listing, _listing, _stat_keys
+from .listing import Listing, list_fact_files, stat_keys
+from .memo import FACT_MEMO
+from .stored_views import (
+    DocOf,
+    HalfRows,
+    LazyExclusions,
+    LazyFacts,
+    LazyTexts,
+    StoredBM25,
+    StoredPool,
+    Successors,
+)
+from .term_matrix import TermMatrix
 
 if TYPE_CHECKING:
     from ..resolve import Resolution
@@ -63,7 +73,17 @@ VERSION = (
         __file__,
         *(
             os.path.join(_HERE, n)
-            for n in ("index.py", "channels.py", "fields.py", "enhance.py", "pool.py", "search_index.py")
+            for n in (
+                "index.py",
+                "channels.py",
+                "fields.py",
+                "enhance.py",
+                "pool.py",
+                "term_matrix.py",
+                "listing.py",
+                "stored_views.py",
+                "memo.py",
+            )
         ),
         os.path.join(_CORE, "resolve.py"),
         os.path.join(_CORE, "freshness.py"),
@@ -115,108 +135,13 @@ class _Loader:
                 self._pos[id(fact)] = f
         return got
 
+    def file_of_id(self, key: int) -> int | None:
+        """The file number of a fact this loader read, by ``id(fact)``."""
+        return self._pos.get(key)
+
     def file_of(self, fact: Fact) -> int | None:
         f = self._pos.get(id(fact))
         return f if f is not None and self._facts.get(f) is fact else None
-
-
-class _LazyFacts(Sequence["Fact"]):
-    """Facts by position, read from their files on first use."""
-
-    def __init__(self, loader: _Loader, files: list[int]) -> None:
-        self._loader, self._files = loader, files
-
-    def __len__(self) -> int:
-        return len(self._files)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self._loader.fact(f) for f in self._files[i]]
-        return self._loader.fact(self._files[i])
-
-    def __iter__(self) -> Iterator[Fact]:
-        return (self._loader.fact(f) for f in self._files)
-
-
-class _LazyTexts(Sequence[str]):
-    def __init__(self, docs: _LazyFacts) -> None:
-        self._docs = docs
-
-    def __len__(self) -> int:
-        return len(self._docs)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [recall_text(f) for f in self._docs[i]]
-        return recall_text(self._docs[i])
-
-
-class _LazyExclusions(Sequence[Exclusion]):
-    def __init__(self, loader: _Loader, rows: list[tuple[int, str, int, str]]) -> None:
-        self._loader, self._rows = loader, rows
-        self._made: dict[int, Exclusion] = {}
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(len(self._rows))[i]]
-        got = self._made.get(i)
-        if got is None:
-            f, kind, by, key = self._rows[i]
-            got = self._made[i] = Exclusion(self._loader.fact(f), kind, self._loader.fact(by) if by >= 0 else None, key)
-        return got
-
-
-class _Pool:
-    """:class:`~.pool.Pool`'s shape over lazily read facts."""
-
-    def __init__(self, facts: _LazyFacts, excluded: _LazyExclusions) -> None:
-        self.facts, self.excluded = facts, excluded
-
-
-class _DocFreqs:
-    """``doc_freqs[doc]`` (rank-bm25's per-document term counts) from the CSR matrix."""
-
-    def __init__(self, matrix: TermMatrix) -> None:
-        self._m = matrix
-
-    def __getitem__(self, doc: int) -> dict[str, int]:
-        m = self._m
-        a, b = int(m.offsets[doc]), int(m.offsets[doc + 1])
-        return {m.terms[int(t)]: int(c) for t, c in zip(m.term_ids[a:b], m.counts[a:b])}
-
-
-class _StoredBM25:
-    """The parts of :class:`~.index.PoolBM25` a recall uses, over a :class:`TermMatrix`
-    (the same scores, in the same floating-point order)."""
-
-    def __init__(self, matrix: TermMatrix) -> None:
-        self._m = matrix
-        self.size = len(matrix.names)
-        self._freqs = _DocFreqs(matrix)
-
-    def matched_terms(self, doc: int, terms: Sequence[str]) -> list[str]:
-        """As :meth:`~reasonix_tui.core.bm25.BM25Index.matched_terms`."""
-        freqs = self._freqs[doc]
-        return [t for t in terms if freqs.get(t, 0) > 0]
-
-    def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
-        """As :meth:`PoolBM25.accumulate`."""
-        score = np.zeros(self.size)
-        count = np.zeros(self.size, dtype=np.int32)
-        per_term: list[np.ndarray | None] = []
-        for term in terms:
-            post = self._m._contributions(term)  # noqa: SLF001
-            if post is None:
-                per_term.append(None)
-                continue
-            idx, contrib = post
-            score[idx] += contrib
-            count[idx] += 1
-            per_term.append(idx)
-        return score, count, per_term
 
 
 def _channel_class() -> type:
@@ -227,7 +152,7 @@ def _channel_class() -> type:
 
         def __init__(
             self,
-            docs: _LazyFacts,
+            docs: LazyFacts,
             keys: list[str],
             start: np.ndarray,
             end: np.ndarray,
@@ -313,68 +238,19 @@ def _resolution_class() -> type:
     return StoredResolution
 
 
-class _DocOf:
-    """``id(fact) → document`` for facts read through the loader."""
-
-    def __init__(self, loader: _Loader, doc_files: list[int]) -> None:
-        self._loader = loader
-        self._doc_files = doc_files
-        self._by_file: dict[int, int] | None = None
-
-    def get(self, key: int, default: Any = None) -> Any:
-        f = self._loader._pos.get(key)  # noqa: SLF001
-        if f is None:
-            return default
-        if self._by_file is None:
-            self._by_file = {g: d for d, g in enumerate(self._doc_files)}
-        return self._by_file.get(f, default)
-
-
-class _Successors:
-    """``document → facts whose supersedes names it`` (read on use)."""
-
-    def __init__(self, loader: _Loader, rows: dict[int, list[int]]) -> None:
-        self._loader, self._rows = loader, rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def get(self, doc: int, default: Any = None) -> Any:
-        files = self._rows.get(doc)
-        return default if files is None else [self._loader.fact(f) for f in files]
-
-
-class _HalfRows:
-    """Meaning vectors kept at their disk precision (float16); rows are widened to float32
-    when taken (the same values as widening every row first)."""
-
-    def __init__(self, half: np.ndarray) -> None:
-        self._half = half
-        self.shape = half.shape
-
-    def __len__(self) -> int:
-        return len(self._half)
-
-    def __getitem__(self, rows: Any) -> np.ndarray:
-        return self._half[rows].astype(np.float32)  # type: ignore[no-any-return]  # numpy types astype loosely
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._half.astype(dtype or np.float32)
-
-
 class StoredRecallIndex(RecallIndex):
     """A :class:`~.index.RecallIndex` read from disk; facts are read from their files on use."""
 
-    def __init__(self, data: dict[str, Any], listing: _Listing) -> None:  # noqa: D107 - see class
+    def __init__(self, data: dict[str, Any], listing: Listing) -> None:  # noqa: D107 - see class
         loader = self.loader = _Loader(listing.paths, listing.scopes, listing.keys)
         self._ids: dict[str, int] = data["ids"]
-        self.docs = _LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
-        self.texts = _LazyTexts(self.docs)  # type: ignore[arg-type,assignment]  # lazy texts stand in for the list
-        self.pool = _Pool(
-            _LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
-            _LazyExclusions(loader, data["excluded"]),
+        self.docs = LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
+        self.texts = LazyTexts(self.docs)  # type: ignore[arg-type,assignment]  # lazy texts stand in for the list
+        self.pool = StoredPool(
+            LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
+            LazyExclusions(loader, data["excluded"]),
         )
-        self._all = _LazyFacts(loader, data["all_files"])
+        self._all = LazyFacts(loader, data["all_files"])
         n = len(data["doc_files"])
         matrix = TermMatrix(
             [""] * n,
@@ -385,7 +261,7 @@ class StoredRecallIndex(RecallIndex):
             np.frombuffer(data["term_ids"], dtype=np.int32),
             np.frombuffer(data["counts"], dtype=np.int32),
         )
-        self.bm25 = _StoredBM25(matrix) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
+        self.bm25 = StoredBM25(matrix) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
 
         def arr(name: str, dtype: Any) -> np.ndarray:
             return np.frombuffer(data[name], dtype=dtype)
@@ -404,7 +280,7 @@ class StoredRecallIndex(RecallIndex):
         ch = data["channels"]
         vectors: Any = None
         if ch["vectors"] is not None and n:
-            vectors = _HalfRows(np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1))
+            vectors = HalfRows(np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1))
         elif ch["vectors"] is not None:
             vectors = np.zeros((0, 256), dtype=np.float32)
         self._extras["channels"] = _channel_class()(
@@ -427,8 +303,8 @@ class StoredRecallIndex(RecallIndex):
         from .enhance import EnhancedIndex
 
         self._extras["enhanced"] = EnhancedIndex(
-            superseded_by=_Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
-            doc_of=_DocOf(loader, data["doc_files"]),  # type: ignore[arg-type]  # mappings read from disk
+            superseded_by=Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
+            doc_of=DocOf(loader, data["doc_files"]),  # type: ignore[arg-type]  # mappings read from disk
         )
         self._extras["resolution"] = _resolution_class()(loader, data["resolution"])
 
@@ -478,11 +354,9 @@ def by_id(index: RecallIndex) -> Any:
 # ---------------------------------------------------------------------------- building
 
 
-def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
+def _payload(index: RecallIndex, listing: Listing) -> dict[str, Any]:
     """What :class:`StoredRecallIndex` reads, from a fresh index of the listed files."""
     from ..resolve import resolve
-    from ..store.model import Fact as _F  # noqa: F401 - typing only
-    from .channels import _KEY_IDS, ChannelIndex
     from .enhance import EnhancedIndex
 
     pos = {p: f for f, p in enumerate(listing.paths)}
@@ -495,23 +369,7 @@ def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
         (file_of[id(ex.fact)], ex.kind, file_of[id(ex.by)] if ex.by is not None else -1, ex.key)
         for ex in index.pool.excluded
     ]
-    cidx: ChannelIndex = index.extra("channels", ChannelIndex.build)
-    names: list[str] = [""] * (max(_KEY_IDS.values(), default=-1) + 1)
-    for k, i in _KEY_IDS.items():
-        names[i] = k
-    order = sorted(range(len(cidx._keys)), key=lambda i: names[int(cidx._keys[i])])  # noqa: SLF001
-    moments = None
-    try:
-        vec = cidx.vectors()
-        vectors: bytes | None = vec.astype(np.float16).tobytes() if len(docs) else b""
-        if len(docs):
-            cidx.similarity_spread(
-                np.zeros(vec.shape[1], dtype=np.float32)
-            )  # the snapshot's moments, as a query makes them
-            mean_vec, second = cidx._moments  # type: ignore[misc]  # noqa: SLF001
-            moments = (int(vec.shape[1]), mean_vec.astype(np.float64).tobytes(), second.astype(np.float64).tobytes())
-    except (ImportError, OSError, ValueError):
-        vectors = None
+    channels = _channels_payload(index, len(docs))
     eidx: EnhancedIndex = index.extra("enhanced", EnhancedIndex.build)
     res: Resolution = index.extra("resolution", lambda idx: resolve(idx.all_facts, meaning=True))
     resolution: dict[int, tuple[int, str, str, bool]] = {}
@@ -540,20 +398,45 @@ def _payload(index: RecallIndex, listing: _Listing) -> dict[str, Any]:
         "f_fresh": fr.fresh_until.astype(np.int64).tobytes(),
         "f_current": fr.current_until.astype(np.int64).tobytes(),
         "f_expires": fr.expires.astype(np.int64).tobytes(),
-        "channels": {
-            "keys": [names[int(cidx._keys[i])] for i in order],  # noqa: SLF001
-            "start": cidx._start[order].astype(np.int64).tobytes(),  # noqa: SLF001
-            "end": cidx._end[order].astype(np.int64).tobytes(),  # noqa: SLF001
-            "docs": cidx._docs.astype(np.int32).tobytes(),  # noqa: SLF001
-            "tfs": _tfs_bytes(cidx._tfs),  # noqa: SLF001
-            "norm": np.asarray(cidx.norm, dtype=np.float64).tobytes(),
-            "idf_one": float(cidx.idf_one),
-            "tfs32": bool(np.array_equal(cidx._tfs.astype(np.float32).astype(np.float64), cidx._tfs)),  # noqa: SLF001
-            "vectors": vectors,
-            "moments": moments,
-        },
+        "channels": channels,
         "successors": {d: [file_of[id(f)] for f in fs] for d, fs in eidx.superseded_by.items()},
         "resolution": resolution,
+    }
+
+
+def _channels_payload(index: RecallIndex, n_docs: int) -> dict[str, Any]:
+    """The enhanced channels' part of the payload: postings by key string, norms, meaning
+    vectors (float16) and the snapshot's similarity moments."""
+    from .channels import _KEY_IDS, ChannelIndex
+
+    cidx: ChannelIndex = index.extra("channels", ChannelIndex.build)
+    names: list[str] = [""] * (max(_KEY_IDS.values(), default=-1) + 1)
+    for k, i in _KEY_IDS.items():
+        names[i] = k
+    order = sorted(range(len(cidx._keys)), key=lambda i: names[int(cidx._keys[i])])  # noqa: SLF001
+    moments = None
+    try:
+        vec = cidx.vectors()
+        vectors: bytes | None = vec.astype(np.float16).tobytes() if n_docs else b""
+        if n_docs:
+            cidx.similarity_spread(
+                np.zeros(vec.shape[1], dtype=np.float32)
+            )  # the snapshot's moments, as a query makes them
+            mean_vec, second = cidx._moments  # type: ignore[misc]  # noqa: SLF001
+            moments = (int(vec.shape[1]), mean_vec.astype(np.float64).tobytes(), second.astype(np.float64).tobytes())
+    except (ImportError, OSError, ValueError):
+        vectors = None
+    return {
+        "keys": [names[int(cidx._keys[i])] for i in order],  # noqa: SLF001
+        "start": cidx._start[order].astype(np.int64).tobytes(),  # noqa: SLF001
+        "end": cidx._end[order].astype(np.int64).tobytes(),  # noqa: SLF001
+        "docs": cidx._docs.astype(np.int32).tobytes(),  # noqa: SLF001
+        "tfs": _tfs_bytes(cidx._tfs),  # noqa: SLF001
+        "norm": np.asarray(cidx.norm, dtype=np.float64).tobytes(),
+        "idf_one": float(cidx.idf_one),
+        "tfs32": bool(np.array_equal(cidx._tfs.astype(np.float32).astype(np.float64), cidx._tfs)),  # noqa: SLF001
+        "vectors": vectors,
+        "moments": moments,
     }
 
 
@@ -564,7 +447,7 @@ def _tfs_bytes(tfs: np.ndarray) -> bytes:
     return narrow.tobytes() if np.array_equal(narrow.astype(np.float64), tfs) else tfs.astype(np.float64).tobytes()
 
 
-def _load(path: str, folders: str, listing: _Listing) -> StoredRecallIndex | None:
+def _load(path: str, folders: str, listing: Listing) -> StoredRecallIndex | None:
     data = read_sealed(path, MAGIC)
     if type(data) is not tuple or len(data) != 5 or data[0] != VERSION or data[1] != folders:
         return None
@@ -584,7 +467,7 @@ def index_for(store: Store) -> RecallIndex | None:
     (a symlink, an unreadable entry): the caller then loads the store itself."""
     from .index import get_index
 
-    listing = _listing(store)
+    listing = list_fact_files(store)
     if listing is None:
         return None
     folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001
@@ -595,7 +478,7 @@ def index_for(store: Store) -> RecallIndex | None:
     facts = store.snapshot().facts
     index = get_index(facts)
     listed = set(listing.paths)
-    if all(f.path in listed for f in facts) and _stat_keys(listing.paths) == listing.keys:
+    if all(f.path in listed for f in facts) and stat_keys(listing.paths) == listing.keys:
         try:
             write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, _payload(index, listing)))
         except (OSError, ValueError):

@@ -27,6 +27,7 @@ from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
 from .index import PoolBM25, get_index
 from .memo import FACT_MEMO
+from .term_matrix import SEARCH_FLOOR, rank, search_text, warm_resolution, warm_search
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -43,13 +44,11 @@ __all__ = [
     "DEFAULT_SEARCH_LIMIT",
     "MAX_SEARCH_LIMIT",
     "SEARCH_SNIPPET",
-    "SEARCH_FLOOR",
 ]
 
 DEFAULT_SEARCH_LIMIT = 8
 MAX_SEARCH_LIMIT = 20
 SEARCH_SNIPPET = 260
-SEARCH_FLOOR = 0.15
 
 
 class MemoryToolError(InvalidInput):
@@ -68,21 +67,6 @@ class SearchHit:
     """Up to 260 runes around the query."""
     superseded: str = ""
     """Enhanced mode: why this fact is not current (``superseded by <id> (<ref>): …``), else ``""``."""
-
-
-def search_text(fact: Fact) -> str:
-    """``memorySearchText``: name, title, type, scope, description, keywords, body."""
-    return "\n".join(
-        (
-            fact.name,
-            fact.title,
-            normalize_type(fact.type),
-            normalize_fact_scope(fact.scope),
-            fact.description,
-            fact.keywords,
-            fact.body,
-        )
-    )
 
 
 def type_filter(value: str | None) -> str:
@@ -172,16 +156,12 @@ def search_memories(
         raise MemoryToolError("query must contain at least one letter or number")
     if not type_ and not scope:
         # A warm matrix per snapshot, derived from the previous snapshot's after a change.
-        from .search_index import rank, warm_search
-
         matrix, row_facts, all_facts = warm_search(facts)
         found = [
             SearchHit(row_facts[r], s, make_snippet(search_text(row_facts[r]), q, terms, SEARCH_SNIPPET))
             for s, r in rank(matrix, terms, limit)
         ]
         if resolved and found:
-            from .search_index import warm_resolution
-
             found = _label_superseded(all_facts, found, q, terms, res=warm_resolution(facts))[: max(limit, len(found))]
         return found
     # Filtered: the index is warm per snapshot and per filter (BM25 statistics of the filtered set).
