@@ -8,7 +8,8 @@ tokenizer in the wrong folder and falls back to downloading), so nothing here ca
 the network. A text's vector is the mean of its token vectors, L2-normalised; cosine
 similarity is a dot product.
 
-Loaded lazily, once per process (about 0.1-0.3 s, 32 MB as float32).
+Loaded lazily, once per process (about 0.1-0.3 s, 32 MB as float32); a query's few texts
+read only their tokens' rows.
 """
 
 from __future__ import annotations
@@ -37,25 +38,60 @@ def model_files() -> tuple[Path, Path]:
 
 
 class MeaningModel:
-    """Token-embedding table + tokenizer; :meth:`embed` gives unit vectors."""
+    """Token-embedding table + tokenizer; :meth:`embed` gives unit vectors.
+
+    The table is read whole (float32) on first use by a batch; the first few texts of a
+    process (a one-shot command's query) read only their tokens' rows from the file, widened
+    exactly as the whole table is."""
+
+    FEW_TEXTS = 8
+    """Texts a process embeds from rows before it reads the whole table."""
 
     def __init__(self, weights: Path, tokenizer: Path) -> None:
-        from safetensors.numpy import load_file
+        from safetensors import safe_open
         from tokenizers import Tokenizer
 
-        table = load_file(str(weights))["embedding.weight"]
-        self.table: np.ndarray = np.asarray(table, dtype=np.float32)
-        """Vocabulary × :data:`DIM` token vectors."""
+        self._weights = weights
+        self._table: np.ndarray | None = None
+        self._row_texts = 0
+        self._file: Any = safe_open(str(weights), framework="numpy")
+        self._slice: Any = self._file.get_slice("embedding.weight")
+        rows, dim = self._slice.get_shape()
+        self.shape: tuple[int, int] = (int(rows), int(dim))
+        """Vocabulary × :data:`DIM`."""
         self.tokenizer: Any = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
 
+    @property
+    def table(self) -> np.ndarray:
+        """Vocabulary × :data:`DIM` token vectors (float32), read on first use."""
+        if self._table is None:
+            with _LOCK:
+                if self._table is None:
+                    from safetensors.numpy import load_file
+
+                    table = load_file(str(self._weights))["embedding.weight"]
+                    self._table = np.asarray(table, dtype=np.float32)
+        return self._table
+
+    def _rows(self, ids: np.ndarray) -> np.ndarray:
+        if self._table is not None:
+            whole: np.ndarray = self._table[ids]
+            return whole
+        with _LOCK:
+            rows = [self._slice[int(i) : int(i) + 1] for i in ids]
+        return np.asarray(np.concatenate(rows), dtype=np.float32)
+
     def embed(self, texts: list[str], max_tokens: int = 256) -> np.ndarray:
         """One L2-normalised float32 row per text (zeros for a text with no tokens)."""
-        out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
+        out = np.zeros((len(texts), self.shape[1]), dtype=np.float32)
         if not texts:
             return out
-        vocab = self.table.shape[0]
+        vocab = self.shape[0]
+        self._row_texts += len(texts)
+        if self._row_texts > self.FEW_TEXTS:
+            self.table  # noqa: B018 - past a few texts, the whole table once
         # Only the first ``max_tokens`` tokens count: tokenize a prefix that holds them (a
         # token is far shorter than 64 characters), not a whole megabyte paste.
         texts = [t[: max_tokens * 64] for t in texts]
@@ -64,7 +100,7 @@ class MeaningModel:
             ids = ids[(ids >= 0) & (ids < vocab)]
             if not len(ids):
                 continue
-            v = self.table[ids].mean(axis=0)
+            v = self._rows(ids).mean(axis=0)
             n = float(np.linalg.norm(v))
             if n > 0:
                 out[i] = v / n

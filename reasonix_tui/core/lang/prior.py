@@ -35,7 +35,7 @@ __all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_c
 
 _LOCK = threading.Lock()
 _ZH: dict[str, float] | None = None
-_EN: dict[str, int] | None = None
+_EN_LOADED = False
 _EN_TOTAL = 1
 
 ZH_RANGE = (2.0, 9.0)
@@ -94,15 +94,20 @@ def _build_zh() -> dict[str, float]:
     return zh
 
 
-def _build_en() -> tuple[dict[str, int], int]:
-    """Gloss counts by English word (raw, lowercased) and the number of entries. A query
-    word's count is the sum over the words that start with its matching key (its
-    inflections and derivations), read with a prefix range."""
+def _build_en() -> tuple[list[str], list[int], int]:
+    """The English words glosses use (raw, lowercased, sorted), the running sum of their
+    gloss counts and the number of entries. A query word's count is the sum over the words
+    that start with its matching key (its inflections and derivations), read with a prefix
+    range; a word's own count is one step of the sum."""
     with gzip.open(chinese.dictionary_path(), mode="rt", encoding="utf-8") as fh:
         raw = fh.read()  # read directly: an English turn never needs the dictionary itself
     senses = re.findall(r"\] /(.*)/$", raw, flags=re.M)
     counts = Counter(re.findall(r"[a-z]+", "\n".join(senses).lower()))
-    return dict(counts), max(len(senses), 1)
+    words = sorted(counts)
+    cum = [0]
+    for w in words:
+        cum.append(cum[-1] + counts[w])
+    return words, cum, max(len(senses), 1)
 
 
 def _zh_table() -> dict[str, float]:
@@ -118,19 +123,21 @@ _EN_WORDS: list[str] = []
 _EN_CUMSUM: list[int] = []
 
 
-def _en_table() -> dict[str, int]:
-    global _EN, _EN_TOTAL, _EN_WORDS, _EN_CUMSUM
-    if _EN is None:
+def _en_table() -> None:
+    """Load the English table (sorted and summed when it was cached)."""
+    global _EN_LOADED, _EN_TOTAL, _EN_WORDS, _EN_CUMSUM
+    if not _EN_LOADED:
         with _LOCK:
-            if _EN is None:
-                table, total = _cached("en", _build_en)
-                words = sorted(table)
-                cum = [0]
-                for w in words:
-                    cum.append(cum[-1] + table[w])
-                _EN_WORDS, _EN_CUMSUM, _EN_TOTAL = words, cum, total
-                _EN = table
-    return _EN
+            if not _EN_LOADED:
+                _EN_WORDS, _EN_CUMSUM, _EN_TOTAL = _cached("en", _build_en)
+                _EN_LOADED = True
+
+
+def _en_exact(word: str) -> int:
+    """Gloss occurrences of exactly ``word``."""
+    _en_table()
+    i = bisect.bisect_left(_EN_WORDS, word)
+    return _EN_CUMSUM[i + 1] - _EN_CUMSUM[i] if i < len(_EN_WORDS) and _EN_WORDS[i] == word else 0
 
 
 def _en_count(key: str) -> int:
@@ -203,20 +210,19 @@ def compound_parts(word: str) -> tuple[str, ...]:
     ("dead-letter queue", "deadletter", "dead letter")."""
     if len(word) < 2 * COMPOUND_PART_MIN or not word.isalpha() or not word.isascii():
         return ()
-    table = _en_table()
-    if table.get(word, 0) > 0:
+    if _en_exact(word) > 0:
         return ()
     from .english import stem
 
     root = stem(word)
-    if table.get(root, 0) > 0:
+    if _en_exact(root) > 0:
         return ()  # checkouts: a form of a known word
     best: tuple[str, ...] = ()
     for i in range(COMPOUND_PART_MIN, len(word) - COMPOUND_PART_MIN + 1):
         a, b = word[:i], word[i:]
         if root in (a, stem(a)) or len(root) <= len(a):
             continue  # an inflection of the first part (deploying, printers), not a compound
-        if table.get(a, 0) >= COMPOUND_PART_COUNT and table.get(b, 0) >= COMPOUND_PART_COUNT:
+        if _en_exact(a) >= COMPOUND_PART_COUNT and _en_exact(b) >= COMPOUND_PART_COUNT:
             if not best or min(len(a), len(b)) > min(len(x) for x in best):
                 best = (a, b)
     return best
@@ -224,4 +230,4 @@ def compound_parts(word: str) -> tuple[str, ...]:
 
 def gloss_count(word: str) -> int:
     """How many times CC-CEDICT's glosses use exactly ``word`` (lowercased)."""
-    return _en_table().get(word, 0)
+    return _en_exact(word)

@@ -8,6 +8,7 @@ trusted, and writes are atomic with mode 0600 (caches hold the same text as the 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import os
@@ -33,13 +34,20 @@ def unseal(magic: bytes, blob: bytes) -> Any | None:
     head = len(magic) + _DIGEST
     if len(blob) < head or not blob.startswith(magic):
         return None
-    payload = blob[head:]
+    payload = memoryview(blob)[head:]  # no copy of a large payload
     if hashlib.sha256(payload).digest() != blob[len(magic) : head]:
         return None
+    # Loading allocates many small containers at once; a collection pass in between would
+    # walk every object already loaded (and everything else alive) for nothing.
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         return marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         return None
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def read_sealed(path: str | os.PathLike[str], magic: bytes) -> Any | None:

@@ -1,0 +1,71 @@
+"""What a one-shot query loads: the meaning model reads only its tokens' rows, the English
+priors come sorted from their cache, sealed caches load without a copy — and every answer
+is the one the whole-table / whole-dictionary code gives."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import re
+from collections import Counter
+
+import numpy as np
+
+from reasonix_tui.core.lang import chinese, prior
+from reasonix_tui.core.lang.meaning import MeaningModel, model_files
+from reasonix_tui.core.store.sealed import seal, unseal
+
+TEXTS = [
+    "how do we deploy the billing service",
+    "缓存 cache invalidation",
+    "",
+    "fix the npm bug in user_id",
+    "healthcheck deadletter queue",
+]
+
+
+def test_a_query_reads_rows_and_gets_the_whole_tables_vectors() -> None:
+    rows = MeaningModel(*model_files())
+    whole = MeaningModel(*model_files())
+    whole.table  # noqa: B018 - read the whole table first
+    first = rows.embed(TEXTS[:1])
+    assert rows._table is None  # noqa: SLF001 - a query did not read the 32 MB table
+    assert np.array_equal(first, whole.embed(TEXTS[:1]))
+    for text in TEXTS:  # past a few texts the model switches to the whole table: same vectors
+        assert np.array_equal(rows.embed([text]), whole.embed([text]))
+    assert np.array_equal(rows.embed(TEXTS * 3), whole.embed(TEXTS * 3))
+    assert rows._table is not None  # noqa: SLF001
+
+
+def test_english_priors_from_the_sorted_cache_count_as_the_dictionary_does() -> None:
+    with gzip.open(chinese.dictionary_path(), mode="rt", encoding="utf-8") as fh:
+        senses = re.findall(r"\] /(.*)/$", fh.read(), flags=re.M)
+    counts = Counter(re.findall(r"[a-z]+", "\n".join(senses).lower()))
+    prior._en_table()  # noqa: SLF001
+    sample = ["use", "deploy", "idempotent", "kotlin", "check", "health", "letter", "dead", "zzzz", "a", "zymurgy"]
+    sample += sorted(counts)[::997]
+    for word in sample:
+        assert prior.gloss_count(word) == counts.get(word, 0), word
+    key = "deplo"
+    assert prior._en_count(key) == sum(c for w, c in counts.items() if w.startswith(key))  # noqa: SLF001
+    assert prior.compound_parts("deadletter") == ("dead", "letter")
+    assert prior.compound_parts("deploying") == ()
+
+
+def test_unseal_takes_no_copy_and_leaves_the_collector_as_it_found_it() -> None:
+    value = {"rows": [(i, str(i)) for i in range(1000)], "blob": b"x" * 100_000}
+    blob = seal(b"MAGIC", value)
+    assert gc.isenabled()
+    assert unseal(b"MAGIC", blob) == value
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert unseal(b"MAGIC", blob) == value
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    torn = blob[:-1]
+    assert unseal(b"MAGIC", torn) is None
+    tampered = blob[:-1] + bytes([blob[-1] ^ 1])
+    assert unseal(b"MAGIC", tampered) is None
+    assert gc.isenabled()
