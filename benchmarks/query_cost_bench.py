@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -70,6 +71,12 @@ def load_average() -> float:
         return float("nan")
 
 
+def cpu(row: str) -> str:
+    """Median CPU time of a one-shot row (and clear it for the next size)."""
+    values = CPU.pop(row, [])
+    return f"{statistics.median(values) * 1e3:6.0f} ms" if values else "—"
+
+
 def ms(values: list[float]) -> str:
     """``median / p95`` in milliseconds."""
     return f"{statistics.median(values) * 1e3:8.1f} / {p95(values) * 1e3:8.1f} ms"
@@ -96,15 +103,31 @@ def build(tmp: Path, n: int) -> Layout:
 
 
 def env_for(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("REASONIX", "CLAUDE", "CURSOR"))}
+    # As installed: bytecode is written and reused (an environment that forbids it would
+    # make every one-shot compile its modules again).
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("REASONIX", "CLAUDE", "CURSOR")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env.update(HOME=str(tmp / "home"), REASONIX_TUI_HOOK_DAEMON="0")
     return env
 
 
-def run(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+CPU: dict[str, list[float]] = {}
+"""CPU seconds (user + system) of each timed one-shot process, by row: on a loaded
+machine the wall time waits for a core, the CPU time does not."""
+
+
+def run(cmd: list[str], env: dict[str, str], cwd: Path, row: str = "") -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, check=False)
     dt = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if row:
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        CPU.setdefault(row, []).append(cpu)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[1:4]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
     return dt
@@ -128,14 +151,14 @@ def one_shot(
     for i in range(runs):
         q = queries[i % len(queries)]
         bare.append(run([sys.executable, "-c", "pass"], env, ws))
-        search.append(run([*base, "memory", "search", q], env, ws))
-        recall.append(run([*base, "recall", q], env, ws))
+        search.append(run([*base, "memory", "search", q], env, ws, "search"))
+        recall.append(run([*base, "recall", q], env, ws, "recall"))
         if baseline_src:
-            old_recall.append(run([*old_base, "recall", q], old_env, ws))
+            old_recall.append(run([*old_base, "recall", q], old_env, ws, "old_recall"))
     for i in range(max(1, runs // 2)):  # the index cannot vouch: built again, as every run did before
         with open(files[(i * 7919) % len(files)], "a", encoding="utf-8") as fh:
             fh.write(f"\noutside edit {i}\n")
-        edited.append(run([*base, "recall", queries[i % len(queries)]], env, ws))
+        edited.append(run([*base, "recall", queries[i % len(queries)]], env, ws, "edited"))
     return {
         "first": first,
         "first_recall": first_recall,
@@ -265,15 +288,21 @@ def main(argv: list[str] | None = None) -> int:
             for what, (total, last, calls) in m["changes"].items():
                 seen = f"seen {total * 1e3:7.0f} ms after the write, call {calls}" if calls > 0 else "NOT SEEN in 30 s"
                 print(f"    outside {what:<7} {seen}; that call took {last * 1e3:7.1f} ms")
-            print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}")
-            print(f"  one-shot recall               {ms(shot['recall'])}   (from the on-disk recall index)")
+            print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}   CPU {cpu('search')}")
+            print(
+                f"  one-shot recall               {ms(shot['recall'])}   (from the on-disk recall index)   "
+                f"CPU {cpu('recall')}"
+            )
             print(
                 f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
-                "what every run cost before)"
+                f"what every run cost before)   CPU {cpu('edited')}"
             )
             print(f"    first recall (no recall index yet): {shot['first_recall'] * 1e3:8.0f} ms")
             if shot["old_recall"]:
-                print(f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({ns.baseline_src})")
+                print(
+                    f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({ns.baseline_src})   "
+                    f"CPU {cpu('old_recall')}"
+                )
             print(f"    floor: python -c pass        {ms(shot['bare'])}")
             print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
             target = TARGETS.get(size)
