@@ -308,3 +308,40 @@ def test_cli_recall_writes_and_uses_the_disk_index(
     strip = lambda out: [ln for ln in out.splitlines() if '"at"' not in ln]  # noqa: E731 - the trace's clock
     assert strip(second) == strip(first) and "deploy-target" in second
     assert service._DISK is False  # the switch does not outlive the command
+
+
+def test_a_rebuild_after_an_edit_analyses_only_the_changed_fact(
+    layout: Layout, disk: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-shot process finds every unchanged fact's channel terms and topic sets in the
+    per-fact memo on disk (plain strings, interned on load): only the edited fact is
+    analysed again, and the answers are a fresh build's."""
+    from reasonix_tui.core.recall import fields
+    from reasonix_tui.core.recall.memo import FACT_MEMO, memo_path
+
+    store = seeded(layout)
+    FACT_MEMO.clear()
+    FACT_MEMO.attach(memo_path(layout.cache_dir))
+    index_for(store)
+    assert FACT_MEMO.save()
+    edited = next(Path(f.path) for f in Store(layout).snapshot().facts if "canary" in f.description)
+    with open(edited, "a", encoding="utf-8") as fh:
+        fh.write("\nzyxappended redis sentinel failover\n")
+    FACT_MEMO.clear()  # as a new process: nothing in memory, the memo on disk
+    FACT_MEMO.attach(memo_path(layout.cache_dir))
+    analysed: list[str] = []
+    real = fields.fact_fields
+
+    def counting(fact: object) -> object:
+        analysed.append(fact.path)  # type: ignore[attr-defined]
+        return real(fact)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fields, "fact_fields", counting)
+    try:
+        assert not isinstance(index_for(Store(layout)), StoredRecallIndex)  # built again
+    finally:
+        monkeypatch.undo()
+        FACT_MEMO.clear()
+    assert analysed and set(analysed) == {str(edited)}
+    monkeypatch.setattr(service, "_DISK", True)
+    same_answers(layout)

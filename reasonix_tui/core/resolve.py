@@ -150,18 +150,29 @@ def _ids(keys: frozenset[str]) -> np.ndarray:
         return np.asarray(sorted(_IDS.setdefault(k, len(_IDS)) for k in keys), dtype=np.int64)
 
 
-def _topic_sets(fact: Fact) -> tuple[Any, ...]:
-    """``(keys, label keys, replacement-clause terms, states a change, key ids, label ids)``
-    of one fact (memoised per fact object, so a snapshot after one write recomputes one)."""
+def _topic_strings(fact: Fact) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, bool], ...], bool]:
+    """``(keys, label keys, replacement-clause terms, states a change)`` of one fact: plain
+    strings, so one-shot processes keep them in the per-fact memo on disk."""
     from .recall.fields import fact_fields
 
     ff = fact_fields(fact)
     cues = tuple((_norm(k), surface, strong) for clause, strong in ff.cues for k, surface in clause)
     keys = frozenset(_norm(k) for k in ff.keys())
     labels = frozenset(_norm(k) for k in ff.label_keys())
+    return keys, labels, cues, any(strong for _, strong in ff.cues)
+
+
+def _topic_sets(fact: Fact) -> tuple[Any, ...]:
+    """``(keys, label keys, replacement-clause terms, states a change, key ids, label ids)``
+    of one fact (memoised per fact object, so a snapshot after one write recomputes one;
+    the ids are this process's own)."""
+    from .recall.memo import FACT_MEMO
+
+    keys, labels, cues, strong = FACT_MEMO.get_durable(fact, "topic-strings", _topic_strings)
+    keys, labels = frozenset(keys), frozenset(labels)
     with _IDS_LOCK:
         cue_ids = np.asarray([_IDS.setdefault(c[0], len(_IDS)) for c in cues], dtype=np.int64)
-    return keys, labels, cues, any(strong for _, strong in ff.cues), _ids(keys), _ids(labels), cue_ids
+    return keys, labels, cues, bool(strong), _ids(keys), _ids(labels), cue_ids
 
 
 class _TopicStats:

@@ -100,25 +100,31 @@ _FILE_KEYS: list[str] = []
 """Every ``f:`` key seen, sorted (prefix searches)."""
 
 
-def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
-    """``(key ids, BM25F-weighted frequencies, length)`` of one fact (memoised per object,
-    so a rebuild after one write touches one fact)."""
+def _fact_weights(fact: Fact) -> tuple[list[str], bytes, float]:
+    """``(keys, BM25F-weighted frequencies as float64 bytes, length)`` of one fact: plain
+    strings and bytes, so one-shot processes keep them in the per-fact memo on disk."""
     ff = fact_fields(fact)
     acc: dict[str, float] = {}
     wl, wd, wb = FIELD_WEIGHTS["label"], FIELD_WEIGHTS["desc"], FIELD_WEIGHTS["body"]
     for items, w in ((ff.label, wl), (ff.desc, wd), (ff.body, wb)):
         for k, tf in items:
             acc[k] = acc.get(k, 0.0) + w * tf
+    return list(acc), np.fromiter(acc.values(), dtype=np.float64, count=len(acc)).tobytes(), float(max(ff.length, 1))
+
+
+def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(key ids, BM25F-weighted frequencies, length)`` of one fact (memoised per object,
+    so a rebuild after one write touches one fact; the ids are this process's own)."""
+    keys, weights, length = FACT_MEMO.get_durable(fact, "channel-weights", _fact_weights)
     with _KEY_LOCK:
-        for k in acc:
+        for k in keys:
             if k.startswith("f:") and k not in _KEY_IDS:
                 bisect.insort(_FILE_KEYS, k)
-        ids = [_KEY_IDS.setdefault(k, len(_KEY_IDS)) for k in acc]
-    return (
-        np.asarray(ids, dtype=np.int64),
-        np.fromiter(acc.values(), dtype=np.float64, count=len(acc)),
-        float(max(ff.length, 1)),
-    )
+        ids = [_KEY_IDS.setdefault(k, len(_KEY_IDS)) for k in keys]
+    tfs = np.frombuffer(weights, dtype=np.float64)
+    if len(tfs) != len(ids):
+        raise ValueError("channel weights do not match their keys")
+    return np.asarray(ids, dtype=np.int64), tfs.copy(), float(length)
 
 
 FACT_MEMO.register_transient("channel-terms")

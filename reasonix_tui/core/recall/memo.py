@@ -114,6 +114,22 @@ class FactMemo:
             entry[1][kind] = value
         return value
 
+    def get_durable(self, fact: Fact, kind: str, compute: Any) -> Any:
+        """``compute(fact)`` through the disk layer only (by content), not kept in memory:
+        plain values that process-local ones are derived from (those are memoised with
+        :meth:`get`). Without a disk layer, just ``compute(fact)``."""
+        if not self._disk_path:
+            return compute(fact)
+        disk_key = (kind, _content_key(fact))
+        stored = self._disk_layer().get(disk_key)
+        if stored is not None:
+            return stored
+        value = compute(fact)
+        with self._lock:
+            self._disk[disk_key] = value
+            self._disk_dirty = True
+        return value
+
     def peek(self, fact: Fact, kind: str) -> bool:
         """Whether a value of ``kind`` for ``fact`` is memoised (in memory or on disk)."""
         hit = self._data.get(id(fact))
@@ -183,6 +199,8 @@ _MEMO_VERSION = (
         _tokenize.__file__,
         os.path.join(os.path.dirname(__file__), "enhance.py"),
         os.path.join(os.path.dirname(__file__), "fields.py"),
+        os.path.join(os.path.dirname(__file__), "channels.py"),
+        os.path.join(os.path.dirname(os.path.dirname(__file__)), "resolve.py"),
         os.path.join(_LANG_DIR, "terms.py"),
         os.path.join(_LANG_DIR, "chinese.py"),
         os.path.join(_LANG_DIR, "english.py"),
