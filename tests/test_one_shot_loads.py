@@ -13,6 +13,7 @@ import numpy as np
 
 from reasonix_tui.core.lang import chinese, prior
 from reasonix_tui.core.lang.meaning import MeaningModel, model_files
+from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.sealed import seal, unseal
 
 TEXTS = [
@@ -69,3 +70,27 @@ def test_unseal_takes_no_copy_and_leaves_the_collector_as_it_found_it() -> None:
     tampered = blob[:-1] + bytes([blob[-1] ^ 1])
     assert unseal(b"MAGIC", tampered) is None
     assert gc.isenabled()
+
+
+def test_parse_cache_loaded_at_once_answers_as_a_fresh_parse_and_drops_what_it_cannot_use(layout: Layout) -> None:
+    """The parse cache rebuilds every fact when it is read (one pass, collector paused): a
+    second store gets the same facts as a fresh parse; rows of deleted files and rows that
+    do not decode are not used and are gone from the file after the next scan."""
+    from reasonix_tui.core.store.cache import ParseCache, decode_cache, encode_cache
+    from reasonix_tui.core.store.store import SaveRequest, Store
+
+    store = Store(layout)
+    for i in range(12):
+        store.save(SaveRequest(name=f"fact-{i}", type="project", description=f"about {i}", body=f"body {i}"))
+    want = Store(layout).list_all()  # written and cached
+    cache = ParseCache(layout.cache_dir, layout.project_dir)
+    entries = decode_cache(cache.file.read_bytes(), str(layout.project_dir))
+    assert len(entries) == 12
+    first = sorted(entries)[0]
+    entries[first] = (entries[first][0], ["not", "a", "row"])  # undecodable: read from the file again
+    entries["gone.md"] = entries[sorted(entries)[1]]  # a file deleted since
+    cache.file.write_bytes(encode_cache(str(layout.project_dir), entries))
+    assert Store(layout).list_all() == want
+    after = decode_cache(cache.file.read_bytes(), str(layout.project_dir))
+    assert "gone.md" not in after and len(after) == 12 and type(after[first][1]) is list
+    assert Store(layout).list_all() == want

@@ -14,6 +14,7 @@ rewritten atomically (without fsync) when it changed.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from pathlib import Path
@@ -202,36 +203,46 @@ class ParseCache:
         self.file = cache_dir / f"facts-{digest}.cache"
         self.directory = str(directory)
         self._entries: dict[str, tuple[StatKey, Fact]] = {}
-        self._raw: dict[str, Any] = {}
+        self._stale: set[str] = set()
+        """Names in the file whose rows could not be used (written again without them)."""
         self._loaded = False
         self._dirty = False
 
     def _load(self) -> None:
+        """Read the file and rebuild every fact at once (with the cycle collector paused:
+        thousands of new objects would otherwise trigger passes over everything alive)."""
         self._loaded = True
         try:
             blob = safeio.read_regular(self.file)
         except OSError:
             return
-        self._raw = decode_cache(blob, self.directory)
+        raw = decode_cache(blob, self.directory)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for name, item in raw.items():
+                try:
+                    if type(item) is not tuple or len(item) != 2 or name in self._entries:
+                        continue
+                    key = item[0]
+                    if type(key) is not tuple:
+                        continue
+                    self._entries[name] = (key, fact_from_row(item[1]))
+                except (TypeError, ValueError):
+                    continue
+        finally:
+            if enabled:
+                gc.enable()
+        self._stale = set(raw) - set(self._entries)
 
     def get(self, name: str, key: StatKey) -> Fact | None:
         """The cached fact for ``name`` if its stat key matches."""
+        if not self._loaded:
+            self._load()
         hit = self._entries.get(name)
         if hit is not None and hit[0] == key:
             return hit[1]
-        if not self._loaded:
-            self._load()
-        raw = self._raw.get(name)
-        if raw is None:
-            return None
-        try:
-            if type(raw) is not tuple or len(raw) != 2 or raw[0] != key:
-                return None
-            fact = fact_from_row(raw[1])
-        except (TypeError, ValueError):
-            return None
-        self._entries[name] = (key, fact)
-        return fact
+        return None
 
     def put(self, name: str, key: StatKey, fact: Fact) -> None:
         """Remember a freshly parsed fact."""
@@ -244,7 +255,7 @@ class ParseCache:
             if name not in names:
                 del self._entries[name]
                 self._dirty = True
-        if self._raw and set(self._raw) - names:
+        if self._stale:
             self._dirty = True
 
     def save(self) -> None:
@@ -254,7 +265,7 @@ class ParseCache:
         entries = {name: (key, fact_to_row(fact)) for name, (key, fact) in self._entries.items()}
         try:
             atomic_write(self.file, encode_cache(self.directory, entries), 0o600, durable=False)
-            self._raw = {}
+            self._stale = set()
             self._dirty = False
         except (OSError, ValueError):
             pass
