@@ -67,12 +67,19 @@ def build(root: Path, n: int) -> Layout:
     return layout
 
 
+CPU: dict[int, float] = {}
+"""Best CPU time of the last :func:`timed` call of each function (by ``id``): on a loaded
+machine the wall time waits for a core, the CPU time does not."""
+
+
 def timed(fn, repeat: int = 3) -> float:
-    best = float("inf")
+    best = best_cpu = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
         best = min(best, time.perf_counter() - t)
+        best_cpu = min(best_cpu, time.process_time() - c)
+    CPU[id(fn)] = best_cpu
     return best
 
 
@@ -98,7 +105,8 @@ def clear_parse_cache(layout: Layout) -> int:
 def run(n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         layout = build(Path(tmp), n)
-        floor = timed(lambda: raw_read(layout))
+        raw_fn = lambda: raw_read(layout)  # noqa: E731
+        floor = timed(raw_fn)
 
         def cold() -> None:
             clear_parse_cache(layout)
@@ -106,7 +114,9 @@ def run(n: int) -> dict[str, float]:
 
         cold_s = timed(cold)
         Store(layout, settings=Settings()).list_all()  # warm the parse cache on disk
-        cached_s = timed(lambda: Store(layout, settings=Settings()).list_all())
+        cached_fn = lambda: Store(layout, settings=Settings()).list_all()  # noqa: E731
+        cached_s = timed(cached_fn)
+        raw_cpu, cached_cpu = CPU[id(raw_fn)], CPU[id(cached_fn)]
         nocache_s = timed(lambda: Store(layout, settings=Settings(), use_cache=False).list_all(), repeat=1)
 
         store = Store(layout, settings=Settings())
@@ -131,6 +141,8 @@ def run(n: int) -> dict[str, float]:
             recovers.append(time.perf_counter() - t)
         return {
             "raw_read": floor,
+            "raw_cpu": raw_cpu,
+            "cached_cpu": cached_cpu,
             "cold": cold_s,
             "cached": cached_s,
             "no_cache": nocache_s,
@@ -157,7 +169,11 @@ def main() -> None:
             f"{r['update_median']*1000:>6.1f}ms {r['create_median']*1000:>6.1f}ms "
             f"{r['archive_median']*1000:>6.1f}ms {r['recover_median']*1000:>6.1f}ms"
         )
-    print("targets: 10k cold <= 1500 ms, cached <= 300 ms")
+        print(
+            f"{'':>7} CPU time: raw read {r['raw_cpu']*1000:.0f} ms, cached {r['cached_cpu']*1000:.0f} ms "
+            f"({r['cached_cpu']/r['raw_cpu']:.1f}x the raw read); load {os.getloadavg()[0]:.1f}"
+        )
+    print("targets: 10k cold <= 1500 ms, cached <= 300 ms; cached <= 2x the raw read (issue 16)")
 
 
 if __name__ == "__main__":
