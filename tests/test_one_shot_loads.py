@@ -77,7 +77,8 @@ def test_parse_cache_loaded_at_once_answers_as_a_fresh_parse_and_drops_what_it_c
     second store gets the same facts as a fresh parse; rows of deleted files and rows that
     do not decode are not used and are gone from the file after the next scan."""
     from reasonix_tui.core.store.cache import ParseCache, decode_cache, encode_cache
-    from reasonix_tui.core.store.store import SaveRequest, Store
+    from reasonix_tui.core.store.requests import SaveRequest
+    from reasonix_tui.core.store.store import Store
 
     store = Store(layout)
     for i in range(12):
