@@ -291,17 +291,24 @@ def test_server_and_in_process_answer_alike_for_every_client(
                 deadline = time.monotonic() + 60
                 while not hook_client.status(root) and time.monotonic() < deadline:
                     time.sleep(0.1)
-            served = run(
-                fmt,
-                layout,
-                event,
-                {**data, "session_id": f"b{i}", "conversation_id": f"b{i}"},
-                daemon=True,
-                cwd=str(elsewhere),
-            )
             info = hook_client.status(root)
             assert info, "no warm server"
-            state = SessionState.load(session_path(layout, f"b{i}"), f"b{i}")
+            # A client that hears nothing within its second answers in-process (by design);
+            # on a loaded machine that can happen, so ask again (a few times at most) until
+            # the server itself answered.
+            for attempt in range(5):
+                sid = f"b{i}-{attempt}"
+                served = run(
+                    fmt,
+                    layout,
+                    event,
+                    {**data, "session_id": sid, "conversation_id": sid},
+                    daemon=True,
+                    cwd=str(elsewhere),
+                )
+                state = SessionState.load(session_path(layout, sid), sid)
+                if state.handled_by == info["pid"]:
+                    break
             assert state.handled_by == info["pid"], (fmt, event)  # really answered by the server
             assert context(fmt, served) == context(fmt, local), (fmt, event)
             assert ("k8s-stage-2" if event == "user-prompt-submit" else "pnpm") in context(fmt, local)
