@@ -154,7 +154,7 @@ def _freeze() -> None:
 
     from textual.widgets import Input, TextArea
 
-    import reasonix_tui.core.agent.approvals as approvals
+    import reasonix_tui.core.agent.stamps as stamps
     import reasonix_tui.core.store.writing as store_module
 
     Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking cursor
@@ -162,8 +162,8 @@ def _freeze() -> None:
     ids = itertools.count(0x5EED0000)
     store_module.new_memory_id = lambda: f"mem-{next(ids):032x}"  # type: ignore[assignment]
     pids = itertools.count(1)
-    approvals._now = lambda: DEMO_NOW.rfc3339()  # type: ignore[attr-defined]
-    approvals._new_id = lambda prefix: f"{prefix}-demo-{next(pids):04d}"  # type: ignore[attr-defined]
+    stamps.now = lambda: DEMO_NOW.rfc3339()
+    stamps.new_id = lambda prefix: f"{prefix}-demo-{next(pids):04d}"
 
 
 def main() -> int:

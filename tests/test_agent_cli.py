@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.presence import PresenceMarker
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.core.store.store import Store

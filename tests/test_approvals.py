@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.presence import PresenceMarker
 from reasonix_tui.core.agent.policy import assess_forget, assess_remember
 from reasonix_tui.core.agent.proposals import ApprovalError, ApprovalResult, Requester, valid_proposal_id
 from reasonix_tui.core.paths import Layout
@@ -449,11 +450,11 @@ def test_undo_refuses_when_changed_or_gone(queue: ApprovalQueue, store: Store) -
 def test_latest_auto_write_includes_announced_ones(
     queue: ApprovalQueue, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import reasonix_tui.core.agent.approvals as approvals_mod
+    from reasonix_tui.core.agent import stamps as stamps_mod
 
     assert queue.latest_auto_write() is None
     stamps = iter(["2026-07-25T10:00:05Z", "2026-07-25T10:00:05.5Z", "2026-07-25T10:00:04Z"])
-    monkeypatch.setattr(approvals_mod, "_now", lambda: next(stamps))
+    monkeypatch.setattr(stamps_mod, "now", lambda: next(stamps))
     recs = []
     for name in ("first", "second", "third"):
         fact = store.save(SaveRequest(name=name, description=name, type="project", body="b")).fact
@@ -493,7 +494,7 @@ def test_latest_auto_write_includes_announced_ones(
     ],
 )
 def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, Any]) -> None:
-    from reasonix_tui.core.agent.policy import remember_request
+    from reasonix_tui.core.agent.remember_args import remember_request
     from reasonix_tui.core.agent.proposals import planned_fact
     from reasonix_tui.core.compat.gotime import Timestamp
     from reasonix_tui.core.store.fileformat import render_fact

@@ -14,7 +14,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from reasonix_tui.core.agent.approvals import ApprovalQueue, PresenceMarker
+from reasonix_tui.core.agent.approvals import ApprovalQueue
+from reasonix_tui.core.agent.presence import PresenceMarker
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.core.store.store import Store

@@ -9,14 +9,12 @@ import pytest
 
 from reasonix_tui.core.agent.policy import (
     MAX_AUTO_BODY_RUNES,
-    InvalidArguments,
     Reason,
     assess_forget,
     assess_remember,
     assess_remember_skip,
-    parse_remember_arguments,
-    remember_request,
 )
+from reasonix_tui.core.agent.remember_args import InvalidArguments, parse_remember_arguments, remember_request
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Fact, FactId, InvalidInput
 from reasonix_tui.core.store.requests import SaveRequest

@@ -14,7 +14,8 @@ from textual import on, work
 from textual.app import App
 from textual.signal import Signal
 
-from ..core.agent.approvals import ApprovalQueue, PresenceMarker
+from ..core.agent.approvals import ApprovalQueue
+from ..core.agent.presence import PresenceMarker
 from ..core.compat.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.settings import Settings

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from reasonix_tui.core.agent.policy import Reason, assess_remember
-from reasonix_tui.core.agent.secrets import detect, reasonix_redact, redact_detected
+from reasonix_tui.core.agent.secret_detection import detect, redact_detected
+from reasonix_tui.core.agent.secrets import reasonix_redact
 
 # Shapes only: every value below is made up (right alphabet and length, no real key).
 SECRETS: list[tuple[str, str]] = [

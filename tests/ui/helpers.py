@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reasonix_tui.core.agent import approvals
+from reasonix_tui.core.agent import stamps
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.demo import DEMO_NOW, build_demo_home
 from reasonix_tui.core.paths import Layout
@@ -29,9 +29,9 @@ def deterministic_ids(monkeypatch: pytest.MonkeyPatch, freeze_time: bool = False
     counter = itertools.count(1)
     monkeypatch.setattr("reasonix_tui.core.store.writing.new_memory_id", lambda: f"mem-{next(counter):032x}")
     pcount = itertools.count(1)
-    monkeypatch.setattr(approvals, "_new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
+    monkeypatch.setattr(stamps, "new_id", lambda prefix: f"{prefix}-{next(pcount):08d}")
     if freeze_time:
-        monkeypatch.setattr(approvals, "_now", lambda: NOW.rfc3339())
+        monkeypatch.setattr(stamps, "now", lambda: NOW.rfc3339())
 
 
 def build_demo(

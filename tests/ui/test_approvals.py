@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.widgets import Input, Label, Static
 
-from reasonix_tui.core.agent import approvals, policy
+from reasonix_tui.core.agent import approvals, policy, proposals
 from reasonix_tui.core.compat.gotime import Timestamp
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.requests import SaveRequest
@@ -30,7 +30,7 @@ def propose(layout: Layout, tool: str, arguments: dict[str, Any]) -> Any:
         assessment = policy.assess_remember(arguments, st)
     else:
         assessment = policy.assess_forget(str(arguments["ref"]), st)
-    requester = approvals.Requester(pid=777, agent="test-agent", source="cli")
+    requester = proposals.Requester(pid=777, agent="test-agent", source="cli")
     return approvals.ApprovalQueue(layout).propose(tool, arguments, assessment, st, requester)
 
 
@@ -266,7 +266,7 @@ def auto_write(layout: Layout, name: str, age_s: float | None = None) -> Any:
         require_create=True,
     ).fact
     record = approvals.ApprovalQueue(layout).record_auto_write(
-        fact, approvals.Requester(pid=9, agent="test-agent", source="cli")
+        fact, proposals.Requester(pid=9, agent="test-agent", source="cli")
     )
     if age_s is not None:  # backdate the record against the app's frozen clock
         data = json.loads(Path(record.path).read_text())
@@ -424,7 +424,7 @@ async def test_auto_update_notice_and_undo_brings_the_old_revision_back(demo: La
     out = agent_remember(
         {"name": "oncall-rota", "description": before.description, "type": "project", "body": "Lee (primary)."},
         agent_store,
-        requester=approvals.Requester(pid=9, agent="test-agent", source="cli"),
+        requester=proposals.Requester(pid=9, agent="test-agent", source="cli"),
         wait=0,
     )
     assert out.status == "saved" and out.revision == before.revision + 1

@@ -14,6 +14,9 @@ Two layers:
   can never disagree), plus e-mail addresses (the policy's exact regex) and private
   key blocks. :func:`redact` masks all of it.
 
+The broader detector (detect-secrets plugins and extra provider rules) is
+:mod:`.secret_detection`.
+
 Go semantics are kept by working on UTF-8 bytes: ``\\b``, ``\\s`` and case folding are
 ASCII-only as in Go's RE2, lengths for masking are byte lengths, and a mask may cut
 through a multi-byte character exactly where Go would (shown as U+FFFD).
@@ -30,14 +33,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from ..compat.gostr import trim_space
+from .secret_kinds import Finding
 
 __all__ = [
-    "Finding",
-    "KIND_LABELS",
     "REDACTED",
     "reasonix_redact",
     "reasonix_sensitive",
@@ -46,49 +46,10 @@ __all__ = [
     "is_sensitive",
     "mask",
     "EMAIL_PATTERN",
-    "detect",
-    "detect_label",
-    "redact_detected",
 ]
 
 REDACTED = "[redacted]"
 _REDACTED_B = REDACTED.encode()
-
-KIND_LABELS: dict[str, str] = {
-    "url-userinfo": "credentials in a URL",
-    "secret-assignment": "a secret assigned to a credential-named key",
-    "authorization": "an Authorization header",
-    "cookie": "a cookie value",
-    "bearer-token": "a Bearer token",
-    "openai-key": "an API key (sk-/rk-)",
-    "github-token": "a GitHub token",
-    "slack-token": "a Slack token",
-    "aws-access-key": "an AWS access key id",
-    "jwt": "a JSON Web Token",
-    "private-key": "a private key",
-    "email": "an e-mail address",
-}
-"""Human wording for each :attr:`Finding.kind`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One sensitive span found in a text."""
-
-    kind: str
-    """What it is: a key of :data:`KIND_LABELS`."""
-    span: tuple[int, int]
-    """``(start, end)`` character offsets into the text that was scanned."""
-    preview: str
-    """A masked rendering safe to show (never the secret itself)."""
-    field: str = ""
-    """Which argument it was found in (set by the write policy), else ``""``."""
-
-    @property
-    def label(self) -> str:
-        """Human wording for the kind."""
-        return KIND_LABELS.get(self.kind) or detect_label(self.kind)
-
 
 # --- Go-compatible building blocks (bytes, ASCII semantics) -----------------------------
 
@@ -515,188 +476,3 @@ def redact(text: str) -> str:
         parts.append(out[last:])
         out = b"".join(parts)
     return text if out == data else _decode(out)
-
-
-# --------------------------------------------------------------------------- broader detection
-#
-# Reasonix's predicate above decides what Reasonix itself would refuse; it misses many
-# provider token shapes (Google API keys, Stripe, GitLab, npm, Azure storage keys...). The
-# write policy and the recall traces also run :func:`detect`: the detect-secrets plugins
-# (Yelp's maintained detector set; the entropy and public-IP plugins are left out, they
-# flag hashes and addresses) plus the rules below for shapes those plugins do not cover.
-# A cheap prefilter keeps ordinary text from importing detect-secrets at all.
-
-_EXTRA_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (kind, label, re.compile(rx))
-    for kind, label, rx in (
-        ("aws-access-key", "an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        ("google-api-key", "a Google API key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
-        ("google-oauth-secret", "a Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{28}\b"),
-        ("npm-token", "an npm access token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("gitlab-token", "a GitLab token", r"\bgl(?:pat|ptt|rt|dt|ft|imt|oas|soat|cbt|agent)-[A-Za-z0-9_\-]{20,}"),
-        ("stripe-key", "a Stripe secret key", r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}\b"),
-        ("azure-storage-key", "an Azure storage account key", r"(?i)\bAccountKey=[A-Za-z0-9+/=]{20,}"),
-        (
-            "aws-secret-key",
-            "an AWS secret access key",
-            r"(?i)\baws.{0,24}?(?:secret|key).{0,24}?[=:]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
-        ),
-        ("slack-webhook", "a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{20,}"),
-        (
-            "discord-webhook",
-            "a Discord webhook URL",
-            r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}",
-        ),
-        ("shopify-token", "a Shopify access token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
-        ("huggingface-token", "a Hugging Face token", r"\bhf_[A-Za-z]{34}\b"),
-        ("digitalocean-token", "a DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-        ("databricks-token", "a Databricks token", r"\bdapi[a-f0-9]{32}\b"),
-        ("linear-key", "a Linear API key", r"\blin_api_[A-Za-z0-9]{40}\b"),
-        ("anthropic-key", "an Anthropic API key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{20,}"),
-        (
-            "cli-password",
-            "a password on a command line",
-            r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?![\s-])(\S+)"
-            r"|\bsshpass\s+-p\s*(\S+)|\bredis-cli\b[^\n]*?\s-a\s+(\S+)|--password=(\S+)"
-            r"|--password\s+(?=\S*[0-9!@#$%^&*+])(\S{3,})",
-        ),
-        (
-            "password-statement",
-            "a password stated in text",
-            r"(?i)\b(?:password|passphrase|passwd|pwd|pin code|api key|secret key)\s+(?:is|was|=)\s*[:=]\s*[\"'`]?(\S{3,})"
-            r"|(?i:\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)[\"'`](\S{3,}?)[\"'`]",
-        ),
-    )
-)
-
-_PREFILTER = re.compile(
-    r"[A-Za-z0-9_\-+/=.:]{16,}" r"|(?i:pass|pwd|secret|token|key|auth|cred|bearer|://|-p\S|\s-a\s|private|api)"
-)
-"""Text that cannot hold any secret shape detected below (no long token, no credential
-word) skips the detect-secrets import."""
-
-_PLUGINS: list[Any] | None = None
-_SKIPPED_PLUGINS = {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
-
-
-def _plugins() -> list[Any]:
-    global _PLUGINS
-    if _PLUGINS is None:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-        mapping: dict[str, Any] = get_mapping_from_secret_type_to_class()
-        plugins: list[Any] = []
-        for cls in mapping.values():
-            if cls.__name__ in _SKIPPED_PLUGINS:
-                continue
-            try:
-                plugins.append(cls())
-            except Exception:  # noqa: BLE001 - a plugin that needs configuration is skipped
-                continue
-        _PLUGINS = plugins
-    return _PLUGINS
-
-
-def _line_spans(text: str) -> Iterator[tuple[int, str]]:
-    start = 0
-    for line in text.split("\n"):
-        yield start, line
-        start += len(line) + 1
-
-
-def _plugin_findings(text: str) -> Iterator[tuple[int, int, str]]:
-    for offset, line in _line_spans(text):
-        if not line.strip() or not _PREFILTER.search(line):
-            continue
-        for plugin in _plugins():
-            try:
-                found = plugin.analyze_line(filename="memory.yaml", line=line, line_number=1)
-            except Exception:  # noqa: BLE001 - a plugin bug never breaks a save
-                continue
-            for secret in found:
-                value = secret.secret_value or ""
-                at = line.find(value) if value else -1
-                start, end = (offset + at, offset + at + len(value)) if at >= 0 else (offset, offset + len(line))
-                yield start, end, "detect-secrets:" + str(secret.type)
-
-
-def _rule_findings(text: str) -> Iterator[tuple[int, int, str]]:
-    for kind, _, rx in _EXTRA_RULES:
-        for m in rx.finditer(text):
-            groups = [i for i in range(1, (rx.groups or 0) + 1) if m.group(i)]
-            start, end = (m.start(groups[0]), m.end(groups[0])) if groups else m.span()
-            yield start, end, kind
-
-
-def _joined(text: str) -> tuple[str, list[int]]:
-    """``text`` with line breaks (and the spaces around them) removed, and for each
-    character its offset in ``text``: finds a key split over two lines."""
-    out: list[str] = []
-    where: list[int] = []
-    for m in re.finditer(r"[^\n]+", text):
-        line = m.group(0)
-        left = len(line) - len(line.lstrip())
-        right = len(line.rstrip())
-        for i in range(left if out else 0, right):
-            out.append(line[i])
-            where.append(m.start() + i)
-    return "".join(out), where
-
-
-def detect(text: str) -> list[Finding]:
-    """Every secret :func:`findings` reports, plus what the detect-secrets plugins and the
-    extra rules find (also across a line break). Masked previews only."""
-    if not text:
-        return []
-    found = list(findings(text))
-    if not _PREFILTER.search(text):
-        return found
-    spans: set[tuple[int, int, str]] = set(_rule_findings(text)) | set(_plugin_findings(text))
-    if "\n" in text:
-        joined, where = _joined(text)
-        for start, end, kind in _rule_findings(joined):
-            if end > start and where[end - 1] - where[start] >= end - start:  # it spans a break
-                spans.add((where[start], where[end - 1] + 1, kind))
-    taken = [f.span for f in found]
-    for start, end, kind in sorted(spans):
-        if any(s <= start and end <= e for s, e in taken):
-            continue
-        taken.append((start, end))
-        found.append(Finding(kind, (start, end), mask(text[start:end])))
-    found.sort(key=lambda f: (f.span, f.kind))
-    return found
-
-
-def detect_label(kind: str) -> str:
-    """A person's words for a :func:`detect` kind."""
-    if kind in KIND_LABELS:
-        return KIND_LABELS[kind]
-    for k, label, _ in _EXTRA_RULES:
-        if k == kind:
-            return label
-    if kind.startswith("detect-secrets:"):
-        return "a " + kind.split(":", 1)[1]
-    return "a secret"
-
-
-def redact_detected(text: str) -> str:
-    """``text`` with everything :func:`detect` finds masked (for prompts kept on disk):
-    :func:`redact` first, then every remaining detected span becomes ``[redacted]``."""
-    if not text:
-        return text
-    out = redact(text)
-    spans = [f.span for f in detect(out) if f.kind not in ("email",)]
-    if not spans:
-        return out
-    parts: list[str] = []
-    last = 0
-    for start, end in sorted(spans):
-        if start < last:
-            continue
-        if out[start:end] == REDACTED:
-            continue
-        parts.append(out[last:start])
-        parts.append(REDACTED)
-        last = end
-    parts.append(out[last:])
-    return "".join(parts)

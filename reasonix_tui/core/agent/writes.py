@@ -42,15 +42,9 @@ from ..store.model import (
 from ..store.requests import parse_expires_at
 from ..store.store import Store
 from .approvals import ApprovalQueue
-from .policy import (
-    Assessment,
-    assess_forget,
-    assess_remember,
-    assess_remember_skip,
-    parse_remember_arguments,
-    remember_request,
-)
+from .policy import Assessment, assess_forget, assess_remember, assess_remember_skip
 from .proposals import ApprovalResult, Proposal, Requester, WaitOutcome, remember_reply
+from .remember_args import parse_remember_arguments, remember_request
 
 __all__ = [
     "EXIT_CODES",

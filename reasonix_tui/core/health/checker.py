@@ -111,7 +111,7 @@ def _memo_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     from .. import resolve as resolver
-    from ..agent import policy, secrets
+    from ..agent import policy, secret_detection, secret_kinds, secrets
 
     versions = []
     for dist in ("detect-secrets", "wordllama"):
@@ -123,6 +123,8 @@ def _memo_version() -> str:
     core = os.path.dirname(here)
     stamp = source_stamp(
         secrets.__file__,
+        secret_kinds.__file__,
+        secret_detection.__file__,
         policy.__file__,
         resolver.__file__,
         os.path.join(core, "recall", "fields.py"),

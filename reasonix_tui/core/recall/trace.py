@@ -296,7 +296,7 @@ class RecallTrace:
     def for_disk(self, keep_prompt: bool = True) -> RecallTrace:
         """The trace as it may be stored: the prompt with secrets redacted and only the
         query terms that survive the redaction, or (``keep_prompt=False``) neither."""
-        from ..agent.secrets import redact_detected
+        from ..agent.secret_detection import redact_detected
 
         if not keep_prompt:
             return replace(self, query="", terms=(), extra={**self.extra, "prompt_recorded": False})

@@ -27,7 +27,7 @@ def misses_path(layout: Layout) -> str:
 def log_miss(layout: Layout, query: str, scope: str, kinds: Sequence[str] | None, tool_name: str, via: str) -> None:
     """Record a zero-result search (the "memory wanted" signal). Never raises."""
     try:
-        from ..agent.secrets import redact_detected
+        from ..agent.secret_detection import redact_detected
         from ..settings import load_settings
         from ..store.safeio import append_bytes
 

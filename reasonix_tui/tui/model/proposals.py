@@ -1,7 +1,7 @@
 """What the approval dialog shows about one proposal (no textual import).
 
-:func:`proposal_view` turns a queued :class:`~reasonix_tui.core.agent.approvals.Proposal`, its
-fresh :class:`~reasonix_tui.core.agent.approvals.ProposalPreview` and the current snapshot into
+:func:`proposal_view` turns a queued :class:`~reasonix_tui.core.agent.proposals.Proposal`, its
+fresh :class:`~reasonix_tui.core.agent.proposals.ProposalPreview` and the current snapshot into
 a :class:`ProposalView`: the fact as it would be written (every field, kept ones included),
 a diff of the file against the current revision for updates, the subject holder,
 sensitive findings (``core.secrets``), the policy's reasons, a conflict note when the
@@ -41,7 +41,7 @@ class Decision:
     action: str
     """``approve``, ``deny``, ``edit``, ``later`` (or ``gone`` when closed by the app)."""
     digest: str = ""
-    """The :attr:`~reasonix_tui.core.agent.approvals.Proposal.digest` of the content shown."""
+    """The :attr:`~reasonix_tui.core.agent.proposals.Proposal.digest` of the content shown."""
 
 
 @dataclass(frozen=True)
