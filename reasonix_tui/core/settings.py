@@ -163,93 +163,148 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     s = Settings()
     sources: list[str] = []
     problems: list[str] = []
-
     reasonix_mem = _read_toml(root / "config.toml", problems, parse_problems=False).get("memory", {})
     if isinstance(reasonix_mem, dict) and reasonix_mem:
-        budget = _int(reasonix_mem.get("pinned_budget_chars"), 0)
-        if budget > 0:
-            s = replace(s, pinned_budget_chars=budget, pinned_budget_configured=True)
-        limit = _int(reasonix_mem.get("recall_limit"), 0)
-        if limit > 0:
-            s = replace(s, recall_limit=limit)
-        max_chars = _int(reasonix_mem.get("recall_max_chars"), 0)
-        if max_chars > 0:
-            s = replace(s, recall_max_chars=max_chars)
-        if reasonix_mem.get("auto_confirm_project_remember") is True:
-            s = replace(s, auto_confirm_project_remember=True)
+        s = _apply_reasonix_memory(s, reasonix_mem)
         sources.append("config.toml")
-
     own_path = root / "reasonix-tui" / "settings.toml"
     own = _read_toml(own_path, problems)
     if own:
-        mem = own.get("memory", {}) if isinstance(own.get("memory"), dict) else {}
-        if "pinned_budget_chars" in mem:
-            if _int(mem["pinned_budget_chars"], -1) < 0:
-                _bad(problems, own_path, "memory.pinned_budget_chars", mem["pinned_budget_chars"], "a whole number ≥ 0")
-            else:
-                s = replace(s, pinned_budget_chars=_int(mem["pinned_budget_chars"], 0), pinned_budget_configured=True)
-        for key in ("recall_limit", "recall_max_chars"):
-            if key in mem:
-                value = _int(mem[key], 0)
-                if value > 0:
-                    s = replace(s, recall_limit=value) if key == "recall_limit" else replace(s, recall_max_chars=value)
-                elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
-                    _bad(problems, own_path, f"memory.{key}", mem[key], "a whole number ≥ 0")
-        flag = _flag(mem, "memory", "auto_confirm_project_remember", own_path, problems)
-        if flag is not None:
-            s = replace(s, auto_confirm_project_remember=flag)
-        recall = own.get("recall", {}) if isinstance(own.get("recall"), dict) else {}
-        if "mode" in recall:
-            mode = str(recall["mode"]).strip()
-            if mode in RECALL_MODES:
-                s = replace(s, recall_mode=mode)
-            else:
-                _bad(problems, own_path, "recall.mode", recall["mode"], " or ".join(f'"{m}"' for m in RECALL_MODES))
-        approvals = own.get("approvals", {}) if isinstance(own.get("approvals"), dict) else {}
-        if "wait_seconds" in approvals:
-            try:
-                s = replace(s, approval_wait_seconds=max(float(approvals["wait_seconds"]), 0.0))
-            except (TypeError, ValueError):
-                _bad(problems, own_path, "approvals.wait_seconds", approvals["wait_seconds"], "a number of seconds")
-        privacy = own.get("privacy", {}) if isinstance(own.get("privacy"), dict) else {}
-        flag = _flag(privacy, "privacy", "record_prompts", own_path, problems)
-        if flag is not None:
-            s = replace(s, record_prompts=flag)
-        sugg = own.get("suggestions", {}) if isinstance(own.get("suggestions"), dict) else {}
-        for key, attr, minimum in (("window_days", "suggestions_window_days", 0), ("limit", "suggestions_limit", 1)):
-            if key in sugg:
-                value = _int(sugg[key], -1)
-                if value >= minimum and not isinstance(sugg[key], bool):
-                    s = replace(s, **{attr: value})  # type: ignore[arg-type]  # attr is one of two int fields
-                else:
-                    _bad(problems, own_path, f"suggestions.{key}", sugg[key], f"a whole number ≥ {minimum}")
-        display = own.get("display", {}) if isinstance(own.get("display"), dict) else {}
-        if "time_zone" in display:
-            zone = str(display["time_zone"]).strip().lower()
-            if zone in TIME_ZONES:
-                s = replace(s, time_zone=zone)
-            else:
-                _bad(problems, own_path, "display.time_zone", display["time_zone"], '"local" or "utc"')
-        keymap = own.get("keymap", {})
-        if isinstance(keymap, dict):
-            pairs: list[tuple[str, str]] = []
-            for binding_id, keys in keymap.items():
-                if isinstance(keys, str) and keys.strip():
-                    pairs.append((str(binding_id), ",".join(k.strip() for k in keys.split(",") if k.strip())))
-                else:
-                    _bad(problems, own_path, f"keymap.{binding_id}", keys, 'a key string such as "ctrl+a" or "y,Y"')
-            s = replace(s, keymap=tuple(pairs))
-        elif "keymap" in own:
-            _bad(problems, own_path, "keymap", keymap, "a table of binding id = keys")
+        for apply in _OWN_TABLES:
+            s = apply(s, own, own_path, problems)
         sources.append("settings.toml")
+    s, budget_from_env = _apply_environment(s, environ)
+    if budget_from_env:
+        sources.append("env")
+    return replace(s, source=", ".join(sources) or "defaults", problems=tuple(problems))
 
-    if environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip():
+
+def _apply_reasonix_memory(s: Settings, mem: dict[str, Any]) -> Settings:
+    """The ``[memory]`` table of Reasonix's ``config.toml`` (values it would ignore are ignored)."""
+    budget = _int(mem.get("pinned_budget_chars"), 0)
+    if budget > 0:
+        s = replace(s, pinned_budget_chars=budget, pinned_budget_configured=True)
+    limit = _int(mem.get("recall_limit"), 0)
+    if limit > 0:
+        s = replace(s, recall_limit=limit)
+    max_chars = _int(mem.get("recall_max_chars"), 0)
+    if max_chars > 0:
+        s = replace(s, recall_max_chars=max_chars)
+    if mem.get("auto_confirm_project_remember") is True:
+        s = replace(s, auto_confirm_project_remember=True)
+    return s
+
+
+def _table(own: dict[str, Any], name: str) -> dict[str, Any]:
+    """A table of ``settings.toml``; ``{}`` when absent or not a table."""
+    value = own.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _own_memory(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[memory]``: the pinned budget, recall limits, the auto-confirm switch."""
+    mem = _table(own, "memory")
+    if "pinned_budget_chars" in mem:
+        if _int(mem["pinned_budget_chars"], -1) < 0:
+            _bad(problems, path, "memory.pinned_budget_chars", mem["pinned_budget_chars"], "a whole number ≥ 0")
+        else:
+            s = replace(s, pinned_budget_chars=_int(mem["pinned_budget_chars"], 0), pinned_budget_configured=True)
+    for key in ("recall_limit", "recall_max_chars"):
+        if key in mem:
+            value = _int(mem[key], 0)
+            if value > 0:
+                s = replace(s, recall_limit=value) if key == "recall_limit" else replace(s, recall_max_chars=value)
+            elif _int(mem[key], -1) != 0:  # 0 means "the default", as in Reasonix
+                _bad(problems, path, f"memory.{key}", mem[key], "a whole number ≥ 0")
+    flag = _flag(mem, "memory", "auto_confirm_project_remember", path, problems)
+    if flag is not None:
+        s = replace(s, auto_confirm_project_remember=flag)
+    return s
+
+
+def _own_recall(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[recall] mode``."""
+    recall = _table(own, "recall")
+    if "mode" in recall:
+        mode = str(recall["mode"]).strip()
+        if mode in RECALL_MODES:
+            s = replace(s, recall_mode=mode)
+        else:
+            _bad(problems, path, "recall.mode", recall["mode"], " or ".join(f'"{m}"' for m in RECALL_MODES))
+    return s
+
+
+def _own_approvals(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[approvals] wait_seconds``."""
+    approvals = _table(own, "approvals")
+    if "wait_seconds" in approvals:
+        try:
+            s = replace(s, approval_wait_seconds=max(float(approvals["wait_seconds"]), 0.0))
+        except (TypeError, ValueError):
+            _bad(problems, path, "approvals.wait_seconds", approvals["wait_seconds"], "a number of seconds")
+    return s
+
+
+def _own_privacy(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[privacy] record_prompts``."""
+    flag = _flag(_table(own, "privacy"), "privacy", "record_prompts", path, problems)
+    return s if flag is None else replace(s, record_prompts=flag)
+
+
+def _own_suggestions(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[suggestions] window_days`` and ``limit``."""
+    sugg = _table(own, "suggestions")
+    for key, attr, minimum in (("window_days", "suggestions_window_days", 0), ("limit", "suggestions_limit", 1)):
+        if key in sugg:
+            value = _int(sugg[key], -1)
+            if value >= minimum and not isinstance(sugg[key], bool):
+                s = replace(s, **{attr: value})  # type: ignore[arg-type]  # attr is one of two int fields
+            else:
+                _bad(problems, path, f"suggestions.{key}", sugg[key], f"a whole number ≥ {minimum}")
+    return s
+
+
+def _own_display(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[display] time_zone``."""
+    display = _table(own, "display")
+    if "time_zone" in display:
+        zone = str(display["time_zone"]).strip().lower()
+        if zone in TIME_ZONES:
+            s = replace(s, time_zone=zone)
+        else:
+            _bad(problems, path, "display.time_zone", display["time_zone"], '"local" or "utc"')
+    return s
+
+
+def _own_keymap(s: Settings, own: dict[str, Any], path: Path, problems: list[str]) -> Settings:
+    """``[keymap]``: binding id = keys."""
+    keymap = own.get("keymap", {})
+    if isinstance(keymap, dict):
+        pairs: list[tuple[str, str]] = []
+        for binding_id, keys in keymap.items():
+            if isinstance(keys, str) and keys.strip():
+                pairs.append((str(binding_id), ",".join(k.strip() for k in keys.split(",") if k.strip())))
+            else:
+                _bad(problems, path, f"keymap.{binding_id}", keys, 'a key string such as "ctrl+a" or "y,Y"')
+        s = replace(s, keymap=tuple(pairs))
+    elif "keymap" in own:
+        _bad(problems, path, "keymap", keymap, "a table of binding id = keys")
+    return s
+
+
+_OWN_TABLES = (_own_memory, _own_recall, _own_approvals, _own_privacy, _own_suggestions, _own_display, _own_keymap)
+"""The tables of ``settings.toml``, read in this order (problems are reported in it)."""
+
+
+def _apply_environment(s: Settings, environ: Mapping[str, str]) -> tuple[Settings, bool]:
+    """Environment overrides; also whether the pinned budget came from there."""
+    from_env = bool(environ.get("REASONIX_TUI_PINNED_BUDGET", "").strip())
+    if from_env:
         s = replace(
             s,
             pinned_budget_chars=max(_int(environ["REASONIX_TUI_PINNED_BUDGET"], s.pinned_budget_chars), 0),
             pinned_budget_configured=True,
         )
-        sources.append("env")
     mode = environ.get("REASONIX_TUI_RECALL_MODE", "").strip()
     if mode in RECALL_MODES:
         s = replace(s, recall_mode=mode)
@@ -262,4 +317,4 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
         s = replace(s, headless=True)
     if _truthy(environ.get("REASONIX_EXPERIMENT_NO_MEMORY")):
         s = replace(s, no_memory=True)
-    return replace(s, source=", ".join(sources) or "defaults", problems=tuple(problems))
+    return s, from_env

@@ -158,6 +158,55 @@ def _sensitive(args: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(finding.label for finding in findings(text)))
 
 
+def _sensitive_labels(args: Mapping[str, Any], tool: str, preview: ProposalPreview | None) -> tuple[str, ...]:
+    """The labels of what looks like a secret, from the policy's fresh run when there is one."""
+    fresh = preview.assessment if preview is not None else None
+    if fresh is not None and tool != "forget" and hasattr(fresh, "sensitive"):
+        # The policy's fresh run already scanned every field: do not scan a big body twice.
+        return tuple(dict.fromkeys(f.label for f in fresh.sensitive))
+    return _sensitive(args)
+
+
+def _update_diffs(current: Fact | None, planned: Fact | None, cut: list[str]) -> tuple[str, str]:
+    """The update's diff without and with the :data:`NOISE_KEYS` lines (notes a cut in ``cut``)."""
+    if current is None or planned is None:
+        return "", ""
+    size = max(len(current.body), len(planned.body))
+    if size > SHOWN_CHARS:
+        cut.append(f"diff: the first {SHOWN_CHARS:,} characters of each side of {size:,}")
+    return _file_diff(current, planned, full=False), _file_diff(current, planned, full=True)
+
+
+def _snapshot_holder(snapshot: CenterSnapshot, subject: str, scope: str, current: Fact | None) -> Fact | None:
+    """The fact of ``snapshot`` holding ``subject`` in ``scope``, when not ``current`` itself."""
+    if not subject:
+        return None
+    for key, src in snapshot.sources.items():
+        if src.subject == subject and src.scope == scope and (current is None or src.key != current.id):
+            return snapshot.facts.get(key)
+    return None
+
+
+def _expected_conflict(args: Mapping[str, Any], tool: str, current: Fact | None) -> str:
+    """Why the call's own ``expected_revision`` (or a forget's missing target) fails now, or ``""``."""
+    expected = args.get("expected_revision")
+    try:
+        expected_rev = int(str(expected)) if expected not in (None, "") else 0
+    except (TypeError, ValueError):
+        expected_rev = 0
+    if expected_rev > 0:
+        if current is None:
+            return f"expected revision {expected_rev}, but the fact no longer exists"
+        if current.revision != expected_rev:
+            return (
+                f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
+            )
+        return ""
+    if tool == "forget" and current is None:
+        return "there is no active fact by that reference (already forgotten?)"
+    return ""
+
+
 def _requester(req: Requester) -> str:
     who = req.agent or "The agent"
     details = ", ".join(
@@ -209,52 +258,21 @@ def proposal_view(
     else:
         kind = "update" if current is not None else "create"
     name = remember_request_name(args) if tool != "forget" else str(args.get("ref") or args.get("name") or "")
-    diff = diff_full = ""
     cut: list[str] = []
-    if kind == "update" and current is not None and planned is not None:
-        diff = _file_diff(current, planned, full=False)
-        diff_full = _file_diff(current, planned, full=True)
-        size = max(len(current.body), len(planned.body))
-        if size > SHOWN_CHARS:
-            cut.append(f"diff: the first {SHOWN_CHARS:,} characters of each side of {size:,}")
+    diff, diff_full = _update_diffs(current, planned, cut) if kind == "update" else ("", "")
     if planned is not None:
         scope, subject = planned.scope, planned.subject_key
     else:
         scope = normalize_fact_scope(str(args.get("scope") or (current.scope if current else "project")))
         subject = normalize_subject_key(str(args.get("subject_key") or (current.subject_key if current else "")))
-    holder = None
-    if subject and tool != "forget":
-        for key, src in snapshot.sources.items():
-            if src.subject == subject and src.scope == scope and (current is None or src.key != current.id):
-                holder = snapshot.facts.get(key)
-                break
-    conflict = ""
-    expected = args.get("expected_revision")
-    try:
-        expected_rev = int(str(expected)) if expected not in (None, "") else 0
-    except (TypeError, ValueError):
-        expected_rev = 0
-    if expected_rev > 0:
-        if current is None:
-            conflict = f"expected revision {expected_rev}, but the fact no longer exists"
-        elif current.revision != expected_rev:
-            conflict = (
-                f"the fact changed after this was proposed: expected revision {expected_rev}, found {current.revision}"
-            )
-    elif tool == "forget" and current is None:
-        conflict = "there is no active fact by that reference (already forgotten?)"
+    holder = _snapshot_holder(snapshot, subject, scope, current) if tool != "forget" else None
+    conflict = _expected_conflict(args, tool, current)
     if preview is not None and not conflict:
         conflict = _preview_conflict(proposal, preview, current, name)
         holder = preview.subject_holder
     reasons = proposal.reasons
     if preview is not None and preview.assessment is not None and preview.assessment.reasons:
         reasons = tuple(dict.fromkeys(preview.assessment.reasons))
-    fresh = preview.assessment if preview is not None else None
-    if fresh is not None and tool != "forget" and hasattr(fresh, "sensitive"):
-        # The policy's fresh run already scanned every field: do not scan a big body twice.
-        sensitive = tuple(dict.fromkeys(f.label for f in fresh.sensitive))
-    else:
-        sensitive = _sensitive(args)
     body = str(args.get("body") or (current.body if current and tool == "forget" else ""))
     if len(body) > SHOWN_CHARS:
         cut.append(f"body: the first {SHOWN_CHARS:,} of {len(body):,} characters")
@@ -276,7 +294,7 @@ def proposal_view(
         diff=diff,
         subject_key=subject,
         subject_holder=holder,
-        sensitive=sensitive,
+        sensitive=_sensitive_labels(args, tool, preview),
         reasons=reasons,
         conflict=conflict,
         requester=_requester(proposal.requester),

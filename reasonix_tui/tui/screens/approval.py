@@ -125,17 +125,30 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
     head.append(f"{view.requester or 'The agent'} wants to {verb} ", style="bold")
     head.append(f"(tool: {view.tool}).\n")
     parts.append(head)
+    parts.extend(_warnings(view))
+    parts.append(_forget_fields(view) if view.kind == "forget" else _remember_fields(view))
+    if view.reasons:
+        reasons = Text("Why you are asked: ", style="bold")
+        reasons.append("; ".join(view.reasons) + "\n", style="italic")
+        parts.append(reasons)
+    parts.extend(_content(view, full_diff))
+    return Group(*parts)  # type: ignore[arg-type]  # parts are Rich renderables
+
+
+def _warnings(view: ProposalView) -> list[Text]:
+    """The red and yellow lines: a conflict, sensitive content, a body too large to draw."""
+    out: list[Text] = []
     if view.conflict:
-        parts.append(
+        out.append(
             Text(
                 f"⚠ CONFLICT: {view.conflict}. Approving will not apply it; deny it or ask the agent again.\n",
                 style="bold red",
             )
         )
     if view.sensitive:
-        parts.append(Text("⚠ SENSITIVE CONTENT: " + "; ".join(view.sensitive) + "\n", style="bold red"))
+        out.append(Text("⚠ SENSITIVE CONTENT: " + "; ".join(view.sensitive) + "\n", style="bold red"))
     if view.cut:
-        parts.append(
+        out.append(
             Text(
                 f"⚠ LARGE: the body is {view.body_chars:,} characters; shown here: "
                 + "; ".join(view.cut)
@@ -143,69 +156,84 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
                 style="bold yellow",
             )
         )
+    return out
+
+
+def _forget_fields(view: ProposalView) -> Text:
+    """The fact a forget would archive."""
     meta = Text()
-    if view.kind == "forget":
-        fact = view.current
-        meta.append("fact        ", style="bold")
-        meta.append((fact.ref if fact else view.name) + "\n")
-        if fact is not None:
-            meta.append(f"title       {fact.display_title}\n")
-            meta.append(
-                f"type        {fact.type}   scope {fact.scope}   activation {fact.resolved_activation}   revision {fact.revision}\n"
-            )
-            meta.append(f"description {fact.description}\n")
+    fact = view.current
+    meta.append("fact        ", style="bold")
+    meta.append((fact.ref if fact else view.name) + "\n")
+    if fact is not None:
+        meta.append(f"title       {fact.display_title}\n")
+        meta.append(
+            f"type        {fact.type}   scope {fact.scope}   activation {fact.resolved_activation}   revision {fact.revision}\n"
+        )
+        meta.append(f"description {fact.description}\n")
+    return meta
+
+
+def _remember_fields(view: ProposalView) -> Text:
+    """The fact as it would be written: name, title, type, scope, activation, description,
+    the fields an update keeps, the subject and its holder."""
+    planned = view.planned
+    meta = Text()
+    meta.append("name        ", style="bold")
+    meta.append(f"{planned.name if planned is not None and planned.name else view.name}\n")
+    meta.append("title       ", style="bold")
+    meta.append(f"{view.title or '(none)'}\n")
+    meta.append("type        ", style="bold")
+    meta.append(f"{view.type}   ")
+    meta.append("scope ", style="bold")
+    meta.append(f"{view.scope}   ")
+    meta.append("activation ", style="bold")
+    resolved = view.activation_resolved or view.activation
+    if resolved:
+        meta.append(resolved, style="bold yellow" if resolved == "pinned" else "")
+        if view.activation_note:
+            meta.append(f" ({view.activation_note})", style="yellow" if resolved == "pinned" else "dim")
+        meta.append("\n")
     else:
-        planned = view.planned
-        meta.append("name        ", style="bold")
-        meta.append(f"{planned.name if planned is not None and planned.name else view.name}\n")
-        meta.append("title       ", style="bold")
-        meta.append(f"{view.title or '(none)'}\n")
-        meta.append("type        ", style="bold")
-        meta.append(f"{view.type}   ")
-        meta.append("scope ", style="bold")
-        meta.append(f"{view.scope}   ")
-        meta.append("activation ", style="bold")
-        resolved = view.activation_resolved or view.activation
-        if resolved:
-            meta.append(resolved, style="bold yellow" if resolved == "pinned" else "")
-            if view.activation_note:
-                meta.append(f" ({view.activation_note})", style="yellow" if resolved == "pinned" else "dim")
-            meta.append("\n")
-        else:
-            meta.append("(default)\n")
-        meta.append("description ", style="bold")
-        meta.append(f"{view.description}\n")
-        if planned is not None and view.kind == "update":
-            kept = [
-                f"{label} {value}"
-                for label, value in (
-                    ("keywords", planned.keywords),
-                    ("volatility", planned.volatility),
-                    ("expires", planned.expires_at.rfc3339() if planned.expires_at else ""),
-                )
-                if value
-            ]
-            if kept:
-                meta.append("also kept   ", style="bold")
-                meta.append("   ".join(kept) + "\n", style="dim")
-        if view.subject_key:
-            meta.append("subject     ", style="bold")
-            meta.append(view.subject_key)
-            if view.subject_holder is not None:
-                h = view.subject_holder
-                meta.append(
-                    f"   held by {h.ref} (id {h.id}, revision {h.revision}): the store will refuse a second holder\n",
-                    style="yellow",
-                )
-            elif view.current is not None and view.current.subject_key == view.subject_key:
-                meta.append(f"   held by the fact being updated ({view.current.ref})\n", style="dim")
-            else:
-                meta.append("   (no current holder)\n", style="dim")
-    parts.append(meta)
-    if view.reasons:
-        reasons = Text("Why you are asked: ", style="bold")
-        reasons.append("; ".join(view.reasons) + "\n", style="italic")
-        parts.append(reasons)
+        meta.append("(default)\n")
+    meta.append("description ", style="bold")
+    meta.append(f"{view.description}\n")
+    if planned is not None and view.kind == "update":
+        kept = [
+            f"{label} {value}"
+            for label, value in (
+                ("keywords", planned.keywords),
+                ("volatility", planned.volatility),
+                ("expires", planned.expires_at.rfc3339() if planned.expires_at else ""),
+            )
+            if value
+        ]
+        if kept:
+            meta.append("also kept   ", style="bold")
+            meta.append("   ".join(kept) + "\n", style="dim")
+    if view.subject_key:
+        _append_subject(meta, view)
+    return meta
+
+
+def _append_subject(meta: Text, view: ProposalView) -> None:
+    """The subject key and who holds it now."""
+    meta.append("subject     ", style="bold")
+    meta.append(view.subject_key)
+    if view.subject_holder is not None:
+        h = view.subject_holder
+        meta.append(
+            f"   held by {h.ref} (id {h.id}, revision {h.revision}): the store will refuse a second holder\n",
+            style="yellow",
+        )
+    elif view.current is not None and view.current.subject_key == view.subject_key:
+        meta.append(f"   held by the fact being updated ({view.current.ref})\n", style="dim")
+    else:
+        meta.append("   (no current holder)\n", style="dim")
+
+
+def _content(view: ProposalView, full_diff: bool) -> list[object]:
+    """The diff of an update, the body of the fact a forget archives, or the new body."""
     if view.kind == "update" and (view.diff or view.diff_full):
         title = "Diff of the file against the current revision"
         title += (
@@ -213,15 +241,13 @@ def render_proposal(view: ProposalView, *, full_diff: bool = False) -> Group:
             if full_diff
             else " (f shows the revision and updated_at lines too)"
         )
-        parts.append(Text(title, style="bold underline"))
-        parts.append(_diff_text(view.diff_full if full_diff else view.diff))
-    elif view.kind == "forget" and view.current is not None:
-        parts.append(Text("Body of the fact to forget (it moves to the archive)", style="bold underline"))
-        parts.append(_body(view.current.body[:SHOWN_CHARS]))
-    else:
-        parts.append(Text("Body", style="bold underline"))
-        parts.append(_body(view.body))
-    return Group(*parts)  # type: ignore[arg-type]  # parts are Rich renderables
+        return [Text(title, style="bold underline"), _diff_text(view.diff_full if full_diff else view.diff)]
+    if view.kind == "forget" and view.current is not None:
+        return [
+            Text("Body of the fact to forget (it moves to the archive)", style="bold underline"),
+            _body(view.current.body[:SHOWN_CHARS]),
+        ]
+    return [Text("Body", style="bold underline"), _body(view.body)]
 
 
 class ApprovalScreen(ModalScreen[Decision]):
