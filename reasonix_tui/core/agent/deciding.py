@@ -21,7 +21,7 @@ from .proposals import (
     as_str,
     content_key,
     forget_reply,
-    remember_reply,
+    remember_approved,
 )
 from .queue_files import approval_entry, pinned_targets, read_json, remember_target
 from .recovery import CrashRecovery
@@ -212,19 +212,7 @@ class Deciding(CrashRecovery):
             )
             if p
         )
-        return ApprovalResult(
-            proposal.id,
-            "remember",
-            "approved",
-            remember_reply(fact),
-            fact_id=fact.id,
-            ref=fact.ref,
-            revision=fact.revision,
-            edited=edited,
-            note=note,
-            decided_at=stamps.now(),
-            paths=paths,
-        )
+        return remember_approved(proposal.id, fact, edited=edited, note=note, decided_at=stamps.now(), paths=paths)
 
     def _apply_forget(self, proposal: Proposal, store: Store, note: str) -> ApprovalResult:
         ref = str(proposal.arguments.get("ref", ""))

@@ -292,6 +292,30 @@ def _stored_target(store: FactSource, args: Mapping[str, Any], ref_name: str) ->
 # --------------------------------------------------------------------------- assessments
 
 
+def _request_checks(a: Mapping[str, Any], available: bool, reasons: list[str]) -> None:
+    """Checks both assessments run in this order: description and body given, a project
+    store, an explicit project/reference type."""
+    if not trim_space(a["description"]) or not trim_space(a["body"]):
+        reasons.append(Reason.REQUIRED)
+    if not available:
+        reasons.append(Reason.STORE_UNAVAILABLE)
+    if to_lower(trim_space(a["type"])) not in ("project", "reference"):
+        reasons.append(Reason.TYPE)
+
+
+def _content_checks(a: Mapping[str, Any], name: str, strict: bool, reasons: list[str]) -> list[Finding]:
+    """Checks both assessments run in this order: a name, the body budget (untrimmed),
+    sensitive content. Returns the findings."""
+    if not name:
+        reasons.append(Reason.NO_NAME)
+    if len(a["body"]) > MAX_AUTO_BODY_RUNES:
+        reasons.append(Reason.BODY_BUDGET)
+    sensitive, found = _sensitive_findings(a, strict)
+    if sensitive:
+        reasons.append(Reason.SENSITIVE)
+    return found
+
+
 def _parse_or_none(args: Mapping[str, Any] | str | bytes) -> dict[str, Any] | None:
     try:
         return parse_remember_arguments(args)
@@ -317,32 +341,17 @@ def assess_remember(
         if trim_space(a["scope"]) and scope != ref.scope:
             reasons.append(Reason.SCOPE_CONFLICT)
         scope = ref.scope
-    # 2. description and body
-    if not trim_space(a["description"]) or not trim_space(a["body"]):
-        reasons.append(Reason.REQUIRED)
-    # 3. project store
+    # 2. description and body, 3. project store, 4. explicit project/reference type
     available = _store_available(store)
-    if not available:
-        reasons.append(Reason.STORE_UNAVAILABLE)
-    # 4. explicit project/reference type
-    if to_lower(trim_space(a["type"])) not in ("project", "reference"):
-        reasons.append(Reason.TYPE)
+    _request_checks(a, available, reasons)
     # 5. project scope
     if scope != "project":
         reasons.append(Reason.GLOBAL)
     # 6. updates
     if trim_space(a["id"]) or a["expected_revision"] > 0:
         reasons.append(Reason.UPDATE)
-    # 7. name
-    if not name:
-        reasons.append(Reason.NO_NAME)
-    # 8. body budget (untrimmed)
-    if len(a["body"]) > MAX_AUTO_BODY_RUNES:
-        reasons.append(Reason.BODY_BUDGET)
-    # 9. sensitive content
-    sensitive, found = _sensitive_findings(a, strict)
-    if sensitive:
-        reasons.append(Reason.SENSITIVE)
+    # 7. name, 8. body budget (untrimmed), 9. sensitive content
+    found = _content_checks(a, name, strict, reasons)
     # 10. duplicates
     dups = _duplicates(store, a, name) if (available and store is not None) else []
     if dups:
@@ -417,19 +426,8 @@ def assess_remember_skip(
         stored_by_id = next((f for f in facts_store.list_all() if f.id == trim_space(a["id"])), None)
         if stored_by_id is not None:
             name = stored_by_id.name
-    if not trim_space(a["description"]) or not trim_space(a["body"]):
-        reasons.append(Reason.REQUIRED)
-    if not available:
-        reasons.append(Reason.STORE_UNAVAILABLE)
-    if to_lower(trim_space(a["type"])) not in ("project", "reference"):
-        reasons.append(Reason.TYPE)
-    if not name:
-        reasons.append(Reason.NO_NAME)
-    if len(a["body"]) > MAX_AUTO_BODY_RUNES:
-        reasons.append(Reason.BODY_BUDGET)
-    sensitive, found = _sensitive_findings(a, strict)
-    if sensitive:
-        reasons.append(Reason.SENSITIVE)
+    _request_checks(a, available, reasons)
+    found = _content_checks(a, name, strict, reasons)
     if trim_space(a["activation"]):
         reasons.append(Reason.PINNED_REQUEST)
     target = _stored_target(facts_store, a, ref.name)

@@ -47,6 +47,7 @@ __all__ = [
     "WaitInfo",
     "planned_fact",
     "remember_reply",
+    "remember_approved",
     "forget_reply",
     "valid_proposal_id",
 ]
@@ -519,6 +520,25 @@ def remember_reply(fact: Fact) -> str:
     return (
         f"Saved memory id={fact.id} revision={fact.revision} ({fact.scope} background) as {fact.ref} "
         "(it applies now and its derived index loads automatically in future sessions)."
+    )
+
+
+def remember_approved(
+    proposal_id: str, fact: Fact, *, edited: bool, note: str, decided_at: str, paths: tuple[str, ...]
+) -> ApprovalResult:
+    """The result of an approved ``remember`` that wrote ``fact`` (the agent gets Reasonix's reply)."""
+    return ApprovalResult(
+        proposal_id,
+        "remember",
+        "approved",
+        remember_reply(fact),
+        fact_id=fact.id,
+        ref=fact.ref,
+        revision=fact.revision,
+        edited=edited,
+        note=note,
+        decided_at=decided_at,
+        paths=paths,
     )
 
 

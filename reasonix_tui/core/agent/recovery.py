@@ -22,7 +22,7 @@ from .proposals import (
     as_int,
     as_str,
     content_key,
-    remember_reply,
+    remember_approved,
     valid_proposal_id,
 )
 from .queue_files import QueueFiles, pinned_targets, read_json, write_json
@@ -136,14 +136,9 @@ class CrashRecovery(QueueFiles):
             ):
                 return None  # written before this intent: someone else's write
             fact = replace(fact, revision=written.revision) if written is not fact else fact
-            return ApprovalResult(
+            return remember_approved(
                 proposal.id,
-                "remember",
-                "approved",
-                remember_reply(fact),
-                fact_id=fact.id,
-                ref=fact.ref,
-                revision=fact.revision,
+                fact,
                 edited=intent.get("edited") is True,
                 note=note,
                 decided_at=stamps.now(),
