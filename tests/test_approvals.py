@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from reasonix_tui.core.agent.approvals import ApprovalQueue
-from reasonix_tui.core.agent.presence import PresenceMarker
 from reasonix_tui.core.agent.policy import assess_forget, assess_remember
+from reasonix_tui.core.agent.presence import PresenceMarker
 from reasonix_tui.core.agent.proposals import ApprovalError, ApprovalResult, Requester, valid_proposal_id
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.store.model import Conflict, InvalidInput, NotFound
@@ -494,8 +494,8 @@ def test_latest_auto_write_includes_announced_ones(
     ],
 )
 def test_planned_fact_is_what_the_store_writes(layout: Layout, args: dict[str, Any]) -> None:
-    from reasonix_tui.core.agent.remember_args import remember_request
     from reasonix_tui.core.agent.proposals import planned_fact
+    from reasonix_tui.core.agent.remember_args import remember_request
     from reasonix_tui.core.compat.gotime import Timestamp
     from reasonix_tui.core.store.fileformat import render_fact
 
