@@ -11,7 +11,7 @@ With ``strict=True`` (the default, what the agent surfaces use) a few extension 
 run after Reasonix's, each only making the policy stricter:
 
 * secrets in ``keywords`` (Reasonix does not look there) count as sensitive;
-* the broader detector (:func:`~.secrets.detect`: the detect-secrets plugins plus rules
+* the broader detector (:func:`~.secret_detection.detect`: the detect-secrets plugins plus rules
   for Google, Stripe, GitLab, npm, Azure, command-line and stated passwords...) runs over
   every field, the subject key included;
 * private key blocks of any type count (Reasonix only matches two spellings);

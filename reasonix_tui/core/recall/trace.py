@@ -9,7 +9,7 @@ Every automatic recall made for a turn (``reasonix-tui recall``, the
   ``rotate_bytes`` it is rewritten (atomically) with the newest ``keep`` traces.
 
 Both files are private (0600 in a 0700 folder, written without following symlinks) and
-hold the prompt with secrets redacted (:func:`~reasonix_tui.core.agent.secrets.redact_detected`);
+hold the prompt with secrets redacted (:func:`~reasonix_tui.core.agent.secret_detection.redact_detected`);
 with ``[privacy] record_prompts = false`` they hold no prompt text at all.
 
 :func:`render_recall_text` prints a trace as ``/memory recall`` does
