@@ -438,14 +438,17 @@ class ApprovalScreen(ModalScreen[Decision]):
 
         if waiting != self.view.waiting:
             self.view = replace(self.view, waiting=waiting)
-            self.query_one("#approval-status", Static).update(self._status())
+            for status in self.query("#approval-status").results(Static):  # none before compose
+                status.update(self._status())
 
     def set_total(self, total: int, position: int | None = None) -> None:
         """Update the queue count while the dialog is open."""
         self.total = max(total, 1)
         if position is not None:
             self.position = position
-        self.query_one("#approval-count", Label).update(self._count_text())
+        # Before the dialog is composed there is no label yet: compose draws these numbers.
+        for label in self.query("#approval-count").results(Label):
+            label.update(self._count_text())
 
     # ----------------------------------------------------------------- actions
 
