@@ -139,7 +139,7 @@ async def test_a_dialog_over_a_text_box_waits_until_it_was_seen(demo: Layout) ->
 async def test_presence_results_and_waiting_markers_are_not_news(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     # The presence heartbeat re-reads the queue as a safety net and rightly opens a new
     # proposal: on a busy machine it could fire inside the settle below. Keep it out.
-    monkeypatch.setattr("reasonix_tui.tui.app.HEARTBEAT_SECONDS", 3600.0)
+    monkeypatch.setattr("reasonix_tui.tui.app_approvals.HEARTBEAT_SECONDS", 3600.0)
     app = make(demo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
