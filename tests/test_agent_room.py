@@ -15,7 +15,8 @@ from reasonix_tui.core.agent.approvals import ApprovalQueue
 from reasonix_tui.core.agent.policy import assess_remember
 from reasonix_tui.core.agent.proposals import Requester
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.store.store import SaveRequest, Store
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 FROZEN = "2026-01-02T03:04:05Z"
