@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from . import mcp_tools
+from .fast_args import global_option
 
 __all__ = ["STATIC_METHODS", "Front", "run", "fast_main", "scrub"]
 
@@ -279,17 +280,13 @@ def fast_main(argv: Sequence[str]) -> int | None:
         a = args[i]
         if a in ("-h", "--help", "--version", "--demo"):
             return None
-        if not seen_mcp and a in ("--home", "--workspace") and i + 1 < len(args):
-            if a == "--home":
-                home = args[i + 1]
-            else:
-                workspace = args[i + 1]
-            i += 2
-            continue
-        if not seen_mcp and a.startswith(("--home=", "--workspace=")):
-            key, value = a.split("=", 1)
+        option = None if seen_mcp else global_option(args, i)
+        if option is not None:
+            key, value, used = option
             home, workspace = (value, workspace) if key == "--home" else (home, value)
-        elif a == "mcp" and not seen_mcp:
+            i += used
+            continue
+        if a == "mcp" and not seen_mcp:
             seen_mcp = True
         elif seen_mcp and a in ("--workspace", "--max-wait") and i + 1 < len(args):
             if a == "--workspace":

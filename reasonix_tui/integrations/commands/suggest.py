@@ -29,6 +29,7 @@ from ...core.sessions.suggestions import (
     restore_suggestion,
 )
 from ...core.store.model import InvalidInput
+from ..fast_args import global_option
 
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry
@@ -210,17 +211,13 @@ def fast_main(argv: Sequence[str]) -> int | None:
     i = 0
     while i < len(args):
         a = args[i]
-        if not seen_command and a in ("--home", "--workspace") and i + 1 < len(args):
-            if a == "--home":
-                home = args[i + 1]
-            else:
-                workspace = args[i + 1]
-            i += 2
-            continue
-        if not seen_command and a.startswith(("--home=", "--workspace=")):
-            key, value = a.split("=", 1)
+        option = None if seen_command else global_option(args, i)
+        if option is not None:
+            key, value, used = option
             home, workspace = (value, workspace) if key == "--home" else (home, value)
-        elif not seen_command and a == "suggest":
+            i += used
+            continue
+        if not seen_command and a == "suggest":
             seen_command = True
         elif seen_command and a in ("--all", "--json"):
             flags.add(a)
