@@ -103,20 +103,11 @@ def check_duplicates(
     return out
 
 
-def _duplicate(fs: list[Fact], shared: dict[str, str]) -> Finding:
-    """The finding of one group of exact duplicates (newest first)."""
-    keep, others = fs[0], fs[1:]
-    fields_shared = [fld for fld in ("title", "description", "body") if fld in shared]
+def _group_parts(keep: Fact, others: Sequence[Fact]) -> tuple[list[FactRef], list[str], list[Fix]]:
+    """What every duplicate group's finding shows: its references, the evidence lines that
+    name its members, and the fixes (archive each duplicate, or merge into the newest)."""
     refs = [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)]
-    overlap = []
-    for fld in fields_shared:
-        overlap.append(f"{fld}: {truncate_runes(shared[fld], 160)}")
-    evidence = [
-        f"{len(fs)} facts share the same {', '.join(fields_shared)} (case, spacing and punctuation ignored); "
-        "recall may spend its budget on both",
-        fact_line("newest", keep),
-        *(fact_line("duplicate", f) for f in others),
-    ]
+    lines = [fact_line("newest", keep), *(fact_line("duplicate", f) for f in others)]
     fixes = [
         *(archive_fix(f, "the duplicate") for f in others),
         Fix(
@@ -125,6 +116,22 @@ def _duplicate(fs: list[Fact], shared: dict[str, str]) -> Finding:
             fact_id=str(keep.id),
             keep_id=str(keep.id),
         ),
+    ]
+    return refs, lines, fixes
+
+
+def _duplicate(fs: list[Fact], shared: dict[str, str]) -> Finding:
+    """The finding of one group of exact duplicates (newest first)."""
+    keep, others = fs[0], fs[1:]
+    refs, lines, fixes = _group_parts(keep, others)
+    fields_shared = [fld for fld in ("title", "description", "body") if fld in shared]
+    overlap = []
+    for fld in fields_shared:
+        overlap.append(f"{fld}: {truncate_runes(shared[fld], 160)}")
+    evidence = [
+        f"{len(fs)} facts share the same {', '.join(fields_shared)} (case, spacing and punctuation ignored); "
+        "recall may spend its budget on both",
+        *lines,
     ]
     title = f"{keep.display_title}: {len(fs)} facts say the same"
     return make_finding("near-duplicate", WARNING, title, refs, evidence, fixes, overlap=overlap)
@@ -167,6 +174,7 @@ def check_near_duplicates(
 
 def _near(facts: Sequence[Fact], members: list[Fact], pairs: list[NearDuplicate]) -> Finding:
     keep, others = members[0], members[1:]
+    refs, lines, fixes = _group_parts(keep, others)
     best = max(pairs, key=lambda d: d.meaning)
     overlap = []
     if best.shared:
@@ -179,24 +187,14 @@ def _near(facts: Sequence[Fact], members: list[Fact], pairs: list[NearDuplicate]
             f"{d.cover[0]:.0%} and {d.cover[1]:.0%} of their words (weighted by what each word says) shared"
             for d in sorted(pairs, key=lambda d: -d.meaning)[:6]
         ),
-        fact_line("newest", keep),
-        *(fact_line("duplicate", f) for f in others),
-    ]
-    fixes = [
-        *(archive_fix(f, "the duplicate") for f in others),
-        Fix(
-            "merge",
-            f"merge into {keep.ref} (the form opens with the merged text)",
-            fact_id=str(keep.id),
-            keep_id=str(keep.id),
-        ),
+        *lines,
     ]
     title = f"{keep.display_title} ≈ " + ", ".join(f.display_title for f in others)
     return make_finding(
         "near-duplicate",
         WARNING,
         truncate_runes(title, 120),
-        [FactRef.of(keep, "current"), *(FactRef.of(f, "duplicate") for f in others)],
+        refs,
         evidence,
         fixes,
         overlap=overlap,
