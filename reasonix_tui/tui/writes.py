@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.agent.approvals import ApprovalQueue
 from ..core.agent.proposals import ApprovalResult, AutoWrite, Proposal, ProposalChanged
+from ..core.compat.gotime import Timestamp
 from ..core.paths import Layout
 from ..core.store.fields import EDITABLE_FIELDS
 from ..core.store.model import Fact, InvalidInput, StoreError
@@ -195,6 +196,28 @@ def many(store: Store, action: str, refs: tuple[str, ...]) -> Outcome:
     return Outcome(text, None, warnings, paths)
 
 
+def _form_fields(values: FactFormValues) -> tuple[dict[str, Any], Timestamp | None, bool]:
+    """The request fields the form gives as typed (text trimmed, the body as is), its
+    expiry parsed (``parse_expires_at``: the time, and whether to clear it); a form
+    without a description or a body is refused."""
+    if not values.description.strip() or not values.body.strip():
+        raise InvalidInput("description and body are required")
+    expires_at, clear = parse_expires_at(values.expires_at)
+    fields = {
+        "title": values.title.strip(),
+        "description": values.description.strip(),
+        "type": values.type,
+        "scope": values.scope,
+        "keywords": values.keywords.strip(),
+        "subject_key": values.subject_key.strip(),
+        "activation": values.activation,
+        "volatility": values.volatility,
+        "verified": values.verified,
+        "body": values.body,
+    }
+    return fields, expires_at, clear
+
+
 def save_form(
     store: Store,
     values: FactFormValues,
@@ -203,29 +226,13 @@ def save_form(
     expected_revision: int | None = None,
 ) -> Outcome:
     """Create (no ``fact_id``) or update a fact, guarded by ``expected_revision``."""
-    if not values.description.strip() or not values.body.strip():
-        raise InvalidInput("description and body are required")
-    expires_at, clear = parse_expires_at(values.expires_at)
+    fields, expires_at, clear = _form_fields(values)
     # As the remember tool derives it (store-format §7): the name, else (a new fact) the
     # title, else the description.
     name = remember_request_name(
         {"name": values.name, "title": values.title, "description": values.description, "id": fact_id}
     )
-    request = SaveRequest(
-        name=name,
-        title=values.title.strip(),
-        description=values.description.strip(),
-        type=values.type,
-        scope=values.scope,
-        keywords=values.keywords.strip(),
-        subject_key=values.subject_key.strip(),
-        activation=values.activation,
-        volatility=values.volatility,
-        expires_at=expires_at,
-        verified=values.verified,
-        body=values.body,
-        id=fact_id or "",
-    )
+    request = SaveRequest(name=name, expires_at=expires_at, id=fact_id or "", **fields)
     result = store.save(
         request,
         expected_revision=expected_revision,
@@ -429,23 +436,12 @@ def health_merge(store: Store, finding: Any, draft: Any, values: FactFormValues,
 
     from ..core.health.fixes import save_merge
 
-    if not values.description.strip() or not values.body.strip():
-        raise InvalidInput("description and body are required")
-    expires_at, clear = parse_expires_at(values.expires_at)
+    fields, expires_at, clear = _form_fields(values)
     request = replace(
         draft,
         name=values.name.strip() or draft.name,
-        title=values.title.strip(),
-        description=values.description.strip(),
-        type=values.type,
-        scope=values.scope,
-        keywords=values.keywords.strip(),
-        subject_key=values.subject_key.strip(),
-        activation=values.activation,
-        volatility=values.volatility,
         expires_at=None if clear else (expires_at or draft.expires_at),
-        verified=values.verified,
-        body=values.body,
+        **fields,
     )
     outcome = save_merge(store, finding, request)
     text = outcome.text[:1].upper() + outcome.text[1:] + ". U undoes it."
