@@ -37,6 +37,7 @@ from ..compat.gostr import to_lower, trim_space
 from ..store.model import (
     Fact,
     InvalidInput,
+    Reference,
     normalize_activation,
     normalize_fact_scope,
     normalize_type,
@@ -316,24 +317,25 @@ def _content_checks(a: Mapping[str, Any], name: str, strict: bool, reasons: list
     return found
 
 
-def _parse_or_none(args: Mapping[str, Any] | str | bytes) -> dict[str, Any] | None:
+def _parse_request(args: Mapping[str, Any] | str | bytes) -> tuple[dict[str, Any], Reference, str] | None:
+    """What both assessments read first: the parsed remember arguments, the reference their
+    request name makes and the normalised type; ``None`` for arguments that do not parse."""
     try:
-        return parse_remember_arguments(args)
+        a = parse_remember_arguments(args)
     except InvalidInput:
         return None
+    return a, parse_reference(remember_request_name(a)), normalize_type(a["type"])
 
 
 def assess_remember(
     args: Mapping[str, Any] | str | bytes, store: FactSource | None, *, strict: bool = True
 ) -> Assessment:
     """``AssessRememberWrite`` (spec §7), every failing reason listed in order."""
-    parsed = _parse_or_none(args)
+    parsed = _parse_request(args)
     if parsed is None:
         return Assessment(False, Reason.INVALID, (Reason.INVALID,))
-    a = parsed
-    ref = parse_reference(remember_request_name(a))
+    a, ref, type_ = parsed
     name = ref.name
-    type_ = normalize_type(a["type"])
     scope = normalize_fact_scope(a["scope"])
     reasons: list[str] = []
     # 1. qualified reference vs explicit scope
@@ -407,13 +409,11 @@ def assess_remember_skip(
 ) -> Assessment:
     """U2's ``AssessRememberSkip``: like :func:`assess_remember`, but updates of an
     existing project fact may pass (the ``auto_confirm_project_remember`` switch)."""
-    parsed = _parse_or_none(args)
+    parsed = _parse_request(args)
     if parsed is None:
         return Assessment(False, Reason.INVALID, (Reason.INVALID,))
-    a = parsed
-    ref = parse_reference(remember_request_name(a))
+    a, ref, type_ = parsed
     name = ref.name
-    type_ = normalize_type(a["type"])
     available = _store_available(store)
     facts_store: FactSource = store if (available and store is not None) else _Empty()
     reasons: list[str] = []
