@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from . import mcp_tools
-from .fast_args import global_option
+from .fast_args import leading_globals
 
 __all__ = ["STATIC_METHODS", "Front", "run", "fast_main", "scrub"]
 
@@ -269,26 +269,18 @@ def run(workspace: str | None = None, home: str | None = None, *, max_wait: floa
 def fast_main(argv: Sequence[str]) -> int | None:
     """``[--home H] [--workspace W] mcp [--workspace W] [--max-wait S]`` without the full
     CLI (which imports the store); ``None`` for anything else, so the caller falls back."""
-    home: str | None = None
-    workspace: str | None = None
     mcp_workspace: str | None = None
     max_wait = 45.0
     args = list(argv)
-    seen_mcp = False
-    i = 0
+    home, workspace, i = leading_globals(args)
+    if args[i : i + 1] != ["mcp"]:
+        return None
+    i += 1
     while i < len(args):
         a = args[i]
         if a in ("-h", "--help", "--version", "--demo"):
             return None
-        option = None if seen_mcp else global_option(args, i)
-        if option is not None:
-            key, value, used = option
-            home, workspace = (value, workspace) if key == "--home" else (home, value)
-            i += used
-            continue
-        if a == "mcp" and not seen_mcp:
-            seen_mcp = True
-        elif seen_mcp and a in ("--workspace", "--max-wait") and i + 1 < len(args):
+        if a in ("--workspace", "--max-wait") and i + 1 < len(args):
             if a == "--workspace":
                 mcp_workspace = args[i + 1]
             else:
@@ -298,7 +290,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
                     return None
             i += 2
             continue
-        elif seen_mcp and a.startswith(("--workspace=", "--max-wait=")):
+        elif a.startswith(("--workspace=", "--max-wait=")):
             key, value = a.split("=", 1)
             if key == "--workspace":
                 mcp_workspace = value
@@ -310,6 +302,4 @@ def fast_main(argv: Sequence[str]) -> int | None:
         else:
             return None
         i += 1
-    if not seen_mcp:
-        return None
     return run(mcp_workspace or workspace, home, max_wait=max_wait)

@@ -29,7 +29,7 @@ from ...core.sessions.suggestions import (
     restore_suggestion,
 )
 from ...core.store.model import InvalidInput
-from ..fast_args import global_option
+from ..fast_args import leading_globals
 
 if TYPE_CHECKING:
     from ..cli import CliContext, Registry
@@ -204,27 +204,9 @@ def fast_main(argv: Sequence[str]) -> int | None:
     """``[--home H] [--workspace W] suggest [--all] [--json]`` without building the full
     CLI (it imports every command module); ``None`` for anything else."""
     args = list(argv)
-    home: str | None = None
-    workspace: str | None = None
-    flags: set[str] = set()
-    seen_command = False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        option = None if seen_command else global_option(args, i)
-        if option is not None:
-            key, value, used = option
-            home, workspace = (value, workspace) if key == "--home" else (home, value)
-            i += used
-            continue
-        if not seen_command and a == "suggest":
-            seen_command = True
-        elif seen_command and a in ("--all", "--json"):
-            flags.add(a)
-        else:
-            return None
-        i += 1
-    if not seen_command:
+    home, workspace, i = leading_globals(args)
+    flags = args[i + 1 :]
+    if args[i : i + 1] != ["suggest"] or any(a not in ("--all", "--json") for a in flags):
         return None
     from ..cli import run
 
