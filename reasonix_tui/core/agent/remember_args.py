@@ -6,11 +6,11 @@ shared validator.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..compat.gostr import trim_space
+from ..compat.jsonargs import json_object
 from ..store.model import InvalidInput, slug
 
 if TYPE_CHECKING:
@@ -58,14 +58,7 @@ def parse_remember_arguments(raw: Mapping[str, Any] | str | bytes) -> dict[str, 
     ``null`` means empty, and a value of the wrong JSON type is an error. Returns a
     dict keyed by the canonical names, with every known field present.
     """
-    data: Any = raw
-    if isinstance(raw, (str, bytes)):
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise InvalidArguments(f"invalid arguments: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise InvalidArguments("invalid arguments: expected a JSON object")
+    data = json_object(raw, InvalidArguments)
     out: dict[str, Any] = {
         "id": "",
         "expected_revision": 0,

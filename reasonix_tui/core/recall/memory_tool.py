@@ -13,7 +13,6 @@ the Context Center.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compat.gostr import go_quote, one_line, trim_space
+from ..compat.jsonargs import json_object
 from ..compat.retrieval import go_json_quote, make_snippet
 from ..compat.tokenize import query_terms, tokens
 from ..settings import Settings
@@ -291,13 +291,7 @@ _ARG_TYPES = {"operation": str, "query": str, "name": str, "type": str, "scope":
 def _parse_args(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
     if arguments is None:
         arguments = {}
-    if isinstance(arguments, (str, bytes)):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError as exc:
-            raise MemoryToolError(f"invalid arguments: {exc}") from None
-    if not isinstance(arguments, Mapping):
-        raise MemoryToolError("invalid arguments: expected a JSON object")
+    arguments = json_object(arguments, MemoryToolError)
     args: dict[str, Any] = {"operation": "", "query": "", "name": "", "type": "", "scope": "", "limit": 0}
     for key, want in _ARG_TYPES.items():
         if key not in arguments or arguments[key] is None:
