@@ -22,9 +22,9 @@ from functools import lru_cache
 
 import regex
 
-from .gostr import to_lower
+from .gostr import to_lower, trim_space
 
-__all__ = ["tokens", "tokens_reference", "query_terms", "is_cjk", "CJK_CLASS"]
+__all__ = ["tokens", "tokens_reference", "query_terms", "required_query_terms", "is_cjk", "CJK_CLASS"]
 
 CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _RUNS = regex.compile(
@@ -93,3 +93,16 @@ def _query_terms(query: str) -> tuple[str, ...]:
 def query_terms(query: str) -> list[str]:
     """``Unique(Tokens(TrimSpace(query)))`` in first-seen order."""
     return list(_query_terms(query))
+
+
+def required_query_terms(query: str, error: type[Exception]) -> tuple[str, list[str]]:
+    """The trimmed query and its :func:`query_terms`, as Reasonix's search tools (the
+    ``memory`` tool, ``history``) require them: an empty query, or one without a letter
+    or a number, raises ``error`` with Reasonix's message."""
+    q = trim_space(query)
+    if not q:
+        raise error("query is required")
+    terms = query_terms(q)
+    if not terms:
+        raise error("query must contain at least one letter or number")
+    return q, terms

@@ -22,7 +22,7 @@ import numpy as np
 from ..compat.gostr import go_quote, one_line, trim_space
 from ..compat.jsonargs import json_object
 from ..compat.retrieval import go_json_quote, make_snippet
-from ..compat.tokenize import query_terms, tokens
+from ..compat.tokenize import required_query_terms, tokens
 from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
 from .index import PoolBM25, get_index
@@ -148,12 +148,7 @@ def search_memories(
     type_ = type_filter(type_)
     scope = scope_filter(scope)
     limit = clamp_limit(limit)
-    q = trim_space(query)
-    if not q:
-        raise MemoryToolError("query is required")
-    terms = query_terms(q)
-    if not terms:
-        raise MemoryToolError("query must contain at least one letter or number")
+    q, terms = required_query_terms(query, MemoryToolError)
     if not type_ and not scope:
         # A warm matrix per snapshot, derived from the previous snapshot's after a change.
         matrix, row_facts, all_facts = warm_search(facts)

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..compat.gostr import trim_space
 from ..compat.retrieval import make_snippet
-from ..compat.tokenize import query_terms, tokens
+from ..compat.tokenize import required_query_terms, tokens
 from ..paths import Layout, abs_clean
 from ..store.safeio import open_read
 from .claude import ClaudeParser
@@ -293,12 +293,7 @@ class HistoryIndex(ScoredIndex, CachedIndex):
         limit: int = 0,
     ) -> SearchResult:
         """Validate, refresh the scope's files, and rank (Reasonix ``Searcher.Search``)."""
-        q = trim_space(query)
-        if not q:
-            raise HistoryError("query is required")
-        terms = query_terms(q)
-        if not terms:
-            raise HistoryError("query must contain at least one letter or number")
+        q, terms = required_query_terms(query, HistoryError)
         scope = normalize_scope(scope)
         lim = clamp_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
         kind_set = normalize_kinds(kinds)
