@@ -253,6 +253,16 @@ def _snapshot_facts(store: Store, listing: Listing) -> dict[str, Fact] | None:
     return facts
 
 
+def _relabel(store: Store, listing: Listing, index: SearchIndexFile) -> bool:
+    """Compute ``index``'s resolver labels again from every fact of the store; ``False``
+    (nothing set) when the store reads other files than ``listing``."""
+    facts = _snapshot_facts(store, listing)
+    if facts is None:
+        return False
+    index.labels = _labels(index, list(facts.values()))
+    return True
+
+
 def _current_index(
     store: Store, listing: Listing, path: str, folders: str, resolved: bool = False
 ) -> SearchIndexFile | None:
@@ -262,10 +272,8 @@ def _current_index(
     index = SearchIndexFile.load(path, folders)
     if index is not None and index.files == listing.paths and index.keys == listing.keys:
         if resolved and index.labels is None:
-            facts = _snapshot_facts(store, listing)
-            if facts is None:
+            if not _relabel(store, listing, index):
                 return None
-            index.labels = _labels(index, list(facts.values()))
             index.save(path, folders)
         return index
     if index is not None:
@@ -283,11 +291,9 @@ def _current_index(
             fresh = index.patched(listing, read)
             if stat_keys(listing.paths) != listing.keys:
                 return None  # a file changed while we read it: the full path decides
-            if resolved:  # which facts supersede which can change with any fact: ask the resolver again
-                facts = _snapshot_facts(store, listing)
-                if facts is None:
-                    return None
-                fresh.labels = _labels(fresh, list(facts.values()))
+            # which facts supersede which can change with any fact: ask the resolver again
+            if resolved and not _relabel(store, listing, fresh):
+                return None
             fresh.save(path, folders)
             return fresh
     facts = _snapshot_facts(store, listing)
