@@ -79,3 +79,22 @@ def test_context_center_without_a_terminal_says_what_to_use(tmp_path, capsys, mo
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "needs an interactive terminal" in captured.err and "reasonix-tui memory list" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], (None, None, 0)),
+        (["suggest"], (None, None, 0)),
+        (["--home", "H", "--workspace=W", "mcp"], ("H", "W", 3)),
+        (["--home=A", "--home", "B", "suggest", "--home", "C"], ("B", None, 3)),
+        (["--workspace"], (None, None, 0)),
+        (["--home", "--help", "mcp"], ("--help", None, 2)),
+    ],
+)
+def test_leading_globals_reads_both_forms_up_to_the_command(
+    argv: list[str], expected: tuple[str | None, str | None, int]
+) -> None:
+    from reasonix_tui.integrations.fast_args import leading_globals
+
+    assert leading_globals(argv) == expected

@@ -431,3 +431,14 @@ def test_every_forget_needs_approval(store: Store) -> None:
     assert {f.id for f in assess_forget("shared", store).targets} == {p.id, g.id}
     missing = assess_forget("nothing-here", store)
     assert not missing.found and not missing.auto_allow
+
+
+def test_tool_arguments_are_a_json_object_or_refused_with_reasonix_messages() -> None:
+    from reasonix_tui.core.compat.jsonargs import json_object
+
+    assert json_object('{"name": "x"}', ValueError) == {"name": "x"}
+    assert json_object(b'{"a": 1}', ValueError) == {"a": 1}
+    with pytest.raises(ValueError, match="^invalid arguments: expected a JSON object$"):
+        json_object("[1, 2]", ValueError)
+    with pytest.raises(KeyError, match="invalid arguments: Expecting value"):
+        json_object("not json", KeyError)

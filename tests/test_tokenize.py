@@ -36,3 +36,15 @@ def test_spec_table_and_query_terms() -> None:
     assert tokens("用pnpm装依赖") == ["用", "pnpm", "装依", "依赖"]
     assert tokens("İstanbul ΣΊΣΥΦΟΣ") == ["istanbul", "σίσυφοσ"]  # Go: simple mapping, no final sigma
     assert query_terms("  npm npm NPM install ") == ["npm", "install"]
+
+
+def test_required_query_terms_refuses_with_reasonix_messages() -> None:
+    import pytest
+
+    from reasonix_tui.core.compat.tokenize import required_query_terms
+
+    assert required_query_terms("  Deploy the API ", ValueError) == ("Deploy the API", ["deploy", "the", "api"])
+    with pytest.raises(ValueError, match="^query is required$"):
+        required_query_terms(" \t", ValueError)
+    with pytest.raises(KeyError, match="query must contain at least one letter or number"):
+        required_query_terms("?! --", KeyError)
