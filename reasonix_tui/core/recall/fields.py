@@ -150,14 +150,15 @@ def _compute(fact: Fact) -> FactFields:
     label_text = "\n".join(
         (fact.name.replace("-", " "), fact.title, fact.keywords, fact.subject_key.replace(".", " ").replace("_", " "))
     )
+    desc_text, body_text = fact.description[:ANALYSED_CHARS], fact.body[:ANALYSED_CHARS]
     label = analyze(label_text)
-    desc = analyze(fact.description[:ANALYSED_CHARS])
-    body = analyze(fact.body[:ANALYSED_CHARS])
+    desc = analyze(desc_text)
+    body = analyze(body_text)
     sources: dict[str, str] = {}
     for t in (*label, *desc, *body):
         if t.key.startswith("t:"):
             sources.setdefault(t.key, t.source)
-    cues = _clause_cues(fact.description[:ANALYSED_CHARS] + "\n" + fact.body[:ANALYSED_CHARS])
+    cues = _clause_cues(desc_text + "\n" + body_text)
     return FactFields(
         label=_count(label),
         desc=_count(desc),
