@@ -93,5 +93,5 @@ def test_parse_cache_loaded_at_once_answers_as_a_fresh_parse_and_drops_what_it_c
     cache.file.write_bytes(encode_cache(str(layout.project_dir), entries))
     assert Store(layout).list_all() == want
     after = decode_cache(cache.file.read_bytes(), str(layout.project_dir))
-    assert "gone.md" not in after and len(after) == 12 and type(after[first][1]) is list
+    assert "gone.md" not in after and len(after) == 12 and type(after[first][1]) is tuple
     assert Store(layout).list_all() == want

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 
 from ..compat.gotime import Timestamp
@@ -31,9 +32,12 @@ from .model import (
 )
 from .precedence import Override, find_overrides, pinned_guidance
 from .results import FileError, Snapshot
-from .scan import fact_file_problem, read_fact_file, read_through, scan_fact_entries
+from .scan import fact_entries, fact_file_problem, read_fact_file, read_through
+from .sealed import collector_paused
 
 __all__ = ["StoreReader"]
+
+_LIST_ALL_ORDER = attrgetter("name", "scope", "id")
 
 
 class StoreReader:
@@ -140,21 +144,21 @@ class StoreReader:
         errors: list[FileError] = []
         cache = self._cache_for(directory)
         seen: set[str] = set()
-        for entry in scan_fact_entries(scope, directory):
-            if entry.error:
-                errors.append(FileError(entry.path, scope, entry.error))
-                continue
-            assert entry.stat is not None
-            seen.add(os.path.basename(entry.path))
-            try:
-                fact = read_through(cache, entry.path, scope, entry.stat)
-            except OSError as exc:
-                errors.append(FileError(entry.path, scope, f"cannot read: {exc.strerror or exc}"))
-                continue
-            facts.append(fact)
-            problem = fact_file_problem(fact)
-            if problem:
-                errors.append(FileError(entry.path, scope, problem))
+        with collector_paused():  # thousands of facts and entries made in one go
+            for path, name, st, error in fact_entries(directory):
+                if st is None:
+                    errors.append(FileError(path, scope, error))
+                    continue
+                seen.add(name)
+                try:
+                    fact = read_through(cache, path, scope, st, name)
+                except OSError as exc:
+                    errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
+                    continue
+                facts.append(fact)
+                problem = fact_file_problem(fact)
+                if problem:
+                    errors.append(FileError(path, scope, problem))
         if cache is not None:
             cache.retain(seen)
             cache.save()
@@ -168,11 +172,13 @@ class StoreReader:
     def _list_all_with_errors(self) -> tuple[list[Fact], list[FileError]]:
         facts: list[Fact] = []
         errors: list[FileError] = []
-        for scope, directory in self._dirs():
-            fs, es = self._scan_dir(scope, directory)
-            facts.extend(fs)
-            errors.extend(es)
-        facts.sort(key=lambda f: (f.name.encode("utf-8", "surrogatepass"), f.scope, f.id))
+        with collector_paused():
+            for scope, directory in self._dirs():
+                fs, es = self._scan_dir(scope, directory)
+                facts.extend(fs)
+                errors.extend(es)
+            # By name (as UTF-8 bytes: code-point order is the same order), scope, id.
+            facts.sort(key=_LIST_ALL_ORDER)
         return facts, errors
 
     def list_all(self) -> list[Fact]:

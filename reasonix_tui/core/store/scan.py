@@ -6,6 +6,7 @@ import os
 import stat as stat_mod
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from ..compat.gotime import Timestamp
@@ -14,7 +15,7 @@ from .cache import ParseCache, stat_key
 from .fileformat import parse_fact_bytes
 from .model import Fact
 
-__all__ = ["FactEntry", "scan_fact_entries", "read_fact_file", "read_through", "fact_file_problem"]
+__all__ = ["FactEntry", "scan_fact_entries", "fact_entries", "read_fact_file", "read_through", "fact_file_problem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +38,23 @@ def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
     reported instead of read. The one definition of which files are facts, used by the
     store and the Context Center alike.
     """
+    for path, _name, st, error in fact_entries(directory):
+        yield FactEntry(path, st, error)
+
+
+def fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_result | None, str]]:
+    """:func:`scan_fact_entries` as plain ``(path, file name, stat, error)`` rows (the
+    store's load makes one per fact file)."""
     directory = str(directory)
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+        entries = _byte_order(list(os.scandir(directory)))
     except FileNotFoundError:
         return
     except NotADirectoryError:
-        yield FactEntry(directory, None, "store path is not a directory")
+        yield directory, "", None, "store path is not a directory"
         return
     except OSError as exc:
-        yield FactEntry(directory, None, f"cannot list directory: {exc.strerror or exc}")
+        yield directory, "", None, f"cannot list directory: {exc.strerror or exc}"
         return
     real_dir: str | None = None
     for entry in entries:
@@ -61,18 +69,34 @@ def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
                 real_dir = real_dir or os.path.realpath(directory)
                 target = os.path.realpath(path)
                 if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                    yield FactEntry(path, None, f"symlink points outside the store ({target}); not loaded")
+                    yield path, name, None, f"symlink points outside the store ({target}); not loaded"
                     continue
                 st = os.stat(path)
             else:
                 st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            yield FactEntry(path, None, f"cannot read: {exc.strerror or exc}")
+            yield path, name, None, f"cannot read: {exc.strerror or exc}"
             continue
         if not stat_mod.S_ISREG(st.st_mode):
-            yield FactEntry(path, None, "not a regular file")
+            yield path, name, None, "not a regular file"
             continue
-        yield FactEntry(path, st)
+        yield path, name, st, ""
+
+
+def _byte_order(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    """Entries sorted by the bytes of their names. Code-point order is UTF-8 byte order, so
+    names that are all valid UTF-8 sort as strings; a name with undecodable bytes (kept as
+    lone surrogates) needs its bytes."""
+    try:
+        "".join(e.name for e in entries).encode("utf-8")
+    except UnicodeEncodeError:
+        entries.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+    else:
+        entries.sort(key=_NAME)
+    return entries
+
+
+_NAME = attrgetter("name")
 
 
 def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> Fact:
@@ -87,11 +111,12 @@ def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> F
     return parse_fact_bytes(data, path=path, dir_scope=scope, mtime=Timestamp(st.st_mtime_ns))
 
 
-def read_through(cache: ParseCache | None, path: str, scope: str, st: os.stat_result) -> Fact:
+def read_through(cache: ParseCache | None, path: str, scope: str, st: os.stat_result, name: str = "") -> Fact:
     """One fact file of a ``scope`` directory through that directory's parse cache: the
     cached fact when the cache holds this version of the file (stat key) for this scope,
-    else read, parsed and remembered. ``OSError`` when the file cannot be read."""
-    name = os.path.basename(path)
+    else read, parsed and remembered. ``OSError`` when the file cannot be read. ``name``:
+    the file's name when the caller has it (else taken from ``path``)."""
+    name = name or os.path.basename(path)
     key = stat_key(st)
     fact = cache.get(name, key) if cache is not None else None
     if fact is None or fact.scope != (fact.file_scope or scope):

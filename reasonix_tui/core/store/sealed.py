@@ -12,13 +12,15 @@ import gc
 import hashlib
 import marshal
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
 from . import safeio
 from .atomic import atomic_write
 
-__all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp"]
+__all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp", "collector_paused"]
 
 _DIGEST = 32
 
@@ -37,14 +39,22 @@ def unseal(magic: bytes, blob: bytes) -> Any | None:
     payload = memoryview(blob)[head:]  # no copy of a large payload
     if hashlib.sha256(payload).digest() != blob[len(magic) : head]:
         return None
-    # Loading allocates many small containers at once; a collection pass in between would
-    # walk every object already loaded (and everything else alive) for nothing.
+    with collector_paused():
+        try:
+            return marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            return None
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cycle collector off for a block that allocates many small containers at once
+    (loading a cache, building thousands of facts): a collection pass in between would walk
+    every object already made, and everything else alive, for nothing. Restored after."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
-        return None
+        yield
     finally:
         if enabled:
             gc.enable()

@@ -1,0 +1,134 @@
+"""The parse cache's rows and the store's load order: a fact rebuilt from its row (slot by
+slot, without the constructor) is the fact that was written, field for field; a row that
+is not what ``fact_to_row`` writes is refused; and the cheaper orderings (names compared
+as strings, not as bytes) give the byte order the store promises."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from reasonix_tui.core.compat.gotime import Timestamp
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.store.cache import _FIELDS, fact_from_row, fact_to_row
+from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.scan import fact_entries, scan_fact_entries
+from reasonix_tui.core.store.store import Store
+
+T1, T2 = Timestamp(1_700_000_000_000_000_001), Timestamp(1_800_000_000_000_000_002)
+
+FACTS = [
+    Fact(id=FactId("mem-1"), revision=1, created_at=None, updated_at=None, name="a"),
+    Fact(
+        id=FactId("mem-2"),
+        revision=7,
+        created_at=T1,
+        updated_at=T2,
+        name="deploy-target",
+        title="Deploy",
+        description="how we deploy",
+        keywords="helm argo",
+        activation="always",
+        volatility="volatile",
+        subject_key="deploy.target",
+        expires_at=T2,
+        last_verified_at=T1,
+        type="reference",
+        scope="global",
+        body="Helm 3 only. 缓存",
+        file_scope="global",
+        supersedes=("mem-0", "old-deploy"),
+        extra=(("owner", "ops"), ("team", "infra")),
+        path="/x/deploy-target.md",
+        raw_times=(("created_at", "2023-11-14T22:13:20Z"), ("updated_at", "bad")),
+        parse_error="yaml: line 2",
+        encoding="lossy-utf-8",
+    ),
+    Fact(id=FactId("mem-3"), revision=2, created_at=T1, updated_at=T1, name="same-times"),
+]
+
+
+def test_the_row_names_every_field_of_a_fact_in_order() -> None:
+    assert _FIELDS == tuple(f.name for f in dataclasses.fields(Fact))
+
+
+@pytest.mark.parametrize("fact", FACTS, ids=lambda f: f.name)
+def test_a_fact_rebuilt_from_its_row_is_the_fact_field_for_field(fact: Fact) -> None:
+    got = fact_from_row(fact_to_row(fact))
+    assert type(got) is Fact and got == fact and hash(got) == hash(fact)
+    for f in dataclasses.fields(Fact):
+        mine, want = getattr(got, f.name), getattr(fact, f.name)
+        assert mine == want and type(mine) is type(want), f.name
+    assert got.created_at is None or type(got.created_at) is Timestamp
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.name = "x"  # type: ignore[misc]  # still frozen
+
+
+def _changed(row: tuple[object, ...], i: int, value: object) -> tuple[object, ...]:
+    return row[:i] + (value,) + row[i + 1 :]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        list(fact_to_row(FACTS[1])),  # a list: not what this version writes
+        fact_to_row(FACTS[1])[:-1],  # too short
+        fact_to_row(FACTS[1]) + ("",),  # too long
+        _changed(fact_to_row(FACTS[1]), 0, 7),  # id not a string
+        _changed(fact_to_row(FACTS[1]), 15, None),  # body not a string
+        _changed(fact_to_row(FACTS[1]), 1, True),  # revision a bool
+        _changed(fact_to_row(FACTS[1]), 1, 0),  # revision below 1
+        _changed(fact_to_row(FACTS[1]), 2, "2023"),  # timestamp a string
+        _changed(fact_to_row(FACTS[1]), 17, ["mem-0"]),  # supersedes a list
+        "not a row",
+    ],
+)
+def test_a_row_this_version_does_not_write_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError):
+        fact_from_row(bad)
+
+
+def test_names_compared_as_strings_keep_the_byte_order_of_list_all(layout: Layout) -> None:
+    """ListAll sorts by the name's UTF-8 bytes; comparing the strings gives the same order
+    (also for lone surrogates, which encode in code-point order too)."""
+    names = ["b", "B", "é", "e", "😀", "\uffff", "\ud800x", "\udcff", "a-b", "a_b", "a", "z"]
+    facts = [
+        Fact(id=FactId(f"mem-{i}"), revision=1, created_at=None, updated_at=None, name=n) for i, n in enumerate(names)
+    ]
+    by_bytes = sorted(facts, key=lambda f: (f.name.encode("utf-8", "surrogatepass"), f.scope, f.id))
+    from reasonix_tui.core.store.reading import _LIST_ALL_ORDER
+
+    assert sorted(facts, key=_LIST_ALL_ORDER) == by_bytes
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names with undecodable bytes")
+def test_folder_entries_come_in_byte_order_also_with_undecodable_names(tmp_path: Path) -> None:
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    raw = [b"b.md", b"B.md", "é.md".encode(), b"e.md", "😀.md".encode(), b"a-b.md", b"a_b.md", b"z.md"]
+    for name in raw:
+        (folder / os.fsdecode(name)).write_text("x", encoding="utf-8")
+    want = [os.path.join(str(folder), os.fsdecode(n)) for n in sorted(raw)]
+    assert [p for p, _n, _st, _e in fact_entries(folder)] == want
+    (folder / os.fsdecode(b"\xff\xfe.md")).write_text("x", encoding="utf-8")  # not UTF-8
+    raw.append(b"\xff\xfe.md")
+    want = [os.path.join(str(folder), os.fsdecode(n)) for n in sorted(raw)]
+    assert [e.path for e in scan_fact_entries("project", folder)] == want
+
+
+def test_a_store_loaded_through_the_cache_is_the_store_parsed_afresh(layout: Layout) -> None:
+    store = Store(layout)
+    for i in range(6):
+        store.save(SaveRequest(name=f"fact-{i}", type="project", description=f"about {i}", body=f"body {i} 缓存"))
+    store.save(SaveRequest(name="who", type="user", description="a global one", body="me"))
+    fresh = Store(layout, use_cache=False).list_all()
+    first = Store(layout).list_all()  # writes the cache
+    cached = Store(layout).list_all()  # reads it
+    assert cached == first and [f.path for f in cached] == [f.path for f in first]
+    assert all(a.raw_times == b.raw_times for a, b in zip(cached, first))
+    assert cached == fresh
