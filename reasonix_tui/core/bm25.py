@@ -17,15 +17,15 @@ query term, through ``get_batch_scores`` (vectorised over the candidates).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 
-__all__ = ["ReasonixBM25", "BM25Index", "K1", "B", "KP1", "idf", "length_norm", "term_score"]
+__all__ = ["BM25Index", "K1", "B", "KP1", "idf", "length_norm", "term_score"]
 
 K1 = 1.2
 """Term-frequency saturation."""
@@ -54,62 +54,71 @@ def term_score(term_idf: float, tf: _Num, norm: _Num) -> _Num:
     return score
 
 
-class ReasonixBM25(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type information
-    """``BM25Okapi`` with Reasonix's parameters and idf.
+@functools.cache
+def _okapi() -> Any:
+    """:class:`ReasonixBM25`, defined on first use: it subclasses ``rank_bm25.BM25Okapi``,
+    and importing ``rank-bm25`` imports ``multiprocessing`` — a one-shot query answered
+    from an on-disk index never builds one."""
+    from rank_bm25 import BM25Okapi
 
-    ``freqs`` may carry each document's term frequencies already counted (the same dicts
-    rank-bm25 would build), so a rebuild after one changed document counts one document.
-    """
+    class ReasonixBM25(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type information
+        """``BM25Okapi`` with Reasonix's parameters and idf.
 
-    def __init__(
-        self,
-        corpus: Sequence[Sequence[str]],
-        freqs: Sequence[dict[str, int]] | None = None,
-        nd: dict[str, int] | None = None,
-    ) -> None:
-        self._pre_freqs = freqs
-        self._pre_nd = nd
-        super().__init__(corpus, k1=K1, b=B)
-        if self.avgdl <= 0:  # type: ignore[has-type]  # set by rank_bm25's untyped __init__
-            self.avgdl = 1.0
-        self._doc_len_array = np.asarray(self.doc_len, dtype=float)
+        ``freqs`` may carry each document's term frequencies already counted (the same dicts
+        rank-bm25 would build), so a rebuild after one changed document counts one document.
+        """
 
-    def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:
-        if self._pre_freqs is None:
-            return super()._initialize(corpus)  # type: ignore[no-any-return]  # rank_bm25 is untyped
-        nd: Counter[str] = Counter()
-        num_doc = 0
-        for document, frequencies in zip(corpus, self._pre_freqs):
-            self.doc_len.append(len(document))
-            num_doc += len(document)
-            self.doc_freqs.append(frequencies)
-            if self._pre_nd is None:
-                nd.update(frequencies.keys())
-            self.corpus_size += 1
-        self.avgdl = num_doc / self.corpus_size
-        return self._pre_nd if self._pre_nd is not None else dict(nd)
+        def __init__(
+            self,
+            corpus: Sequence[Sequence[str]],
+            freqs: Sequence[dict[str, int]] | None = None,
+            nd: dict[str, int] | None = None,
+        ) -> None:
+            self._pre_freqs = freqs
+            self._pre_nd = nd
+            super().__init__(corpus, k1=K1, b=B)
+            if self.avgdl <= 0:  # type: ignore[has-type]  # set by rank_bm25's untyped __init__
+                self.avgdl = 1.0
+            self._doc_len_array = np.asarray(self.doc_len, dtype=float)
 
-    def _calc_idf(self, nd: dict[str, int]) -> None:
-        n = self.corpus_size
-        for word, df in nd.items():
-            self.idf[word] = idf(n, df)
-        self.average_idf = (sum(self.idf.values()) / len(self.idf)) if self.idf else 0.0
+        def _initialize(self, corpus: Sequence[Sequence[str]]) -> dict[str, int]:
+            if self._pre_freqs is None:
+                return super()._initialize(corpus)  # type: ignore[no-any-return]  # rank_bm25 is untyped
+            nd: Counter[str] = Counter()
+            num_doc = 0
+            for document, frequencies in zip(corpus, self._pre_freqs):
+                self.doc_len.append(len(document))
+                num_doc += len(document)
+                self.doc_freqs.append(frequencies)
+                if self._pre_nd is None:
+                    nd.update(frequencies.keys())
+                self.corpus_size += 1
+            self.avgdl = num_doc / self.corpus_size
+            return self._pre_nd if self._pre_nd is not None else dict(nd)
 
-    def get_batch_scores(self, query: Sequence[str], doc_ids: Sequence[int]) -> list[float]:
-        """Scores of ``doc_ids`` only, summed over ``query`` terms in query order."""
-        if not doc_ids:
-            return []
-        ids = list(doc_ids)
-        score = np.zeros(len(ids))
-        doc_len = self._doc_len_array[ids]
-        norm = length_norm(doc_len, self.avgdl)
-        for q in query:
-            q_idf = self.idf.get(q)
-            if not q_idf:
-                continue
-            q_freq = np.array([self.doc_freqs[i].get(q, 0) for i in ids], dtype=float)
-            score += term_score(q_idf, q_freq, norm)
-        return score.tolist()
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            n = self.corpus_size
+            for word, df in nd.items():
+                self.idf[word] = idf(n, df)
+            self.average_idf = (sum(self.idf.values()) / len(self.idf)) if self.idf else 0.0
+
+        def get_batch_scores(self, query: Sequence[str], doc_ids: Sequence[int]) -> list[float]:
+            """Scores of ``doc_ids`` only, summed over ``query`` terms in query order."""
+            if not doc_ids:
+                return []
+            ids = list(doc_ids)
+            score = np.zeros(len(ids))
+            doc_len = self._doc_len_array[ids]
+            norm = length_norm(doc_len, self.avgdl)
+            for q in query:
+                q_idf = self.idf.get(q)
+                if not q_idf:
+                    continue
+                q_freq = np.array([self.doc_freqs[i].get(q, 0) for i in ids], dtype=float)
+                score += term_score(q_idf, q_freq, norm)
+            return score.tolist()
+
+    return ReasonixBM25
 
 
 class BM25Index:
@@ -138,9 +147,7 @@ class BM25Index:
         self._internal_of = {pos: i for i, pos in enumerate(self._positions)}
         self.size = len(corpus)
         """Documents with at least one token (``N``)."""
-        self._bm25: ReasonixBM25 | None = (
-            ReasonixBM25(corpus, pre if freqs is not None else None, nd) if corpus else None
-        )
+        self._bm25: Any = _okapi()(corpus, pre if freqs is not None else None, nd) if corpus else None
         self._postings: Mapping[str, Sequence[int]] = self._build_postings()
 
     def _build_postings(self) -> Mapping[str, Sequence[int]]:
@@ -213,4 +220,12 @@ class BM25Index:
         """Baseline: ``get_scores`` over every document (for benchmarks only)."""
         if self._bm25 is None:
             return []
+        from rank_bm25 import BM25Okapi  # loaded with the index already
+
         return [float(s) for s in BM25Okapi.get_scores(self._bm25, list(terms))]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ReasonixBM25":  # defined on first use (see _okapi)
+        return _okapi()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,6 @@ Example ``settings.toml``::
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -119,6 +118,8 @@ def _read_toml(path: Path, problems: list[str] | None = None, *, parse_problems:
             )
             problems.append(f"{path}: cannot be read ({why}); the whole file is ignored (defaults apply)")
         return {}
+    import tomllib  # only when a settings file exists (a one-shot command's start)
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -22,7 +22,6 @@ has no dictionary here (see docs/recall.md).
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import logging
 import os
@@ -198,6 +197,8 @@ def load_dictionary() -> dict[str, str]:
         with _LOCK:
             if _DICT is None:
                 out: dict[str, str] = {}
+                import gzip  # only when the dictionary is read
+
                 with gzip.open(dictionary_path(), mode="rt", encoding="utf-8") as fh:
                     for line in fh:
                         if line.startswith("#"):

@@ -9,6 +9,7 @@ server and the Context Center's Recall pane call:
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -110,11 +111,11 @@ def disk_index(layout: Layout, settings: Settings, store: Store | None = None) -
     Facts of a stored index are read on use: :class:`.disk_index.Changed` says one changed."""
     if not _DISK or settings.no_memory:
         return None
-    from ..store.live import LiveStore
     from .disk_index import index_for
 
     st = store if store is not None else store_for(layout, settings)
-    return None if isinstance(st, LiveStore) else index_for(st)
+    live = sys.modules.get("reasonix_tui.core.store.live")  # not imported: no store is live
+    return None if live is not None and isinstance(st, live.LiveStore) else index_for(st)
 
 
 def run_recall(
