@@ -95,3 +95,37 @@ def test_parse_cache_loaded_at_once_answers_as_a_fresh_parse_and_drops_what_it_c
     after = decode_cache(cache.file.read_bytes(), str(layout.project_dir))
     assert "gone.md" not in after and len(after) == 12 and type(after[first][1]) is tuple
     assert Store(layout).list_all() == want
+
+
+def test_a_tokenizer_cut_down_to_the_texts_gives_the_whole_tokenizers_ids() -> None:
+    """A one-shot query is tokenized without building the whole tokenizer (32k tokens, 61k
+    merges): a tokenizer cut down to the tokens and merges the texts can use encodes them
+    to the same ids — random texts over letters, CJK, emoji, byte-fallback characters,
+    spaces and ``▁`` included; texts naming a special token, and long ones, are left to
+    the whole tokenizer."""
+    import random
+
+    from tokenizers import Tokenizer
+
+    from reasonix_tui.core.lang.query_tokens import MAX_CHARS, small_tokenizer
+
+    path = model_files()[1]
+    whole = Tokenizer.from_file(str(path))
+    rng = random.Random(16)
+    pool = list("abcxyzABCXYZ019 _-./:;!?()<>[]'\"\t\n缓存失效数据库迁移接口鉴权😀éüß™→∑ḁ\u200b\u00a0\u2581")
+    texts = [*TEXTS, "  two  spaces ", "\u2581\u2581 x", "ERR_CONN_RESET max_open_conns 缓存失效怎么处理"]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randint(0, 50))) for _ in range(150)]
+    for i in range(0, len(texts), 3):
+        batch = texts[i : i + 3]
+        small = small_tokenizer(path, batch)
+        assert small is not None, batch
+        got = [e.ids for e in small.encode_batch(batch, add_special_tokens=False)]
+        assert got == [e.ids for e in whole.encode_batch(batch, add_special_tokens=False)], batch
+    assert small_tokenizer(path, ["hello <s> there"]) is None
+    assert small_tokenizer(path, ["x" * (MAX_CHARS + 1)]) is None
+
+
+def test_a_query_does_not_build_the_whole_tokenizer() -> None:
+    model = MeaningModel(*model_files())
+    model.embed(TEXTS[:1])
+    assert model._tokenizer is None  # noqa: SLF001 - the cut-down tokenizer answered

@@ -49,7 +49,6 @@ class MeaningModel:
 
     def __init__(self, weights: Path, tokenizer: Path) -> None:
         from safetensors import safe_open
-        from tokenizers import Tokenizer
 
         self._weights = weights
         self._table: np.ndarray | None = None
@@ -59,9 +58,35 @@ class MeaningModel:
         rows, dim = self._slice.get_shape()
         self.shape: tuple[int, int] = (int(rows), int(dim))
         """Vocabulary × :data:`DIM`."""
-        self.tokenizer: Any = Tokenizer.from_file(str(tokenizer))
-        self.tokenizer.no_padding()
-        self.tokenizer.no_truncation()
+        self._tokenizer_file = tokenizer
+        self._tokenizer: Any = None
+
+    @property
+    def tokenizer(self) -> Any:
+        """The whole tokenizer (``tokenizers.Tokenizer``), read on first use."""
+        if self._tokenizer is None:
+            with _LOCK:
+                if self._tokenizer is None:
+                    from tokenizers import Tokenizer
+
+                    tok = Tokenizer.from_file(str(self._tokenizer_file))
+                    tok.no_padding()
+                    tok.no_truncation()
+                    self._tokenizer = tok
+        return self._tokenizer
+
+    def _encoder(self, texts: list[str]) -> Any:
+        """A tokenizer for ``texts``: the whole one once it is loaded or when the texts are
+        long, else one cut down to the tokens and merges the texts can use (see
+        :func:`~.query_tokens.small_tokenizer`: the same tokens, without reading 32k
+        tokens and 61k merges for a one-shot query)."""
+        if self._tokenizer is None and self._row_texts <= self.FEW_TEXTS:
+            from .query_tokens import small_tokenizer
+
+            small = small_tokenizer(self._tokenizer_file, texts)
+            if small is not None:
+                return small
+        return self.tokenizer
 
     @property
     def table(self) -> np.ndarray:
@@ -95,7 +120,7 @@ class MeaningModel:
         # Only the first ``max_tokens`` tokens count: tokenize a prefix that holds them (a
         # token is far shorter than 64 characters), not a whole megabyte paste.
         texts = [t[: max_tokens * 64] for t in texts]
-        for i, enc in enumerate(self.tokenizer.encode_batch(texts, add_special_tokens=False)):
+        for i, enc in enumerate(self._encoder(texts).encode_batch(texts, add_special_tokens=False)):
             ids = np.asarray(enc.ids[:max_tokens], dtype=np.int64)
             ids = ids[(ids >= 0) & (ids < vocab)]
             if not len(ids):
