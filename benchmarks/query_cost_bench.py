@@ -140,7 +140,11 @@ def one_shot(
     (and, with ``baseline_src``, with the same command run from that source tree)."""
     base = [*rx_exe(), "--home", str(layout.root)]
     old_env = {**env, "PYTHONPATH": baseline_src}
-    old_base = [sys.executable, "-m", "reasonix_tui", "--home", str(layout.root)]
+    old_root = layout.root
+    if baseline_src:  # its own copy of the store: the two codes' caches must not replace each other's
+        old_root = layout.root.parent / "root-before"
+        shutil.copytree(layout.root, old_root, symlinks=True, ignore=shutil.ignore_patterns("cache"))
+    old_base = [sys.executable, "-m", "reasonix_tui", "--home", str(old_root)]
     ws = layout.workspace
     first = run([*base, "memory", "search", queries[0]], env, ws)
     first_recall = run([*base, "recall", queries[0]], env, ws)
@@ -150,7 +154,7 @@ def one_shot(
         run([*old_base, "recall", queries[0]], old_env, ws)  # its caches (per-fact memo) on disk too
     for i in range(runs):
         q = queries[i % len(queries)]
-        bare.append(run([sys.executable, "-c", "pass"], env, ws))
+        bare.append(run([sys.executable, "-c", "pass"], env, ws, "bare"))
         search.append(run([*base, "memory", "search", q], env, ws, "search"))
         recall.append(run([*base, "recall", q], env, ws, "recall"))
         if baseline_src:
@@ -256,6 +260,25 @@ async def changes(layout: Layout, search: Any) -> dict[str, tuple[float, float, 
     return results
 
 
+def print_one_shot(shot: dict[str, Any], shot_load: float, baseline_src: str) -> None:
+    print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}   CPU {cpu('search')}")
+    print(
+        f"  one-shot recall               {ms(shot['recall'])}   (from the on-disk recall index)   CPU {cpu('recall')}"
+    )
+    print(
+        f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
+        f"what every run cost before)   CPU {cpu('edited')}"
+    )
+    print(f"    first recall (no recall index yet): {shot['first_recall'] * 1e3:8.0f} ms")
+    if shot["old_recall"]:
+        print(
+            f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({baseline_src}, its own copy "
+            f"of the store)   CPU {cpu('old_recall')}"
+        )
+    print(f"    floor: python -c pass        {ms(shot['bare'])}   CPU {cpu('bare')}")
+    print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000")
@@ -268,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a source tree of the code before (e.g. `git archive main "
         "reasonix_tui | tar -x -C DIR`): one-shot recall is also run from it, interleaved (PYTHONPATH)",
     )
+    ap.add_argument("--one-shot-only", action="store_true", help="only the one-shot commands (no MCP server)")
     ns = ap.parse_args(argv)
     queries = make_queries(ns.queries + ns.warmup)
     verdicts: list[str] = []
@@ -280,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{size} facts (written in {time.perf_counter() - t:.0f} s)")
             shot = one_shot(layout, env, queries, ns.runs, ns.baseline_src)
             shot_load = load_average()
+            if ns.one_shot_only:
+                print_one_shot(shot, shot_load, ns.baseline_src)
+                continue
             m = asyncio.run(mcp(layout, env, queries, ns.warmup))
             print(f"  MCP memory search, warm       {ms(m['search'])}   load {m['load']:.1f}")
             print(f"    floor: ping, same client     {ms(m['ping'])}")
@@ -288,23 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             for what, (total, last, calls) in m["changes"].items():
                 seen = f"seen {total * 1e3:7.0f} ms after the write, call {calls}" if calls > 0 else "NOT SEEN in 30 s"
                 print(f"    outside {what:<7} {seen}; that call took {last * 1e3:7.1f} ms")
-            print(f"  one-shot memory search        {ms(shot['search'])}   load {shot_load:.1f}   CPU {cpu('search')}")
-            print(
-                f"  one-shot recall               {ms(shot['recall'])}   (from the on-disk recall index)   "
-                f"CPU {cpu('recall')}"
-            )
-            print(
-                f"    after an outside edit        {ms(shot['edited'])}   (index built again from the store: "
-                f"what every run cost before)   CPU {cpu('edited')}"
-            )
-            print(f"    first recall (no recall index yet): {shot['first_recall'] * 1e3:8.0f} ms")
-            if shot["old_recall"]:
-                print(
-                    f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({ns.baseline_src})   "
-                    f"CPU {cpu('old_recall')}"
-                )
-            print(f"    floor: python -c pass        {ms(shot['bare'])}")
-            print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
+            print_one_shot(shot, shot_load, ns.baseline_src)
             target = TARGETS.get(size)
             if target:
                 mcp_ok = statistics.median(m["search"]) <= target[0]

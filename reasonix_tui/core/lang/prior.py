@@ -56,12 +56,12 @@ _MAGIC = b"RXTPRIOR"
 
 
 def _cache_file(kind: str) -> str:
-    from ..store.sealed import source_stamp
+    from ..store.sealed import resource_stamp, source_stamp
 
     if not chinese.cache_dir():
         return ""
     source = chinese.dictionary_path() if kind == "en" else _jieba_idf_path()
-    stamp = source_stamp(str(source), __file__, str(Path(__file__).with_name("english.py")))
+    stamp = source_stamp(__file__, str(Path(__file__).with_name("english.py"))) + resource_stamp(str(source))
     return os.path.join(chinese.cache_dir(), f"lang-prior-{kind}-{stamp}.marshal")
 
 

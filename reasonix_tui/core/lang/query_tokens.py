@@ -64,10 +64,11 @@ def _parts(tokenizer: Path) -> Any:
     with _LOCK:
         got = _PARTS.get(key)
         if got is None:
-            from ..store.sealed import read_sealed, source_stamp, write_sealed
+            from ..store.sealed import read_sealed, resource_stamp, source_stamp, write_sealed
 
             folder = chinese.cache_dir()
-            path = os.path.join(folder, f"lang-tokens-{source_stamp(key, __file__)}.marshal") if folder else ""
+            stamp = source_stamp(__file__) + resource_stamp(key)
+            path = os.path.join(folder, f"lang-tokens-{stamp}.marshal") if folder else ""
             got = read_sealed(path, _MAGIC) if path else None
             if got is None:
                 try:

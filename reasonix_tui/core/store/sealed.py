@@ -20,7 +20,7 @@ from typing import Any
 from . import safeio
 from .atomic import atomic_write
 
-__all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp", "collector_paused"]
+__all__ = ["seal", "unseal", "read_sealed", "write_sealed", "source_stamp", "resource_stamp", "collector_paused"]
 
 _DIGEST = 32
 
@@ -83,6 +83,19 @@ def source_stamp(*paths: str) -> str:
         try:
             with open(path, "rb") as fh:
                 digest.update(fh.read())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()[:16]
+
+
+def resource_stamp(*paths: str) -> str:
+    """A short digest of installed data files by path, size and modification time (not
+    content: a one-shot process does not read a 4 MB dictionary to name its cache)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            st = os.stat(path)
+            digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
         except OSError:
             digest.update(b"?")
     return digest.hexdigest()[:16]
