@@ -3,6 +3,7 @@ that does not, fingerprints and dismissals, incremental scans, fixes, and the CL
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -895,3 +896,37 @@ def test_a_rejection_of_what_the_older_rule_says_is_still_a_replacement(layout: 
         ("project/deploy-days.md", "project/deploy-freeze.md"),
     }
     assert all(f.severity == "warning" and "it says not" in f.evidence[0] for f in found.values())
+
+
+def test_cli_json_is_compact_one_finding_a_line_when_piped_and_indented_on_request(layout: Layout, capsys) -> None:
+    save(layout, "stale", days_ago=200)
+    save(layout, "older", days_ago=300)
+    assert main(_cli(layout, "--json")) == 0  # capsys is not a terminal: compact
+    compact = capsys.readouterr().out
+    lines = compact.splitlines()
+    assert len(lines) == 2 and lines[0].startswith('[{"kind":') and lines[1].endswith("}]")
+    assert main(_cli(layout, "--json", "--indent", "2")) == 0
+    indented = capsys.readouterr().out
+    assert indented.startswith('[\n  {\n    "kind":')
+    assert json.loads(indented) == json.loads(compact) and len(json.loads(compact)) == 2
+    assert {f["kind"] for f in json.loads(compact)} == {"stale"}
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_cli_json_on_a_terminal_is_indented_and_an_empty_list_stays_one_line(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reasonix_tui.integrations.commands.health import write_json_list
+
+    save(layout, "stale", days_ago=200)
+    tty = _Tty()
+    monkeypatch.setattr("sys.stdout", tty)
+    assert main(_cli(layout, "--json")) == 0
+    assert tty.getvalue().startswith('[\n  {\n    "kind": "stale"')
+    out = io.StringIO()
+    write_json_list(out, iter([]), 0)
+    assert out.getvalue() == "[]\n"

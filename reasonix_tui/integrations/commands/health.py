@@ -3,7 +3,9 @@
 * ``memory health [--json] [--all] [--severity S] [--kind K]`` prints the findings (the
   same the Context Center's Health pane shows). Exit code 0 when no open finding is a
   ``problem``, 1 otherwise, so it can guard a pre-commit hook or CI of a repository that
-  keeps memory in git. ``--json`` prints a list (``[]`` when there is nothing).
+  keeps memory in git. ``--json`` prints a list (``[]`` when there is nothing): indented
+  on a terminal; compact, one finding a line, written as it goes, when piped or redirected
+  (a CI log, ``jq``); ``--indent N`` chooses (0: compact).
 * ``memory health fix FINGERPRINT ACTION [--fact ID]`` applies a store fix of one finding
   (``archive``, ``verify``, ``unpin``, ``pin``) as your own write (actor ``cli``).
 * ``memory health dismiss FINGERPRINT`` hides a finding for good (until one of its facts
@@ -13,6 +15,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
@@ -21,9 +25,11 @@ from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from ..cli import CliContext, Registry
 
-__all__ = ["register", "cmd_health", "cmd_fix", "cmd_dismiss", "cmd_restore", "render_text"]
+__all__ = ["register", "cmd_health", "cmd_fix", "cmd_dismiss", "cmd_restore", "render_text", "write_json_list"]
 
 
 def register(reg: Registry) -> None:
@@ -36,6 +42,12 @@ def register(reg: Registry) -> None:
         "finding is a problem, 1 otherwise.",
     )
     p.add_argument("--json", action="store_true", help="a JSON list of findings")
+    p.add_argument(
+        "--indent",
+        type=int,
+        metavar="N",
+        help="with --json: indent by N spaces (0: one finding a line; the default when not on a terminal, else 2)",
+    )
     p.add_argument("--all", action="store_true", help="include dismissed findings (marked)")
     p.add_argument("--severity", choices=SEVERITIES, help="only findings at least this serious")
     p.add_argument("--kind", action="append", choices=KINDS, help="only findings of this kind (repeatable)")
@@ -79,16 +91,40 @@ def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
     report = _report(ctx)
     items = _selected(report, args)
     if args.json:
-        out = []
-        for f, dismissed in items:
-            data = f.to_json()
-            if args.all:
-                data["dismissed"] = dismissed
-            out.append(data)
-        ctx.print_json(out)
+        indent = args.indent if args.indent is not None else (2 if _is_terminal(ctx) else 0)
+        write_json_list(ctx.stdout, (_json_of(f, dismissed, args.all) for f, dismissed in items), indent)
     else:
         ctx.print(render_text(report, items, per_kind=None if args.kind or args.all else PER_KIND))
     return 1 if report.problems else 0
+
+
+def _json_of(f: Finding, dismissed: bool, all_: bool) -> dict[str, object]:
+    data = f.to_json()
+    if all_:
+        data["dismissed"] = dismissed
+    return data
+
+
+def _is_terminal(ctx: CliContext) -> bool:
+    try:
+        return bool(ctx.stdout.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_json_list(out: TextIO, values: Iterable[object], indent: int = 0) -> None:
+    """Write ``values`` as one JSON list, each value as it comes: with ``indent`` > 0
+    indented like ``json.dumps(..., indent=indent)``; with 0 compact, one value a line
+    (the C encoder: 10k findings print in a fraction of a second)."""
+    if indent > 0:
+        out.write(json.dumps(list(values), ensure_ascii=False, indent=indent) + "\n")
+        return
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    sep = "["
+    for value in values:
+        out.write(sep + encode(value))
+        sep = ",\n"
+    out.write("[]\n" if sep == "[" else "]\n")
 
 
 PER_KIND = 10
