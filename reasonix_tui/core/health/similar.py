@@ -44,6 +44,7 @@ __all__ = [
     "PER_FACT",
     "MAX_GROUP",
     "MeaningPairs",
+    "Verdicts",
     "NearDuplicate",
     "near_duplicates",
     "meaning_key",
@@ -75,6 +76,30 @@ def meaning_key(fact: Fact) -> bytes:
     return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]  # the memo holds what _meaning_key returns
 
 
+def _pair(a: bytes, b: bytes) -> tuple[bytes, bytes]:
+    return (a, b) if a < b else (b, a)
+
+
+class Verdicts(dict[tuple[bytes, bytes], Any]):
+    """What :func:`judge` said per content-key pair (either order), knowing which pairs it
+    turned down (:attr:`closed`, in sorted order), so a run skips them without a look."""
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.closed: set[tuple[bytes, bytes]] = {_pair(*k) for k, v in self.items() if v is None}
+
+    def __setitem__(self, key: tuple[bytes, bytes], value: Any) -> None:
+        super().__setitem__(key, value)
+        if value is None:
+            self.closed.add(_pair(*key))
+
+    def forget(self, pair: tuple[bytes, bytes]) -> None:
+        """Drop the verdicts of ``pair`` (sorted), both orders."""
+        self.pop(pair, None)
+        self.pop((pair[1], pair[0]), None)
+        self.closed.discard(pair)
+
+
 class MeaningPairs:
     """Pairs of facts at least :data:`MEANING_MIN` alike by meaning, kept by content key."""
 
@@ -85,57 +110,102 @@ class MeaningPairs:
         """Content keys whose pairs are known."""
         self.pairs: dict[tuple[bytes, bytes], float] = {}
         """``(key, key)`` (sorted) → cosine."""
-        self.verdicts: dict[tuple[bytes, bytes], Any] = {}
+        self.verdicts = Verdicts()
         """Content-key pair → what :func:`judge` said (see :func:`near_duplicates`)."""
         self.computed = 0
         """Rows computed by the last :meth:`update`."""
         self.last_keys: list[bytes] = []
         """The content keys of the facts of the last :meth:`update`, in their order."""
+        self._matrix: np.ndarray | None = None
+        self._rows: dict[bytes, int] = {}
+        self._index: dict[bytes, list[tuple[bytes, bytes]]] | None = None
 
-    def update(self, facts: Sequence[Fact], keys: Sequence[bytes] | None = None) -> list[tuple[int, int, float]]:
+    def update(
+        self, facts: Sequence[Fact], keys: Sequence[bytes] | None = None, *, open_only: bool = False
+    ) -> list[tuple[int, int, float]]:
         """Pairs ``(i, j, cosine)`` of ``facts`` (``i < j``), computing rows only for facts
-        whose content is new since the last update."""
-        from ..recall.fields import fact_vectors
-
+        whose content is new since the last update. With ``open_only``, only the pairs
+        :func:`judge` did not turn down already (what :func:`near_duplicates` looks at)."""
         keys = list(keys) if keys is not None else [meaning_key(f) for f in facts]
         self.last_keys = keys
         current = frozenset(keys)
         new = [i for i, k in enumerate(keys) if k not in self.known]
-        pairs = {p: c for p, c in self.pairs.items() if p[0] in current and p[1] in current}
+        pairs, verdicts, index = self.pairs, self.verdicts, self._pair_index()
+        for gone in self.known - current:
+            for p in index.pop(gone, ()):
+                pairs.pop(p, None)
+                verdicts.forget(p)
         self.computed = len(new)
         if new:
-            vecs = fact_vectors(list(facts))
-            old = [i for i, k in enumerate(keys) if k in self.known]
-            order = np.asarray(old + new, dtype=np.int64)
-            base = len(old)
-            for s in range(0, len(new), BLOCK):
-                rows = order[base + s : base + s + BLOCK]
-                cols = order[: base + s + BLOCK]  # old facts, earlier new ones, and this block
-                sims = vecs[rows] @ vecs[cols].T
-                # a row's own column and the block's upper half are not pairs (each pair once)
-                local = np.arange(len(rows))
-                sims[local, base + s + local] = -1.0
-                upper = np.triu(np.ones((len(rows), len(rows)), dtype=bool), k=1)
-                sims[:, base + s : base + s + len(rows)][upper] = -1.0
-                for a, b in self._best(sims):
-                    i, j = int(rows[a]), int(cols[b])
-                    ki, kj = keys[i], keys[j]
-                    if ki == kj:
-                        continue  # the same text twice: the exact duplicate check reports it
-                    pairs[(ki, kj) if ki < kj else (kj, ki)] = float(sims[a, b])
-        self.pairs = pairs
+            self._add_rows(facts, keys, new)
         self.known = current
-        self.verdicts = {k: v for k, v in self.verdicts.items() if k[0] in current and k[1] in current}
         where: dict[bytes, list[int]] = {}
         for i, k in enumerate(keys):
             where.setdefault(k, []).append(i)
         out = []
-        for (ka, kb), cos in pairs.items():
+        chosen = pairs.keys() - verdicts.closed if open_only else pairs.keys()
+        for ka, kb in chosen:
+            cos = pairs[(ka, kb)]
             for i in where.get(ka, ()):
                 for j in where.get(kb, ()):
                     out.append((min(i, j), max(i, j), cos))
         out.sort()
         return out
+
+    def _pair_index(self) -> dict[bytes, list[tuple[bytes, bytes]]]:
+        """Content key → the pairs it is in (entries of pairs gone since may linger: harmless)."""
+        if self._index is None:
+            self._index = {}
+            for p in self.pairs:
+                self._index.setdefault(p[0], []).append(p)
+                self._index.setdefault(p[1], []).append(p)
+        return self._index
+
+    def _add_rows(self, facts: Sequence[Fact], keys: list[bytes], new: list[int]) -> None:
+        """Compute the rows of the facts at ``new`` (against every other fact)."""
+        pairs, index = self.pairs, self._pair_index()
+        vecs = self._vectors(facts, keys)
+        old = [i for i, k in enumerate(keys) if k in self.known]
+        order = np.asarray(old + new, dtype=np.int64)
+        base = len(old)
+        for s in range(0, len(new), BLOCK):
+            rows = order[base + s : base + s + BLOCK]
+            cols = order[: base + s + BLOCK]  # old facts, earlier new ones, and this block
+            sims = vecs[rows] @ vecs[cols].T
+            # a row's own column and the block's upper half are not pairs (each pair once)
+            local = np.arange(len(rows))
+            sims[local, base + s + local] = -1.0
+            upper = np.triu(np.ones((len(rows), len(rows)), dtype=bool), k=1)
+            sims[:, base + s : base + s + len(rows)][upper] = -1.0
+            for a, b in self._best(sims):
+                i, j = int(rows[a]), int(cols[b])
+                ki, kj = keys[i], keys[j]
+                if ki == kj:
+                    continue  # the same text twice: the exact duplicate check reports it
+                p = (ki, kj) if ki < kj else (kj, ki)
+                if p not in pairs:
+                    index.setdefault(ki, []).append(p)
+                    index.setdefault(kj, []).append(p)
+                pairs[p] = float(sims[a, b])
+
+    def _vectors(self, facts: Sequence[Fact], keys: list[bytes]) -> np.ndarray:
+        """The facts' meaning vectors as one matrix: the rows of unchanged texts are taken
+        from the last one (a vector depends on the text only), so after a write only the
+        written fact's vector is looked up, not every fact's."""
+        from ..recall.fields import fact_vectors
+
+        rows = self._rows
+        at = [rows.get(k, -1) for k in keys]
+        missing = [i for i, r in enumerate(at) if r < 0]
+        if self._matrix is None or len(missing) * 4 > len(keys):
+            vecs = fact_vectors(list(facts))
+        else:
+            vecs = self._matrix[np.asarray(at, dtype=np.int64)]
+            if missing:
+                vecs[missing] = fact_vectors([facts[i] for i in missing])
+        self._matrix = vecs
+        self._rows = {k: i for i, k in enumerate(keys)}
+        return vecs
 
     def _best(self, sims: np.ndarray) -> list[tuple[int, int]]:
         """Per row, the (at most :data:`PER_FACT`) most similar columns at the threshold."""
@@ -169,7 +239,8 @@ class MeaningPairs:
                 return False
             self.known = frozenset(bytes(k) for k in known)
             self.pairs = {(bytes(a), bytes(b)): float(c) for a, b, c in pairs}
-            self.verdicts = {(bytes(a), bytes(b)): v for a, b, v in verdicts}
+            self.verdicts = Verdicts(((bytes(a), bytes(b)), v) for a, b, v in verdicts)
+            self._index = None
         except (TypeError, ValueError):
             return False
         return True
@@ -270,10 +341,14 @@ def near_duplicates(
     out: list[NearDuplicate] = []
     for i, j, cos in pairs:
         a, b = facts[i], facts[j]
-        if a.id == b.id or frozenset((str(a.id), str(b.id))) in skip:
-            continue
+        key = None
         if cache is not None:
             key = (keys[i], keys[j]) if keys else (meaning_key(a), meaning_key(b))
+            if cache.get(key, True) is None:
+                continue  # judged before: not a duplicate (most pairs; no need to look further)
+        if a.id == b.id or frozenset((str(a.id), str(b.id))) in skip:
+            continue
+        if key is not None and cache is not None:
             if key not in cache:
                 cache[key] = judge(a, b)
             verdict = cache[key]

@@ -37,6 +37,7 @@ __all__ = [
     "usage_from_traces",
     "check_recall_usage",
     "DF_SAMPLE",
+    "pinned_unused_inputs",
     "check_pinned_unused",
 ]
 
@@ -253,6 +254,13 @@ def _sample(facts: Sequence[Fact], limit: int = DF_SAMPLE) -> Sequence[Fact]:
     return [ordered[int(i * step)] for i in range(limit)]
 
 
+def pinned_unused_inputs(facts: Sequence[Fact]) -> tuple[list[Fact], Sequence[Fact]]:
+    """The facts :func:`check_pinned_unused` reads: the pinned facts with a body, and the
+    sample document frequencies are counted over (with the traces, nothing else matters:
+    a write to any other fact leaves its findings as they were)."""
+    return [f for f in facts if f.pinned and trim_space(f.body)], _sample(facts)
+
+
 def check_pinned_unused(
     facts: Sequence[Fact],
     usage: Usage,
@@ -262,14 +270,13 @@ def check_pinned_unused(
     """Pinned facts no recorded turn (at least :data:`MIN_TURNS` since the fact was
     created) was about: no query named any of the fact's distinctive words (words found
     in at most :data:`DISTINCTIVE_SHARE` of the facts, function words never)."""
-    pinned = [f for f in facts if f.pinned and trim_space(f.body)]
+    pinned, sample = pinned_unused_inputs(facts)
     if not pinned or usage.span.turns < MIN_TURNS:
         return []
     asked = frozenset().union(*(t for _, t in usage.terms)) if usage.terms else frozenset()
     if not asked:
         return []  # prompts are not recorded: nothing to judge by
     candidates = frozenset().union(*(words(f) & asked for f in pinned))
-    sample = _sample(facts)
     df: Counter[str] = Counter()
     if candidates:
         for f in sample:
