@@ -181,8 +181,9 @@ class FindingMemo:
         self._items: dict[tuple[str, int], tuple[Fact, Hashable, Finding | None]] = {}
         self._groups: dict[tuple[str, tuple[int, ...]], tuple[tuple[Fact, ...], Hashable, Finding | None]] = {}
         self._key = key
-        self.disk: dict[tuple[str, bytes], tuple[Any, Any]] = {}
-        """``(kind, fact key)`` → ``(signature, encoded finding or None)`` (marshal-able)."""
+        self.disk: dict[tuple[str, Any], tuple[Any, Any]] = {}
+        """``(kind, fact key)`` (a group's: a tuple of its members' keys) → ``(signature,
+        encoded finding or None)`` (marshal-able)."""
         self.dirty = False
         """:attr:`disk` has entries a saved copy lacks."""
         self._decoder = Decoder()
@@ -201,7 +202,7 @@ class FindingMemo:
         return value
 
     def _through_disk(
-        self, key: tuple[str, bytes], signature: Hashable, build: Callable[[], Finding | None]
+        self, key: tuple[str, Any], signature: Hashable, build: Callable[[], Finding | None]
     ) -> Finding | None:
         stored = self.disk.get(key)
         if stored is not None and stored[0] == signature:
@@ -222,7 +223,10 @@ class FindingMemo:
         hit = self._groups.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], group)) and hit[1] == signature:
             return hit[2]
-        value = build()
+        if self._key is None:
+            value = build()
+        else:  # by the members' fact keys on disk, so a new process decodes the group's finding
+            value = self._through_disk((kind, tuple(map(self._key, group))), signature, build)
         self._groups[key] = (tuple(group), signature, value)
         return value
 
@@ -237,11 +241,16 @@ class FindingMemo:
                 del self._groups[gkey]
         if self._key is not None and self.disk:
             keys = {self._key(f) for f in facts}
-            for dkey in [k for k in self.disk if k[1] not in keys]:
+            for dkey in [k for k in self.disk if not _alive(k[1], keys)]:
                 del self.disk[dkey]
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def _alive(key: Any, keys: set[bytes]) -> bool:
+    """Whether a disk entry's fact key (or every key of a group's) is among ``keys``."""
+    return key in keys if isinstance(key, bytes) else all(k in keys for k in key)
 
 
 def memo_get(

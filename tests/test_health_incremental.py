@@ -1,0 +1,140 @@
+"""Memory health's incremental paths answer exactly what a run from scratch does.
+
+On the demo home (every kind of finding) four changes are made one after another — a write
+through the store, a delete (archive), a new file written by hand, an edit of a file from
+outside — and after each, both the Context Center's long-lived worker (same checker, same
+store) and a new process starting from the state the worker saved *before* the change
+return the findings of a run from scratch, field by field.
+"""
+
+from __future__ import annotations
+
+import os
+
+from reasonix_tui.core.compat.gotime import Timestamp
+from reasonix_tui.core.health import HealthChecker, gather, memo_path
+from reasonix_tui.core.health.similar import MeaningPairs, Verdicts
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall.memo import FACT_MEMO
+from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store.fileformat import render_fact
+from reasonix_tui.core.store.model import new_memory_id
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
+
+NOW = Timestamp(1_785_000_000 * 1_000_000_000)  # 2026-07-25T17:20:00Z
+SETTINGS = Settings(pinned_budget_chars=1500)
+
+
+def _scratch(layout: Layout):
+    FACT_MEMO.clear()
+    return HealthChecker().report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS), now=NOW))
+
+
+def _new_process(layout: Layout) -> tuple[HealthChecker, object]:
+    FACT_MEMO.clear()  # new fact objects, nothing in memory: only the saved state
+    checker = HealthChecker(memo_path(layout))
+    return checker, checker.report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS), now=NOW))
+
+
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def test_a_write_a_delete_a_new_file_and_an_outside_edit_each_answer_like_a_run_from_scratch(tmp_path) -> None:
+    from reasonix_tui.core.demo import build_demo_home
+
+    demo = build_demo_home(tmp_path / "demo", now=NOW, with_approval=False)
+    layout = Layout.resolve(home=demo.root, workspace=demo.workspace)
+    store = Store(layout, settings=SETTINGS)
+    worker = HealthChecker(memo_path(layout))
+    ctx = gather(layout, SETTINGS, store, now=NOW)
+    start = worker.report(ctx)
+    worker.save()
+    kinds = {f.kind for f in start.findings}
+    assert {"near-duplicate", "topic-supersession", "never-recalled", "stale"} <= kinds
+
+    def by_kind(report, kind):
+        return next(f for f in report.findings if f.kind == kind)
+
+    dup = by_kind(start, "near-duplicate")
+    topic = by_kind(start, "topic-supersession")
+    quiet = by_kind(start, "never-recalled").facts[0]
+    changes = {
+        "write": lambda: store.save(SaveRequest(name=_stem(quiet.path), description="Rewritten", body="Now new.")),
+        "delete": lambda: store.archive(dup.facts[-1].id),
+        "new file": lambda: _copy_as_new_file(layout, store, topic.facts[0].id),
+        "outside edit": lambda: _edit_on_disk(topic.facts[1].path),
+    }
+    seen = {}
+    for what, change in changes.items():
+        change()
+        scratch = _scratch(layout)
+        fresh, cold = _new_process(layout)  # a process started after the change, from the state before it
+        assert "pairs" not in fresh.reused, what
+        assert cold.findings == scratch.findings, what
+        warm = worker.report(gather(layout, SETTINGS, store, now=NOW))
+        assert warm.findings == scratch.findings, what
+        assert warm.facts == scratch.facts
+        worker.save()
+        seen[what] = scratch
+    # each change did change the findings (the checks had something to patch)
+    assert seen["delete"].findings != start.findings
+    assert len(seen["new file"].findings) > len(seen["delete"].findings)
+    assert any(f.kind == "secret" and f.facts[0].id == topic.facts[1].id for f in seen["outside edit"].findings)
+
+
+def _copy_as_new_file(layout: Layout, store: Store, fact_id: str) -> None:
+    """A fact file written by hand: another fact's text under a new id (a duplicate)."""
+    from dataclasses import replace
+
+    fact = store.get(fact_id)
+    copy = replace(fact, id=new_memory_id(), name=fact.name + "-copy", path="", revision=1, supersedes=())
+    (layout.dir_for(fact.scope) / f"{copy.name}.md").write_text(render_fact(copy), encoding="utf-8")
+
+
+def _edit_on_disk(path: str) -> None:
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.rstrip("\n") + "\n\nEdited by hand: the deploy key is AKIA" + "QWERTYUIOPASDFGH\n")
+
+
+def test_meaning_pairs_after_a_change_equal_a_new_search_and_skip_pairs_judged_not_alike() -> None:
+    """The near-duplicate pair search patched after a text changed holds the pairs a new
+    search finds, and only the pairs not turned down yet are handed to the judge."""
+    import numpy as np
+
+    from reasonix_tui.core.health import similar
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(1, 8))
+    vecs = base + 0.3 * rng.normal(size=(6, 8))
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    keys = [bytes([i]) * 16 for i in range(6)]
+    table = dict(zip(keys, vecs))
+
+    class Patched(MeaningPairs):
+        def _vectors(self, facts, keys):  # the vectors of the texts, not of a model
+            return np.stack([table[k] for k in keys]).astype(np.float32)
+
+    facts = [object()] * 6
+    m = Patched(threshold=0.0)
+    first = m.update(facts, keys)
+    assert first and all(i < j for i, j, _ in first)
+    # one text changes: the pairs of its old key go, its new row is computed
+    table[b"z" * 16] = vecs[2]
+    keys2 = [*keys[:2], b"z" * 16, *keys[3:]]
+    patched = m.update(facts, keys2)
+    assert m.computed == 1
+    assert {(i, j) for i, j, _ in patched} == {(i, j) for i, j, _ in first}
+    assert not any(keys[2] in p for p in m.pairs)
+    # a pair judge turned down is not handed out again; forgetting it reopens it
+    m.verdicts[(keys2[1], keys2[0])] = None
+    assert (0, 1) not in {(i, j) for i, j, _ in m.update(facts, keys2, open_only=True)}
+    assert (0, 1) in {(i, j) for i, j, _ in m.update(facts, keys2)}
+    restored = Patched(threshold=0.0)
+    assert restored.restore(m.state()) and isinstance(restored.verdicts, Verdicts)
+    assert restored.verdicts.closed == {similar._pair(keys2[0], keys2[1])}
+    m.verdicts.forget(similar._pair(keys2[0], keys2[1]))
+    assert (0, 1) in {(i, j) for i, j, _ in m.update(facts, keys2, open_only=True)}
