@@ -180,7 +180,8 @@ class HealthChecker:
         self._scans: dict[bytes, Any] = {}
         self._dirty = False
         self._memo = FindingMemo(self.key)
-        self._meaning = MeaningPairs()
+        self._meaning_pairs = MeaningPairs()
+        self._meaning_state: Any = None
         self._stored: dict[str, tuple[bytes, tuple[Any, ...], tuple[str, ...]]] = {}
         self._results: dict[str, tuple[bytes, tuple[Finding, ...], tuple[str, ...]]] = {}
         self._usage: tuple[tuple[tuple[str, str, int], ...], Usage] | None = None
@@ -210,9 +211,16 @@ class HealthChecker:
         if not (isinstance(scans, dict) and isinstance(findings, dict) and isinstance(stored, dict)):
             return
         self._scans = scans
-        self._meaning.restore(meaning)
+        self._meaning_state = meaning  # taken when the pairs are searched (an unchanged store never is)
         self._memo.disk = findings
         self._stored = stored
+
+    def _meaning(self) -> MeaningPairs:
+        """The near-duplicate pair search, with the saved state taken on first use."""
+        if self._meaning_state is not None:
+            self._meaning_pairs.restore(self._meaning_state)
+            self._meaning_state = None
+        return self._meaning_pairs
 
     # ------------------------------------------------------------------ per fact
 
@@ -298,7 +306,7 @@ class HealthChecker:
             state = (
                 _memo_version(),
                 dict(self._scans),
-                self._meaning.state(),
+                self._meaning_state if self._meaning_state is not None else self._meaning_pairs.state(),
                 dict(self._memo.disk),
                 dict(self._stored),
             )
@@ -372,7 +380,10 @@ class HealthChecker:
         facts = ctx.facts
         digest = store_digest(self.key(f) for f in facts)
         pairs = self._per_store(
-            "pairs", digest, lambda n: pair_checks(facts, scans, memo=self._memo, meaning=self._meaning, notes=n), notes
+            "pairs",
+            digest,
+            lambda n: pair_checks(facts, scans, memo=self._memo, meaning=self._meaning(), notes=n),
+            notes,
         )
         unused = None
         if ctx.words is None:
@@ -408,7 +419,7 @@ class HealthChecker:
             except (ImportError, OSError, ValueError):
                 pass  # no meaning channel: the pair checks note it when they run
             scans = {scan_key(f): s for f in facts if (s := self.cached(f)) is not None}
-            pair_checks(facts, scans, memo=self._memo, meaning=self._meaning)
+            pair_checks(facts, scans, memo=self._memo, meaning=self._meaning())
             self.reused = tuple(r for r in self.reused if r != "pairs")
         return True
 

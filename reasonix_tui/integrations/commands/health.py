@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
+from ...core.health.checker import paused_gc
 from ...core.health.fixes import STORE_ACTIONS, apply_fix
 from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
@@ -88,6 +89,13 @@ def _selected(report: HealthReport, args: argparse.Namespace) -> list[tuple[Find
 
 def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
     """``memory health``."""
+    # the findings (tens of thousands at 10k facts) live until they are printed: collection
+    # passes over them would only cost time
+    with paused_gc():
+        return _print_report(args, ctx)
+
+
+def _print_report(args: argparse.Namespace, ctx: CliContext) -> int:
     report = _report(ctx)
     items = _selected(report, args)
     if args.json:
