@@ -257,3 +257,50 @@ async def test_the_status_line_fits_80_columns_with_the_count_and_the_pinned_bud
         status = plain(bar)
         assert "4 memory problems — press 8" in status and "pinned 1,219/1,500 chars" in status
         assert status.endswith("watching")
+
+
+async def test_the_pane_never_blocks_the_ui_while_memory_health_runs(
+    demo: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A health run held in its worker thread (as a slow 10k check would be): the pane
+    says it is checking, keys switch panes and move the cursor, and the findings land
+    when the run ends."""
+    import threading
+
+    from reasonix_tui.core.health import HealthChecker
+
+    started, release = threading.Event(), threading.Event()
+    real = HealthChecker.report
+
+    def held(self: HealthChecker, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait(timeout=60)  # bounded: a broken test never hangs the suite
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(HealthChecker, "report", held)
+    app = make(demo)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):
+                if started.is_set():
+                    break
+                await pilot.pause(0.02)
+            assert started.is_set() and app.health is None
+            assert any(w.group == "health" and w.is_running for w in app.workers)
+            await pilot.press("8")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MainScreen) and screen.active_pane == "health"
+            assert "Checking memory" in plain(screen.query_one("#health-heading"))
+            await pilot.press("1")
+            await pilot.pause()
+            assert screen.active_pane == "facts"  # the UI answered while the run is held
+            assert any(w.group == "health" and w.is_running for w in app.workers)
+            release.set()
+            await settle(pilot)
+            assert app.health is not None and app.health.findings
+            await pilot.press("8")
+            await settle(pilot)
+            assert len(screen.query_one("#health-pane").findings) == len(app.health.findings)
+    finally:
+        release.set()
