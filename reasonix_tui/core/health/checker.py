@@ -101,8 +101,9 @@ def _encode(scan: FactScan) -> tuple[Any, ...]:
 
 
 def _decode(value: Any) -> FactScan:
+    # the state is sealed (checksummed) and versioned: its tuples are what _encode made
     runes, hits, keys = value
-    return FactScan(tuple(SecretHit(*h) for h in hits), int(runes), tuple((str(k), bytes(d)) for k, d in keys))
+    return FactScan(tuple(SecretHit(*h) for h in hits) if hits else (), runes, keys)
 
 
 def memo_path(layout: Layout) -> str:
