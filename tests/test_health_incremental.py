@@ -138,3 +138,34 @@ def test_meaning_pairs_after_a_change_equal_a_new_search_and_skip_pairs_judged_n
     assert restored.verdicts.closed == {similar._pair(keys2[0], keys2[1])}
     m.verdicts.forget(similar._pair(keys2[0], keys2[1]))
     assert (0, 1) in {(i, j) for i, j, _ in m.update(facts, keys2, open_only=True)}
+
+
+def test_the_saved_pair_search_keeps_its_vectors_so_a_new_process_embeds_only_what_changed(monkeypatch) -> None:
+    """A restored search looks up the vector of a changed text only (not every fact's)."""
+    import numpy as np
+
+    from reasonix_tui.core.recall import fields
+
+    rng = np.random.default_rng(5)
+    vecs = rng.normal(size=(5, 8)).astype(np.float16).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs = vecs.astype(np.float16).astype(np.float32)
+    asked: list[int] = []
+
+    def fake_vectors(facts):
+        asked.append(len(facts))
+        return np.stack([vecs[f] for f in facts])
+
+    monkeypatch.setattr(fields, "fact_vectors", fake_vectors)
+    keys = [bytes([i]) * 16 for i in range(5)]
+    first = MeaningPairs(threshold=0.0)
+    before = first.update(list(range(5)), keys)
+    assert asked == [5]
+    again = MeaningPairs(threshold=0.0)
+    assert again.restore(first.state())
+    keys2 = [*keys[:4], b"n" * 16]
+    vecs[4] = vecs[0]  # the changed text means what the first one does
+    after = again.update(list(range(5)), keys2)
+    assert asked == [5, 1]  # only the changed fact's vector
+    assert {(i, j) for i, j, _ in after if 4 not in (i, j)} == {(i, j) for i, j, _ in before if 4 not in (i, j)}
+    assert (0, 4) in {(i, j) for i, j, _ in after}

@@ -228,15 +228,29 @@ class MeaningPairs:
             tuple(sorted(self.known)),
             tuple((a, b, c) for (a, b), c in self.pairs.items()),
             tuple((a, b, v) for (a, b), v in self.verdicts.items()),
+            self._saved_vectors(),
         )
+
+    def _saved_vectors(self) -> tuple[Any, ...]:
+        """The vector matrix with its content keys (float16: the precision vectors are kept
+        at, so they come back equal), or ``()``."""
+        if self._matrix is None or not self._rows:
+            return ()
+        keys = tuple(self._rows)
+        rows = self._matrix[np.fromiter(self._rows.values(), dtype=np.int64, count=len(keys))]
+        return (keys, rows.shape[1], rows.astype(np.float16).tobytes())
 
     def restore(self, state: Any) -> bool:
         """Take the state a previous process saved; False (and nothing taken) when it is
         not one or was made with another threshold."""
         try:
-            threshold, known, pairs, verdicts = state
+            threshold, known, pairs, verdicts, vectors = state
             if float(threshold) != self.threshold:
                 return False
+            if vectors:
+                keys, dim, blob = vectors
+                matrix = np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(keys), int(dim))
+                self._matrix, self._rows = matrix, {bytes(k): i for i, k in enumerate(keys)}
             self.known = frozenset(bytes(k) for k in known)
             self.pairs = {(bytes(a), bytes(b)): float(c) for a, b, c in pairs}
             self.verdicts = Verdicts(((bytes(a), bytes(b)), v) for a, b, v in verdicts)
