@@ -265,6 +265,7 @@ async def test_the_pane_never_blocks_the_ui_while_memory_health_runs(
     """A health run held in its worker thread (as a slow 10k check would be): the pane
     says it is checking, keys switch panes and move the cursor, and the findings land
     when the run ends."""
+    import asyncio
     import threading
 
     from reasonix_tui.core.health import HealthChecker
@@ -281,20 +282,27 @@ async def test_the_pane_never_blocks_the_ui_while_memory_health_runs(
     app = make(demo)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            for _ in range(200):
-                if started.is_set():
-                    break
-                await pilot.pause(0.02)
-            assert started.is_set() and app.health is None
+
+            async def until(ok: Any) -> bool:
+                for _ in range(1500):  # bounded (30 s of pauses): a busy CI machine is slow, never stuck
+                    if ok():
+                        return True
+                    await pilot.pause(0.02)
+                return bool(ok())
+
+            # the app's loop keeps running while this waits in a thread
+            assert await asyncio.to_thread(started.wait, 60) and app.health is None
             assert any(w.group == "health" and w.is_running for w in app.workers)
+            # the start is done (the first load and its follow-ups), only the held run is left
+            assert await until(lambda: all(w.group == "health" or not w.is_running for w in app.workers))
+            await pilot.pause()
             await pilot.press("8")
-            await pilot.pause()
             screen = app.screen
-            assert isinstance(screen, MainScreen) and screen.active_pane == "health"
-            assert "Checking memory" in plain(screen.query_one("#health-heading"))
+            assert isinstance(screen, MainScreen)
+            assert await until(lambda: screen.active_pane == "health")
+            assert await until(lambda: "Checking memory" in plain(screen.query_one("#health-heading")))
             await pilot.press("1")
-            await pilot.pause()
-            assert screen.active_pane == "facts"  # the UI answered while the run is held
+            assert await until(lambda: screen.active_pane == "facts")  # the UI answered while the run is held
             assert any(w.group == "health" and w.is_running for w in app.workers)
             release.set()
             await settle(pilot)
