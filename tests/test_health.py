@@ -457,9 +457,13 @@ def test_archive_fix_goes_through_the_store_and_can_be_undone(layout: Layout) ->
     [entry] = [e for e in store.audit.read(10) if e.op == "forget"]
     assert entry.actor == "context-center" and entry.ok
     assert "subject-conflict" not in kinds(layout)
-    # undo is a recover, which the store refuses while the subject has a holder
+    # a recover is refused while the subject has a holder (spec §4), so no undo is offered
+    # (the pane would otherwise say "U undoes it" and then fail); the message says when it can be
+    assert outcome.undo == () and f"no longer holds subject {old.subject_key}" in outcome.text
+    assert undo_fix(store, outcome) == "nothing to undo"
+    [archived] = [p for p in outcome.paths if "/.archive/" in p.replace(os.sep, "/")]
     with pytest.raises(Conflict, match="already tracked"):
-        undo_fix(store, outcome)
+        store.recover(archived)
     assert store.find_by_id(old.id) is None
     save(layout, "stale", days_ago=200)
     [s] = report(layout).of_kind("stale")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..compat.gostr import trim_space
-from ..store.model import Conflict, Fact, InvalidInput, NotFound, normalized_phrase
+from ..store.model import Conflict, Fact, InvalidInput, NotFound, normalize_subject_key, normalized_phrase
 from .model import FactRef, Finding, Fix
 
 if TYPE_CHECKING:
@@ -80,6 +80,16 @@ def _ref(finding: Finding, fact_id: str) -> FactRef:
     return ref
 
 
+def _other_subject_holder(store: Store, fact: Fact) -> Fact | None:
+    """Another active fact of ``fact``'s scope holding its subject key, if any."""
+    if not fact.subject_key:
+        return None
+    for other in store.list_dir(fact.scope):
+        if other.id != fact.id and normalize_subject_key(other.subject_key) == normalize_subject_key(fact.subject_key):
+            return other
+    return None
+
+
 def apply_fix(store: Store, finding: Finding, fix: Fix, *, actor: str | None = None) -> FixOutcome:
     """Perform a store fix (``archive``, ``verify``, ``unpin``, ``pin``) of ``finding``."""
     if fix.action not in STORE_ACTIONS:
@@ -88,9 +98,19 @@ def apply_fix(store: Store, finding: Finding, fix: Fix, *, actor: str | None = N
     with store.mutation():
         fact = current_fact(store, ref)
         if fix.action == "archive":
+            holder = _other_subject_holder(store, fact)
             res = store.archive(str(fact.id), actor=actor)
             if not res.path:
                 raise NotFound(f"{fact.ref}: nothing archived")
+            if holder is not None:
+                # RestoreArchived refuses a fact whose subject another active fact holds
+                # (spec §4), so no undo is offered that the store would refuse.
+                return FixOutcome(
+                    f"archived {fact.ref} (in the Archive; it can be recovered once {holder.ref} "
+                    f"no longer holds subject {fact.subject_key})",
+                    str(fact.id),
+                    res.paths,
+                )
             return FixOutcome(
                 f"archived {fact.ref} (recoverable from the Archive)",
                 str(fact.id),
