@@ -27,6 +27,7 @@ from ..settings import Settings
 from ..store.model import TYPES, Fact, InvalidInput, display_title, normalize_fact_scope, normalize_type, slug
 from .index import PoolBM25, get_index
 from .memo import FACT_MEMO
+from .search_postings import build_postings_in_background, warm_postings
 from .term_matrix import SEARCH_FLOOR, rank, search_text, warm_resolution, warm_search
 
 if TYPE_CHECKING:
@@ -151,10 +152,11 @@ def search_memories(
     q, terms = required_query_terms(query, MemoryToolError)
     if not type_ and not scope:
         # A warm matrix per snapshot, derived from the previous snapshot's after a change.
+        # Its postings, once a long-lived process has turned it around (a background thread).
         matrix, row_facts, all_facts = warm_search(facts)
         found = [
             SearchHit(row_facts[r], s, make_snippet(search_text(row_facts[r]), q, terms, SEARCH_SNIPPET))
-            for s, r in rank(matrix, terms, limit)
+            for s, r in rank(warm_postings(matrix) or matrix, terms, limit)
         ]
         if resolved and found:
             found = _label_superseded(all_facts, found, q, terms, res=warm_resolution(facts))[: max(limit, len(found))]
@@ -323,6 +325,8 @@ def memory_tool_call(
     limit = clamp_limit(args["limit"])
     op = trim_space(args["operation"])
     if op == "search":
+        if store is not None and getattr(store, "long_lived", False):
+            build_postings_in_background()
         all_facts = facts if facts is not None else store.snapshot().facts  # type: ignore[union-attr]  # a store is given whenever facts is not
         hits = search_memories(
             all_facts,

@@ -41,6 +41,9 @@ def serve_live(on: bool = True) -> None:
     events. One-shot processes keep plain stores (a watcher would cost more than it saves)."""
     global _LIVE
     _LIVE = on
+    from .search_postings import build_postings_in_background
+
+    build_postings_in_background(on)
 
 
 def use_disk_index(on: bool = True) -> None:

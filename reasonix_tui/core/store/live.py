@@ -155,6 +155,9 @@ class LiveStore(Store):
     a watcher. :meth:`close` stops the watcher thread.
     """
 
+    long_lived = True
+    """Serves many calls from one process (indexes worth keeping warm are kept)."""
+
     def __init__(
         self,
         layout: Layout,
@@ -184,8 +187,13 @@ class LiveStore(Store):
         self._full_at = 0.0
         self._snapshot: Snapshot | None = None
         self._closed = False
+        self._fact_dirs = super()._dirs()
         self.full_validations = 0
         """How many full re-validations ran (for tests and benchmarks)."""
+
+    def _dirs(self) -> list[tuple[str, Path]]:
+        """The fact folders (fixed for a layout: worked out once, not on every read)."""
+        return list(self._fact_dirs)
 
     # ------------------------------------------------------------------ lifecycle
 
