@@ -95,6 +95,12 @@ HEALTH_SLICE_SECONDS = 3.0
 TICK_SECONDS = 30.0
 """How often relative ages ("3m ago") are redrawn."""
 
+BIG_STORE_ROWS = 2_000
+"""A first start with more rows than this shows the table before its background work starts."""
+
+BACKGROUND_AFTER_S = 1.0
+"""How long after a big store's first screen the deferred work starts."""
+
 _STORE_WRITES = frozenset(
     {"pin", "unpin", "verify", "forget", "new", "edit", "restore", "recover", "accept", "undo", "archive", "merge"}
 )
@@ -163,8 +169,7 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
         """Keymap, presence marker, first load, the approval queue and the watcher."""
         self._apply_keymap()
         self._start_presence()
-        self.reload_store()
-        self._warm_language()
+        self.reload_store()  # then, once it is on screen, the language resources (_store_reloaded)
         self.refresh_approvals()
         # An approve that a crash interrupted after its write landed is finished first.
         self.run_write("approval", lambda store: writes.finish_interrupted(store, self.queue))
@@ -305,10 +310,16 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
         self.loaded = True
         self.complete = self.complete or complete
         self.snapshot = message.snapshot
-        if complete:
+        if complete and first and len(message.snapshot.rows) > BIG_STORE_ROWS:
+            # A big store's first screen comes first: the work it does not show (language
+            # resources, the resolver, memory health) waits until the table is on screen.
+            self.call_after_refresh(self.set_timer, BACKGROUND_AFTER_S, self._start_background)
+        elif complete:
+            if first:
+                self._warm_language()
             self._resolve_worker(message.snapshot)
             self.refresh_health()
-        if first and len(message.snapshot.rows) > 2_000:
+        if first and len(message.snapshot.rows) > BIG_STORE_ROWS:
             # A big store is millions of long-lived objects without cycles: keep the cyclic
             # GC from walking them again and again (a full pass costs ~0.3 s at 100k facts).
             # Once, at the first load, so later cyclic garbage is still collected.
@@ -330,6 +341,12 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
         self.store_changed.publish(StoreUpdate(message.snapshot, changes, select))
         if first:
             self._show_next()  # proposals left from before the start
+
+    def _start_background(self) -> None:
+        """What a big store's first start deferred: language resources, resolver, health."""
+        self._warm_language()
+        self._resolve_worker(self.snapshot)
+        self.refresh_health()
 
     @on(StoreLoadFailed)
     def _store_load_failed(self, message: StoreLoadFailed) -> None:
