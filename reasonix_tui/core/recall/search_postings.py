@@ -131,8 +131,8 @@ def _build(matrix: TermMatrix) -> Postings | None:
     except MemoryError:  # pragma: no cover - the matrix's own lookups still answer
         postings = None
     with _SLOT.lock:
-        if _SLOT.building is matrix:
+        if _SLOT.building is matrix:  # not overtaken by a newer matrix's build
             _SLOT.building = None
-        if postings is not None:
-            _SLOT.matrix, _SLOT.postings = matrix, postings
+            if postings is not None:
+                _SLOT.matrix, _SLOT.postings = matrix, postings
     return postings
