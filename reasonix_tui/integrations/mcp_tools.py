@@ -2,18 +2,23 @@
 
 One place for what a client sees before the first tool call: the static front
 (:mod:`.mcp_front`) answers ``initialize`` and ``tools/list`` from here within
-milliseconds, and the SDK server (:mod:`.mcp_server`) takes its titles, descriptions,
-argument descriptions and annotations from here too. The argument *types* of the SDK
-server come from its Python signatures; ``tests/test_mcp_front.py`` checks that what the
-SDK lists is exactly :func:`tools` (and that the handshake answers match), so the two
-cannot drift.
+milliseconds, and the SDK server (:mod:`.mcp_server`) registers every tool with a
+signature built from :data:`TOOL_SPECS` (titles, descriptions, argument names, types,
+descriptions and defaults); ``tests/test_mcp_front.py`` checks that what the SDK lists is
+exactly :func:`tools` (and that the handshake answers match), so the two cannot drift.
+The ``remember`` tool's arguments are the fact's declared fields
+(:data:`reasonix_tui.core.agent.remember_args.REMEMBER_ARGUMENTS`).
 
-Imports nothing but the standard library: it is read before the MCP SDK is loaded.
+Imports nothing but the standard library and that declaration (no SDK): it is read before
+the MCP SDK is loaded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+from ..core.agent.remember_args import REMEMBER_ARGUMENTS, RememberArgument
 
 __all__ = [
     "SERVER_NAME",
@@ -22,6 +27,8 @@ __all__ = [
     "CAPABILITIES",
     "TOOL_SPECS",
     "HISTORY_SUFFIX",
+    "REQUIRED",
+    "remember_tool_arguments",
     "tools",
     "arg",
     "initialize_result",
@@ -60,11 +67,23 @@ HISTORY_DESCRIPTION = (
 
 HISTORY_SUFFIX = " Past sessions are background: they may be outdated."
 
-_REQUIRED = object()
+REQUIRED: Any = object()
+"""The default of an argument the client must give."""
 _READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 _WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
 _DESTROYS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
 _WAIT = "how long to wait for the user (capped)"
+_JSON_TYPES = {"string": "string", "int": "integer", "bool": "boolean", "refs": "string[]"}
+
+
+def remember_tool_arguments(
+    arguments: Sequence[RememberArgument] = REMEMBER_ARGUMENTS,
+) -> list[tuple[str, str, str, Any]]:
+    """The ``remember`` tool's arguments as :data:`TOOL_SPECS` lists them: the declared
+    ``remember`` arguments, then how long to wait."""
+    out = [(a.name, _JSON_TYPES[a.kind], a.description, REQUIRED if a.required else None) for a in arguments]
+    return [*out, ("wait_seconds", "number", _WAIT, None)]
+
 
 # tool → (function name, title, description, annotations, [(arg, type, description, default)])
 TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str, str, Any]]]] = {
@@ -97,24 +116,7 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         "user has not answered (nothing is saved yet; check later with approval_status). `denied` means the user "
         "said no. Keep description to one line and the body short.",
         _WRITES,
-        [
-            ("description", "string", "one-line summary shown in the index", _REQUIRED),
-            ("body", "string", "the fact itself (Markdown, short)", _REQUIRED),
-            ("name", "string", "kebab-case name, or project/<name>.md / global/<name>.md", None),
-            ("title", "string", "short human-readable label", None),
-            ("type", "string", "project | reference | user | feedback", None),
-            ("scope", "string", "project (default) | global", None),
-            ("keywords", "string", "space-separated search aliases", None),
-            ("subject_key", "string", "dotted key naming the question answered", None),
-            ("activation", "string", "relevant | pinned", None),
-            ("volatility", "string", "evergreen | stable | volatile", None),
-            ("expires_at", "string", 'RFC3339, YYYY-MM-DD, or "never"', None),
-            ("verified", "boolean", "you just re-confirmed the fact", None),
-            ("id", "string", "id of the fact to update", None),
-            ("expected_revision", "integer", "revision you read (updates)", None),
-            ("supersedes", "string[]", "ids or refs this fact replaces", None),
-            ("wait_seconds", "number", _WAIT, None),
-        ],
+        remember_tool_arguments(),
     ),
     "forget": (
         "forget",
@@ -124,7 +126,7 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         "proposal id if the user has not answered (nothing is changed yet).",
         _DESTROYS,
         [
-            ("ref", "string", "id, name, or project/<name>.md / global/<name>.md", _REQUIRED),
+            ("ref", "string", "id, name, or project/<name>.md / global/<name>.md", REQUIRED),
             ("wait_seconds", "number", _WAIT, None),
         ],
     ),
@@ -135,7 +137,7 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
         "user's decision. pending means the user has not answered yet.",
         _READ_ONLY,
         [
-            ("proposal_id", "string", "the proposal id from a pending result", _REQUIRED),
+            ("proposal_id", "string", "the proposal id from a pending result", REQUIRED),
             ("wait_seconds", "number", _WAIT, 0),
         ],
     ),
@@ -161,7 +163,7 @@ TOOL_SPECS: dict[str, tuple[str, str, str, dict[str, bool], list[tuple[str, str,
 }
 """Every tool: the SDK server's function name, title, description, annotations, and its
 arguments as ``(name, type, description, default)`` (``string!``: a non-null string;
-``string[]``: a list of strings; ``_REQUIRED``: no default)."""
+``string[]``: a list of strings; :data:`REQUIRED`: no default)."""
 
 
 def _type(kind: str) -> dict[str, Any]:
@@ -172,7 +174,7 @@ def _type(kind: str) -> dict[str, Any]:
 
 def _property(name: str, kind: str, description: str, default: Any) -> dict[str, Any]:
     title = name.title().replace("_", " ")
-    if default is _REQUIRED:
+    if default is REQUIRED:
         return {"description": description, "title": title, **_type(kind)}
     if kind.endswith("!"):
         return {"default": default, "description": description, "title": title, **_type(kind)}
@@ -189,7 +191,7 @@ def tools(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
             "type": "object",
             "title": f"{function}Arguments",
         }
-        required = [a for a, _, _, default in args if default is _REQUIRED]
+        required = [a for a, _, _, default in args if default is REQUIRED]
         if required:
             schema["required"] = required
         out.append(

@@ -2,47 +2,84 @@
 tool's struct does (case-insensitive keys, ``null`` as empty, a wrong type is an error),
 and turned into the store's :class:`~reasonix_tui.core.store.requests.SaveRequest` through the
 shared validator.
+
+The arguments are the fact's editable fields (:data:`~reasonix_tui.core.store.fields.EDITABLE_FIELDS`:
+their names, descriptions, which are required and the order the tool lists them) and the
+few that say how the save is made (:data:`TOOL_ARGUMENTS`); the MCP tool's schema is built
+from :data:`REMEMBER_ARGUMENTS` too (:mod:`reasonix_tui.integrations.mcp_tools`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..compat.gostr import trim_space
 from ..compat.jsonargs import json_object
+from ..store.fields import EDITABLE_FIELDS, FactField
 from ..store.model import InvalidInput, slug
 
 if TYPE_CHECKING:
     from ..store.requests import RememberArgs
 
 __all__ = [
+    "RememberArgument",
+    "TOOL_ARGUMENTS",
+    "REMEMBER_ARGUMENTS",
     "REMEMBER_FIELDS",
     "InvalidArguments",
+    "remember_arguments",
     "parse_remember_arguments",
     "remember_request",
     "remember_request_name",
 ]
 
+_EMPTY: dict[str, Any] = {"string": "", "int": 0, "bool": False, "refs": ()}
 
-REMEMBER_FIELDS: dict[str, str] = {
-    "id": "string",
-    "expected_revision": "int",
-    "name": "string",
-    "title": "string",
-    "description": "string",
-    "type": "string",
-    "scope": "string",
-    "activation": "string",
-    "volatility": "string",
-    "subject_key": "string",
-    "expires_at": "string",
-    "verified": "bool",
-    "keywords": "string",
-    "body": "string",
-    "supersedes": "refs",
-}
-"""The ``remember`` tool's arguments and their JSON types (``supersedes`` is ours)."""
+
+@dataclass(frozen=True, slots=True)
+class RememberArgument:
+    """One argument of the ``remember`` tool."""
+
+    name: str
+    """The argument (and, for a fact field, the field)."""
+    kind: str
+    """Its JSON type: ``string``, ``int``, ``bool`` or ``refs`` (references: a list of
+    strings, or one string separated by commas or spaces)."""
+    description: str
+    """What the MCP tool's schema says of it."""
+    required: bool = False
+    """The MCP tool's schema requires it."""
+
+    @property
+    def empty(self) -> Any:
+        """The value when it is not given (or ``null``)."""
+        return _EMPTY[self.kind]
+
+
+TOOL_ARGUMENTS: tuple[RememberArgument, ...] = (
+    RememberArgument("verified", "bool", "you just re-confirmed the fact"),
+    RememberArgument("id", "string", "id of the fact to update"),
+    RememberArgument("expected_revision", "int", "revision you read (updates)"),
+    RememberArgument("supersedes", "refs", "ids or refs this fact replaces"),
+)
+"""The arguments that are not fact fields: how the save is made (``supersedes`` is ours)."""
+
+
+def remember_arguments(fields: Sequence[FactField] = EDITABLE_FIELDS) -> tuple[RememberArgument, ...]:
+    """The ``remember`` tool's arguments, in the order it lists them: the declared fields
+    (the required ones first, then by :attr:`~.FactField.argument_rank`, each a string),
+    then :data:`TOOL_ARGUMENTS`."""
+    ordered = sorted(fields, key=lambda f: (not f.required, 0 if f.required else f.argument_rank))
+    return (*(RememberArgument(f.name, "string", f.argument, f.required) for f in ordered), *TOOL_ARGUMENTS)
+
+
+REMEMBER_ARGUMENTS: tuple[RememberArgument, ...] = remember_arguments()
+"""The ``remember`` tool's arguments (from :data:`~reasonix_tui.core.store.fields.EDITABLE_FIELDS`)."""
+
+REMEMBER_FIELDS: dict[str, str] = {a.name: a.kind for a in REMEMBER_ARGUMENTS}
+"""The ``remember`` tool's arguments and their JSON types."""
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -59,23 +96,7 @@ def parse_remember_arguments(raw: Mapping[str, Any] | str | bytes) -> dict[str, 
     dict keyed by the canonical names, with every known field present.
     """
     data = json_object(raw, InvalidArguments)
-    out: dict[str, Any] = {
-        "id": "",
-        "expected_revision": 0,
-        "name": "",
-        "title": "",
-        "description": "",
-        "type": "",
-        "scope": "",
-        "activation": "",
-        "volatility": "",
-        "subject_key": "",
-        "expires_at": "",
-        "verified": False,
-        "keywords": "",
-        "body": "",
-        "supersedes": (),
-    }
+    out: dict[str, Any] = {a.name: a.empty for a in REMEMBER_ARGUMENTS}
     exact_seen: set[str] = set()
     for key, value in data.items():
         if not isinstance(key, str):

@@ -28,11 +28,8 @@ from typing import Any
 
 from ..compat.gostr import to_lower, trim_space
 from ..compat.gotime import Timestamp
+from ..store.fields import EDITABLE_FIELDS
 from ..store.model import (
-    ACTIVATIONS,
-    SCOPES,
-    TYPES,
-    VOLATILITIES,
     Conflict,
     InvalidInput,
     NotFound,
@@ -215,10 +212,10 @@ def check_agent_arguments(args: Mapping[str, Any], now: Timestamp | None = None)
     """Refuse what an agent cannot have meant (:class:`InvalidInput`): values outside the
     store's vocabularies (case and surrounding spaces aside), an expiry that is not a
     date or has already passed, a negative expected revision."""
-    for key, allowed in (("type", TYPES), ("scope", SCOPES), ("activation", ACTIVATIONS), ("volatility", VOLATILITIES)):
-        value = trim_space(str(args.get(key) or ""))
-        if value and to_lower(value) not in allowed:
-            raise InvalidInput(f"{key} must be one of {', '.join(allowed)}")  # Reasonix's wording
+    for f in EDITABLE_FIELDS:  # every field chosen from a list (type, scope, activation, volatility)
+        value = trim_space(str(args.get(f.name) or ""))
+        if f.choices and value and to_lower(value) not in f.choices:
+            raise InvalidInput(f"{f.name} must be one of {', '.join(f.choices)}")  # Reasonix's wording
     expires, _ = parse_expires_at(str(args.get("expires_at") or ""))
     if expires is not None and expires.ns <= (now or Timestamp.now()).ns:
         raise InvalidInput(

@@ -1,13 +1,19 @@
 """A fact's editable fields, declared once.
 
 :data:`EDITABLE_FIELDS` drives reading a fact file (:func:`~.fileformat.fact_from_flat`:
-each field's ``from_text``) and writing one (:func:`~.fileformat.render_fact`: ``to_text``), what a save writes (:func:`~.requests.inherit_fact`: each
-field's ``normalize`` and ``inherit``), which ``remember`` arguments are refused (``strict``), what copies a fact into a save request
-(:meth:`~.requests.SaveRequest.from_fact`), the Context Center's new/edit form (its widgets,
-labels, hints and choices, and the values it returns), the form pre-filled from a fact and
-the approval dialog's form; tests check that suggestion edits and the MCP ``remember``
-arguments name only these fields. A new field is added here (and to :class:`~.model.Fact`
-and :class:`~.requests.SaveRequest`).
+each field's ``from_text``) and writing one (:func:`~.fileformat.render_fact`: ``to_text``),
+what a save writes (:func:`~.requests.inherit_fact`: each field's ``normalize`` and
+``inherit``), which ``remember`` arguments are refused (``strict``; an agent's values
+outside any field's ``choices``), what copies a fact into a save request
+(:meth:`~.requests.SaveRequest.from_fact`), the Context Center's new/edit form (its
+widgets, labels, hints and choices, and the values it returns), the form pre-filled from a
+fact and the approval dialog's form, the ``remember`` tool's arguments and the MCP tool's
+schema (``argument``, ``required``, ``argument_rank``:
+:data:`~reasonix_tui.core.agent.remember_args.REMEMBER_ARGUMENTS`) and what a person may
+edit when accepting a memory suggestion (``suggested``:
+:class:`~reasonix_tui.core.sessions.suggestions.model.SuggestionEdits`). A new field is
+added here (and to :class:`~.model.Fact`, :class:`~.requests.SaveRequest` and the parse
+cache's row, :mod:`.cache`, with a new ``CACHE_VERSION``).
 """
 
 from __future__ import annotations
@@ -88,15 +94,66 @@ class FactField:
     inherit: bool = False
     """Saving over an existing fact: an empty value (:func:`is_empty`) keeps the existing
     fact's (spec §2.8 step 7)."""
+    argument: str = ""
+    """The ``remember`` argument's description (the MCP tool's schema); every field is a
+    ``remember`` argument (a JSON string, empty when not given)."""
+    required: bool = False
+    """A save needs it (``description and body are required``): a required ``remember``
+    argument, listed first."""
+    argument_rank: int = 3
+    """Where the ``remember`` tool lists the argument after the required ones: by rank, then
+    in declaration order (1: what the fact is, 2: how it is found, 3: when it applies)."""
+    suggested: bool = False
+    """A memory suggestion's draft carries it (Reasonix's ``MemorySuggestion``; a text or
+    choice field), and accepting one takes the person's edit of it
+    (:class:`~reasonix_tui.core.sessions.suggestions.model.SuggestionEdits`)."""
 
 
 EDITABLE_FIELDS: tuple[FactField, ...] = (
-    FactField("name", "name", "derived from the title when empty", from_text=None, to_text=_file_name, always=True),
-    FactField("title", "title", to_text=one_line),
-    FactField("description", "description", "one line (required)", to_text=one_line, always=True),
-    FactField("keywords", "keywords", "search aliases", to_text=one_line, inherit=True),
     FactField(
-        "type", "type", choices=TYPES, default="project", kind="choice", from_text=None, normalize=normalize_type
+        "name",
+        "name",
+        "derived from the title when empty",
+        from_text=None,
+        to_text=_file_name,
+        always=True,
+        argument="kebab-case name, or project/<name>.md / global/<name>.md",
+        argument_rank=1,
+        suggested=True,
+    ),
+    FactField(
+        "title", "title", to_text=one_line, argument="short human-readable label", argument_rank=1, suggested=True
+    ),
+    FactField(
+        "description",
+        "description",
+        "one line (required)",
+        to_text=one_line,
+        always=True,
+        argument="one-line summary shown in the index",
+        required=True,
+        suggested=True,
+    ),
+    FactField(
+        "keywords",
+        "keywords",
+        "search aliases",
+        to_text=one_line,
+        inherit=True,
+        argument="space-separated search aliases",
+        argument_rank=2,
+    ),
+    FactField(
+        "type",
+        "type",
+        choices=TYPES,
+        default="project",
+        kind="choice",
+        from_text=None,
+        normalize=normalize_type,
+        argument="project | reference | user | feedback",
+        argument_rank=1,
+        suggested=True,
     ),
     FactField(
         "scope",
@@ -108,6 +165,9 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         normalize=trim_space,
         strict=True,
         inherit=True,
+        argument="project (default) | global",
+        argument_rank=1,
+        suggested=True,
     ),
     FactField(
         "activation",
@@ -120,6 +180,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         normalize=normalize_activation,
         strict=True,
         inherit=True,
+        argument="relevant | pinned",
     ),
     FactField(
         "volatility",
@@ -132,6 +193,7 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         normalize=normalize_volatility,
         strict=True,
         inherit=True,
+        argument="evergreen | stable | volatile",
     ),
     FactField(
         "subject_key",
@@ -141,6 +203,8 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         to_text=normalize_subject_key,
         normalize=normalize_subject_key,
         inherit=True,
+        argument="dotted key naming the question answered",
+        argument_rank=2,
     ),
     FactField(
         "expires_at",
@@ -150,8 +214,18 @@ EDITABLE_FIELDS: tuple[FactField, ...] = (
         from_text=parse_rfc3339,
         to_text=_rfc3339,
         inherit=True,
+        argument='RFC3339, YYYY-MM-DD, or "never"',
     ),
-    FactField("body", "body (Markdown, required)", kind="body", from_text=None, normalize=trim_space),
+    FactField(
+        "body",
+        "body (Markdown, required)",
+        kind="body",
+        from_text=None,
+        normalize=trim_space,
+        argument="the fact itself (Markdown, short)",
+        required=True,
+        suggested=True,
+    ),
 )
 """The editable fields, in form order."""
 

@@ -194,8 +194,9 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
     """Validate remember arguments like Reasonix's ``remember`` tool."""
     description = _text(args, "description")
     body = _text(args, "body")
-    if require_body and (not description.strip() or not body.strip()):
-        raise InvalidInput("description and body are required")
+    required = [f.name for f in EDITABLE_FIELDS if f.required]
+    if require_body and any(not _text(args, name).strip() for name in required):
+        raise InvalidInput(f"{' and '.join(required)} are required")  # description and body
     chosen: dict[str, Any] = {}  # scope, activation, volatility: one of the choices, or empty
     for f in EDITABLE_FIELDS:
         if f.strict:
