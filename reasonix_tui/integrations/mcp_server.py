@@ -24,6 +24,7 @@ clients' tool-call timeouts (Codex's default is 60 s).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import logging
 import os
 import threading
@@ -204,12 +205,13 @@ def build_server(
     return server
 
 
-def _add_tool(server: MCPServer, name: str, fn: Callable[..., CallToolResult]) -> None:
-    """Register ``fn`` as tool ``name`` with its declared title, description and hints
+def _add_tool(server: MCPServer, name: str, fn: Callable[[dict[str, Any]], CallToolResult]) -> None:
+    """Register ``fn`` (called with every argument by name, ``None`` or the default when left
+    out) as tool ``name`` with its declared title, description, hints and arguments
     (:data:`.mcp_tools.TOOL_SPECS`)."""
-    _, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
+    function, title, description, annotations, _ = mcp_tools.TOOL_SPECS[name]
     server.add_tool(
-        fn,
+        _with_signature(fn, function, _signature(name)),
         name=name,
         title=title,
         description=description,
@@ -218,9 +220,58 @@ def _add_tool(server: MCPServer, name: str, fn: Callable[..., CallToolResult]) -
     )
 
 
+_PYTHON_TYPES: dict[str, Any] = {
+    "string": str,
+    "string!": str,
+    "integer": int,
+    "boolean": bool,
+    "number": float,
+    "string[]": list[str],
+}
+
+
+def _signature(name: str) -> inspect.Signature:
+    """Tool ``name``'s arguments as a Python signature (what the SDK builds the tool's input
+    schema and its argument check from): each declared type, ``None`` allowed unless the
+    argument is required or a non-null string, and its description."""
+    parameters = []
+    for arg, kind, text, default in mcp_tools.TOOL_SPECS[name][4]:
+        required = default is mcp_tools.REQUIRED
+        kind_type = _PYTHON_TYPES[kind]
+        annotation = kind_type if required or kind.endswith("!") else kind_type | None
+        parameters.append(
+            inspect.Parameter(
+                arg,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if required else default,
+                annotation=Annotated[annotation, Field(description=text)],
+            )
+        )
+    return inspect.Signature(parameters, return_annotation=CallToolResult)
+
+
+def _with_signature(
+    fn: Callable[[dict[str, Any]], CallToolResult], function: str, signature: inspect.Signature
+) -> Callable[..., CallToolResult]:
+    """A tool function called ``function`` with ``signature`` that hands its arguments to ``fn``."""
+
+    def tool(**arguments: Any) -> CallToolResult:
+        return fn(arguments)
+
+    tool.__name__ = tool.__qualname__ = function
+    tool.__signature__ = signature  # type: ignore[attr-defined]  # inspect.signature reads it
+    return tool
+
+
 def _given(args: Mapping[str, Any]) -> dict[str, Any]:
     """The arguments the client gave (``None`` means left out)."""
     return {k: v for k, v in args.items() if v is not None}
+
+
+def _operation(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``op`` (else its alias ``operation``) as ``operation``, then the other arguments."""
+    rest = {k: v for k, v in args.items() if k not in ("op", "operation")}
+    return {"operation": args["op"] or args["operation"] or "", **rest}
 
 
 def _query_too_long(query: str | None, what: str, hint: str = "") -> CallToolResult | None:
@@ -230,79 +281,29 @@ def _query_too_long(query: str | None, what: str, hint: str = "") -> CallToolRes
     return _text(f"query is {len(query)} characters long; {what} takes at most {MAX_QUERY_CHARS}{hint}", error=True)
 
 
-def _memory(ctx: _Context) -> Callable[..., CallToolResult]:
+def _memory(ctx: _Context) -> Callable[[dict[str, Any]], CallToolResult]:
     """The ``memory`` tool: search, read and list the active facts."""
 
-    def memory(
-        op: Annotated[str, Field(description=mcp_tools.arg("memory", "op"))] = "",
-        query: Annotated[str | None, Field(description=mcp_tools.arg("memory", "query"))] = None,
-        name: Annotated[str | None, Field(description=mcp_tools.arg("memory", "name"))] = None,
-        type: Annotated[str | None, Field(description=mcp_tools.arg("memory", "type"))] = None,
-        scope: Annotated[str | None, Field(description=mcp_tools.arg("memory", "scope"))] = None,
-        limit: Annotated[int | None, Field(description=mcp_tools.arg("memory", "limit"))] = None,
-        operation: Annotated[str | None, Field(description=mcp_tools.arg("memory", "operation"))] = None,
-    ) -> CallToolResult:
+    def memory(args: dict[str, Any]) -> CallToolResult:
         from ..core.recall import memory_tool_call
 
-        args = {
-            "operation": op or operation or "",
-            "query": query,
-            "name": name,
-            "type": type,
-            "scope": scope,
-            "limit": limit,
-        }
-        refused = _query_too_long(query, "a memory search", " (use 1-3 distinctive terms)")
+        refused = _query_too_long(args["query"], "a memory search", " (use 1-3 distinctive terms)")
         if refused is not None:
             return refused
-        return _guard(ctx, "memory", lambda: _text(memory_tool_call(ctx.store, _given(args))))
+        return _guard(ctx, "memory", lambda: _text(memory_tool_call(ctx.store, _given(_operation(args)))))
 
     return memory
 
 
-def _remember(ctx: _Context) -> Callable[..., CallToolResult]:
-    """The ``remember`` tool: save a fact now, or propose it and wait for a person."""
+def _remember(ctx: _Context) -> Callable[[dict[str, Any]], CallToolResult]:
+    """The ``remember`` tool: save a fact now, or propose it and wait for a person. Its
+    arguments are the declared ``remember`` arguments
+    (:data:`~reasonix_tui.core.agent.remember_args.REMEMBER_ARGUMENTS`) and ``wait_seconds``;
+    the ones left out, ``false`` and an empty list are not passed on."""
 
-    def remember(
-        description: Annotated[str, Field(description=mcp_tools.arg("remember", "description"))],
-        body: Annotated[str, Field(description=mcp_tools.arg("remember", "body"))],
-        name: Annotated[str | None, Field(description=mcp_tools.arg("remember", "name"))] = None,
-        title: Annotated[str | None, Field(description=mcp_tools.arg("remember", "title"))] = None,
-        type: Annotated[str | None, Field(description=mcp_tools.arg("remember", "type"))] = None,
-        scope: Annotated[str | None, Field(description=mcp_tools.arg("remember", "scope"))] = None,
-        keywords: Annotated[str | None, Field(description=mcp_tools.arg("remember", "keywords"))] = None,
-        subject_key: Annotated[str | None, Field(description=mcp_tools.arg("remember", "subject_key"))] = None,
-        activation: Annotated[str | None, Field(description=mcp_tools.arg("remember", "activation"))] = None,
-        volatility: Annotated[str | None, Field(description=mcp_tools.arg("remember", "volatility"))] = None,
-        expires_at: Annotated[str | None, Field(description=mcp_tools.arg("remember", "expires_at"))] = None,
-        verified: Annotated[bool | None, Field(description=mcp_tools.arg("remember", "verified"))] = None,
-        id: Annotated[str | None, Field(description=mcp_tools.arg("remember", "id"))] = None,
-        expected_revision: Annotated[
-            int | None, Field(description=mcp_tools.arg("remember", "expected_revision"))
-        ] = None,
-        supersedes: Annotated[list[str] | None, Field(description=mcp_tools.arg("remember", "supersedes"))] = None,
-        wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("remember", "wait_seconds"))] = None,
-    ) -> CallToolResult:
-        arguments: dict[str, Any] = {"description": description, "body": body}
-        arguments |= _given(
-            {
-                "name": name,
-                "title": title,
-                "type": type,
-                "scope": scope,
-                "keywords": keywords,
-                "subject_key": subject_key,
-                "activation": activation,
-                "volatility": volatility,
-                "expires_at": expires_at,
-                "id": id,
-                "expected_revision": expected_revision,
-            }
-        )
-        if verified:
-            arguments["verified"] = True
-        if supersedes:
-            arguments["supersedes"] = list(supersedes)
+    def remember(args: dict[str, Any]) -> CallToolResult:
+        wait_seconds = args.pop("wait_seconds")
+        arguments = {k: v for k, v in args.items() if v is not None and v is not False and v != []}
         return _guard(
             ctx,
             "remember",
@@ -314,39 +315,35 @@ def _remember(ctx: _Context) -> Callable[..., CallToolResult]:
     return remember
 
 
-def _forget(ctx: _Context) -> Callable[..., CallToolResult]:
+def _forget(ctx: _Context) -> Callable[[dict[str, Any]], CallToolResult]:
     """The ``forget`` tool: always a proposal."""
 
-    def forget(
-        ref: Annotated[str, Field(description=mcp_tools.arg("forget", "ref"))],
-        wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("forget", "wait_seconds"))] = None,
-    ) -> CallToolResult:
+    def forget(args: dict[str, Any]) -> CallToolResult:
         return _guard(
             ctx,
             "forget",
-            lambda: _outcome(agent_forget(ref, ctx.store, requester=ctx.requester, wait=ctx.wait(wait_seconds))),
+            lambda: _outcome(
+                agent_forget(args["ref"], ctx.store, requester=ctx.requester, wait=ctx.wait(args["wait_seconds"]))
+            ),
         )
 
     return forget
 
 
-def _approval_status(ctx: _Context) -> Callable[..., CallToolResult]:
+def _approval_status(ctx: _Context) -> Callable[[dict[str, Any]], CallToolResult]:
     """The ``approval_status`` tool: check on (or wait a little longer for) a proposal."""
 
-    def approval_status(
-        proposal_id: Annotated[str, Field(description=mcp_tools.arg("approval_status", "proposal_id"))],
-        wait_seconds: Annotated[float | None, Field(description=mcp_tools.arg("approval_status", "wait_seconds"))] = 0,
-    ) -> CallToolResult:
+    def approval_status(args: dict[str, Any]) -> CallToolResult:
         return _guard(
             ctx,
             "approval_status",
-            lambda: _outcome(await_proposal(proposal_id, ctx.store, wait=ctx.wait(wait_seconds))),
+            lambda: _outcome(await_proposal(args["proposal_id"], ctx.store, wait=ctx.wait(args["wait_seconds"]))),
         )
 
     return approval_status
 
 
-TOOLS: tuple[tuple[str, Callable[[_Context], Callable[..., CallToolResult]]], ...] = (
+TOOLS: tuple[tuple[str, Callable[[_Context], Callable[[dict[str, Any]], CallToolResult]]], ...] = (
     ("memory", _memory),
     ("remember", _remember),
     ("forget", _forget),
@@ -355,38 +352,14 @@ TOOLS: tuple[tuple[str, Callable[[_Context], Callable[..., CallToolResult]]], ..
 """The tools every server has, in registration order (``history`` follows when available)."""
 
 
-def _history(ctx: _Context, call: Callable[[Layout, Any], str]) -> Callable[..., CallToolResult]:
+def _history(ctx: _Context, call: Callable[[Layout, Any], str]) -> Callable[[dict[str, Any]], CallToolResult]:
     """The ``history`` tool over saved sessions (``call``: the engine's ``history_tool_call``)."""
 
-    def history(
-        op: Annotated[str, Field(description=mcp_tools.arg("history", "op"))] = "",
-        query: Annotated[str | None, Field(description=mcp_tools.arg("history", "query"))] = None,
-        scope: Annotated[str | None, Field(description=mcp_tools.arg("history", "scope"))] = None,
-        kind: Annotated[list[str] | None, Field(description=mcp_tools.arg("history", "kind"))] = None,
-        tool_name: Annotated[str | None, Field(description=mcp_tools.arg("history", "tool_name"))] = None,
-        limit: Annotated[int | None, Field(description=mcp_tools.arg("history", "limit"))] = None,
-        session_path: Annotated[str | None, Field(description=mcp_tools.arg("history", "session_path"))] = None,
-        message_index: Annotated[int | None, Field(description=mcp_tools.arg("history", "message_index"))] = None,
-        before: Annotated[int | None, Field(description=mcp_tools.arg("history", "before"))] = None,
-        after: Annotated[int | None, Field(description=mcp_tools.arg("history", "after"))] = None,
-        operation: Annotated[str | None, Field(description=mcp_tools.arg("history", "operation"))] = None,
-    ) -> CallToolResult:
-        args = {
-            "operation": op or operation or "",
-            "query": query,
-            "scope": scope,
-            "kind": kind,
-            "tool_name": tool_name,
-            "limit": limit,
-            "session_path": session_path,
-            "message_index": message_index,
-            "before": before,
-            "after": after,
-        }
-        refused = _query_too_long(query, "a history search")
+    def history(args: dict[str, Any]) -> CallToolResult:
+        refused = _query_too_long(args["query"], "a history search")
         if refused is not None:
             return refused
-        return _guard(ctx, "history", lambda: _text(call(ctx.layout, _given(args))))
+        return _guard(ctx, "history", lambda: _text(call(ctx.layout, _given(_operation(args)))))
 
     return history
 
