@@ -317,15 +317,9 @@ def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) 
     from ..core.sessions.suggestions import SuggestionEdits
     from ..core.sessions.suggestions import accept_suggestion as accept
 
-    edits = SuggestionEdits(
-        name=values.name,
-        title=values.title,
-        description=values.description,
-        type=values.type,
-        scope=values.scope,
-        body=values.body,
+    result = accept(
+        store.layout, suggestion_id, SuggestionEdits.from_values(values), store=store, actor="context-center"
     )
-    result = accept(store.layout, suggestion_id, edits, store=store, actor="context-center")
     fact = result.fact
     if fact is not None:
         return Outcome(

@@ -160,14 +160,7 @@ def _body(args: argparse.Namespace) -> str | None:
 
 def cmd_accept(args: argparse.Namespace, ctx: CliContext) -> int:
     """``suggest accept``."""
-    edits = SuggestionEdits(
-        name=args.name,
-        title=args.title,
-        description=args.description,
-        type=args.type,
-        scope=args.scope,
-        body=_body(args),
-    )
+    edits = SuggestionEdits.from_values(args, body=_body(args))
     result = accept_suggestion(ctx.layout, args.id, edits, store=ctx.store, actor=ctx.actor)
     if args.json:
         out: dict[str, object] = {"id": result.id, "kind": result.kind, "path": result.path, "created": result.created}

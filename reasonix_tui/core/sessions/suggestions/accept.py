@@ -24,6 +24,7 @@ from .model import (
     SkillSuggestion,
     Suggestion,
     SuggestionEdits,
+    suggested_fields,
 )
 from .state import load_state, save_state, state_record
 
@@ -75,10 +76,6 @@ def render_skill_file(name: str, description: str, body: str) -> str:
     return write_markdown({"name": name, "description": description}, body)
 
 
-def pick(value: str | None, default: str) -> str:
-    return default if value is None else value
-
-
 def accept_suggestion(
     layout: Layout,
     suggestion: str | Suggestion,
@@ -115,24 +112,27 @@ def accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, sto
     from ...store.requests import SaveRequest
     from ...store.store import Store
 
-    if sug.needs_edit and (e.body is None or trim_space(e.body) == trim_space(sug.body)):
+    if sug.needs_edit and trim_space(e.pick("body", sug.body)) == trim_space(sug.body):
         raise InvalidInput(
             f'suggestion "{sug.id}" is a question the agent kept asking, not an answer: give the answer as the body'
         )
-    desc = one_line(pick(e.description, sug.description))
-    body = trim_space(pick(e.body, sug.body))
+    draft: dict[str, Any] = {f.name: e.pick(f.name, str(getattr(sug, f.name, ""))) for f in suggested_fields()}
+    desc = one_line(draft["description"])
+    body = trim_space(draft["body"])
     if not desc or not body:
         raise InvalidInput("memory suggestion requires description and body")
-    name = accepted_suggestion_name(pick(e.name, sug.name), desc)
     st = store if store is not None else Store(layout, actor=actor)
     res = st.save(
         SaveRequest(
-            name=name,
-            title=one_line(pick(e.title, sug.title)),
-            description=desc,
-            type=normalize_type(pick(e.type, sug.type)),
-            scope=normalize_fact_scope(pick(e.scope, sug.scope)),
-            body=body,
+            **draft
+            | {
+                "name": accepted_suggestion_name(draft["name"], desc),
+                "title": one_line(draft["title"]),
+                "description": desc,
+                "type": normalize_type(draft["type"]),
+                "scope": normalize_fact_scope(draft["scope"]),
+                "body": body,
+            }
         ),
         actor=actor,
     )
@@ -140,14 +140,14 @@ def accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, sto
 
 
 def accept_skill(layout: Layout, sug: SkillSuggestion, e: SuggestionEdits) -> AcceptResult:
-    name = trim_space(pick(e.name, sug.name))
-    desc = one_line(pick(e.description, sug.description))
-    body = trim_space(pick(e.body, sug.body))
+    name = trim_space(e.pick("name", sug.name))
+    desc = one_line(e.pick("description", sug.description))
+    body = trim_space(e.pick("body", sug.body))
     if not name or not desc or not body:
         raise InvalidInput("skill suggestion requires name, description, and body")
     if not VALID_SKILL_NAME.match(name):
         raise InvalidInput(f"invalid skill name {json.dumps(name)}: use letters, digits, '.', '_' and '-' (at most 64)")
-    scope = "global" if trim_space(pick(e.scope, sug.scope)) == "global" else "project"
+    scope = "global" if trim_space(e.pick("scope", sug.scope)) == "global" else "project"
     base = layout.root / "skills" if scope == "global" else layout.workspace / ".reasonix" / "skills"
     target = base / name / "SKILL.md"
     os.makedirs(target.parent, exist_ok=True)

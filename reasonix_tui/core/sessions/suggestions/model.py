@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ...compat.gotime import Timestamp
+from ...store import fields
+from ...store.fields import FactField
 
 __all__ = [
     "Evidence",
@@ -14,6 +18,7 @@ __all__ = [
     "Suggestion",
     "SuggestionsView",
     "SuggestionEdits",
+    "suggested_fields",
     "AcceptResult",
 ]
 
@@ -328,16 +333,51 @@ class SuggestionsView:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SuggestionEdits:
-    """What the person changed before accepting (``None`` keeps the draft's value)."""
+def suggested_fields() -> tuple[FactField, ...]:
+    """The fields a memory suggestion carries and a person may edit before accepting it
+    (:attr:`~reasonix_tui.core.store.fields.FactField.suggested`, in declaration order)."""
+    return tuple(f for f in fields.EDITABLE_FIELDS if f.suggested)
 
-    name: str | None = None
-    title: str | None = None
-    description: str | None = None
-    type: str | None = None
-    scope: str | None = None
-    body: str | None = None
+
+class SuggestionEdits:
+    """What the person changed before accepting: a value for any of the
+    :func:`suggested_fields` (``None``, or leaving it out, keeps the draft's value).
+    Immutable; another name is a :class:`TypeError`, as for a dataclass."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, **values: str | None) -> None:
+        names = {f.name for f in suggested_fields()}
+        unknown = [k for k in values if k not in names]
+        if unknown:
+            raise TypeError(f"SuggestionEdits() got an unexpected keyword argument {unknown[0]!r}")
+        self._values: Mapping[str, str] = MappingProxyType({k: v for k, v in values.items() if v is not None})
+
+    @classmethod
+    def from_values(cls, source: object, **overrides: str | None) -> SuggestionEdits:
+        """The edits read off ``source``'s attributes named like the suggested fields (a
+        form's values, parsed command-line options; a missing one is left out), then
+        ``overrides``."""
+        values = {f.name: getattr(source, f.name, None) for f in suggested_fields()}
+        return cls(**(values | overrides))
+
+    @property
+    def values(self) -> Mapping[str, str]:
+        """The fields the person gave a value for."""
+        return self._values
+
+    def pick(self, name: str, draft: str) -> str:
+        """The person's value of field ``name``, else the draft's."""
+        return self._values.get(name, draft)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SuggestionEdits) and dict(self._values) == dict(other._values)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        return f"SuggestionEdits({', '.join(f'{k}={v!r}' for k, v in self._values.items())})"
 
 
 @dataclass(frozen=True, slots=True)
