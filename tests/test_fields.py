@@ -3,13 +3,27 @@ that edits a fact follows the declaration."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
 
+import pytest
+
+from reasonix_tui.core.agent.remember_args import (
+    REMEMBER_ARGUMENTS,
+    REMEMBER_FIELDS,
+    TOOL_ARGUMENTS,
+    parse_remember_arguments,
+    remember_arguments,
+)
 from reasonix_tui.core.compat.gotime import parse_rfc3339
-from reasonix_tui.core.sessions.suggestions.model import SuggestionEdits
-from reasonix_tui.core.store.fields import EDITABLE_FIELDS, EDITABLE_NAMES, editable_field
-from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.sessions.suggestions.model import SuggestionEdits, suggested_fields
+from reasonix_tui.core.store.fields import EDITABLE_FIELDS, EDITABLE_NAMES, FactField, editable_field
+from reasonix_tui.core.store.model import Fact, FactId, InvalidInput
 from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import mcp_tools
 from reasonix_tui.tui.writes import FactFormValues, form_from_fact
 
@@ -53,10 +67,150 @@ def test_the_form_has_exactly_the_editable_fields() -> None:
     assert all(isinstance(getattr(values, f.name), str) for f in EDITABLE_FIELDS)
 
 
-def test_suggestion_edits_and_remember_arguments_name_only_editable_fields() -> None:
-    assert {f.name for f in fields(SuggestionEdits)} <= set(EDITABLE_NAMES)
-    remember = {arg[0] for arg in mcp_tools.TOOL_SPECS["remember"][4]}
-    assert set(EDITABLE_NAMES) <= remember
+def test_suggestion_edits_take_exactly_the_suggested_fields() -> None:
+    suggested = [f.name for f in suggested_fields()]
+    assert suggested == ["name", "title", "description", "type", "scope", "body"]  # Reasonix's MemorySuggestion
+    edits = SuggestionEdits.from_values(form_from_fact(FACT), body="answer")
+    assert dict(edits.values) == {n: getattr(FACT, n) for n in suggested} | {"body": "answer"}
+    assert SuggestionEdits(title=None).pick("title", "draft") == "draft" and SuggestionEdits() == SuggestionEdits()
+    with pytest.raises(TypeError, match="keywords"):
+        SuggestionEdits(keywords="not a suggested field")
+
+
+def test_a_field_declared_suggested_reaches_suggestion_edits_and_the_saved_fact(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reasonix_tui.core.sessions.suggestions import MemorySuggestion, accept_suggestion
+    from reasonix_tui.core.store import fields as declaration
+
+    patched = tuple(replace(f, suggested=True) if f.name == "keywords" else f for f in EDITABLE_FIELDS)
+    monkeypatch.setattr(declaration, "EDITABLE_FIELDS", patched)
+    edits = SuggestionEdits.from_values(form_from_fact(FACT))
+    assert edits.values["keywords"] == "fly ship"
+    draft = MemorySuggestion("s1", "deploy", "Deploy", "where we deploy", "project", "project", "Fly.io.", "", ())
+    result = accept_suggestion(layout, draft, SuggestionEdits(keywords="fly ship"), store=Store(layout))
+    assert result.fact is not None and result.fact.keywords == "fly ship" and result.fact.body == "Fly.io."
+
+
+MOOD = FactField("mood", "mood", argument="how it felt when it was learnt", argument_rank=2)
+
+
+def test_remember_arguments_are_the_declared_fields_then_how_the_save_is_made() -> None:
+    names = [a.name for a in REMEMBER_ARGUMENTS]
+    assert names[:2] == [f.name for f in EDITABLE_FIELDS if f.required] == ["description", "body"]
+    assert set(names) == {*EDITABLE_NAMES, *(a.name for a in TOOL_ARGUMENTS)}
+    assert all(a.kind == "string" and a.empty == "" for a in REMEMBER_ARGUMENTS if a.name in EDITABLE_NAMES)
+    assert parse_remember_arguments({}) == {a.name: a.empty for a in REMEMBER_ARGUMENTS}
+    assert REMEMBER_FIELDS == {a.name: a.kind for a in REMEMBER_ARGUMENTS}
+    spec = mcp_tools.TOOL_SPECS["remember"][4]
+    assert [a[0] for a in spec] == [*names, "wait_seconds"]
+    assert [a[2] for a in spec[: len(EDITABLE_FIELDS)]] == [
+        editable_field(n).argument for n in names[: len(EDITABLE_FIELDS)]
+    ]
+
+
+def test_a_declared_field_reaches_the_remember_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reasonix_tui.core.agent import remember_args
+
+    arguments = remember_arguments((*EDITABLE_FIELDS, MOOD))
+    names = [a.name for a in arguments]
+    assert names.index("mood") == names.index("subject_key") + 1  # rank 2, after the declared ones
+    monkeypatch.setattr(remember_args, "REMEMBER_ARGUMENTS", arguments)
+    monkeypatch.setattr(remember_args, "REMEMBER_FIELDS", {a.name: a.kind for a in arguments})
+    assert parse_remember_arguments({"MOOD": "calm"})["mood"] == "calm"
+    assert parse_remember_arguments({})["mood"] == ""
+    with pytest.raises(InvalidInput, match='"mood" must be a string'):
+        parse_remember_arguments({"mood": 3})
+
+
+async def test_a_declared_field_reaches_the_mcp_tool_and_its_call(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reasonix_tui.integrations import mcp_server
+
+    spec = mcp_tools.TOOL_SPECS["remember"]
+    arguments = mcp_tools.remember_tool_arguments(remember_arguments((*EDITABLE_FIELDS, MOOD)))
+    monkeypatch.setitem(mcp_tools.TOOL_SPECS, "remember", (*spec[:4], arguments))
+    seen: list[dict[str, Any]] = []
+
+    def agent_remember(args: dict[str, Any], *_: Any, **__: Any) -> Any:
+        seen.append(args)
+        raise InvalidInput("stop here")
+
+    monkeypatch.setattr(mcp_server, "agent_remember", agent_remember)
+    server = mcp_server.build_server(str(layout.workspace), str(layout.root))
+    listed = {t.name: t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in await server.list_tools()}
+    schema = listed["remember"]["inputSchema"]
+    assert schema["properties"]["mood"]["description"] == MOOD.argument
+    assert list(schema["properties"]) == [a[0] for a in arguments]
+    assert listed["remember"] == mcp_tools.tools(("remember",))[0]
+    result = await server.call_tool("remember", {"description": "d", "body": "b", "mood": "calm", "verified": False})
+    assert result.is_error and seen == [{"description": "d", "body": "b", "mood": "calm"}]
+
+
+GOLDEN = Path(__file__).parent / "data" / "mcp_tools_list.json"
+
+
+def _argument_order(tools: list[dict[str, Any]]) -> list[tuple[str, list[str], list[str]]]:
+    return [(t["name"], list(t["inputSchema"]["properties"]), t["inputSchema"].get("required", [])) for t in tools]
+
+
+async def test_tools_list_is_the_saved_golden(layout: Layout) -> None:
+    """What clients have been listed: the static front's bytes, and the SDK server's list
+    (its own serialisation aside) with the arguments in the same order."""
+    from reasonix_tui.integrations.mcp_server import build_server
+
+    golden = GOLDEN.read_text(encoding="utf-8")
+    assert json.dumps(mcp_tools.tools(), indent=1, ensure_ascii=False) + "\n" == golden
+    server = build_server(str(layout.workspace), str(layout.root))
+    listed = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in await server.list_tools()]
+    assert listed == json.loads(golden)
+    assert _argument_order(listed) == _argument_order(json.loads(golden))
+
+
+def test_the_parse_cache_row_holds_every_declared_field() -> None:
+    """The parse cache's row (core/store/cache.py) is written out by hand for decoding speed
+    and is a versioned on-disk format: every declared field survives it, and a row layout
+    that changed has a new ``CACHE_VERSION``."""
+    from reasonix_tui.core.store import cache
+
+    samples = {"choice": lambda f: f.choices[-1], "time": lambda f: parse_rfc3339("2031-02-03T04:05:06Z")}
+    fact = replace(FACT, **{f.name: samples.get(f.kind, lambda f: f"{f.name} text")(f) for f in EDITABLE_FIELDS})
+    back = cache.fact_from_row(cache.fact_to_row(fact))
+    assert all(getattr(back, n) == getattr(fact, n) for n in EDITABLE_NAMES)
+    assert set(EDITABLE_NAMES) <= set(cache._FIELDS)
+    if cache.CACHE_VERSION in CACHE_LAYOUTS:
+        assert cache._FIELDS == CACHE_LAYOUTS[cache.CACHE_VERSION], "the row changed: bump CACHE_VERSION"
+
+
+CACHE_LAYOUTS = {
+    6: (
+        "id",
+        "revision",
+        "created_at",
+        "updated_at",
+        "name",
+        "title",
+        "description",
+        "keywords",
+        "activation",
+        "volatility",
+        "subject_key",
+        "expires_at",
+        "last_verified_at",
+        "type",
+        "scope",
+        "body",
+        "file_scope",
+        "supersedes",
+        "extra",
+        "path",
+        "raw_times",
+        "parse_error",
+        "encoding",
+    )
+}
+"""The parse cache's row layout at each version (a new declared field needs a new version)."""
 
 
 def test_reading_a_fact_file_follows_each_fields_from_text() -> None:
@@ -100,9 +254,6 @@ def test_a_save_keeps_exactly_the_fields_declared_inherit() -> None:
 
 
 def test_remember_arguments_outside_a_strict_fields_choices_are_refused_by_the_declaration() -> None:
-    import pytest
-
-    from reasonix_tui.core.store.model import InvalidInput
     from reasonix_tui.core.store.requests import build_save_request
 
     strict = [f for f in EDITABLE_FIELDS if f.strict]
