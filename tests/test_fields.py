@@ -148,6 +148,31 @@ async def test_a_declared_field_reaches_the_mcp_tool_and_its_call(
     assert result.is_error and seen == [{"description": "d", "body": "b", "mood": "calm"}]
 
 
+def test_a_declared_field_reaches_the_cli_remember_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    from types import SimpleNamespace
+
+    from reasonix_tui.integrations.commands import agent
+
+    monkeypatch.setattr(agent, "REMEMBER_ARGUMENTS", remember_arguments((*EDITABLE_FIELDS, MOOD)))
+    parser = argparse.ArgumentParser()
+    agent._add_remember_arguments(parser)
+    assert "how it felt when it was learnt" in parser.format_help()
+    argv = ["--description", "d", "--body", "b", "--mood", "calm", "--supersedes", "x", "y", "--supersedes", "z"]
+    args = parser.parse_args(argv)
+    args.wait, args.agent, args.session = None, None, None
+    seen: list[dict[str, Any]] = []
+
+    def agent_remember(arguments: dict[str, Any], *_: Any, **__: Any) -> Any:
+        seen.append(arguments)
+        raise InvalidInput("stop here")
+
+    monkeypatch.setattr(agent, "agent_remember", agent_remember)
+    with pytest.raises(InvalidInput):
+        agent._remember(args, SimpleNamespace(store=None))  # type: ignore[arg-type]  # only .store is read
+    assert seen == [{"description": "d", "body": "b", "mood": "calm", "supersedes": ["x", "y", "z"]}]
+
+
 GOLDEN = Path(__file__).parent / "data" / "mcp_tools_list.json"
 
 

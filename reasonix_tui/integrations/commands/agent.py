@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 from ...core.agent.proposals import Requester
+from ...core.agent.remember_args import REMEMBER_ARGUMENTS
 from ...core.agent.writes import AgentWriteOutcome, agent_forget, agent_remember, await_proposal
 from ..cli import CliContext, Registry
 
@@ -56,31 +57,13 @@ def _emit(ctx: CliContext, args: argparse.Namespace, outcome: AgentWriteOutcome)
 
 
 def _remember(args: argparse.Namespace, ctx: CliContext) -> int:
-    arguments: dict[str, Any] = {
-        "description": args.description,
-        "body": args.body,
-    }
-    for key in (
-        "name",
-        "title",
-        "type",
-        "scope",
-        "keywords",
-        "subject_key",
-        "activation",
-        "volatility",
-        "expires_at",
-        "id",
-    ):
-        value = getattr(args, key)
-        if value is not None:
-            arguments[key] = value
-    if args.expected_revision is not None:
-        arguments["expected_revision"] = args.expected_revision
-    if args.verified:
-        arguments["verified"] = True
-    if args.supersedes:
-        arguments["supersedes"] = [s for group in args.supersedes for s in group]
+    arguments: dict[str, Any] = {}
+    for a in REMEMBER_ARGUMENTS:  # the required ones always; the others when given
+        value = getattr(args, a.name)
+        if a.kind == "refs":
+            value = [s for group in value or () for s in group]
+        if a.required or (value is not None and value is not False and value != []):
+            arguments[a.name] = value
     outcome = agent_remember(arguments, ctx.store, requester=_requester(args), wait=args.wait)
     return _emit(ctx, args, outcome)
 
@@ -115,6 +98,33 @@ _EPILOG = (
 )
 
 
+_HELP = {
+    "description": "one-line hook shown in the index",
+    "body": "the fact itself (Markdown)",
+    "name": "project/<name>.md, global/<name>.md, or a new kebab-case slug",
+    "type": "user | feedback | project | reference",
+    "id": "stable id of the fact to update",
+    "expected_revision": "fail instead of overwriting a newer revision",
+    "supersedes": "ids or refs of facts this one replaces",
+}
+"""The command's own help where it words an argument differently from the tool."""
+
+
+def _add_remember_arguments(p: argparse.ArgumentParser) -> None:
+    """One option per ``remember`` argument (:data:`REMEMBER_ARGUMENTS`: the declared fields
+    and how the save is made), in the tool's order."""
+    for a in REMEMBER_ARGUMENTS:
+        flag, text = "--" + a.name.replace("_", "-"), _HELP.get(a.name, a.description)
+        if a.kind == "bool":
+            p.add_argument(flag, action="store_true", help=text)
+        elif a.kind == "int":
+            p.add_argument(flag, type=int, help=text)
+        elif a.kind == "refs":
+            p.add_argument(flag, nargs="+", action="append", metavar="REF", help=text)
+        else:
+            p.add_argument(flag, required=a.required, help=text)
+
+
 def register(reg: Registry) -> None:
     """Add ``remember``, ``forget`` and ``approval-status``."""
     p = reg.add_top(
@@ -124,25 +134,7 @@ def register(reg: Registry) -> None:
         "duplicates is saved at once; anything else waits for the user's approval in the Context Center.",
         epilog=_EPILOG,
     )
-    p.add_argument("--description", required=True, help="one-line hook shown in the index")
-    p.add_argument("--body", required=True, help="the fact itself (Markdown)")
-    p.add_argument("--name", help="project/<name>.md, global/<name>.md, or a new kebab-case slug")
-    p.add_argument("--title", help="short human-readable label")
-    p.add_argument("--type", help="user | feedback | project | reference")
-    p.add_argument("--scope", help="project (default) | global")
-    p.add_argument("--keywords", help="space-separated search aliases")
-    p.add_argument("--subject-key", dest="subject_key", help="dotted key naming the question answered")
-    p.add_argument("--activation", help="relevant | pinned")
-    p.add_argument("--volatility", help="evergreen | stable | volatile")
-    p.add_argument("--expires-at", dest="expires_at", help='RFC3339, YYYY-MM-DD, or "never"')
-    p.add_argument("--verified", action="store_true", help="you just re-confirmed the fact")
-    p.add_argument("--id", help="stable id of the fact to update")
-    p.add_argument(
-        "--expected-revision", dest="expected_revision", type=int, help="fail instead of overwriting a newer revision"
-    )
-    p.add_argument(
-        "--supersedes", nargs="+", action="append", metavar="REF", help="ids or refs of facts this one replaces"
-    )
+    _add_remember_arguments(p)
     _common(p).set_defaults(func=_remember)
 
     p = reg.add_top(
