@@ -291,6 +291,16 @@ def test_remember_arguments_outside_a_strict_fields_choices_are_refused_by_the_d
     assert build_save_request({"description": "d", "body": "b", "type": "nonsense"}).request.type == "nonsense"
 
 
+def test_a_save_request_from_remember_arguments_takes_every_declared_field() -> None:
+    from reasonix_tui.core.store.requests import build_save_request
+
+    given = {f.name: f" {f.choices[-1].upper()} " if f.choices else f"{f.name} Text" for f in EDITABLE_FIELDS}
+    request = build_save_request(given | {"expires_at": "2031-02-03T04:05:06Z"}).request
+    expected = {f.name: given[f.name].strip() if f.strict else given[f.name] for f in EDITABLE_FIELDS}
+    expected |= {"subject_key": "subject_key_text", "expires_at": parse_rfc3339("2031-02-03T04:05:06Z")}
+    assert {n: getattr(request, n) for n in EDITABLE_NAMES} == expected
+
+
 def test_writing_a_fact_file_follows_each_fields_to_text_in_declaration_order() -> None:
     from reasonix_tui.core.store.fileformat import render_fact
 

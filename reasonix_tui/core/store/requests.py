@@ -191,19 +191,23 @@ def _text(args: Mapping[str, Any], key: str) -> str:
 
 
 def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) -> RememberArgs:
-    """Validate remember arguments like Reasonix's ``remember`` tool."""
-    description = _text(args, "description")
-    body = _text(args, "body")
+    """Validate remember arguments like Reasonix's ``remember`` tool.
+
+    Every declared field (:data:`~.fields.EDITABLE_FIELDS`) is taken as text; the required
+    ones must not be blank, a ``strict`` one is trimmed and must be one of its choices, the
+    name is :func:`remember_request_name`, the subject key is normalised and the expiry
+    parsed (:func:`parse_expires_at`).
+    """
+    values: dict[str, Any] = {f.name: _text(args, f.name) for f in EDITABLE_FIELDS}
     required = [f.name for f in EDITABLE_FIELDS if f.required]
-    if require_body and any(not _text(args, name).strip() for name in required):
+    if require_body and any(not values[name].strip() for name in required):
         raise InvalidInput(f"{' and '.join(required)} are required")  # description and body
-    chosen: dict[str, Any] = {}  # scope, activation, volatility: one of the choices, or empty
     for f in EDITABLE_FIELDS:
-        if f.strict:
-            value = chosen[f.name] = trim_space(_text(args, f.name))
+        if f.strict:  # scope, activation, volatility: one of the choices, or empty
+            value = values[f.name] = trim_space(values[f.name])
             if value and to_lower(value) not in f.choices:
                 raise InvalidInput(f"{f.name} must be one of {', '.join(f.choices)}")
-    expires, clear = parse_expires_at(_text(args, "expires_at"))
+    expires, clear = parse_expires_at(values["expires_at"])
     raw_rev = args.get("expected_revision")
     expected: int | None = None
     if raw_rev not in (None, ""):
@@ -225,16 +229,13 @@ def build_save_request(args: Mapping[str, Any], *, require_body: bool = True) ->
         )
         supersedes = tuple(trim_space(str(s)) for s in items if trim_space(str(s)))
     verified = args.get("verified")
+    values |= {
+        "name": remember_request_name(args),
+        "subject_key": normalize_subject_key(values["subject_key"]),
+        "expires_at": expires,
+    }
     request = SaveRequest(
-        description=description,
-        body=body,
-        name=remember_request_name(args),
-        title=_text(args, "title"),
-        type=_text(args, "type"),
-        keywords=_text(args, "keywords"),
-        subject_key=normalize_subject_key(_text(args, "subject_key")),
-        **chosen,
-        expires_at=expires,
+        **values,
         verified=bool(verified) and str(verified).lower() not in ("false", "0", "no"),
         id=trim_space(_text(args, "id")),
         supersedes=supersedes,
