@@ -21,6 +21,7 @@ from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.sessions.suggestions import MemorySuggestion, Suggestion, SuggestionsView
+from ...core.sessions.suggestions.model import suggested_fields
 from ..messages import SidecarsReloaded, SuggestionAcceptRequested, SuggestionDismissRequested
 from ..writes import FactFormValues
 from .base import Pane
@@ -37,15 +38,13 @@ _SOURCE_LABEL = {
 
 
 def suggestion_fields(item: Suggestion) -> FactFormValues:
-    """The fact form pre-filled from a suggestion (a skill fills name, description, body)."""
-    return FactFormValues(
-        name=item.name,
-        title=item.title,
-        description=item.description,
-        type=item.type if isinstance(item, MemorySuggestion) else "project",
-        scope=item.scope or "project",
-        body=item.body,
-    )
+    """The fact form pre-filled from a suggestion: each field a suggestion carries
+    (:func:`~reasonix_tui.core.sessions.suggestions.model.suggested_fields`; a skill fills
+    name, description and body, its title is its name)."""
+    values: dict[str, Any] = {f.name: getattr(item, f.name, "") for f in suggested_fields()}
+    values["type"] = item.type if isinstance(item, MemorySuggestion) else "project"
+    values["scope"] = item.scope or "project"
+    return FactFormValues(**values)
 
 
 class SuggestionsPane(Pane):
