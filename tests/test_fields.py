@@ -302,7 +302,7 @@ def test_a_save_request_from_remember_arguments_takes_every_declared_field() -> 
 
 
 def test_writing_a_fact_file_follows_each_fields_to_text_in_declaration_order() -> None:
-    from reasonix_tui.core.store.fileformat import render_fact
+    from reasonix_tui.core.store.fileformat import KNOWN_FLAT_KEYS, render_fact
 
     written = [f.name for f in EDITABLE_FIELDS if f.to_text is not None]
     assert written == [
@@ -315,6 +315,7 @@ def test_writing_a_fact_file_follows_each_fields_to_text_in_declaration_order() 
         "subject_key",
         "expires_at",
     ]
+    assert set(written) <= KNOWN_FLAT_KEYS  # read back as the field, never also kept as an extra key
     keys = [line.split(":", 1)[0] for line in render_fact(FACT).split("---\n")[1].splitlines()]
     assert keys[keys.index("name") : keys.index("name") + len(written)] == written
     bare = render_fact(replace(FACT, title="", keywords="", description="", expires_at=None))

@@ -84,22 +84,16 @@ KNOWN_FLAT_KEYS = frozenset(
         "revision",
         "created_at",
         "updated_at",
-        "name",
-        "title",
-        "description",
-        "keywords",
-        "activation",
-        "volatility",
-        "subject_key",
-        "expires_at",
         "last_verified_at",
         "type",
         "fact_type",
         "scope",
         "metadata",
         "supersedes",
+        *(f.name for f in EDITABLE_FIELDS if f.to_text is not None),  # name, title, description, keywords, ...
     }
 )
+"""The frontmatter keys a fact file's fields come from (every other key is kept as extra)."""
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
