@@ -12,8 +12,9 @@ schema (``argument``, ``required``, ``argument_rank``:
 :data:`~reasonix_tui.core.agent.remember_args.REMEMBER_ARGUMENTS`) and what a person may
 edit when accepting a memory suggestion (``suggested``:
 :class:`~reasonix_tui.core.sessions.suggestions.model.SuggestionEdits`). A new field is
-added here (and to :class:`~.model.Fact`, :class:`~.requests.SaveRequest` and the parse
-cache's row, :mod:`.cache`, with a new ``CACHE_VERSION``).
+added here, and to the typed attributes of :class:`~.model.Fact`,
+:class:`~.requests.SaveRequest` and the form's ``FactFormValues`` and to the parse cache's
+row (:mod:`.cache`, with a new ``CACHE_VERSION``); ``tests/test_fields.py`` checks each.
 """
 
 from __future__ import annotations
