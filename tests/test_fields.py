@@ -208,33 +208,32 @@ def test_the_parse_cache_row_holds_every_declared_field() -> None:
         assert cache._FIELDS == CACHE_LAYOUTS[cache.CACHE_VERSION], "the row changed: bump CACHE_VERSION"
 
 
-CACHE_LAYOUTS = {
-    6: (
-        "id",
-        "revision",
-        "created_at",
-        "updated_at",
-        "name",
-        "title",
-        "description",
-        "keywords",
-        "activation",
-        "volatility",
-        "subject_key",
-        "expires_at",
-        "last_verified_at",
-        "type",
-        "scope",
-        "body",
-        "file_scope",
-        "supersedes",
-        "extra",
-        "path",
-        "raw_times",
-        "parse_error",
-        "encoding",
-    )
-}
+_LAYOUT_6 = (
+    "id",
+    "revision",
+    "created_at",
+    "updated_at",
+    "name",
+    "title",
+    "description",
+    "keywords",
+    "activation",
+    "volatility",
+    "subject_key",
+    "expires_at",
+    "last_verified_at",
+    "type",
+    "scope",
+    "body",
+    "file_scope",
+    "supersedes",
+    "extra",
+    "path",
+    "raw_times",
+    "parse_error",
+    "encoding",
+)
+CACHE_LAYOUTS = {6: _LAYOUT_6, 7: _LAYOUT_6}  # 7: the same names, rows as tuples
 """The parse cache's row layout at each version (a new declared field needs a new version)."""
 
 
