@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -1069,3 +1070,29 @@ def test_a_statement_is_not_an_update_of_a_fact_it_shares_only_path_parts_and_gl
     style = next(m for m in view.memories if "element-vars" in m.description)
     data = next(m for m in view.memories if "tidepool-data/v3" in m.description)
     assert style.updates == "" and data.updates == "project/dataset-location.md"
+
+
+def test_accepting_in_the_form_keeps_the_fields_a_suggestion_does_not_carry(layout: Layout) -> None:
+    # The accept form shows every field; a pin, keywords or a subject key typed there
+    # were dropped before (only the suggestion's own fields reached the save).
+    from reasonix_tui.tui.panes.suggestions import suggestion_fields
+    from reasonix_tui.tui.writes import accept_suggestion
+
+    reasonix_session(layout.project_sessions_dir / "a.jsonl", [user("以后回答都用中文，代码注释用英文。")], T0)
+    store = Store(layout, actor="context-center")
+    [m] = memories(S.list_suggestions(layout, store))
+    values = replace(
+        suggestion_fields(m),
+        activation="pinned",
+        keywords="language chinese",
+        subject_key="user.reply_language",
+        volatility="stable",
+        expires_at="2099-01-01",
+    )
+    accept_suggestion(store, m.id, values)
+    fact = store.get(m.name)
+    assert fact.body == m.body.strip() and fact.description == m.description
+    assert fact.pinned and fact.keywords == "language chinese" and fact.subject_key == "user.reply_language"
+    assert fact.volatility == "stable" and fact.expires_at is not None and fact.expires_at.rfc3339().startswith("2099")
+    with pytest.raises(InvalidInput, match="a suggested field is an edit"):
+        S.accept_suggestion(layout, m, extra={"body": "not like this"}, store=store)

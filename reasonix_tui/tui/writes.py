@@ -202,6 +202,11 @@ def _form_fields(values: FactFormValues) -> tuple[dict[str, Any], Timestamp | No
     without a description or a body is refused."""
     if not values.description.strip() or not values.body.strip():
         raise InvalidInput("description and body are required")
+    return _typed_fields(values)
+
+
+def _typed_fields(values: FactFormValues) -> tuple[dict[str, Any], Timestamp | None, bool]:
+    """:func:`_form_fields` without the check for a description and a body."""
     expires_at, clear = parse_expires_at(values.expires_at)
     fields = {
         "title": values.title.strip(),
@@ -316,9 +321,22 @@ def accept_suggestion(store: Store, suggestion_id: str, values: FactFormValues) 
     """Accept a suggestion with the person's edits (their own write)."""
     from ..core.sessions.suggestions import SuggestionEdits
     from ..core.sessions.suggestions import accept_suggestion as accept
+    from ..core.sessions.suggestions.model import suggested_fields
 
+    # What the form holds beyond a suggestion's own fields (pin, keywords, subject key, …)
+    # is saved too: the form shows every field, so none is dropped silently.
+    fields, expires_at, _clear = _typed_fields(values)
+    carried = {f.name for f in suggested_fields()}
+    extra = {k: v for k, v in fields.items() if k not in carried}
+    if expires_at is not None:
+        extra["expires_at"] = expires_at
     result = accept(
-        store.layout, suggestion_id, SuggestionEdits.from_values(values), store=store, actor="context-center"
+        store.layout,
+        suggestion_id,
+        SuggestionEdits.from_values(values),
+        store=store,
+        actor="context-center",
+        extra=extra,
     )
     fact = result.fact
     if fact is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ...compat.gostr import one_line, trim_space
@@ -83,19 +84,22 @@ def accept_suggestion(
     *,
     store: Any = None,
     actor: str = "context-center",
+    extra: Mapping[str, Any] | None = None,
 ) -> AcceptResult:
     """Write a candidate (optionally edited) as the person's own action.
 
     Memories go through ``Store.save`` (a new fact at revision 1, or revision+1 of a fact
     with that name — an update candidate carries the fact's name); skills become
-    ``SKILL.md`` files created without overwriting.
+    ``SKILL.md`` files created without overwriting. ``extra`` holds the save request's
+    fields a suggestion does not carry but the person set while accepting (activation,
+    keywords, subject key, volatility, expiry, verified); a skill has none of them.
     """
     sug = find_suggestion(layout, suggestion, store) if isinstance(suggestion, str) else suggestion
     e = edits or SuggestionEdits()
     if isinstance(sug, SkillSuggestion):
         result = accept_skill(layout, sug, e)
     else:
-        result = accept_memory(layout, sug, e, store, actor)
+        result = accept_memory(layout, sug, e, store, actor, extra)
     state = load_state(layout)
     state["accepted"][sug.id] = {
         "at": Timestamp.now().rfc3339(),
@@ -108,7 +112,14 @@ def accept_suggestion(
     return result
 
 
-def accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, store: Any, actor: str) -> AcceptResult:
+def accept_memory(
+    layout: Layout,
+    sug: MemorySuggestion,
+    e: SuggestionEdits,
+    store: Any,
+    actor: str,
+    extra: Mapping[str, Any] | None = None,
+) -> AcceptResult:
     from ...store.requests import SaveRequest
     from ...store.store import Store
 
@@ -117,6 +128,10 @@ def accept_memory(layout: Layout, sug: MemorySuggestion, e: SuggestionEdits, sto
             f'suggestion "{sug.id}" is a question the agent kept asking, not an answer: give the answer as the body'
         )
     draft: dict[str, Any] = {f.name: e.pick(f.name, str(getattr(sug, f.name, ""))) for f in suggested_fields()}
+    clash = sorted(set(extra or ()) & set(draft))
+    if clash:
+        raise InvalidInput(f"{', '.join(clash)}: a suggested field is an edit, not an extra field")
+    draft |= dict(extra or {})
     desc = one_line(draft["description"])
     body = trim_space(draft["body"])
     if not desc or not body:
