@@ -213,6 +213,31 @@ class ChannelIndex:
         return cls(index.docs)
 
 
+class Similarities:
+    """Meaning cosines of some documents (sorted document numbers and their values), looked
+    up on demand: the trace reads a few dozen of the thousands a query may score."""
+
+    def __init__(self, docs: np.ndarray | None = None, values: np.ndarray | None = None) -> None:
+        self.docs = docs if docs is not None else np.zeros(0, dtype=np.int64)
+        self.values = values if values is not None else np.zeros(0, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def get(self, doc: int) -> float | None:
+        """The cosine of ``doc`` (``None`` when it was not scored)."""
+        return self.get_many(np.asarray([doc], dtype=np.int64))[0]
+
+    def get_many(self, docs: np.ndarray) -> list[float | None]:
+        """:meth:`get` for several documents."""
+        if not len(self.docs):
+            return [None] * len(docs)
+        at = np.minimum(self.docs.searchsorted(docs), len(self.docs) - 1)
+        found = (self.docs[at] == docs).tolist()
+        values = self.values[at].tolist()
+        return [v if ok else None for v, ok in zip(values, found)]
+
+
 @dataclass
 class ChannelScores:
     """One query's channel evidence over a snapshot."""
@@ -227,28 +252,42 @@ class ChannelScores:
     """Per unit: the contribution of its best alternative, per document."""
     which: list[np.ndarray] = field(default_factory=list)
     """Per unit: the index of that alternative (-1: no match)."""
-    sims: dict[int, float] = field(default_factory=dict)
+    sims: Similarities = field(default_factory=lambda: Similarities())
     """Meaning cosine of the candidates (when the channel is on)."""
 
     def channels(self, cidx: ChannelIndex, doc: int) -> list[str]:
         """What each channel contributed to ``doc``, one short string per matched word."""
-        out: list[str] = []
-        for unit, best, which in zip(self.units, self.best, self.which):
-            a = int(which[doc])
-            if a < 0 or best[doc] <= 0:
-                continue
-            key, _, channel = unit.alternatives[a]
-            if channel == "lexical":
-                out.append(f"lexical: {unit.label}")
-            elif key.startswith("t:"):
-                src = cidx.source(doc, key)
-                out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
-            else:
-                out.append(f"translated: {unit.label}→{unit.show(a)}")
-        sim = self.sims.get(doc)
-        if sim is not None and sim > SIM_FLOOR:
-            out.append(f"meaning: {sim:.2f}")
-        return out
+        return self.channels_of(cidx, [doc])[0]
+
+    def channels_of(self, cidx: ChannelIndex, docs: Sequence[int]) -> list[list[str]]:
+        """:meth:`channels` of several documents (one gather per query word, not one
+        array lookup per word and document)."""
+        at = np.asarray(docs, dtype=np.int64)
+        picked = [
+            (unit, which[at].tolist(), best[at].tolist())
+            for unit, best, which in zip(self.units, self.best, self.which)
+        ]
+        sims = self.sims.get_many(at)
+        outs: list[list[str]] = []
+        for i, doc in enumerate(docs):
+            out: list[str] = []
+            for unit, whiches, bests in picked:
+                a = whiches[i]
+                if a < 0 or bests[i] <= 0:
+                    continue
+                key, _, channel = unit.alternatives[a]
+                if channel == "lexical":
+                    out.append(f"lexical: {unit.label}")
+                elif key.startswith("t:"):
+                    src = cidx.source(doc, key)
+                    out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
+                else:
+                    out.append(f"translated: {unit.label}→{unit.show(a)}")
+            sim = sims[i]
+            if sim is not None and sim > SIM_FLOOR:
+                out.append(f"meaning: {sim:.2f}")
+            outs.append(out)
+        return outs
 
     def matched(self, doc: int) -> list[str]:
         """The query words ``doc`` matched (any channel)."""
@@ -295,7 +334,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         | rare
     )
     _title_pass(cidx, units, whiches, score, candidates & ~passed & (c >= C_FULL), passed)
-    sims: dict[int, float] = {}
+    sims = Similarities()
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
     if meaning and focus.any():
@@ -370,9 +409,22 @@ def _title_pass(
             passed[d] = True
 
 
+def _cosines(vec: Any, rows: np.ndarray, qv: np.ndarray) -> np.ndarray:
+    """``vec[rows] @ qv``, gathered in blocks that stay in the CPU cache (the same values)."""
+    if len(rows) <= _COSINE_BLOCK:
+        return vec[rows] @ qv  # type: ignore[no-any-return]  # vectors: an array or rows read from disk
+    out = np.empty(len(rows), dtype=np.result_type(np.float32, qv))
+    for i in range(0, len(rows), _COSINE_BLOCK):
+        np.dot(vec[rows[i : i + _COSINE_BLOCK]], qv, out=out[i : i + _COSINE_BLOCK])
+    return out
+
+
+_COSINE_BLOCK = 256
+
+
 def _meaning_channel(
     cidx: ChannelIndex, query: str, cand: np.ndarray, score: np.ndarray, passed: np.ndarray, e: np.ndarray
-) -> dict[int, float]:
+) -> Similarities:
     """Add the meaning channel to ``score`` and ``passed`` for the candidates ``cand``;
     return their similarities (empty when the model is missing)."""
     try:
@@ -381,17 +433,17 @@ def _meaning_channel(
         qv = embed([query])[0]
         vec = cidx.vectors()
     except (ImportError, OSError, ValueError):
-        return {}
+        return Similarities()
     if float(np.abs(qv).sum()) <= 0:
-        return {}
-    s = vec[cand] @ qv
+        return Similarities()
+    s = _cosines(vec, cand, qv)
     score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
     passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
     mean, sd = cidx.similarity_spread(qv)
     if cidx.n >= MEANING_MIN_FACTS and sd > 0:
         z = (s - mean) / sd
         passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
-    return dict(zip(cand.tolist(), s.tolist()))
+    return Similarities(cand, s)
 
 
 def about_fact(query: str, fact: Fact) -> bool:

@@ -158,6 +158,8 @@ class _Run(Explained):
         self.cs: ChannelScores | None = None
         self.cidx: ChannelIndex | None = None
         self._override_notes: dict[int, str] = {}
+        self._resolution: Resolution | None = None
+        self._channel_cache: dict[int, list[str]] = {}
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,17 +199,14 @@ class _Run(Explained):
         # adjustments may drop or reorder facts. The rest of the window is only explained.
         shown = self.limit if self.enh is None else 4 * self.limit + 8
         order = self._window_order(k_docs, k_scores, k_codes, max(shown, self.limit + self.max_considered))
+        top_window = order[:shown]
+        docs = self.idx.docs
+        notes = self._override_notes
         hits = [
-            Hit(
-                int(k_docs[i]),
-                self.idx.docs[int(k_docs[i])],
-                float(k_scores[i]),
-                int(k_codes[i]),
-                [],
-                base=float(k_scores[i]),
-                notes=[self._override_notes[int(k_docs[i])]] if int(k_docs[i]) in self._override_notes else [],
+            Hit(doc, docs[doc], score, code, [], base=score, notes=[notes[doc]] if doc in notes else [])
+            for doc, score, code in zip(
+                k_docs[top_window].tolist(), k_scores[top_window].tolist(), k_codes[top_window].tolist()
             )
-            for i in order[:shown]
         ]
         if self.enh is not None:
             hits = self._adjust(hits)
@@ -342,6 +341,8 @@ class _Run(Explained):
     def _block(self, hits: list[Hit], omitted_by_limit: int, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
         """Render the hits into the block within the budget and build the result."""
         snippet_runes = self.budget // self.limit
+        if self.cs is not None and hits:
+            self._channels_of(list(dict.fromkeys(h.doc for h in hits if h.doc not in self._channel_cache)))
         renderables: list[Renderable] = []
         for h in hits:
             h.matched = self._matched(h.doc)
@@ -423,11 +424,13 @@ class _Run(Explained):
 
     def resolution(self) -> Resolution:
         """The snapshot's subject and topic resolution (computed once per index)."""
-        assert self.enh is not None
-        meaning = self.enh.meaning
-        return self.idx.extra(  # type: ignore[no-any-return]  # extras are built by name
-            "resolution" if meaning else "resolution-lexical", lambda idx: resolve(idx.all_facts, meaning=meaning)
-        )
+        if self._resolution is None:
+            assert self.enh is not None
+            meaning = self.enh.meaning
+            self._resolution = self.idx.extra(
+                "resolution" if meaning else "resolution-lexical", lambda idx: resolve(idx.all_facts, meaning=meaning)
+            )
+        return self._resolution
 
     def _resolved(self, hits: list[Hit], eidx: EnhancedIndex) -> list[Hit]:
         """Apply the resolver: a fact superseded on its subject (or shadowed by a project fact
@@ -547,6 +550,17 @@ class _Run(Explained):
             reason += "; " + "; ".join(dict.fromkeys(h.notes))
         return reason
 
+    def _explained_docs(self, doc: int) -> list[int]:
+        """``doc`` and the other documents the trace explains so far whose channel lists are
+        not built yet (built together: one array gather per query word for all of them)."""
+        docs = dict.fromkeys([doc, *(item[3] for item in self.considered.values() if item[3] is not None)])
+        return [d for d in docs if d not in self._channel_cache]
+
+    def _channels_of(self, docs: list[int]) -> None:
+        assert self.cs is not None and self.cidx is not None
+        for doc, channels in zip(docs, self.cs.channels_of(self.cidx, docs)):
+            self._channel_cache[doc] = channels
+
     def _channel_list(self, doc: int | None, hit: Hit | None = None, fact: Fact | None = None) -> list[str]:
         """Enhanced mode: the channels behind a hit or candidate (lexical, translated, meaning,
         supersession, subject)."""
@@ -554,7 +568,9 @@ class _Run(Explained):
             return []
         out: list[str] = []
         if self.cs is not None and self.cidx is not None and doc is not None:
-            out = self.cs.channels(self.cidx, doc)
+            if doc not in self._channel_cache:
+                self._channels_of(self._explained_docs(doc))
+            out = list(self._channel_cache[doc])
         fact = fact or (hit.fact if hit is not None else (self.idx.docs[doc] if doc is not None else None))
         if fact is not None and (self.enh.subjects or self.enh.topics):
             sup = self.resolution().of(fact)
