@@ -313,10 +313,10 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         hit = which >= 0
         score += best
         evidence += best_ev
-        matched += hit * unit.prior
-        count += hit
+        np.add(matched, unit.prior, out=matched, where=hit)
+        np.add(count, 1, out=count, where=hit)
         if unit.prior >= CONTENT_PRIOR:
-            content += hit
+            np.add(content, 1, out=content, where=hit)
         if unit.distinctive:
             first = unit.alternatives[0][0]
             distinct |= hit & (which == 0) & (first.startswith("x:"))
@@ -380,10 +380,14 @@ def _unit_scores(
             rare[docs] = True
         contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
         better = contrib > best[docs]
-        if not better.any():
+        if better.all():
+            d = docs
+            best[d] = contrib
+        elif better.any():
+            d = docs[better]
+            best[d] = contrib[better]
+        else:
             continue
-        d = docs[better]
-        best[d] = contrib[better]
         best_ev[d] = (weight if channel == "lexical" else weight * TRANSLATED_EVIDENCE / TRANSLATED) * idf
         which[d] = ai
     return best, best_ev, which
@@ -513,9 +517,10 @@ def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] 
     docs, tf = posts[0]  # type: ignore[misc]  # postings are (docs, tf) pairs
     for other in posts[1:]:
         od, ot = other  # type: ignore[misc]  # postings are (docs, tf) pairs
-        mask = np.isin(docs, od)
+        at = od.searchsorted(docs)  # postings are sorted: membership by binary search
+        mask = od[np.minimum(at, len(od) - 1)] == docs
         docs, tf = docs[mask], tf[mask]
         if not len(docs):
             return None
-        tf = np.minimum(tf, ot[np.searchsorted(od, docs)])
+        tf = np.minimum(tf, ot[at[mask]])
     return docs, tf
