@@ -291,7 +291,13 @@ class ChannelScores:
 
     def matched(self, doc: int) -> list[str]:
         """The query words ``doc`` matched (any channel)."""
-        return [u.label for u, w in zip(self.units, self.which) if int(w[doc]) >= 0]
+        return self.matched_of([doc])[0]
+
+    def matched_of(self, docs: Sequence[int]) -> list[list[str]]:
+        """:meth:`matched` of several documents (one gather per query word)."""
+        at = np.asarray(docs, dtype=np.int64)
+        picked = [(u.label, w[at].tolist()) for u, w in zip(self.units, self.which)]
+        return [[label for label, whiches in picked if whiches[i] >= 0] for i in range(len(docs))]
 
 
 def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> ChannelScores:

@@ -160,6 +160,7 @@ class _Run(Explained):
         self._override_notes: dict[int, str] = {}
         self._resolution: Resolution | None = None
         self._channel_cache: dict[int, list[str]] = {}
+        self._matched_cache: dict[int, list[str]] = {}
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -538,7 +539,9 @@ class _Run(Explained):
     # -- explanation -------------------------------------------------------------------
     def _matched(self, doc: int) -> list[str]:
         if self.cs is not None:
-            return self.cs.matched(doc)
+            if doc not in self._matched_cache:
+                self._channels_of(self._explained_docs(doc))
+            return list(self._matched_cache[doc])
         assert self.bm is not None
         return self.bm.matched_terms(doc, self.terms)
 
@@ -557,9 +560,10 @@ class _Run(Explained):
         return [d for d in docs if d not in self._channel_cache]
 
     def _channels_of(self, docs: list[int]) -> None:
+        """Build the channel lists and matched words of ``docs`` (enhanced mode)."""
         assert self.cs is not None and self.cidx is not None
-        for doc, channels in zip(docs, self.cs.channels_of(self.cidx, docs)):
-            self._channel_cache[doc] = channels
+        self._channel_cache.update(zip(docs, self.cs.channels_of(self.cidx, docs)))
+        self._matched_cache.update(zip(docs, self.cs.matched_of(docs)))
 
     def _channel_list(self, doc: int | None, hit: Hit | None = None, fact: Fact | None = None) -> list[str]:
         """Enhanced mode: the channels behind a hit or candidate (lexical, translated, meaning,
