@@ -18,8 +18,10 @@ Arms run interleaved query by query and each figure is the best of ``--reps`` ru
 background load on a shared machine affects every arm alike. Each run is timed twice: by
 the wall clock and by the process's CPU time. On a busy machine the wall clock inflates the
 full scan more than recall (a 20–40 ms scan is interrupted by the scheduler, a 2 ms recall
-rarely is), so the wall-clock ratio grows with the load; the CPU-time ratio does not, and
-on a quiet machine the two agree. The target is judged on both.
+rarely is), so the wall-clock ratio grows with the load; CPU time leaves those
+interruptions out (other jobs still slow both arms through the shared caches, recall's
+numpy passes somewhat more), and on a quiet machine the two agree. The target is judged
+on both.
 
 Prints median and p95 per query, the ratio baseline/recall (wall clock and CPU time) and
 the machine's load average before and after each size. Target (DESIGN.md): ≤ 5 ms at 10k
