@@ -32,6 +32,17 @@ def test_recall_bench_does_not_claim_an_unmeasured_target(capsys: pytest.Capture
     assert "full scan: not measured (no size ≥ 10000 in --sizes)" in out and ": met" not in out
 
 
+def test_recall_bench_prints_cpu_time_ratios_and_the_load(capsys: pytest.CaptureFixture[str]) -> None:
+    """The wall-clock ratio grows with the machine's load; the CPU-time ratio and the load
+    are printed beside it."""
+    rb = load("recall_bench")
+    assert rb.main(["--sizes", "40", "--queries", "3", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "ratio (CPU)" in out and "CPU: exact / enh. / scan" in out and "load" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("40 "))
+    assert row.count("×") == 4 and "→" in row
+
+
 def test_tui_bench_wait_has_a_deadline() -> None:
     tb = load("tui_bench")
     app = SimpleNamespace(focused=None)

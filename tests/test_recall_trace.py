@@ -328,3 +328,44 @@ def test_trace_names_the_channels_of_hits_and_candidates(layout: Layout) -> None
     zh = run_recall(layout, "how do we deploy to production?", now=NOW)
     assert "mem-zh" in [h.id for h in zh.hits]
     assert any(ch.startswith("translated: deploy→部署") for ch in zh.hits[0].channels)
+
+
+def test_channel_lists_in_one_batch_equal_one_by_one() -> None:
+    """The trace's batch of channel lists and matched words (one gather per query word) says
+    exactly what the per-fact lookups say, including meaning similarities and facts the
+    meaning channel did not score."""
+    import numpy as np
+
+    from reasonix_tui.core.recall import get_index
+    from reasonix_tui.core.recall.channels import ChannelIndex, Similarities, score_query
+
+    facts = tuple(
+        Fact(
+            id=FactId(f"mem-{i}"),
+            revision=1,
+            created_at=NOW,
+            updated_at=NOW,
+            name=f"fact-{i}",
+            title=title,
+            description="",
+            body=body,
+            scope="project",
+        )
+        for i, (title, body) in enumerate(
+            [
+                ("Deploy", "deploy with make release after the canary passes"),
+                ("Redis cache", "the redis cache timeout is 30 s; retries use RetryPolicy"),
+                ("Lint", "run ruff before every commit"),
+                ("数据库迁移", "迁移前先备份数据库"),
+            ]
+        )
+    )
+    cidx = get_index(facts).extra("channels", ChannelIndex.build)
+    cs = score_query(cidx, "how do we deploy the redis cache? 数据库迁移")
+    docs = list(range(cidx.n))
+    assert cs.channels_of(cidx, docs) == [cs.channels(cidx, d) for d in docs]
+    assert cs.matched_of(docs) == [cs.matched(d) for d in docs]
+    assert any(any(c.startswith("lexical: ") for c in chans) for chans in cs.channels_of(cidx, docs))
+    sims = Similarities(np.asarray([1, 3]), np.asarray([0.5, 0.25], dtype=np.float32))
+    assert sims.get_many(np.asarray([0, 1, 2, 3, 4])) == [None, 0.5, None, 0.25, None] and len(sims) == 2
+    assert Similarities().get(0) is None
