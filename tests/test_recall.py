@@ -1249,3 +1249,66 @@ def test_enhanced_analysis_reads_a_bounded_prefix_of_a_huge_body() -> None:
     assert fact_fields(huge) == fact_fields(prefix)
     assert not any("zebrafish" in key for key, _ in fact_fields(huge).body)
     assert (fact_vector(huge) == fact_vector(prefix)).all()
+
+
+def test_a_rejecting_clause_never_rejects_its_own_negation_words() -> None:
+    """The negation that makes a clause a rejection ("never", "don't", "rather than", 从不, 别)
+    is its cue, not the thing rejected: the clause's keys name npm and yarn, not "never"."""
+    from reasonix_tui.core.recall.fields import fact_fields
+
+    def rejected(body: str) -> set[str]:
+        ff = fact_fields(F("mem-x", "x", "X", body=body))
+        return {k for clause, strong in ff.cues if not strong for k, _ in clause}
+
+    assert rejected("Use pnpm, never npm or yarn, in this repository.") == {"w:npm", "w:yarn"}
+    assert rejected("Don't run the full suite, rather than that run tox.") >= {"w:run", "w:full", "w:suit"}
+    assert rejected("Don't run the full suite, rather than that run tox.").isdisjoint({"w:dont", "w:rather"})
+    zh = rejected("我们从不用 npm，别用 yarn。")
+    assert {"w:npm", "w:yarn"} <= zh and zh.isdisjoint({"z:从不", "z:别"})
+
+
+def test_a_negation_or_an_incidental_rejected_word_pairs_no_facts() -> None:
+    """Two facts that share only a negation ("never" against "Never force-push") are no
+    override; a rejected word the older fact holds in passing ("Logs carry no personal
+    data" against release notes that "log more context"), with meanings far apart, is no
+    replacement. "use pnpm, never npm" still replaces the npm rule."""
+    from reasonix_tui.core.resolve import resolve
+
+    force = F(
+        "mem-g",
+        "no-force-push",
+        "Never force-push shared branches",
+        "Do not force-push main or release branches",
+        "Never `git push --force` to `main`. Use `--force-with-lease` only on your own branches.",
+        scope="global",
+        updated=ago(400),
+    )
+    pm = F(
+        "mem-pm",
+        "package-manager",
+        "Package manager is pnpm",
+        "Use pnpm, never npm or yarn, in this repository",
+        "Use pnpm for every install and script.",
+        updated=ago(10),
+    )
+    npm = F("mem-npm", "npm-install", "Installing", "npm for installs", "We install with npm install.", updated=ago(90))
+    notes = F(
+        "mem-rn",
+        "release-notes-june",
+        "Release notes, June",
+        "Every change merged in June",
+        "- fix a crash in invoices\n- log more context in auth\n- speed up reports\n- retry failed webhooks",
+        updated=ago(40),
+    )
+    review = F(
+        "mem-rc",
+        "review-checklist",
+        "Code review checklist",
+        "What every pull request review covers",
+        "Every change has tests. Logs carry no personal data. A change merged without review is reverted.",
+        updated=ago(20),
+    )
+    pairs = {(s.old.id, s.current.id) for s in resolve([force, pm, npm, notes, review, *_office()]).items}
+    assert ("mem-g", "mem-pm") not in pairs
+    assert ("mem-rn", "mem-rc") not in pairs
+    assert ("mem-npm", "mem-pm") in pairs

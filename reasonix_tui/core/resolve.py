@@ -135,6 +135,8 @@ class TopicEvidence:
     """The clause says replaced/removed/switched (not only "not X")."""
     changed: bool = False
     """The newer fact states a replacement somewhere (naming nothing of the older one)."""
+    has_meaning: bool = True
+    """Whether :attr:`meaning` was measured (``False``: the meaning channel is off)."""
 
 
 def _norm(key: str) -> str:
@@ -328,6 +330,7 @@ def _topic_pair(
         stated=said,
         strong=strong,
         changed=changed[new],
+        has_meaning=vecs is not None,
     )
     if DEBUG is not None:
         DEBUG.append((facts[old].id, facts[new].id, ev))
@@ -388,6 +391,15 @@ CHANGE_MEANING = 0.5
 """A fact that states a change ("we migrated to pnpm") possibly supersedes an older (or
 equally dated) fact of the same scope that shares one of its terms when their meaning cosine
 reaches this, whatever their labels say."""
+REJECTION_MEANING = 0.4
+"""A newer fact of the same scope that only *rejects* a word of the older one ("not X", "no
+X", 别用 X) replaces it only when the two also mean something alike (meaning cosine at least
+this, when the channel is on): rules are full of negations, and the rejected word may be
+incidental to the older fact ("Logs carry no personal data" in a review checklist against
+release notes that "log more context"). Calibration: "use pnpm, not npm", "black is not
+installed", "don't run the full suite", "never deploy on Fridays" against the rule each
+replaces score 0.51-0.81; unrelated rules of the demo home sharing a rejected word
+0.22-0.27. A replacement verb ("was replaced", "switched from") needs nothing more."""
 OVERRIDE_COVER = 0.35
 OVERRIDE_MEANING = 0.5
 """A project fact overrides a global one when both covers reach ``OVERRIDE_COVER`` and the
@@ -407,7 +419,12 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
     lo, hi = min(ev.cover_old, ev.cover_new), max(ev.cover_old, ev.cover_new)
     if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning >= 0.4):
         return True, f"it says {ev.stated} was replaced"
-    if ev.stated and not ev.strong and (hi >= 0.4 or ev.meaning >= 0.5):
+    if (
+        ev.stated
+        and not ev.strong
+        and (hi >= 0.4 or ev.meaning >= 0.5)
+        and (ev.meaning >= REJECTION_MEANING or not ev.has_meaning)
+    ):
         return True, f"it says not {ev.stated}"
     if (
         override

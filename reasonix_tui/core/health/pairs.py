@@ -5,7 +5,6 @@ global default."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 from ..resolve import Resolution, Supersession
 from ..store.model import Fact, normalize_subject_key
@@ -19,7 +18,7 @@ from .base import (
 )
 from .model import INFO, PROBLEM, WARNING, FactRef, Finding, Fix
 
-__all__ = ["REJECTION_MEANING", "check_subject_conflicts", "check_topic_supersessions", "check_overrides"]
+__all__ = ["check_subject_conflicts", "check_topic_supersessions", "check_overrides"]
 
 # --------------------------------------------------------------------------- same subject
 
@@ -67,8 +66,6 @@ def check_topic_supersessions(
         old, cur = sup.old, sup.current
         if str(old.id) in cur.supersedes or old.ref in cur.supersedes:
             continue  # linked: the newer fact already says it replaces this one
-        if sup.evidence.startswith(_REJECTION) and not (_rejects(cur, old) and _meaning(cur, old) >= REJECTION_MEANING):
-            continue  # only a negation shares a word with the older fact: not evidence enough to archive it
         severity = WARNING if sup.certain else INFO
         lead = "replaced" if sup.certain else "possibly replaced"
         evidence = [
@@ -91,46 +88,6 @@ def check_topic_supersessions(
             )
         )
     return out
-
-
-# --------------------------------------------------------------------------- rejections
-
-REJECTION_MEANING = 0.4
-"""A newer fact of the same scope that only *rejects* a word of the older one ("not X",
-"no X", "never X") replaces it for health when the two also mean something alike (meaning
-cosine at least this): rules are full of negations ("logs carry no personal data"), and one
-shared word under a negation says little. Calibration: "use pnpm, not npm", "black is not
-installed", "don't run the full suite", "never deploy on Fridays" against the rule each
-replaces score 0.51-0.81; unrelated rules of the demo home sharing a word under a negation
-0.22-0.27. A replacement verb ("was replaced", "switched from") needs nothing more."""
-_REJECTION = "it says not "
-"""How the resolver words a pairing that rests on a rejection (:func:`~reasonix_tui.core.resolve.decide`)."""
-_NEGATIONS = "not no never don't dont avoid"
-"""The rejection words themselves (the recall's weak replacement cues): never the rejected thing."""
-
-
-@lru_cache(maxsize=1)
-def _negation_keys() -> frozenset[str]:
-    from ..lang import analyze
-
-    return frozenset(t.key for t in analyze(_NEGATIONS, index=False))
-
-
-def _rejects(new: Fact, old: Fact) -> bool:
-    """Whether a rejecting clause of ``new`` names a word of ``old`` other than a negation."""
-    from ..recall.fields import fact_fields
-
-    keys = fact_fields(old).keys() - _negation_keys()
-    return any(k in keys for clause, strong in fact_fields(new).cues if not strong for k, _ in clause)
-
-
-def _meaning(a: Fact, b: Fact) -> float:
-    from ..recall.fields import fact_vector
-
-    try:
-        return float(fact_vector(a) @ fact_vector(b))
-    except (ImportError, OSError, ValueError):  # no meaning channel: the resolver's word stands
-        return 1.0
 
 
 # --------------------------------------------------------------------------- overrides
@@ -174,8 +131,6 @@ def check_overrides(facts: Sequence[Fact], resolution: Resolution | None = None)
             continue
         seen.add(pair)
         said = sup.evidence.split("overrides this global default: ", 1)[-1]
-        if said.startswith(_REJECTION) and not _rejects(p, g):
-            continue  # the "rejected" word is the negation itself ("never" against "Never force-push")
         why = (
             f"by topic, under other words ({said}): recall and the session-start block (enhanced mode) "
             "use the project fact only"

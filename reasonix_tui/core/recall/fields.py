@@ -111,6 +111,34 @@ def zh_reject(word: str) -> bool:
 
 
 _TO_VERB = re.compile(r"to (?:\([^)]*\) )?([a-z]+)(?: ([a-z]+))?")
+_PAREN = re.compile(r"\([^)]*\)")
+
+
+@lru_cache(maxsize=8192)
+def zh_negation(word: str) -> bool:
+    """True when a Chinese word rejects (:func:`zh_reject`) or negates: one of its CC-CEDICT
+    senses is a short negation (从不 "never", 未 "not yet", 绝不 "in no way"). Such a word is
+    the cue of a rejecting clause, never the thing it rejects."""
+    from ..lang import chinese
+
+    if zh_reject(word):
+        return True
+    raw = chinese.load_dictionary().get(word, "")
+    for sense in raw.split("/"):
+        sense = _PAREN.sub(" ", sense).strip().lower()
+        if sense and len(sense.split()) <= 3 and _NEG.search(sense):
+            return True
+    return False
+
+
+def _negation_keys(clause: str, words: list[str]) -> set[str]:
+    """The keys of a clause's own negation words ("not", "never", "rather than", 从不, 别): a
+    rejecting clause's cue, never what it rejects ("never" in "never npm" is not a thing another
+    fact can be rejected for)."""
+    from ..lang import analyze
+
+    keys = {t.key for m in _NEG.finditer(clause) for t in analyze(m.group(0), index=False)}
+    return keys | {"z:" + w for w in words if zh_negation(w)}
 
 
 def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
@@ -126,9 +154,8 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
         cue_words = {"z:" + w for w in words if zh_cue(w)}
         strong = bool(_STRONG_EN.search(clause)) or bool(cue_words)
         weak = not strong and (_NEG.search(clause) is not None or any(zh_reject(w) for w in words))
-        if weak:
-            cue_words |= {"z:" + w for w in words if zh_reject(w)}
         if strong or weak:
+            cue_words |= _negation_keys(clause, words)
             said = {en_key(w.lower()) for w in _STRONG_EN.findall(clause) for w in w.split()}
             own = tuple(
                 {
