@@ -24,9 +24,9 @@ Five parts:
   miss the blind part showed: overrides under other wording, Chinese replacement wording,
   Chinese compounds about English facts, paraphrase, morphology beyond Snowball, single
   shared Chinese characters, titles that are the query.
-* ``realistic3`` (``realistic3/*.yaml``) — two more stores (a React Native notes app, a
-  Chinese-speaking e-commerce backend), written with their tasks before the third round
-  of changes, weighted toward what still failed: paraphrase with no shared word, project
+* ``realistic3`` (``realistic3/*.yaml``) — three more stores (a React Native notes app, a
+  Chinese-speaking e-commerce backend, a mixed Shanghai/Berlin logistics team), written
+  with their tasks before the third (the first two) and fourth (the third) rounds of changes, weighted toward what still failed: paraphrase with no shared word, project
   overrides stated only as "we do X here", Chinese words whose dictionary sense is not the
   developer's, unrelated turns sharing common Chinese words with a fact, titles that are
   the query.
