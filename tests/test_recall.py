@@ -1312,3 +1312,19 @@ def test_a_negation_or_an_incidental_rejected_word_pairs_no_facts() -> None:
     assert ("mem-g", "mem-pm") not in pairs
     assert ("mem-rn", "mem-rc") not in pairs
     assert ("mem-npm", "mem-pm") in pairs
+
+
+def test_one_shared_everyday_word_in_an_unrelated_turn_recalls_nothing() -> None:
+    """A fact that matches one English word of a turn about something else ("Friday" in a
+    dinner question) stays out when the meaning channel finds the turn unrelated; a turn
+    about the fact still recalls it, and an identifier alone still passes."""
+    friday = F(
+        "mem-fri",
+        "friday-deploys",
+        "Friday deploys",
+        body="No production deploys after 16:00 on Friday; anything later waits until Monday.",
+    )
+    facts = [friday, *_office(8)]
+    assert ids(recall(facts, "any ideas for a Friday night dinner with friends?", NOW)) == []
+    assert ids(recall(facts, "can I still deploy to production on Friday afternoon?", NOW))[:1] == ["mem-fri"]
+    assert ids(recall(facts, "what is trk-exports for?", NOW))[:1] == ["mem-o3"]

@@ -81,6 +81,11 @@ SIM_GATE = 0.45
 Z_GATE = 3.5
 """The meaning channel carries a partial match through the gate when the fact's similarity
 to the query stands this many standard deviations above the store's."""
+SINGLE_SIM = 0.13
+"""The meaning cosine under which one matched word alone does not pass a fact (see
+:func:`_single_word_veto`). Calibration on the open parts: unrelated turns passing on one
+everyday word score 0.02-0.12 against the fact; the targets that pass on one word 0.15-0.60
+(one Chinese question about an English fact at 0.00)."""
 MEANING_MIN_FACTS = 10
 E_MEANING = 0.5
 TRANSLATED_EVIDENCE = 0.85
@@ -312,6 +317,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     content = np.zeros(n, dtype=np.int32)
     rare = np.zeros(n, dtype=bool)
     distinct = np.zeros(n, dtype=bool)
+    literal = np.zeros(n, dtype=bool)
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
     for unit in units:
@@ -326,6 +332,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         if unit.distinctive:
             first = unit.alternatives[0][0]
             distinct |= hit & (which == 0) & (first.startswith("x:"))
+        if unit.distinctive or not unit.alternatives[0][0].startswith("w:"):
+            literal |= hit  # an identifier, a number, or a Chinese word (its meaning vector is read through glosses)
         bests.append(best)
         whiches.append(which)
     e = evidence / cidx.idf_one
@@ -339,12 +347,15 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
         | rare
     )
+    titled = passed.copy()
     _title_pass(cidx, units, whiches, score, candidates & ~passed & (c >= C_FULL), passed)
+    titled = passed & ~titled
     sims = Similarities()
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
     if meaning and focus.any():
         sims = _meaning_channel(cidx, query, np.flatnonzero(focus), score, passed, e)
+        _single_word_veto(sims, passed & (count == 1) & ~literal & ~titled, passed)
     return ChannelScores(
         score=score,
         candidates=candidates,
@@ -356,6 +367,18 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         which=whiches,
         sims=sims,
     )
+
+
+def _single_word_veto(sims: Similarities, single: np.ndarray, passed: np.ndarray) -> None:
+    """A fact that passed on one query word alone (not an identifier or a number, not a title
+    the query spells out) stays out when the meaning channel finds the turn unrelated to it
+    (cosine below :data:`SINGLE_SIM`): one shared everyday word ("周末", "Friday") in a turn
+    about something else is no evidence, and however rare the word is in the store, the
+    turn's other words say what it is about."""
+    for d in np.flatnonzero(single).tolist():
+        sim = sims.get(d)
+        if sim is not None and sim < SINGLE_SIM:
+            passed[d] = False
 
 
 def _unit_scores(
