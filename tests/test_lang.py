@@ -213,3 +213,12 @@ def test_single_characters_and_common_glosses_weigh_little() -> None:
     assert all(len(a[0]) > 2 and a[2] == "lexical" for a in units["重"].alternatives)  # not translated
     weights = {a[0]: a[1] for a in lang.query_units("今天")[0].alternatives}
     assert weights["w:time"] < weights["w:today"]
+
+
+def test_a_single_character_with_one_sense_is_translated() -> None:
+    """慢 has one sense ("slow"): it means the same in any word around it, so a query's 慢
+    meets "slow"; 表 (nine senses) and 重 stay untranslated."""
+    assert chinese.sense_count("慢") == 1 and chinese.sense_count("表") > 1
+    units = {u.label: u for u in lang.query_units("慢查询日志在哪里看")}
+    assert ("w:slow", "translated") in {(a[0], a[2]) for a in units["慢"].alternatives}
+    assert all(a[2] == "lexical" for a in lang.query_units("表")[0].alternatives)

@@ -263,6 +263,20 @@ def glosses(word: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=65536)
+def sense_count(word: str) -> int:
+    """How many usable senses (with an English content word) CC-CEDICT gives ``word``: a
+    character with one (慢 "slow", 债 "debt") means the same in any word around it."""
+    n = 0
+    for sense in _senses(word):
+        if _SKIP_SENSE.match(sense):
+            continue
+        text = _PARENS.sub(" ", sense.lower())
+        if any(w not in EN_FUNCTION_WORDS and len(w) > 1 for part in _WORDS.findall(text) for w in part.split("-")):
+            n += 1
+    return n
+
+
+@lru_cache(maxsize=65536)
 def is_function_word(word: str) -> bool:
     """A Chinese word that carries grammar, not content (see the module doc)."""
     for sense in _senses(word):

@@ -233,8 +233,8 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 if len(w) > 2:
                     alts += [("z:" + s, 0.7, "lexical") for s in chinese.segment_all(w) if s != w and len(s) > 1]
                 keys, direct = chinese.gloss_keys(w)
-                if len(w) == 1 and prior < RARE_CHAR:
-                    keys = ()  # a single character's senses are too many to translate it alone
+                if len(w) == 1 and prior < RARE_CHAR and chinese.sense_count(w) != 1:
+                    keys = ()  # a single character's senses are too many to translate it alone (慢 "slow" has one)
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
                 words = chinese.glosses(w) if direct else ()
                 shown = {en_key(g): g for g in reversed(words)}
@@ -265,8 +265,8 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
 CONTENT_PRIOR = 0.5
 """A single Chinese character below this prior is no query word (里 "inside", 要 "want")."""
 RARE_CHAR = 0.9
-"""A single character is translated only when it is this rare (码 "code"): a common one has
-too many senses ("钱" → money, a unit of weight, "one")."""
+"""A single character is translated only when it is this rare (码 "code") or has a single
+sense (慢 "slow"): a common one has too many senses ("钱" → money, a unit of weight, "one")."""
 GLOSS_PRIOR = 0.3
 """A translated alternative weighs its full weight when its English gloss has at least this
 prior, proportionally less below (今天 → "time", 钱 → "one" say little)."""
