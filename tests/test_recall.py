@@ -1328,3 +1328,28 @@ def test_one_shared_everyday_word_in_an_unrelated_turn_recalls_nothing() -> None
     assert ids(recall(facts, "any ideas for a Friday night dinner with friends?", NOW)) == []
     assert ids(recall(facts, "can I still deploy to production on Friday afternoon?", NOW))[:1] == ["mem-fri"]
     assert ids(recall(facts, "what is trk-exports for?", NOW))[:1] == ["mem-o3"]
+
+
+def test_a_chinese_word_whose_sense_is_to_turn_into_states_a_change() -> None:
+    """改成 "to turn into (sth else)" states a change like 改为 "to change into": the newer
+    deploy fact replaces the older one; 成 alone (a bound character in most words) does not."""
+    from reasonix_tui.core.recall.fields import zh_cue
+    from reasonix_tui.core.resolve import resolve
+
+    assert zh_cue("改成") and zh_cue("变成") and not zh_cue("成")
+    old = F(
+        "mem-fab",
+        "部署脚本",
+        "部署",
+        body="部署用 Fabric，`fab deploy:staging` 会 ssh 到三台 ECS 上拉代码重启。",
+        updated=ago(500),
+    )
+    new = F(
+        "mem-k8s",
+        "部署-k8s",
+        "部署方式",
+        body="部署已经改成 Kubernetes（阿里云 ACK）：`make deploy ENV=staging`；生产环境只在周二、周四下午发布。",
+        updated=ago(40),
+    )
+    pairs = {(s.old.id, s.current.id) for s in resolve([old, new, *_office()]).items}
+    assert ("mem-fab", "mem-k8s") in pairs

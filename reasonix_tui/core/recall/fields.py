@@ -98,6 +98,8 @@ def zh_cue(word: str) -> bool:
             return True
         if m and m.group(2) and en_key(m.group(2)) == "offlin":  # "to go offline"
             return True
+        if m and m.group(1) == "turn" and m.group(2) == "into" and len(word) > 1:  # 改成 "to turn into (sth else)"
+            return True
     return False
 
 
