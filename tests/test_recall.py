@@ -1353,3 +1353,43 @@ def test_a_chinese_word_whose_sense_is_to_turn_into_states_a_change() -> None:
     )
     pairs = {(s.old.id, s.current.id) for s in resolve([old, new, *_office()]).items}
     assert ("mem-fab", "mem-k8s") in pairs
+
+
+def test_a_turn_about_an_overridden_default_in_few_content_words_recalls_the_override() -> None:
+    """ "Jest" (a content word) and "tests" (a common one) carry most of the turn: the turn is
+    about the pinned Jest default, so the project's Vitest fact that overrides it is recalled."""
+    from reasonix_tui.core.recall.channels import about_fact
+
+    g = F(
+        "mem-g",
+        "unit-tests",
+        "Unit tests",
+        scope="global",
+        type="feedback",
+        activation="pinned",
+        body="Every new function gets a Jest unit test next to it (foo.test.ts).",
+        updated=ago(450),
+    )
+    p = F(
+        "mem-p",
+        "test-runner",
+        "Test runner",
+        updated=ago(65),
+        body="Specs run on Vitest here (`yarn test`), components with React Native Testing Library. "
+        "Put them in __tests__ folders.",
+    )
+    query = "should I write the tests for this hook with Jest?"
+    assert about_fact(query, g)
+    npm = F(
+        "mem-npm",
+        "js-package-manager-default",
+        "Default JS package manager",
+        scope="global",
+        body=(
+            "For JavaScript and TypeScript projects I use npm (npm install, npm run <script>) unless the repo says otherwise."
+        ),
+    )
+    # "use" (0.1), "says" and "installed" are found, but they hold under half of the turn
+    assert not about_fact("nvm use says the version isn't installed, what do I install?", npm)
+    r = recall([g, p, *_office()], query, NOW)
+    assert ids(r)[:1] == ["mem-p"], r.considered

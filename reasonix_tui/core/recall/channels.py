@@ -66,6 +66,9 @@ C_FULL = 0.8
 """Two or more words covering this share of the query pass whatever the store's idf (a
 store where every fact says "helm chart values" still answers "helm chart values")."""
 CONTENT_PRIOR = 0.5
+ABOUT_SHARE = 0.5
+"""Share of a turn's information (its words' priors) a fact must hold for the turn to be
+about it when fewer than two of the words found are content words (:func:`about_fact`)."""
 E_PAIR = 1.0
 C_PAIR = 0.25
 """Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
@@ -482,16 +485,23 @@ def _meaning_channel(
 def about_fact(query: str, fact: Fact) -> bool:
     """Whether a turn is about one given fact (one that is not in the recall pool, such as a
     pinned default): two of its content words (prior ≥ :data:`CONTENT_PRIOR`) are in the
-    fact, directly or through the dictionary, or the words found cover :data:`C_FULL` of the
-    turn."""
+    fact, directly or through the dictionary; or two or more words carrying the information
+    of two content words (priors summing to 2 × :data:`CONTENT_PRIOR`: "Jest" 1.0 and
+    "tests" 0.45) and :data:`ABOUT_SHARE` of the turn's; or the words found cover
+    :data:`C_FULL` of the turn."""
     units = query_units(query)
     if not units:
         return False
     keys = fact_fields(fact).keys()
     found = [u for u in units if any(key in keys for key, _, _ in u.alternatives)]
     content = sum(1 for u in found if u.prior >= CONTENT_PRIOR)
-    total = sum(u.prior for u in units) or 1.0
-    return content >= 2 or (bool(found) and sum(u.prior for u in found) / total >= C_FULL)
+    mass = sum(u.prior for u in found)
+    share = mass / (sum(u.prior for u in units) or 1.0)
+    return (
+        content >= 2
+        or (len(found) >= 2 and mass >= 2 * CONTENT_PRIOR and share >= ABOUT_SHARE)
+        or (bool(found) and share >= C_FULL)
+    )
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:
