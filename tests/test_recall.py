@@ -1325,7 +1325,10 @@ def test_one_shared_everyday_word_in_an_unrelated_turn_recalls_nothing() -> None
         body="No production deploys after 16:00 on Friday; anything later waits until Monday.",
     )
     facts = [friday, *_office(8)]
-    assert ids(recall(facts, "any ideas for a Friday night dinner with friends?", NOW)) == []
+    r = recall(facts, "any ideas for a Friday night dinner with friends?", NOW)
+    assert ids(r) == []
+    why = next(c for c in r.considered if c.fact.id == "mem-fri")
+    assert why.decision == "gate" and "the turn means something else (meaning" in why.detail
     assert ids(recall(facts, "can I still deploy to production on Friday afternoon?", NOW))[:1] == ["mem-fri"]
     assert ids(recall(facts, "what is trk-exports for?", NOW))[:1] == ["mem-o3"]
 

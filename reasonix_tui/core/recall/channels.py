@@ -52,6 +52,7 @@ __all__ = [
     "E_MIN",
     "C_MIN",
     "SIM_GATE",
+    "SINGLE_SIM",
     "Z_GATE",
     "E_MEANING",
 ]
@@ -262,6 +263,8 @@ class ChannelScores:
     """Per unit: the index of that alternative (-1: no match)."""
     sims: Similarities = field(default_factory=lambda: Similarities())
     """Meaning cosine of the candidates (when the channel is on)."""
+    vetoed: frozenset[int] = frozenset()
+    """Facts that passed on one word alone and were kept out by the meaning channel."""
 
     def channels(self, cidx: ChannelIndex, doc: int) -> list[str]:
         """What each channel contributed to ``doc``, one short string per matched word."""
@@ -354,11 +357,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     _title_pass(cidx, units, whiches, score, candidates & ~passed & (c >= C_FULL), passed)
     titled = passed & ~titled
     sims = Similarities()
+    vetoed: frozenset[int] = frozenset()
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = candidates & (passed | (e >= E_MEANING))
     if meaning and focus.any():
         sims = _meaning_channel(cidx, query, np.flatnonzero(focus), score, passed, e)
-        _single_word_veto(sims, passed & (count == 1) & ~literal & ~titled, passed)
+        vetoed = _single_word_veto(sims, passed & (count == 1) & ~literal & ~titled, passed)
     return ChannelScores(
         score=score,
         candidates=candidates,
@@ -369,19 +373,23 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         best=bests,
         which=whiches,
         sims=sims,
+        vetoed=vetoed,
     )
 
 
-def _single_word_veto(sims: Similarities, single: np.ndarray, passed: np.ndarray) -> None:
+def _single_word_veto(sims: Similarities, single: np.ndarray, passed: np.ndarray) -> frozenset[int]:
     """A fact that passed on one query word alone (not an identifier or a number, not a title
     the query spells out) stays out when the meaning channel finds the turn unrelated to it
     (cosine below :data:`SINGLE_SIM`): one shared everyday word ("周末", "Friday") in a turn
     about something else is no evidence, and however rare the word is in the store, the
-    turn's other words say what it is about."""
+    turn's other words say what it is about. Returns the facts kept out."""
+    out = []
     for d in np.flatnonzero(single).tolist():
         sim = sims.get(d)
         if sim is not None and sim < SINGLE_SIM:
             passed[d] = False
+            out.append(d)
+    return frozenset(out)
 
 
 def _unit_scores(

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..store.model import Fact
-from .channels import C_MIN, E_MIN, E_STRONG, ChannelScores
+from .channels import C_MIN, E_MIN, E_STRONG, SINGLE_SIM, ChannelScores
 from .enhance import Enhancements
 from .index import EXPIRED, LABELS, RecallIndex
 from .results import Considered
@@ -156,7 +156,12 @@ class Explained:
             else:
                 matched = tuple(self._matched(doc)) if doc is not None else ()
             if decision == "gate":
-                if self.cs is not None and doc is not None:
+                if self.cs is not None and doc is not None and doc in self.cs.vetoed:
+                    detail = (
+                        f"weak match: only {', '.join(matched) or 'nothing'} matched, and the turn means something "
+                        f"else (meaning {self.cs.sims.get(doc) or 0.0:.2f}, under {SINGLE_SIM})"
+                    )
+                elif self.cs is not None and doc is not None:
                     e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
                     detail = (
                         f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
