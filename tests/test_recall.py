@@ -1396,3 +1396,32 @@ def test_a_turn_about_an_overridden_default_in_few_content_words_recalls_the_ove
     assert not about_fact("nvm use says the version isn't installed, what do I install?", npm)
     r = recall([g, p, *_office()], query, NOW)
     assert ids(r)[:1] == ["mem-p"], r.considered
+
+
+def test_the_resolver_keeps_its_per_process_sets_out_of_the_disk_memo(tmp_path: Path) -> None:
+    """A process that resolves topics without the recall channels loaded (``memory health``)
+    must not write the resolver's interned arrays to the disk memo: the next process read
+    them back as bytes and every topic pair was lost ("zero-dimensional arrays cannot be
+    concatenated")."""
+    from reasonix_tui.core.recall.memo import FACT_MEMO
+    from reasonix_tui.core.resolve import topic_pairs
+
+    path = tmp_path / "memo.marshal"
+    facts = [
+        F("mem-a", "deploy-a", "Deploys", body="We deploy with Fabric to the ECS hosts.", updated=ago(300)),
+        F("mem-b", "deploy-b", "Deploys", body="We switched from Fabric to Kubernetes for deploys.", updated=ago(30)),
+        *_office(),
+    ]
+    FACT_MEMO._transient.discard("topic-sets")  # as in a process that never imported the channels
+    try:
+        clear_index_cache()
+        FACT_MEMO.clear()
+        FACT_MEMO.attach(path)
+        assert topic_pairs(facts) and FACT_MEMO.save()
+        assert not any(kind == "topic-sets" for kind, _ in FACT_MEMO._disk_layer())
+        FACT_MEMO.clear()  # a new process reading the file
+        FACT_MEMO.attach(path)
+        assert [(s.old.id, s.current.id) for s in topic_pairs([*facts])] == [("mem-a", "mem-b")]
+    finally:
+        FACT_MEMO.register_transient("topic-sets")
+        clear_index_cache()

@@ -290,6 +290,9 @@ def topic_pairs(
 
     if len(facts) < 2:
         return []
+    # process-specific (interned ids, arrays): never to the disk layer, even in a process
+    # that resolves without the recall channels loaded (``memory health``)
+    FACT_MEMO.register_transient("topic-sets")
     sets = [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
     stats = _TopicStats(sets)
     cand = stats.candidates(max_df, max_postings)

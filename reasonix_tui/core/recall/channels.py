@@ -137,7 +137,6 @@ def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 FACT_MEMO.register_transient("channel-terms")
-FACT_MEMO.register_transient("topic-sets")
 FACT_MEMO.register_transient("title-keys")
 
 
