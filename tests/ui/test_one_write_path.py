@@ -48,7 +48,7 @@ async def test_every_write_goes_through_the_write_worker(demo: Layout, monkeypat
     accepted: list[str] = []
     monkeypatch.setattr(
         "reasonix_tui.core.sessions.suggestions.accept_suggestion",
-        lambda layout, sid, edits, store=None, actor="": accepted.append(sid) or _accepted(store),
+        lambda layout, sid, edits, store=None, actor="", extra=None: accepted.append(sid) or _accepted(store),
     )
     monkeypatch.setattr(
         "reasonix_tui.core.sessions.suggestions.dismiss_suggestion",
