@@ -22,14 +22,12 @@ the one call for a command line.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -40,7 +38,7 @@ from ..paths import Layout
 from ..resolve import Resolution, resolve, resolve_subjects
 from ..settings import Settings
 from ..store.model import Fact
-from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..store.sealed import collector_paused, read_sealed, source_stamp, write_sealed
 from .base import FactScan, FindingMemo, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
 from .duplicates import check_duplicates, check_near_duplicates, dup_keys
@@ -143,18 +141,6 @@ def _memo_version() -> str:
         *(os.path.join(here, f"{m}.py") for m in _STAMPED),
     )
     return f"{stamp}:{':'.join(versions)}:3"
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection inside (the store's cache load does the same)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _usage_digest(usage: Usage, function_words: frozenset[str]) -> bytes:
@@ -366,7 +352,7 @@ class HealthChecker:
         # A run builds (or decodes) tens of thousands of small findings at 10k facts: a
         # collection pass in between walks every object alive for nothing (about a fifth of
         # the run), and a run makes no reference cycles worth collecting.
-        with paused_gc():
+        with collector_paused():
             return self._report(ctx, dismissed, progress, budget_s)
 
     def _report(
@@ -531,7 +517,7 @@ def health_report(
     from ..recall.memo import FACT_MEMO
     from ..recall.memo import memo_path as recall_memo_path
 
-    with paused_gc():
+    with collector_paused():
         checker = checker or HealthChecker(memo_path(layout))
         # analysed fields and meaning vectors of unchanged facts come from the last run (read
         # only when something changed: an unchanged store never needs them)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..bm25 import idf, length_norm, term_score
-from .term_matrix import TermMatrix
+from .term_matrix import TermMatrix, summed_scores
 
 __all__ = ["Postings", "warm_postings", "build_postings_in_background", "DENSE_SHARE"]
 
@@ -80,13 +80,7 @@ class Postings(TermMatrix):
 
     def score(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, scores)`` of every row matching a term: :meth:`.TermMatrix.score`'s answer."""
-        score = np.zeros(len(self.names))
-        for term in terms:
-            post = self.contributions(term)
-            if post is not None:
-                score[post[0]] += post[1]
-        rows = np.flatnonzero(score > 0)
-        return rows, score[rows]
+        return summed_scores(len(self.names), terms, self.contributions)
 
 
 class _Slot:

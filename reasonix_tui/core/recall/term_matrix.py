@@ -9,7 +9,7 @@ previous snapshot's after a few changes).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -213,14 +213,21 @@ class TermMatrix:
         """``(rows, scores)`` of every row matching a term, summed in query order exactly as
         :meth:`.index.PoolBM25.accumulate` does (every match scores above zero: the idf
         and the term frequency are positive)."""
-        n = len(self.names)
-        score = np.zeros(n)
-        for term in terms:
-            post = self._contributions(term)
-            if post is not None:
-                score[post[0]] += post[1]
-        rows = np.flatnonzero(score > 0)
-        return rows, score[rows]
+        return summed_scores(len(self.names), terms, self._contributions)
+
+
+def summed_scores(
+    n: int, terms: Sequence[str], contributions: Callable[[str], tuple[Any, np.ndarray] | None]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, scores)`` of the ``n`` rows: each term's ``(rows, contributions)`` added in
+    query order; the rows that scored."""
+    score = np.zeros(n)
+    for term in terms:
+        post = contributions(term)
+        if post is not None:
+            score[post[0]] += post[1]
+    rows = np.flatnonzero(score > 0)
+    return rows, score[rows]
 
 
 class _Warm:

@@ -20,10 +20,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
-from ...core.health.checker import paused_gc
 from ...core.health.fixes import STORE_ACTIONS, apply_fix
 from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
+from ...core.store.sealed import collector_paused
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -91,7 +91,7 @@ def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
     """``memory health``."""
     # the findings (tens of thousands at 10k facts) live until they are printed: collection
     # passes over them would only cost time
-    with paused_gc():
+    with collector_paused():
         return _print_report(args, ctx)
 
 
