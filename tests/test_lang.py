@@ -90,6 +90,14 @@ def test_priors_weigh_what_a_word_says_on_its_own() -> None:
     assert word_prior("copy") < 0.8 and word_prior("apply") < 0.8
 
 
+def test_everyday_english_words_weigh_little_though_dictionaries_rarely_gloss_them() -> None:
+    # CC-CEDICT glosses "friday", "weekend" and "afternoon" a handful of times (prior 1.0 from
+    # gloss counts alone); corpus frequencies (wordfreq) say people write them all the time
+    for everyday in ("friday", "weekend", "afternoon", "thanks"):
+        assert word_prior(everyday) < 0.7, everyday
+    assert word_prior("deploy") > 0.9 and word_prior("kubernetes") == 1.0 and word_prior("pnpm") == 1.0
+
+
 def test_known_words_are_told_from_unknown_ones() -> None:
     from reasonix_tui.core.lang.prior import word_known
 

@@ -1315,21 +1315,35 @@ def test_a_negation_or_an_incidental_rejected_word_pairs_no_facts() -> None:
 
 
 def test_one_shared_everyday_word_in_an_unrelated_turn_recalls_nothing() -> None:
-    """A fact that matches one English word of a turn about something else ("Friday" in a
-    dinner question) stays out when the meaning channel finds the turn unrelated; a turn
-    about the fact still recalls it, and an identifier alone still passes."""
+    """A fact that matches one English word of a turn about something else stays out: an
+    everyday word ("Friday" in a dinner question) weighs little in the turn (its prior comes
+    from corpus frequencies), and a rarer one ("payroll" in a question about a bakery app)
+    stays out when the meaning channel finds the turn unrelated; a turn about the fact still
+    recalls it, and an identifier alone still passes."""
     friday = F(
         "mem-fri",
         "friday-deploys",
         "Friday deploys",
         body="No production deploys after 16:00 on Friday; anything later waits until Monday.",
     )
-    facts = [friday, *_office(8)]
-    r = recall(facts, "any ideas for a Friday night dinner with friends?", NOW)
+    freeze = F(
+        "mem-frz",
+        "release-freeze",
+        "Release freeze",
+        body="No deploys during the quarter-end freeze while the payroll batch runs; carbon offsets reports ship after it.",
+    )
+    facts = [friday, freeze, *_office(8)]
+    for turn in ("any ideas for a Friday night dinner with friends?", "a Friday night dinner?"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], turn
+        why = next(c for c in r.considered if c.fact.id == "mem-fri")
+        assert why.decision == "gate" and why.detail.startswith("weak match: friday matched"), turn
+    r = recall(facts, "what is a good payroll app for a bakery?", NOW)
     assert ids(r) == []
-    why = next(c for c in r.considered if c.fact.id == "mem-fri")
+    why = next(c for c in r.considered if c.fact.id == "mem-frz")
     assert why.decision == "gate" and "the turn means something else (meaning" in why.detail
     assert ids(recall(facts, "can I still deploy to production on Friday afternoon?", NOW))[:1] == ["mem-fri"]
+    assert ids(recall(facts, "can I deploy while the payroll batch runs?", NOW))[:1] == ["mem-frz"]
     assert ids(recall(facts, "what is trk-exports for?", NOW))[:1] == ["mem-o3"]
 
 

@@ -6,11 +6,14 @@ count fully, even when the store has never seen them.
 
 * Chinese words: jieba's shipped inverse document frequencies (``jieba/analyse/idf.txt``,
   computed by jieba's authors on a large Chinese corpus).
-* English words: how many CC-CEDICT glosses use the word (any word starting with its
-  matching key) — a dictionary of 120,000 entries glosses "use", "get" and "make"
-  thousands of times and "deploy" or "idempotent" a handful.
+* English words: the lower of two priors. How many CC-CEDICT glosses use the word (any
+  word starting with its matching key) — a dictionary of 120,000 entries glosses "use",
+  "get" and "make" thousands of times and "deploy" or "idempotent" a handful; and how often
+  people write it (``wordfreq``'s English corpus frequencies), since a dictionary rarely
+  glosses everyday words such as "friday", "weekend" or "thanks".
 
-Both tables load lazily, once per process (about 1 s together).
+The tables load lazily, once per process (about 1 s together), from the cache folder when
+they were saved there (``wordfreq`` itself is imported only to build its table).
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ ZH_RANGE = (2.0, 9.0)
 """jieba idf mapped linearly onto the prior (below: 0.1, above: 1)."""
 EN_RANGE = (4.0, 9.0)
 """``ln(entries / gloss count)`` mapped linearly onto the prior."""
+EN_ZIPF = (3.5, 7.0)
+"""An English word's Zipf frequency (``log10`` of its uses per billion words) mapped
+linearly, reversed, onto the prior: at or below 3.5 (about once in 300,000 words) 1, at 7
+("the" is 7.7) the floor; "friday" (5.0) 0.58, "deploy" (3.7) 0.94."""
 FLOOR = 0.1
 
 
@@ -55,12 +62,20 @@ def _jieba_idf_path() -> Path:
 _MAGIC = b"RXTPRIOR"
 
 
+def _wordfreq_path() -> Path:
+    spec = importlib.util.find_spec("wordfreq")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("wordfreq is not installed")
+    return Path(list(spec.submodule_search_locations)[0]) / "data" / "large_en.msgpack.gz"
+
+
 def _cache_file(kind: str) -> str:
     from ..store.sealed import resource_stamp, source_stamp
 
     if not chinese.cache_dir():
         return ""
-    source = chinese.dictionary_path() if kind == "en" else _jieba_idf_path()
+    sources = {"en": chinese.dictionary_path, "zh": _jieba_idf_path, "freq": _wordfreq_path}
+    source = sources[kind]()
     stamp = source_stamp(__file__, str(Path(__file__).with_name("english.py"))) + resource_stamp(str(source))
     return os.path.join(chinese.cache_dir(), f"lang-prior-{kind}-{stamp}.marshal")
 
@@ -110,6 +125,32 @@ def _build_en() -> tuple[list[str], list[int], int]:
     return words, cum, max(len(senses), 1)
 
 
+def _build_freq() -> dict[str, float]:
+    """English words (lowercased letters) more frequent than :data:`EN_ZIPF`'s lower end,
+    with their Zipf frequency (``log10`` of occurrences per billion words) in wordfreq's
+    large English list; a rarer or unlisted word has the top prior."""
+    from wordfreq import get_frequency_dict
+
+    out: dict[str, float] = {}
+    for word, freq in get_frequency_dict("en", wordlist="large").items():
+        zipf = math.log10(freq) + 9.0 if freq > 0 else 0.0
+        if zipf > EN_ZIPF[0] and word.isascii() and word.isalpha():
+            out[word] = round(zipf, 2)
+    return out
+
+
+_FREQ: dict[str, float] | None = None
+
+
+def _freq_table() -> dict[str, float]:
+    global _FREQ
+    if _FREQ is None:
+        with _LOCK:
+            if _FREQ is None:
+                _FREQ = _cached("freq", _build_freq)
+    return _FREQ
+
+
 def _zh_table() -> dict[str, float]:
     global _ZH
     if _ZH is None:
@@ -153,6 +194,7 @@ def load_priors() -> None:
     :func:`~reasonix_tui.core.lang.configure` when they were saved there before)."""
     _zh_table()
     _en_table()
+    _freq_table()
 
 
 def _scale(value: float, lo: float, hi: float) -> float:
@@ -169,8 +211,11 @@ def word_prior(word: str) -> float:
         return 1.0 if idf is None else _scale(idf, *ZH_RANGE)
     if not word.isalpha() or not word.isascii():
         return 1.0  # identifiers, numbers, other scripts
-    n = _en_words(word)
-    return _scale(math.log(_EN_TOTAL / (n + 1)), *EN_RANGE)
+    n = _en_words(word)  # loads the table, and with it _EN_TOTAL
+    by_gloss = _scale(math.log(_EN_TOTAL / (n + 1)), *EN_RANGE)
+    lo, hi = EN_ZIPF
+    by_freq = _scale(hi - _freq_table().get(word, 0.0), 0.0, hi - lo)
+    return min(by_gloss, by_freq)
 
 
 def _en_words(word: str) -> int:
