@@ -37,7 +37,6 @@ from .english import en_key
 __all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_count"]
 
 _LOCK = threading.Lock()
-_ZH: dict[str, float] | None = None
 _EN_LOADED = False
 _EN_TOTAL = 1
 
@@ -139,25 +138,27 @@ def _build_freq() -> dict[str, float]:
     return out
 
 
-_FREQ: dict[str, float] | None = None
+_TABLES: dict[str, dict[str, float]] = {}
+"""The word → value tables loaded so far in this process (``zh``, ``freq``)."""
+
+
+def _table(kind: str, build: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """The ``kind`` table, loaded (from the cache folder, else built) once per process."""
+    table = _TABLES.get(kind)
+    if table is None:
+        with _LOCK:
+            table = _TABLES.get(kind)
+            if table is None:
+                table = _TABLES[kind] = _cached(kind, build)
+    return table
 
 
 def _freq_table() -> dict[str, float]:
-    global _FREQ
-    if _FREQ is None:
-        with _LOCK:
-            if _FREQ is None:
-                _FREQ = _cached("freq", _build_freq)
-    return _FREQ
+    return _table("freq", _build_freq)
 
 
 def _zh_table() -> dict[str, float]:
-    global _ZH
-    if _ZH is None:
-        with _LOCK:
-            if _ZH is None:
-                _ZH = _cached("zh", _build_zh)
-    return _ZH
+    return _table("zh", _build_zh)
 
 
 _EN_WORDS: list[str] = []
