@@ -11,7 +11,7 @@ import pytest
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.paths import Layout
-from reasonix_tui.core.recall import channels, disk_index, service
+from reasonix_tui.core.recall import channels, disk_index, disk_rows, service
 from reasonix_tui.core.recall.disk_index import Changed, StoredRecallIndex, index_for, index_path
 from reasonix_tui.core.recall.engine import MODES, recall
 from reasonix_tui.core.recall.index import RecallIndex
@@ -327,6 +327,7 @@ def test_a_rebuild_after_an_edit_analyses_only_the_changed_fact(
     edited = next(Path(f.path) for f in Store(layout).snapshot().facts if "canary" in f.description)
     with open(edited, "a", encoding="utf-8") as fh:
         fh.write("\nzyxappended redis sentinel failover\n")
+    os.unlink(disk_rows.rows_path(index_path(store)))  # no rows to patch from: a full build
     FACT_MEMO.clear()  # as a new process: nothing in memory, the memo on disk
     FACT_MEMO.attach(memo_path(layout.cache_dir))
     analysed: list[str] = []

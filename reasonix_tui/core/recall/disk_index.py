@@ -42,9 +42,9 @@ from ..compat import tokenize as _tokenize
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from .index import RecallIndex, _Freshness, _term_freqs
+from . import disk_rows
+from .index import RecallIndex, _Freshness
 from .listing import Listing, list_fact_files, stat_keys
-from .memo import FACT_MEMO
 from .stored_views import (
     DocOf,
     HalfRows,
@@ -58,7 +58,6 @@ from .stored_views import (
 from .term_matrix import TermMatrix
 
 if TYPE_CHECKING:
-    from ..resolve import Resolution
     from ..store.model import Fact
     from ..store.store import Store
 
@@ -82,6 +81,7 @@ VERSION = (
                 "term_matrix.py",
                 "listing.py",
                 "stored_views.py",
+                "disk_rows.py",
                 "memo.py",
             )
         ),
@@ -351,102 +351,6 @@ def by_id(index: RecallIndex) -> Any:
     return {f.id: f for f in index.source}
 
 
-# ---------------------------------------------------------------------------- building
-
-
-def _payload(index: RecallIndex, listing: Listing) -> dict[str, Any]:
-    """What :class:`StoredRecallIndex` reads, from a fresh index of the listed files."""
-    from ..resolve import resolve
-    from .enhance import EnhancedIndex
-
-    pos = {p: f for f, p in enumerate(listing.paths)}
-    at = [pos[f.path] for f in index.all_facts]
-    file_of = {id(f): g for f, g in zip(index.all_facts, at)}
-    docs = list(index.docs)
-    doc_files = [file_of[id(f)] for f in docs]
-    matrix = TermMatrix.build([(("", "", ""), FACT_MEMO.get(f, "term-freqs", _term_freqs)[0]) for f in docs])
-    excluded = [
-        (file_of[id(ex.fact)], ex.kind, file_of[id(ex.by)] if ex.by is not None else -1, ex.key)
-        for ex in index.pool.excluded
-    ]
-    channels = _channels_payload(index, len(docs))
-    eidx: EnhancedIndex = index.extra("enhanced", EnhancedIndex.build)
-    res: Resolution = index.extra("resolution", lambda idx: resolve(idx.all_facts, meaning=True))
-    resolution: dict[int, tuple[int, str, str, bool]] = {}
-    for fact in index.all_facts:
-        s = res.of(fact)
-        if s is not None:
-            resolution[file_of[id(fact)]] = (file_of[id(s.current)], s.kind, s.evidence, bool(s.certain))
-    fr = index._fresh  # noqa: SLF001
-    return {
-        "ids": {f.id: file_of[id(f)] for f in index.source},  # Snapshot.by_id: the last of equal ids wins
-        "all_files": at,
-        "pool_files": [file_of[id(f)] for f in index.pool.facts],
-        "doc_files": doc_files,
-        "excluded": excluded,
-        "ex_postings": index._excluded_postings,  # noqa: SLF001
-        "ex_tokens": [sorted(t) for t in index._excluded_tokens],  # noqa: SLF001
-        "terms": matrix.terms,
-        "offsets": matrix.offsets.astype(np.int64).tobytes(),
-        "term_ids": matrix.term_ids.astype(np.int32).tobytes(),
-        "counts": matrix.counts.astype(np.int32).tobytes(),
-        "is_project": index.is_project.astype(bool).tobytes(),
-        "volatile": index.volatile.astype(bool).tobytes(),
-        "updated": index.updated.astype(np.int64).tobytes(),
-        "id_rank": index.id_rank.astype(np.int64).tobytes(),
-        "f_start": fr.start.astype(np.int64).tobytes(),
-        "f_fresh": fr.fresh_until.astype(np.int64).tobytes(),
-        "f_current": fr.current_until.astype(np.int64).tobytes(),
-        "f_expires": fr.expires.astype(np.int64).tobytes(),
-        "channels": channels,
-        "successors": {d: [file_of[id(f)] for f in fs] for d, fs in eidx.superseded_by.items()},
-        "resolution": resolution,
-    }
-
-
-def _channels_payload(index: RecallIndex, n_docs: int) -> dict[str, Any]:
-    """The enhanced channels' part of the payload: postings by key string, norms, meaning
-    vectors (float16) and the snapshot's similarity moments."""
-    from .channels import _KEY_IDS, ChannelIndex
-
-    cidx: ChannelIndex = index.extra("channels", ChannelIndex.build)
-    names: list[str] = [""] * (max(_KEY_IDS.values(), default=-1) + 1)
-    for k, i in _KEY_IDS.items():
-        names[i] = k
-    order = sorted(range(len(cidx._keys)), key=lambda i: names[int(cidx._keys[i])])  # noqa: SLF001
-    moments = None
-    try:
-        vec = cidx.vectors()
-        vectors: bytes | None = vec.astype(np.float16).tobytes() if n_docs else b""
-        if n_docs:
-            cidx.similarity_spread(
-                np.zeros(vec.shape[1], dtype=np.float32)
-            )  # the snapshot's moments, as a query makes them
-            mean_vec, second = cidx._moments  # type: ignore[misc]  # noqa: SLF001
-            moments = (int(vec.shape[1]), mean_vec.astype(np.float64).tobytes(), second.astype(np.float64).tobytes())
-    except (ImportError, OSError, ValueError):
-        vectors = None
-    return {
-        "keys": [names[int(cidx._keys[i])] for i in order],  # noqa: SLF001
-        "start": cidx._start[order].astype(np.int64).tobytes(),  # noqa: SLF001
-        "end": cidx._end[order].astype(np.int64).tobytes(),  # noqa: SLF001
-        "docs": cidx._docs.astype(np.int32).tobytes(),  # noqa: SLF001
-        "tfs": _tfs_bytes(cidx._tfs),  # noqa: SLF001
-        "norm": np.asarray(cidx.norm, dtype=np.float64).tobytes(),
-        "idf_one": float(cidx.idf_one),
-        "tfs32": bool(np.array_equal(cidx._tfs.astype(np.float32).astype(np.float64), cidx._tfs)),  # noqa: SLF001
-        "vectors": vectors,
-        "moments": moments,
-    }
-
-
-def _tfs_bytes(tfs: np.ndarray) -> bytes:
-    """Weighted term frequencies (sums of small multiples of the field weights) as float32
-    when that is exact, else float64."""
-    narrow = tfs.astype(np.float32)
-    return narrow.tobytes() if np.array_equal(narrow.astype(np.float64), tfs) else tfs.astype(np.float64).tobytes()
-
-
 def _load(path: str, folders: str, listing: Listing) -> StoredRecallIndex | None:
     data = read_sealed(path, MAGIC)
     if type(data) is not tuple or len(data) != 5 or data[0] != VERSION or data[1] != folders:
@@ -475,12 +379,22 @@ def index_for(store: Store) -> RecallIndex | None:
     stored = _load(path, folders, listing)
     if stored is not None:
         return stored
-    facts = store.snapshot().facts
-    index = get_index(facts)
-    listed = set(listing.paths)
-    if all(f.path in listed for f in facts) and stat_keys(listing.paths) == listing.keys:
-        try:
-            write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, _payload(index, listing)))
-        except (OSError, ValueError):
-            pass  # a failure only costs the next run
-    return index
+    patched = disk_rows.patch(store, listing, VERSION, folders, path)
+    if patched is not None:
+        payload, index, rows = patched
+    else:
+        facts = store.snapshot().facts
+        index = get_index(facts)
+        listed = set(listing.paths)
+        if not all(f.path in listed for f in facts):
+            return index
+        rows = disk_rows.fresh_rows(index)
+        payload = disk_rows.payload(index, listing, rows)
+    if stat_keys(listing.paths) != listing.keys:
+        return index  # changed again while it was built: answer, write nothing
+    try:
+        write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, payload))
+        disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, index, rows)
+    except (OSError, ValueError):
+        pass  # a failure only costs the next run
+    return StoredRecallIndex(payload, listing) if patched is not None else index

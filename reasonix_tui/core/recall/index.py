@@ -231,6 +231,37 @@ class RecallIndex:
         """Their tokens."""
         self.bm25: PoolBM25 | None = PoolBM25(toks, docs) if toks else None
         """Scoring index (``None`` when nothing is indexed)."""
+        self._doc_arrays(docs)
+        self._excluded_postings: dict[str, list[int]] = {}
+        self._excluded_tokens: list[frozenset[str]] = []
+        for i, ex in enumerate(self.pool.excluded):
+            ex_toks = frozenset(memo.get(ex.fact, "tokens", _recall_tokens))
+            self._excluded_tokens.append(ex_toks)
+            for term in ex_toks:
+                self._excluded_postings.setdefault(term, []).append(i)
+        self._lock = threading.RLock()
+        self._extras: dict[str, Any] = {}
+
+    @classmethod
+    def skeleton(cls, facts: Sequence[Fact], indexed: Any) -> RecallIndex:
+        """The parts of an index that come from the facts themselves — order, pool,
+        documents (pool facts ``indexed(fact)`` says have tokens), per-document arrays —
+        without tokenizing anything or building BM25 (:mod:`.disk_patch` adds the rest from
+        stored rows)."""
+        self = cls.__new__(cls)
+        self.source = tuple(facts)
+        self.all_facts = tuple(list_all_order(self.source))
+        self.pool = build_pool(self.all_facts)
+        self.docs = tuple(f for f in self.pool.facts if indexed(f))
+        self.tokenless = [f for f in self.pool.facts if not indexed(f)]
+        self.bm25 = None
+        self._doc_arrays(self.docs)
+        self._excluded_postings, self._excluded_tokens = {}, []
+        self._lock = threading.RLock()
+        self._extras = {}
+        return self
+
+    def _doc_arrays(self, docs: Sequence[Fact]) -> None:
         n = len(docs)
         self.is_project = np.fromiter((f.scope == "project" for f in docs), dtype=bool, count=n)
         self.volatile = np.fromiter((f.volatility == "volatile" for f in docs), dtype=bool, count=n)
@@ -243,15 +274,6 @@ class RecallIndex:
         rank[order] = np.arange(n)
         self.id_rank = rank
         self._fresh = self._freshness_arrays(docs)
-        self._excluded_postings: dict[str, list[int]] = {}
-        self._excluded_tokens: list[frozenset[str]] = []
-        for i, ex in enumerate(self.pool.excluded):
-            ex_toks = frozenset(memo.get(ex.fact, "tokens", _recall_tokens))
-            self._excluded_tokens.append(ex_toks)
-            for term in ex_toks:
-                self._excluded_postings.setdefault(term, []).append(i)
-        self._lock = threading.RLock()
-        self._extras: dict[str, Any] = {}
 
     # -- freshness ---------------------------------------------------------------
     @staticmethod

@@ -118,6 +118,9 @@ class FactMemo:
         """``compute(fact)`` through the disk layer only (by content), not kept in memory:
         plain values that process-local ones are derived from (those are memoised with
         :meth:`get`). Without a disk layer, just ``compute(fact)``."""
+        hit = self._data.get(id(fact))
+        if hit is not None and hit[0] is fact and kind in hit[1]:
+            return hit[1][kind]  # seeded (:meth:`seed`)
         if not self._disk_path:
             return compute(fact)
         disk_key = (kind, _content_key(fact))
@@ -136,6 +139,15 @@ class FactMemo:
         if hit is not None and hit[0] is fact and kind in hit[1]:
             return True
         return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk_layer()
+
+    def seed(self, fact: Fact, kind: str, value: Any) -> None:
+        """Hold ``value`` as ``kind`` of this fact object, in memory only (neither the disk
+        layer nor :meth:`save` sees it): values a patched on-disk index already keeps."""
+        with self._lock:
+            entry = self._data.get(id(fact))
+            if entry is None or entry[0] is not fact:
+                entry = self._data[id(fact)] = (fact, {})
+            entry[1][kind] = value
 
     def put(self, fact: Fact, kind: str, value: Any) -> None:
         """Memoise ``value`` as ``kind`` of ``fact`` (computed in a batch elsewhere)."""

@@ -1,0 +1,173 @@
+"""The on-disk recall index patched by file: after a few changed files only those are read
+and analysed, and the index written is the one a full build writes (and answers the same)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_recall_disk_index import refuse_full_load, same_answers, seeded
+
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall import disk_index, disk_rows, fields, service
+from reasonix_tui.core.recall.disk_index import MAGIC, StoredRecallIndex, index_for, index_path
+from reasonix_tui.core.recall.memo import FACT_MEMO, memo_path
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.sealed import read_sealed
+from reasonix_tui.core.store.store import Store
+
+
+def _project_files(layout: Layout) -> list[Path]:
+    return sorted(p for p in layout.project_dir.glob("*.md") if p.name != "MEMORY.md")
+
+
+def _edit(layout: Layout) -> None:
+    with open(_project_files(layout)[0], "a", encoding="utf-8") as fh:  # in place
+        fh.write("zyxappended redis sentinel\n")
+
+
+def _delete(layout: Layout) -> None:
+    _project_files(layout)[1].unlink()
+
+
+def _new_file(layout: Layout) -> None:
+    Store(layout).save(
+        SaveRequest(
+            name="fresh-fact",
+            type="project",
+            description="redis cache timeout raised",
+            body="redis cache timeout is 900 now, replaced the 300 setting; zyxfresh",
+        )
+    )
+
+
+def _rename(layout: Layout) -> None:
+    os.rename(_project_files(layout)[2], layout.project_dir / "renamed-by-hand.md")
+
+
+def _archive(layout: Layout) -> None:
+    Store(layout).archive("pkg-manager")  # the subject resolver changes its mind
+
+
+def _shadow(layout: Layout) -> None:
+    """A project fact named as a global one: the global one is left out of the pool."""
+    text = (layout.global_dir / "token-10.md").read_text(encoding="utf-8")
+    assert "scope: global" in text
+    text = text.replace("scope: global", "scope: project") + "\nthe project's own token\n"
+    (layout.project_dir / "token-10.md").write_text(text, encoding="utf-8")
+
+
+def _unshadow(layout: Layout) -> None:
+    (layout.project_dir / "token-10.md").unlink()  # the global fact enters the pool, never indexed before
+
+
+CHANGES: dict[str, Callable[[Layout], None]] = {
+    "edit": _edit,
+    "delete": _delete,
+    "new file": _new_file,
+    "rename": _rename,
+    "archive": _archive,
+    "unshadow": _unshadow,
+}
+
+
+def _payload(layout: Layout) -> Any:
+    data = read_sealed(index_path(Store(layout)), MAGIC)
+    assert type(data) is tuple
+    return data
+
+
+def _full_build(layout: Layout) -> Any:
+    """What a build from scratch writes (no index, no rows, nothing memoised)."""
+    path = index_path(Store(layout))
+    os.unlink(path)
+    os.unlink(disk_rows.rows_path(path))
+    FACT_MEMO.clear()
+    assert not isinstance(index_for(Store(layout)), StoredRecallIndex)
+    return _payload(layout)
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_patched_index_is_the_full_build(layout: Layout, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    seeded(layout)
+    _shadow(layout)
+    index_for(Store(layout))
+    assert os.path.exists(disk_rows.rows_path(index_path(Store(layout))))
+    CHANGES[change](layout)
+    FACT_MEMO.clear()  # as a new process, the memo's disk layer attached but not read
+    FACT_MEMO.attach(memo_path(layout.cache_dir))
+    analysed: list[str] = []
+    real = fields._compute
+
+    def counting(fact: Any) -> Any:
+        analysed.append(fact.path)
+        return real(fact)
+
+    monkeypatch.setattr(fields, "_compute", counting)
+    patched = index_for(Store(layout))
+    assert isinstance(patched, StoredRecallIndex)  # patched, not built again
+    assert not FACT_MEMO._disk_loaded  # the per-fact memo on disk was not read
+    monkeypatch.undo()
+    expected = {
+        "edit": {"zyxappended"},
+        "new file": {"zyxfresh"},
+        "rename": {"renamed-by-hand"},
+        "unshadow": {"token-10"},  # the global one: no pool document before, no channel terms
+    }.get(change, set())
+    assert len(analysed) == len(expected)  # only the changed (or newly indexed) fact
+    for path, marker in zip(analysed, sorted(expected)):
+        assert marker in path or marker in Path(path).read_text(encoding="utf-8")
+    got = _payload(layout)
+    FACT_MEMO.clear()
+    want = _full_build(layout)
+    assert got == want  # the very index a full build writes
+    monkeypatch.setattr(service, "_DISK", True)
+    with monkeypatch.context() as m:
+        refuse_full_load(m)  # an unchanged store after a patch: no fact loaded
+        assert isinstance(index_for(Store(layout)), StoredRecallIndex)
+    same_answers(layout)
+
+
+def test_several_changes_at_once_then_too_many(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded(layout)
+    index_for(Store(layout))
+    for change in ("edit", "new file", "rename", "archive"):
+        CHANGES[change](layout)
+    calls: list[object] = []
+    real = disk_rows.patch
+
+    def spy(*a: Any) -> Any:
+        out = real(*a)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(disk_rows, "patch", spy)
+    assert isinstance(index_for(Store(layout)), StoredRecallIndex)
+    assert calls == [True]
+    monkeypatch.setattr(service, "_DISK", True)
+    same_answers(layout)
+    for p in _project_files(layout):  # every file: built in full, not patched
+        p.write_text(p.read_text(encoding="utf-8") + "\nrewritten\n", encoding="utf-8")
+    assert not isinstance(index_for(Store(layout)), StoredRecallIndex)
+    assert calls == [True, False]
+    same_answers(layout)
+
+
+def test_damaged_or_foreign_rows_mean_a_full_build(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded(layout)
+    index_for(Store(layout))
+    rows = Path(disk_rows.rows_path(index_path(Store(layout))))
+    blob = bytearray(rows.read_bytes())
+    blob[len(blob) // 2] ^= 0xFF
+    rows.write_bytes(bytes(blob))
+    _edit(layout)
+    assert not isinstance(index_for(Store(layout)), StoredRecallIndex)  # no usable rows
+    assert oct(rows.stat().st_mode & 0o777) == "0o600"  # written again
+    _delete(layout)
+    monkeypatch.setattr(disk_index, "VERSION", "other-code")
+    assert not isinstance(index_for(Store(layout)), StoredRecallIndex)
+    monkeypatch.setattr(service, "_DISK", True)
+    same_answers(layout)
