@@ -82,6 +82,7 @@ VERSION = (
                 "listing.py",
                 "stored_views.py",
                 "disk_rows.py",
+                "row_table.py",
                 "memo.py",
             )
         ),
@@ -381,20 +382,20 @@ def index_for(store: Store) -> RecallIndex | None:
         return stored
     patched = disk_rows.patch(store, listing, VERSION, folders, path)
     if patched is not None:
-        payload, index, rows = patched
+        payload, index, table = patched
     else:
         facts = store.snapshot().facts
         index = get_index(facts)
         listed = set(listing.paths)
         if not all(f.path in listed for f in facts):
             return index
-        rows = disk_rows.fresh_rows(index)
-        payload = disk_rows.payload(index, listing, rows)
+        table = disk_rows.fresh_table(index, listing)
+        payload = disk_rows.payload(index, listing, table)
     if stat_keys(listing.paths) != listing.keys:
         return index  # changed again while it was built: answer, write nothing
     try:
         write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, payload))
-        disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, index, rows)
+        disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, table)
     except (OSError, ValueError):
         pass  # a failure only costs the next run
     return StoredRecallIndex(payload, listing) if patched is not None else index
