@@ -19,6 +19,7 @@ full build would write (``tests/test_recall_disk_patch.py`` compares them byte f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -269,15 +270,17 @@ def patch(
     if lacking:  # facts that were no pool documents before (their shadowing fact went away)
         table = _with(table, list(range(len(table))), lacking, [pos[f.path] for f in lacking])
     table = table.compact()
-    for fact in index.all_facts:
-        _seed(fact, table, pos[fact.path])
+    _seed(index.all_facts, table, pos)
     return payload(index, listing, table), index, table
 
 
-def _seed(fact: Fact, table: RowTable, f: int) -> None:
-    """The resolver's per-fact inputs, from the row (nothing analysed again)."""
-    topic = table.topic(f)
-    if topic is not None:
-        FACT_MEMO.seed(fact, "topic-strings", topic)
-    if table.vectors is not None:
-        FACT_MEMO.seed(fact, "meaning", table.vectors[f].astype(np.float32))
+def _seed(facts: Sequence[Fact], table: RowTable, pos: dict[str, int]) -> None:
+    """The resolver's per-fact inputs, from the rows (nothing analysed again)."""
+    topics = table.topics()
+    wide = table.vectors.astype(np.float32) if table.vectors is not None else None
+    for fact in facts:
+        f = pos[fact.path]
+        if topics[f] is not None:
+            FACT_MEMO.seed(fact, "topic-strings", topics[f])
+        if wide is not None:
+            FACT_MEMO.seed(fact, "meaning", wide[f])

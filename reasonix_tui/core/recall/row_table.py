@@ -219,14 +219,21 @@ class RowTable:
             self.has_topic,
         )
 
-    def topic(self, f: int) -> tuple[frozenset[str], frozenset[str], tuple[Any, ...], bool] | None:
-        """The resolver's topic strings of file ``f`` (as :func:`~reasonix_tui.core.resolve._topic_strings`)."""
-        if not self.has_topic[f]:
-            return None
+    def topics(self) -> list[tuple[frozenset[str], frozenset[str], tuple[Any, ...], bool] | None]:
+        """The resolver's topic strings of every file (as
+        :func:`~reasonix_tui.core.resolve._topic_strings`; ``None``: none kept)."""
         kv, lv = self.topic_keys.vocab, self.topic_labels.vocab
-        keys = frozenset(map(kv.__getitem__, self.topic_keys.row(f)[0].tolist()))
-        labels = frozenset(map(lv.__getitem__, self.topic_labels.row(f)[0].tolist()))
-        return keys, labels, self.cues[f], bool(self.strong[f])
+        kids, koff = self.topic_keys.ids.tolist(), self.topic_keys.off.tolist()
+        lids, loff = self.topic_labels.ids.tolist(), self.topic_labels.off.tolist()
+        out: list[tuple[frozenset[str], frozenset[str], tuple[Any, ...], bool] | None] = []
+        for f, (has, strong) in enumerate(zip(self.has_topic.tolist(), self.strong.tolist())):
+            if not has:
+                out.append(None)
+                continue
+            keys = frozenset(map(kv.__getitem__, kids[koff[f] : koff[f + 1]]))
+            labels = frozenset(map(lv.__getitem__, lids[loff[f] : loff[f + 1]]))
+            out.append((keys, labels, self.cues[f], strong))
+        return out
 
     def plain(self) -> dict[str, Any]:
         """Marshal-able."""
