@@ -171,3 +171,24 @@ def test_damaged_or_foreign_rows_mean_a_full_build(layout: Layout, monkeypatch: 
     assert not isinstance(index_for(Store(layout)), StoredRecallIndex)
     monkeypatch.setattr(service, "_DISK", True)
     same_answers(layout)
+
+
+def test_a_file_changed_during_the_patch_means_a_full_build(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded(layout)
+    index_for(Store(layout))
+    _edit(layout)
+    late = _project_files(layout)[5]
+    real = Store.snapshot
+
+    def edited_meanwhile(self: Store) -> Any:
+        with open(late, "a", encoding="utf-8") as fh:  # after the listing, before the load
+            fh.write("\nzyxlate redis\n")
+        monkeypatch.setattr(Store, "snapshot", real)
+        return real(self)
+
+    monkeypatch.setattr(Store, "snapshot", edited_meanwhile)
+    got = index_for(Store(layout))
+    assert not isinstance(got, StoredRecallIndex)  # the store's own snapshot, built in full
+    assert any("zyxlate" in f.body for f in got.all_facts)
+    monkeypatch.setattr(service, "_DISK", True)
+    same_answers(layout)

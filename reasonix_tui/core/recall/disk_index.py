@@ -391,8 +391,8 @@ def index_for(store: Store) -> RecallIndex | None:
             return index
         table = disk_rows.fresh_table(index, listing)
         payload = disk_rows.payload(index, listing, table)
-    if stat_keys(listing.paths) != listing.keys:
-        return index  # changed again while it was built: answer, write nothing
+    if patched is None and stat_keys(listing.paths) != listing.keys:
+        return index  # changed while it was built: answer, write nothing (a patch checked after its load)
     try:
         write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, payload))
         disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, table)

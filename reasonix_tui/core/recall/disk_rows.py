@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import bm25
 from ..store.sealed import read_sealed, write_sealed
-from .listing import Listing
+from .listing import Listing, stat_keys
 from .memo import FACT_MEMO
 from .row_table import Csr, RowTable, Value
 from .term_matrix import INCREMENTAL_SHARE
@@ -251,8 +251,8 @@ def patch(
         return None
     facts = store.snapshot().facts
     pos = {p: f for f, p in enumerate(listing.paths)}
-    if any(f.path not in pos for f in facts):
-        return None  # a fact the listing does not hold (the store's own rules)
+    if any(f.path not in pos for f in facts) or stat_keys(listing.paths) != listing.keys:
+        return None  # a fact the listing does not hold, or a file changed since: a full build
     order = [-1] * len(listing.paths)
     todo: list[Fact] = []
     for fact in facts:
