@@ -15,6 +15,7 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import disk_index, disk_rows, fields, service
 from reasonix_tui.core.recall.disk_index import MAGIC, StoredRecallIndex, index_for, index_path
 from reasonix_tui.core.recall.memo import FACT_MEMO, memo_path
+from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.core.store.sealed import read_sealed
 from reasonix_tui.core.store.store import Store
@@ -192,3 +193,26 @@ def test_a_file_changed_during_the_patch_means_a_full_build(layout: Layout, monk
     assert any("zyxlate" in f.body for f in got.all_facts)
     monkeypatch.setattr(service, "_DISK", True)
     same_answers(layout)
+
+
+def test_a_translated_hit_is_explained_without_the_per_fact_memo(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Chinese word a translated match came from is kept in the index: explaining the
+    hit reads neither the per-fact memo on disk nor analyses the fact."""
+    from test_recall_disk_index import NOW, fresh
+
+    seeded(layout)
+    FACT_MEMO.clear()
+    FACT_MEMO.attach(memo_path(layout.cache_dir))
+    index_for(Store(layout))
+    assert FACT_MEMO.save()
+    FACT_MEMO.clear()  # as a new process
+    FACT_MEMO.attach(memo_path(layout.cache_dir))
+    monkeypatch.setattr(service, "_DISK", True)
+    query = "deploy cache then release to staging"
+    got = service.try_recall(layout, Settings(), query, now=NOW, mode="enhanced", store=Store(layout))
+    assert "translated: " in repr(got)
+    assert not FACT_MEMO._disk_loaded
+    FACT_MEMO.clear()
+    assert got == fresh(layout, query, "enhanced")

@@ -162,6 +162,7 @@ def _channel_class() -> type:
             norm: np.ndarray,
             idf_one: float,
             vectors: Any,
+            sources: dict[int, tuple[tuple[str, str], ...]],
         ) -> None:
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = len(docs)
@@ -172,7 +173,13 @@ def _channel_class() -> type:
             self._lock = threading.Lock()
             self._vectors = vectors
             self._moments = None
+            self._sources = sources
             _known_file_keys(keys)
+
+        def source(self, doc: int, key: str) -> str:
+            """The Chinese word a translated key of ``doc`` came from (kept in the index: no
+            fact is analysed, the per-fact memo is not read)."""
+            return dict(self._sources.get(doc, ())).get(key, "")
 
         def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
             i = bisect_left(self._key_list, key)
@@ -294,6 +301,7 @@ class StoredRecallIndex(RecallIndex):
             np.frombuffer(ch["norm"], dtype=np.float64),
             ch["idf_one"],
             vectors,
+            ch["sources"],
         )
         if ch["moments"] is not None:
             d, mean_vec, second = ch["moments"]

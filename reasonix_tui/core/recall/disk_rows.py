@@ -57,7 +57,7 @@ def fresh_table(index: RecallIndex, listing: Listing) -> RowTable:
     build filled)."""
     from ..resolve import _topic_strings
     from .channels import _fact_weights
-    from .fields import fact_vector
+    from .fields import fact_fields, fact_vector
     from .index import _term_freqs
 
     docs = {id(f) for f in index.docs}
@@ -69,7 +69,8 @@ def fresh_table(index: RecallIndex, listing: Listing) -> RowTable:
             vec: bytes | None = np.asarray(fact_vector(fact)).astype(np.float16).tobytes()
         except (ImportError, OSError, ValueError):
             vec = None
-        values[f] = (freqs, channel, vec, FACT_MEMO.get_durable(fact, "topic-strings", _topic_strings))
+        topic = FACT_MEMO.get_durable(fact, "topic-strings", _topic_strings)
+        values[f] = (freqs, channel, vec, topic, fact_fields(fact).sources if channel is not None else None)
     return RowTable.from_values(values).compact()
 
 
@@ -128,7 +129,8 @@ def payload(index: RecallIndex, listing: Listing, table: RowTable) -> dict[str, 
             table.channel.take(at).compact(),
             table.length[at],
             table.vectors[at] if table.vectors is not None else None,
-        ),
+        )
+        | {"sources": {d: table.sources[f] for d, f in enumerate(doc_files) if table.sources[f]}},
         "successors": {d: [file_of[id(f)] for f in fs] for d, fs in eidx.superseded_by.items()},
         "resolution": resolution,
     }
@@ -200,7 +202,7 @@ def _analyse(facts: list[Fact]) -> list[Value]:
     from ..compat.tokenize import tokens
     from ..resolve import _topic_strings
     from .channels import _fact_weights
-    from .fields import _compute, _half, meaning_text
+    from .fields import _compute, _half, fact_fields, meaning_text
     from .memo import recall_text
     from .term_matrix import term_freqs
 
@@ -215,7 +217,8 @@ def _analyse(facts: list[Fact]) -> list[Value]:
         except (ImportError, OSError, ValueError):
             pass
     return [
-        (term_freqs(tokens(recall_text(f))), _fact_weights(f), vec, _topic_strings(f)) for f, vec in zip(facts, vecs)
+        (term_freqs(tokens(recall_text(f))), _fact_weights(f), vec, _topic_strings(f), fact_fields(f).sources)
+        for f, vec in zip(facts, vecs)
     ]
 
 

@@ -18,10 +18,11 @@ import numpy as np
 
 __all__ = ["Value", "RowTable", "Csr"]
 
-Value = tuple[dict[str, int], Any, "bytes | None", Any]
+Value = tuple[dict[str, int], Any, "bytes | None", Any, Any]
 """One fact's values as computed: recall-token frequencies, channel weights ``(keys,
 float64 weights, length)`` or ``None``, the float16 meaning vector or ``None``, the topic
-strings ``(keys, labels, cues, states a change)`` or ``None``."""
+strings ``(keys, labels, cues, states a change)`` or ``None``, and the Chinese word each
+translated key came from (``FactFields.sources``; ``None`` with no channel weights)."""
 
 
 @dataclass
@@ -128,6 +129,8 @@ class RowTable:
     cues: list[tuple[tuple[str, str, bool], ...]]
     strong: np.ndarray
     has_topic: np.ndarray
+    sources: list[tuple[tuple[str, str], ...]]
+    """Per file: translated key → the Chinese word it came from (for traces)."""
 
     def __len__(self) -> int:
         return len(self.has)
@@ -164,6 +167,7 @@ class RowTable:
             [tuple(tuple(c) for c in t[2]) if t is not None else () for t in topics],
             np.fromiter((bool(t[3]) if t is not None else False for t in topics), dtype=bool, count=n),
             np.fromiter((t is not None for t in topics), dtype=bool, count=n),
+            [tuple(map(tuple, v[4] or ())) if v is not None else () for v in values],
         )
 
     def take(self, rows: Sequence[int]) -> RowTable:
@@ -181,6 +185,7 @@ class RowTable:
             [self.cues[i] for i in at.tolist()],
             self.strong[at],
             self.has_topic[at],
+            [self.sources[i] for i in at.tolist()],
         )
 
     def joined(self, other: RowTable) -> RowTable:
@@ -201,6 +206,7 @@ class RowTable:
             self.cues + other.cues,
             np.concatenate([self.strong, other.strong]),
             np.concatenate([self.has_topic, other.has_topic]),
+            self.sources + other.sources,
         )
 
     def compact(self) -> RowTable:
@@ -217,6 +223,7 @@ class RowTable:
             self.cues,
             self.strong,
             self.has_topic,
+            self.sources,
         )
 
     def topics(self) -> list[tuple[frozenset[str], frozenset[str], tuple[Any, ...], bool] | None]:
@@ -249,6 +256,7 @@ class RowTable:
             "cues": self.cues,
             "strong": self.strong.tobytes(),
             "has_topic": self.has_topic.tobytes(),
+            "sources": self.sources,
         }
 
     @classmethod
@@ -268,9 +276,15 @@ class RowTable:
             list(data["cues"]),
             np.frombuffer(data["strong"], dtype=bool),
             np.frombuffer(data["has_topic"], dtype=bool),
+            list(data["sources"]),
         )
         n = len(has)
         parts = (out.terms, out.channel, out.topic_keys, out.topic_labels)
-        if any(len(p.off) != n + 1 for p in parts) or len(out.cues) != n or len(out.length) != n:
+        if (
+            any(len(p.off) != n + 1 for p in parts)
+            or len(out.cues) != n
+            or len(out.sources) != n
+            or len(out.length) != n
+        ):
             raise ValueError("rows of different lengths")
         return out
