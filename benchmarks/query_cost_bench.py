@@ -144,6 +144,7 @@ def one_shot(
     old_root = layout.root
     if baseline_src:  # its own copy of the store: the two codes' caches must not replace each other's
         old_root = layout.root.parent / "root-before"
+        shutil.rmtree(old_root, ignore_errors=True)  # a kept store (--store): copied afresh each run
         shutil.copytree(layout.root, old_root, symlinks=True, ignore=shutil.ignore_patterns("cache"))
     old_base = [sys.executable, "-m", "reasonix_tui", "--home", str(old_root)]
     ws = layout.workspace
