@@ -42,7 +42,6 @@ from ..compat import tokenize as _tokenize
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
 from ..store.sealed import read_sealed, source_stamp, write_sealed
-from . import disk_rows
 from .index import RecallIndex, _Freshness
 from .listing import Listing, list_fact_files, stat_keys
 from .stored_views import (
@@ -388,6 +387,8 @@ def index_for(store: Store) -> RecallIndex | None:
     stored = _load(path, folders, listing)
     if stored is not None:
         return stored
+    from . import disk_rows  # only when files changed
+
     patched = disk_rows.patch(store, listing, VERSION, folders, path)
     if patched is not None:
         payload, index, table = patched
