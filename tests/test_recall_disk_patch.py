@@ -216,3 +216,16 @@ def test_a_translated_hit_is_explained_without_the_per_fact_memo(
     assert not FACT_MEMO._disk_loaded
     FACT_MEMO.clear()
     assert got == fresh(layout, query, "enhanced")
+
+
+def test_from_an_empty_store_to_one_fact(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout.project_dir.mkdir(parents=True, exist_ok=True)
+    assert not index_for(Store(layout)).docs  # written for an empty store
+    assert isinstance(index_for(Store(layout)), StoredRecallIndex)
+    _new_file(layout)
+    patched = index_for(Store(layout))
+    assert isinstance(patched, StoredRecallIndex) and len(patched.docs) == 1
+    got = _payload(layout)
+    assert got == _full_build(layout)
+    monkeypatch.setattr(service, "_DISK", True)
+    same_answers(layout)
