@@ -15,6 +15,7 @@ Context Center's Health pane:
 * :mod:`.checker` — :class:`HealthChecker` (work kept per fact and per store, in memory
   and on disk, so a run after one write or in a new process redoes only what changed),
   :func:`health_report`; :mod:`.state` — fact keys and findings as plain data;
+* :mod:`.quick` — a one-shot call on an unchanged store answers from the last report;
 * :mod:`.inputs` — :func:`gather` (the inputs);
 * :mod:`.dismissals` — dismissed fingerprints in the state root;
 * :mod:`.fixes` — what a fix does, through the store's own operations.
@@ -22,10 +23,10 @@ Context Center's Health pane:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .base import FactScan, HealthContext, SecretHit
-from .checker import HealthChecker, health_report, memo_path, run_checks, scan_fact
 from .dismissals import Dismissals
-from .inputs import gather
 from .model import (
     FIX_ACTIONS,
     INFO,
@@ -40,6 +41,33 @@ from .model import (
     HealthReport,
     TraceSpan,
 )
+
+if TYPE_CHECKING:
+    from .checker import HealthChecker, health_report, memo_path, run_checks, scan_fact
+    from .inputs import gather
+
+_LAZY = {
+    "HealthChecker": "checker",
+    "health_report": "checker",
+    "memo_path": "checker",
+    "run_checks": "checker",
+    "scan_fact": "checker",
+    "gather": "inputs",
+}
+"""Names imported when first used: the checker needs numpy and the resolver, which a
+one-shot ``memory health`` on an unchanged store never loads (:mod:`.quick`)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HealthChecker",

@@ -29,7 +29,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..compat.gostr import trim_space
@@ -38,15 +37,16 @@ from ..paths import Layout
 from ..resolve import Resolution, resolve, resolve_subjects
 from ..settings import Settings
 from ..store.model import Fact
-from ..store.sealed import collector_paused, read_sealed, source_stamp, write_sealed
+from ..store.sealed import collector_paused, read_sealed, write_sealed
 from .base import FactScan, FindingMemo, HealthContext, SecretHit, scan_key
 from .dismissals import Dismissals
 from .duplicates import check_duplicates, check_near_duplicates, dup_keys
 from .files import check_instructions, check_oversized, check_secrets, check_unreadable
-from .freshness import check_freshness
+from .freshness import check_freshness, valid_until
 from .inputs import gather
 from .model import Finding, HealthReport, sort_key
 from .pairs import check_overrides, check_subject_conflicts, check_topic_supersessions
+from .quick import code_version, quick_path, quick_report, save_quick, state_path, validation_key
 from .similar import MeaningPairs, near_duplicates
 from .state import Decoder, encode_finding, fact_key, store_digest
 from .usage import (
@@ -106,41 +106,7 @@ def _decode(value: Any) -> FactScan:
 
 def memo_path(layout: Layout) -> str:
     """Where a workspace's health work is kept between processes (the cache folder)."""
-    tag = hashlib.blake2b(layout.slug.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
-    return os.path.join(os.fspath(layout.cache_dir), f"health-{tag}.marshal")
-
-
-_STAMPED = ("base", "duplicates", "files", "freshness", "model", "pairs", "similar", "state", "usage")
-"""Modules whose code shapes what is kept (scans, findings, pairs)."""
-
-
-@cache
-def _memo_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .. import resolve as resolver
-    from ..agent import policy, secret_detection, secret_kinds, secrets
-
-    versions = []
-    for dist in ("detect-secrets", "wordllama"):
-        try:
-            versions.append(version(dist))
-        except PackageNotFoundError:  # a missing distribution only changes the stamp
-            versions.append("?")
-    here = os.path.dirname(__file__)
-    core = os.path.dirname(here)
-    stamp = source_stamp(
-        secrets.__file__,
-        secret_kinds.__file__,
-        secret_detection.__file__,
-        policy.__file__,
-        resolver.__file__,
-        os.path.join(core, "recall", "fields.py"),
-        os.path.join(core, "store", "freshness.py"),
-        os.path.join(core, "store", "model.py"),
-        *(os.path.join(here, f"{m}.py") for m in _STAMPED),
-    )
-    return f"{stamp}:{':'.join(versions)}:3"
+    return state_path(layout, ".marshal")
 
 
 def _usage_digest(usage: Usage, function_words: frozenset[str]) -> bytes:
@@ -176,6 +142,8 @@ class HealthChecker:
         """Facts scanned (not taken from a memo) by the last :meth:`scan_all`."""
         self.reused: tuple[str, ...] = ()
         """Store-level results (``pairs``, ``pinned-unused``) the last run took as they were."""
+        self.last_findings: tuple[Finding, ...] = ()
+        """Every finding of the last run in the checks' order, dismissed ones too."""
 
     def key(self, fact: Fact) -> bytes:
         """:func:`~.state.fact_key` of ``fact`` (memoised by object)."""
@@ -192,7 +160,7 @@ class HealthChecker:
             return
         self._loaded = True
         data = read_sealed(self._disk_path, self._MAGIC)
-        if type(data) is not tuple or len(data) != 5 or data[0] != _memo_version():
+        if type(data) is not tuple or len(data) != 5 or data[0] != code_version():
             return
         _, scans, meaning, findings, stored = data
         if not (isinstance(scans, dict) and isinstance(findings, dict) and isinstance(stored, dict)):
@@ -291,7 +259,7 @@ class HealthChecker:
             if not (self._dirty or self._memo.dirty):
                 return False
             state = (
-                _memo_version(),
+                code_version(),
                 dict(self._scans),
                 self._meaning_state if self._meaning_state is not None else self._meaning_pairs.state(),
                 dict(self._memo.disk),
@@ -385,6 +353,7 @@ class HealthChecker:
             )
         findings = run_checks(ctx, memo=self._memo, usage=usage, notes=notes, pairs=pairs, pinned_unused=unused)
         self._memo.retain(facts)
+        self.last_findings = tuple(findings)
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
@@ -511,13 +480,23 @@ def health_report(
     *,
     now: Timestamp | None = None,
     checker: HealthChecker | None = None,
+    quick_key: bytes | None = None,
 ) -> HealthReport:
     """Findings of the workspace's store with the dismissals of its state root applied
-    (what was computed is kept under the cache folder for the next process)."""
+    (what was computed is kept under the cache folder for the next process). Without a
+    ``checker`` (a one-shot call) an unchanged store answers from the last report
+    (:mod:`.quick`) unless ``quick_key`` (its :func:`~.quick.validation_key`) says the
+    caller tried that already."""
     from ..recall.memo import FACT_MEMO
     from ..recall.memo import memo_path as recall_memo_path
 
     with collector_paused():
+        key = quick_key
+        if checker is None and key is None:  # a one-shot call: an unchanged store answers from the last report
+            key = validation_key(layout, settings, store)
+            quick = quick_report(layout, settings, store, now=now, key=key)
+            if quick is not None:
+                return quick
         checker = checker or HealthChecker(memo_path(layout))
         # analysed fields and meaning vectors of unchanged facts come from the last run (read
         # only when something changed: an unchanged store never needs them)
@@ -526,4 +505,7 @@ def health_report(
         report = checker.report(ctx, Dismissals(layout).fingerprints())
         checker.save()
         FACT_MEMO.save()
+        if key is not None:
+            until = valid_until(ctx.facts, ctx.now)
+            save_quick(quick_path(layout), key, checker.last_findings, report, until)
         return report

@@ -19,7 +19,7 @@ from .base import (
 )
 from .model import INFO, WARNING, FactRef, Finding, Fix
 
-__all__ = ["SOON_DAYS", "check_freshness"]
+__all__ = ["SOON_DAYS", "check_freshness", "valid_until"]
 
 SOON_DAYS = 7
 """A freshness window or an expiry ending within this many days is reported."""
@@ -67,6 +67,31 @@ def check_freshness(facts: Sequence[Fact], now: Timestamp, memo: FindingMemo | N
                 )
         if found is not None:
             out.append(found)
+    return out
+
+
+_HALF_DAY = DAY_NS // 2
+_MARGIN = 1_000_000
+"""A millisecond either side of a boundary: ages are compared as float days."""
+
+
+def valid_until(facts: Sequence[Fact], now: Timestamp) -> int:
+    """The first moment (ns) after ``now`` at which a finding that moves with the clock
+    (freshness: ages, expiries, windows; recall usage: expiry) could read differently for
+    one of ``facts``; ``now`` itself when one is at a boundary.
+
+    Every such finding changes only when the clock crosses a whole or half day after a
+    fact's clock start or expiry (a window or an expiry is whole days; an age is printed
+    rounded to whole days), so the answer is the nearest such boundary, less a margin."""
+    out = now.ns + 366 * DAY_NS
+    for f in facts:
+        for base in (f.clock_start, f.expires_at):
+            if base is None:
+                continue
+            rest = (now.ns - base.ns) % _HALF_DAY
+            if rest < _MARGIN or _HALF_DAY - rest <= _MARGIN:
+                return now.ns
+            out = min(out, now.ns + _HALF_DAY - rest - _MARGIN)
     return out
 
 

@@ -16,7 +16,7 @@ from .base import HealthContext
 if TYPE_CHECKING:
     from ..store.store import Store
 
-__all__ = ["gather", "instruction_targets", "function_words", "INSTRUCTION_WALK_LIMIT"]
+__all__ = ["gather", "instruction_diagnostics", "instruction_targets", "function_words", "INSTRUCTION_WALK_LIMIT"]
 
 
 def _signature(path: str) -> str:
@@ -38,7 +38,6 @@ def gather(
 ) -> HealthContext:
     """Read what the checks need: the store's active facts and unreadable files (unless
     given), the recorded recall traces and the instruction diagnostics of the workspace."""
-    from ..instructions.resolver import resolve
     from ..recall.trace import TraceStore
 
     if facts is None or errors is None:
@@ -50,6 +49,25 @@ def gather(
         now = now or snap.loaded_at
     now = now or Timestamp.now()
     traces = TraceStore(layout).history(100_000)
+    return HealthContext(
+        facts=facts,
+        scans={},
+        now=now,
+        pinned_budget=settings.pinned_budget_chars,
+        pinned_refused=settings.pinned_ceiling > 0,
+        errors=[(p, s, m, _signature(p)) for p, s, m in errors],
+        traces=traces,
+        diagnostics=instruction_diagnostics(layout),
+        workspace=str(layout.workspace),
+        function_words=function_words(),
+    )
+
+
+def instruction_diagnostics(layout: Layout) -> tuple[Any, ...]:
+    """The instruction diagnostics of the workspace root and of every folder below it that
+    holds an instruction document (each once)."""
+    from ..instructions.resolver import resolve
+
     diagnostics: dict[tuple[str, str, str, int], Any] = {}
     for target in instruction_targets(str(layout.workspace)):
         try:
@@ -60,18 +78,7 @@ def gather(
             if d.code == "target_outside_workspace" and target != str(layout.workspace):
                 continue
             diagnostics.setdefault((d.code, d.path, d.source_path, d.line), d)
-    return HealthContext(
-        facts=facts,
-        scans={},
-        now=now,
-        pinned_budget=settings.pinned_budget_chars,
-        pinned_refused=settings.pinned_ceiling > 0,
-        errors=[(p, s, m, _signature(p)) for p, s, m in errors],
-        traces=traces,
-        diagnostics=tuple(diagnostics.values()),
-        workspace=str(layout.workspace),
-        function_words=function_words(),
-    )
+    return tuple(diagnostics.values())
 
 
 INSTRUCTION_WALK_LIMIT = 2000

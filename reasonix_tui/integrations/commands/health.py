@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport, health_report
+from ...core.health import SEVERITIES, Dismissals, Finding, HealthReport
 from ...core.health.fixes import STORE_ACTIONS, apply_fix
 from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
@@ -72,7 +72,17 @@ def register(reg: Registry) -> None:
 
 
 def _report(ctx: CliContext) -> HealthReport:
-    return health_report(ctx.layout, ctx.settings, ctx.store)
+    from ...core.health.quick import quick_report, validation_key
+
+    # an unchanged store answers from the last report without loading the checks (numpy,
+    # the resolver, the store's snapshot)
+    key = validation_key(ctx.layout, ctx.settings, ctx.store)
+    report = quick_report(ctx.layout, ctx.settings, ctx.store, key=key)
+    if report is None:
+        from ...core.health.checker import health_report
+
+        report = health_report(ctx.layout, ctx.settings, ctx.store, quick_key=key)
+    return report
 
 
 def _selected(report: HealthReport, args: argparse.Namespace) -> list[tuple[Finding, bool]]:
