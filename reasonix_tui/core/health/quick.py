@@ -49,7 +49,19 @@ _MAGIC = b"RXTHLTHQ"
 LIVE_KINDS = frozenset({"instruction"})
 """Kinds computed again on every call (their inputs are not covered by the key)."""
 
-_STAMPED = ("base", "duplicates", "files", "freshness", "model", "pairs", "similar", "state", "usage", "quick")
+_STAMPED = (
+    "base",
+    "duplicates",
+    "files",
+    "freshness",
+    "model",
+    "neighbours",
+    "pairs",
+    "similar",
+    "state",
+    "usage",
+    "quick",
+)
 """Modules of this package whose code shapes findings."""
 
 

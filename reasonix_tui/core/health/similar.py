@@ -2,15 +2,13 @@
 
 Two steps:
 
-1. :class:`MeaningPairs` finds every pair whose meaning vectors (the recall's meaning
-   channel, :func:`~reasonix_tui.core.recall.fields.fact_vectors`) are at least
-   :data:`MEANING_MIN` alike. It is kept up to date by *content*: a fact whose text did
-   not change keeps its pairs, so after one write only the written fact's row is
-   computed (a matrix product of one vector with the store's); from scratch the rows are
-   computed in blocks over the upper triangle. A fact's row adds at most
-   :data:`PER_FACT` pairs (its nearest neighbours), so a store of look-alike facts stays
-   linear. Its state can be saved and loaded, so a one-shot process starts where the
-   last one stopped.
+1. :class:`~.neighbours.MeaningPairs` finds the pairs where one fact is among the
+   other's :data:`PER_FACT` nearest neighbours by meaning (the recall's meaning channel,
+   :func:`~reasonix_tui.core.recall.fields.fact_vectors`; at least :data:`MEANING_MIN`
+   alike), kept up to date by *content* and exactly (the same pairs as a search from
+   scratch after any writes): after one write only the written fact's row is computed,
+   and the fact is offered to the rows it is nearer to than their last neighbour. Its
+   state can be saved and loaded, so a new process starts where the last one stopped.
 2. :func:`near_duplicates` keeps the pairs that also share their words (:func:`judge`):
    the terms of each (the language package's analysis: stems, identifiers, Chinese words),
    weighted by how much each word says on its own (a store-independent prior, so a
@@ -28,15 +26,13 @@ resolver's pairs are reported as supersessions before this check sees them.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..store.model import Fact
+from .neighbours import MEANING_MIN, PER_FACT, MeaningPairs, Verdicts, _pair, meaning_key  # noqa: F401  # _pair: tests
 
 __all__ = [
     "MEANING_MIN",
@@ -50,214 +46,10 @@ __all__ = [
     "meaning_key",
 ]
 
-MEANING_MIN = 0.55
-"""Cosine of the meaning vectors at or above which a pair is considered."""
 COVER_MIN = 0.4
 """idf-weighted share of each fact's terms found in the other, both ways."""
-BLOCK = 1024
-"""Rows of the similarity matrix computed at once."""
-PER_FACT = 5
-"""Most pairs a fact's row adds (its nearest neighbours), so a store of look-alike facts
-(generated, templated) costs N·5 pairs, not N²."""
 MAX_GROUP = 12
 """Largest group of near-duplicates reported as one finding (bigger ones are templates)."""
-
-
-def _meaning_key(fact: Fact) -> bytes:
-    from ..recall.fields import meaning_text
-
-    return hashlib.blake2b(meaning_text(fact).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def meaning_key(fact: Fact) -> bytes:
-    """A digest of what the meaning channel reads of a fact (title, description, body)."""
-    from ..recall.memo import FACT_MEMO
-
-    return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]  # the memo holds what _meaning_key returns
-
-
-def _pair(a: bytes, b: bytes) -> tuple[bytes, bytes]:
-    return (a, b) if a < b else (b, a)
-
-
-class Verdicts(dict[tuple[bytes, bytes], Any]):
-    """What :func:`judge` said per content-key pair (either order), knowing which pairs it
-    turned down (:attr:`closed`, in sorted order), so a run skips them without a look."""
-
-    def __init__(self, items: Any = ()) -> None:
-        super().__init__(items)
-        self.closed: set[tuple[bytes, bytes]] = {_pair(*k) for k, v in self.items() if v is None}
-
-    def __setitem__(self, key: tuple[bytes, bytes], value: Any) -> None:
-        super().__setitem__(key, value)
-        if value is None:
-            self.closed.add(_pair(*key))
-
-    def forget(self, pair: tuple[bytes, bytes]) -> None:
-        """Drop the verdicts of ``pair`` (sorted), both orders."""
-        self.pop(pair, None)
-        self.pop((pair[1], pair[0]), None)
-        self.closed.discard(pair)
-
-
-class MeaningPairs:
-    """Pairs of facts at least :data:`MEANING_MIN` alike by meaning, kept by content key."""
-
-    def __init__(self, threshold: float = MEANING_MIN) -> None:
-        self.threshold = threshold
-        """The cosine a pair needs."""
-        self.known: frozenset[bytes] = frozenset()
-        """Content keys whose pairs are known."""
-        self.pairs: dict[tuple[bytes, bytes], float] = {}
-        """``(key, key)`` (sorted) → cosine."""
-        self.verdicts = Verdicts()
-        """Content-key pair → what :func:`judge` said (see :func:`near_duplicates`)."""
-        self.computed = 0
-        """Rows computed by the last :meth:`update`."""
-        self.last_keys: list[bytes] = []
-        """The content keys of the facts of the last :meth:`update`, in their order."""
-        self._matrix: np.ndarray | None = None
-        self._rows: dict[bytes, int] = {}
-        self._index: dict[bytes, list[tuple[bytes, bytes]]] | None = None
-
-    def update(
-        self, facts: Sequence[Fact], keys: Sequence[bytes] | None = None, *, open_only: bool = False
-    ) -> list[tuple[int, int, float]]:
-        """Pairs ``(i, j, cosine)`` of ``facts`` (``i < j``), computing rows only for facts
-        whose content is new since the last update. With ``open_only``, only the pairs
-        :func:`judge` did not turn down already (what :func:`near_duplicates` looks at)."""
-        keys = list(keys) if keys is not None else [meaning_key(f) for f in facts]
-        self.last_keys = keys
-        current = frozenset(keys)
-        new = [i for i, k in enumerate(keys) if k not in self.known]
-        pairs, verdicts, index = self.pairs, self.verdicts, self._pair_index()
-        for gone in self.known - current:
-            for p in index.pop(gone, ()):
-                pairs.pop(p, None)
-                verdicts.forget(p)
-        self.computed = len(new)
-        if new:
-            self._add_rows(facts, keys, new)
-        self.known = current
-        where: dict[bytes, list[int]] = {}
-        for i, k in enumerate(keys):
-            where.setdefault(k, []).append(i)
-        out = []
-        chosen = pairs.keys() - verdicts.closed if open_only else pairs.keys()
-        for ka, kb in chosen:
-            cos = pairs[(ka, kb)]
-            for i in where.get(ka, ()):
-                for j in where.get(kb, ()):
-                    out.append((min(i, j), max(i, j), cos))
-        out.sort()
-        return out
-
-    def _pair_index(self) -> dict[bytes, list[tuple[bytes, bytes]]]:
-        """Content key → the pairs it is in (entries of pairs gone since may linger: harmless)."""
-        if self._index is None:
-            self._index = {}
-            for p in self.pairs:
-                self._index.setdefault(p[0], []).append(p)
-                self._index.setdefault(p[1], []).append(p)
-        return self._index
-
-    def _add_rows(self, facts: Sequence[Fact], keys: list[bytes], new: list[int]) -> None:
-        """Compute the rows of the facts at ``new`` (against every other fact)."""
-        pairs, index = self.pairs, self._pair_index()
-        vecs = self._vectors(facts, keys)
-        old = [i for i, k in enumerate(keys) if k in self.known]
-        order = np.asarray(old + new, dtype=np.int64)
-        base = len(old)
-        for s in range(0, len(new), BLOCK):
-            rows = order[base + s : base + s + BLOCK]
-            cols = order[: base + s + BLOCK]  # old facts, earlier new ones, and this block
-            sims = vecs[rows] @ vecs[cols].T
-            # a row's own column and the block's upper half are not pairs (each pair once)
-            local = np.arange(len(rows))
-            sims[local, base + s + local] = -1.0
-            upper = np.triu(np.ones((len(rows), len(rows)), dtype=bool), k=1)
-            sims[:, base + s : base + s + len(rows)][upper] = -1.0
-            for a, b in self._best(sims):
-                i, j = int(rows[a]), int(cols[b])
-                ki, kj = keys[i], keys[j]
-                if ki == kj:
-                    continue  # the same text twice: the exact duplicate check reports it
-                p = (ki, kj) if ki < kj else (kj, ki)
-                if p not in pairs:
-                    index.setdefault(ki, []).append(p)
-                    index.setdefault(kj, []).append(p)
-                pairs[p] = float(sims[a, b])
-
-    def _vectors(self, facts: Sequence[Fact], keys: list[bytes]) -> np.ndarray:
-        """The facts' meaning vectors as one matrix: the rows of unchanged texts are taken
-        from the last one (a vector depends on the text only), so after a write only the
-        written fact's vector is looked up, not every fact's."""
-        from ..recall.fields import fact_vectors
-
-        rows = self._rows
-        at = [rows.get(k, -1) for k in keys]
-        missing = [i for i, r in enumerate(at) if r < 0]
-        if self._matrix is None or len(missing) * 4 > len(keys):
-            vecs = fact_vectors(list(facts))
-        else:
-            vecs = self._matrix[np.asarray(at, dtype=np.int64)]
-            if missing:
-                vecs[missing] = fact_vectors([facts[i] for i in missing])
-        self._matrix = vecs
-        self._rows = {k: i for i, k in enumerate(keys)}
-        return vecs
-
-    def _best(self, sims: np.ndarray) -> list[tuple[int, int]]:
-        """Per row, the (at most :data:`PER_FACT`) most similar columns at the threshold."""
-        k = min(PER_FACT, sims.shape[1])
-        if k <= 0:
-            return []
-        top = (
-            np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            if sims.shape[1] > k
-            else np.tile(np.arange(sims.shape[1]), (sims.shape[0], 1))
-        )
-        vals = np.take_along_axis(sims, top, axis=1)
-        r, c = np.nonzero(vals >= self.threshold)
-        return [(int(a), int(top[a, b])) for a, b in zip(r.tolist(), c.tolist())]
-
-    def state(self) -> tuple[Any, ...]:
-        """What :meth:`restore` takes (marshal-able)."""
-        return (
-            self.threshold,
-            tuple(sorted(self.known)),
-            tuple((a, b, c) for (a, b), c in self.pairs.items()),
-            tuple((a, b, v) for (a, b), v in self.verdicts.items()),
-            self._saved_vectors(),
-        )
-
-    def _saved_vectors(self) -> tuple[Any, ...]:
-        """The vector matrix with its content keys (float16: the precision vectors are kept
-        at, so they come back equal), or ``()``."""
-        if self._matrix is None or not self._rows:
-            return ()
-        keys = tuple(self._rows)
-        rows = self._matrix[np.fromiter(self._rows.values(), dtype=np.int64, count=len(keys))]
-        return (keys, rows.shape[1], rows.astype(np.float16).tobytes())
-
-    def restore(self, state: Any) -> bool:
-        """Take the state a previous process saved; False (and nothing taken) when it is
-        not one or was made with another threshold."""
-        try:
-            threshold, known, pairs, verdicts, vectors = state
-            if float(threshold) != self.threshold:
-                return False
-            if vectors:
-                keys, dim, blob = vectors
-                matrix = np.frombuffer(blob, dtype=np.float16).astype(np.float32).reshape(len(keys), int(dim))
-                self._matrix, self._rows = matrix, {bytes(k): i for i, k in enumerate(keys)}
-            self.known = frozenset(bytes(k) for k in known)
-            self.pairs = {(bytes(a), bytes(b)): float(c) for a, b, c in pairs}
-            self.verdicts = Verdicts(((bytes(a), bytes(b)), v) for a, b, v in verdicts)
-            self._index = None
-        except (TypeError, ValueError):
-            return False
-        return True
 
 
 @dataclass(frozen=True, slots=True)
