@@ -50,7 +50,7 @@ for p in (str(ROOT), str(ROOT / "benchmarks")):
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp  # noqa: E402
 from reasonix_tui.core.compat.tokenize import query_terms  # noqa: E402
-from reasonix_tui.core.health import HealthChecker, gather, health_report, memo_path  # noqa: E402
+from reasonix_tui.core.health import HealthChecker, gather, memo_path  # noqa: E402
 from reasonix_tui.core.paths import Layout  # noqa: E402
 from reasonix_tui.core.recall.memo import FACT_MEMO  # noqa: E402
 from reasonix_tui.core.recall.trace import RecallTrace, TraceHit, TraceStore  # noqa: E402
@@ -112,10 +112,19 @@ def build(root: Path, n: int, traces: int) -> tuple[Layout, list[Fact]]:
     for f in facts:
         f = replace(f, file_scope=f.scope)
         (layout.dir_for(f.scope) / f"{f.name}.md").write_text(render_fact(f))
+    store = TraceStore(layout, keep=max(traces, 1))
+    for trace in make_traces(facts, traces, rng):
+        store.record(trace)
+    return layout, facts
+
+
+def make_traces(facts: list[Fact], traces: int, rng: random.Random) -> list[RecallTrace]:
+    """``traces`` recorded turns, ten minutes apart, each recalling three of the first third."""
     from recall_bench import make_queries
 
+    n = len(facts)
     queries = make_queries(max(traces, 1))
-    store = TraceStore(layout, keep=max(traces, 1))
+    out = []
     for t in range(traces):
         at = Timestamp(NOW.ns - (traces - t) * 600 * 1_000_000_000)
         picked = rng.sample(facts[: max(1, n // 3)], 3)
@@ -136,8 +145,8 @@ def build(root: Path, n: int, traces: int) -> tuple[Layout, list[Fact]]:
             for f in picked
         )
         q = queries[t]
-        store.record(RecallTrace(query=q, at=at.rfc3339(), hits=hits, terms=tuple(query_terms(q))))
-    return layout, facts
+        out.append(RecallTrace(query=q, at=at.rfc3339(), hits=hits, terms=tuple(query_terms(q))))
+    return out
 
 
 def best(fn, reps: int) -> tuple[float, float, object]:
@@ -151,24 +160,41 @@ def best(fn, reps: int) -> tuple[float, float, object]:
     return wall, cpu, out
 
 
-def one_shot(layout: Layout, reps: int, *args: str, before=None) -> tuple[float, float, str]:
+def one_shot(layout: Layout, reps: int, *args: str, before=None) -> tuple[float, float, str, float]:
     """Best wall and CPU seconds of ``reasonix-tui memory health ARGS`` in a new process
-    (its output piped, as in CI), and its output; ``before()`` runs before each."""
+    (its output piped, as in CI), its output and its largest peak resident memory (MB);
+    ``before()`` runs before each."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     cmd = [sys.executable, "-m", "reasonix_tui", "--home", str(layout.root), "memory", "health", *args]
     wall = cpu = float("inf")
     out = ""
+    peak = 0.0
     for _ in range(reps):
         if before is not None:
             before()
-        before_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        done = subprocess.run(cmd, cwd=layout.workspace, env=env, capture_output=True, text=True, check=False)
-        wall = min(wall, time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = min(cpu, after.ru_utime - before_usage.ru_utime + after.ru_stime - before_usage.ru_stime)
-        out = done.stdout
-    return wall, cpu, out
+        with tempfile.TemporaryFile() as sink:
+            proc = subprocess.Popen(cmd, cwd=layout.workspace, env=env, stdout=sink, stderr=subprocess.DEVNULL)
+            _, _, usage = os.wait4(proc.pid, 0)
+            proc.returncode = 0  # reaped here (wait4 gives this child's own usage)
+            wall = min(wall, time.perf_counter() - t)
+            sink.seek(0)
+            out = sink.read().decode()
+        cpu = min(cpu, usage.ru_utime + usage.ru_stime)
+        peak = max(peak, usage.ru_maxrss / 1024)
+    return wall, cpu, out, peak
+
+
+def forget_everything(layout: Layout) -> None:
+    """Remove what earlier runs kept (the health state, the last report, the recall memo)."""
+    from reasonix_tui.core.health.quick import quick_path
+    from reasonix_tui.core.recall.memo import memo_path as recall_memo_path
+
+    for path in (memo_path(layout), quick_path(layout), recall_memo_path(layout.cache_dir)):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def from_scratch(layout: Layout):
@@ -192,9 +218,11 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
         scratch = from_scratch(layout)
         scratch_s = time.perf_counter() - t
         assert scratch.facts == n
-        health_report(layout, SETTINGS)  # what a first `memory health` leaves on disk
-        cli_s, cli_cpu, cli_out = one_shot(layout, reps)
-        json_s, json_cpu, json_out = one_shot(layout, reps, "--json")
+        # a first `memory health` from nothing, in a new process (what it leaves on disk is
+        # what the later calls start from)
+        cold_s, cold_cpu, _, cold_peak = one_shot(layout, 1, before=lambda: forget_everything(layout))
+        cli_s, cli_cpu, cli_out, cli_peak = one_shot(layout, reps)
+        json_s, json_cpu, json_out, json_peak = one_shot(layout, reps, "--json")
         assert json.loads(json_out) is not None and json_out.count("\n") == len(scratch.findings)
 
         def first_run():
@@ -237,7 +265,7 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
                 SaveRequest(name=pick(), description="changed elsewhere", body="x " * 30)
             )
 
-        cli_w_s, cli_w_cpu, _ = one_shot(layout, reps, before=write_elsewhere)
+        cli_w_s, cli_w_cpu, _, cli_w_peak = one_shot(layout, reps, before=write_elsewhere)
         write_elsewhere()
         FACT_MEMO.clear()
         cold = HealthChecker(memo).report(gather(layout, SETTINGS, Store(layout, settings=SETTINGS)))
@@ -247,10 +275,15 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
         counts = r.counts()
         return {
             "scratch": scratch_s,
+            "cold": cold_s,
+            "cold_cpu": cold_cpu,
+            "cold_peak": cold_peak,
             "cli": cli_s,
             "cli_cpu": cli_cpu,
+            "cli_peak": cli_peak,
             "json": json_s,
             "json_cpu": json_cpu,
+            "json_peak": json_peak,
             "json_mb": len(json_out.encode()) / 1e6,
             "first": first_s,
             "first_cpu": first_cpu,
@@ -260,12 +293,77 @@ def run(n: int, traces: int, reps: int) -> dict[str, float]:
             "checks": checks_only,
             "cli_write": cli_w_s,
             "cli_write_cpu": cli_w_cpu,
+            "cli_write_peak": cli_w_peak,
             "findings": len(r.findings),
             "problems": counts["problem"],
             "warnings": counts["warning"],
             "info": counts["info"],
             "same": float(ok),
         }
+
+
+def own_peak(n: int, traces: int) -> dict[str, float]:
+    """Health's own time and memory at ``n`` facts, in this process (run it in a child, with
+    a cap: ``prlimit --as=8000000000 python benchmarks/health_bench.py --own-peak 100000``).
+
+    The facts are made in memory (no files, no store snapshot) and the resolver's topic
+    pairs are left out (core/resolve.py, measured by its own benchmark): what is left is
+    the checks themselves — the scans, the near-duplicate search (vectors, neighbour
+    rows, pairs), the word test of the open pairs, every finding. Peak resident memory is
+    read after the facts are made, after their meaning vectors (the recall's memo, shared
+    with recall), after a run from scratch and after one run after a write."""
+    from reasonix_tui.core import resolve as resolver
+    from reasonix_tui.core.health import checker as checker_module
+    from reasonix_tui.core.health.base import HealthContext
+    from reasonix_tui.core.health.inputs import function_words
+    from reasonix_tui.core.recall.fields import fact_vectors
+
+    def peak() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    out: dict[str, float] = {"start": peak()}
+    facts = make_facts(n)
+    recorded = make_traces(facts, traces, random.Random(n))
+    out["facts"] = peak()
+    t, c = time.perf_counter(), time.process_time()
+    fact_vectors(facts)
+    out["vectors_s"], out["vectors_cpu"], out["vectors"] = time.perf_counter() - t, time.process_time() - c, peak()
+    kept = checker_module.resolve
+    checker_module.resolve = lambda fs: resolver.Resolution(tuple(resolver.resolve_subjects(fs)))  # type: ignore[assignment]
+    try:
+        ctx = HealthContext(
+            facts=facts, scans={}, now=NOW, pinned_budget=1500, traces=recorded, function_words=function_words()
+        )
+        checker = HealthChecker()
+        t, c = time.perf_counter(), time.process_time()
+        report = checker.report(ctx)
+        out["scratch_s"], out["scratch_cpu"], out["scratch"] = time.perf_counter() - t, time.process_time() - c, peak()
+        out["findings"] = len(report.findings)
+        meaning = checker._meaning_pairs
+        out["pairs"] = len(meaning.pairs)
+        matrix = meaning._matrix
+        out["vectors_mb"] = 0.0 if matrix is None else matrix.nbytes / 1e6
+        changed = list(facts)
+        changed[n // 2] = replace(facts[n // 2], body="a new body " * 20, revision=facts[n // 2].revision + 1)
+        t, c = time.perf_counter(), time.process_time()
+        checker.report(replace(ctx, facts=changed))
+        out["write_s"], out["write_cpu"], out["write"] = time.perf_counter() - t, time.process_time() - c, peak()
+    finally:
+        checker_module.resolve = kept
+    return out
+
+
+def print_own_peak(n: int, r: dict[str, float]) -> None:
+    print(
+        f"{n:>7,} facts, health's own part (in memory, resolver's topic pairs left out): from scratch "
+        f"{r['scratch_s']:.1f}s ({r['scratch_cpu']:.1f}s CPU), after one write {r['write_s']:.2f}s "
+        f"({r['write_cpu']:.2f}s CPU); {int(r['findings']):,} findings, {int(r['pairs']):,} candidate pairs"
+    )
+    print(
+        f"        peak resident memory (MB): facts made {r['facts']:.0f} | + meaning vectors (recall's memo) "
+        f"{r['vectors']:.0f} | + checks from scratch {r['scratch']:.0f} (health's own: "
+        f"{r['scratch'] - r['vectors']:.0f}; vector matrix {r['vectors_mb']:.0f}) | after a write {r['write']:.0f}"
+    )
 
 
 def load() -> str:
@@ -287,8 +385,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--traces", type=int, default=200)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--own-peak", type=int, metavar="N", help="only health's own time and memory at N facts (see own_peak)"
+    )
     args = parser.parse_args(argv)
     print(f"load average: {load()} on {os.cpu_count()} cores; {args.traces} recorded turns")
+    if args.own_peak:
+        print_own_peak(args.own_peak, own_peak(args.own_peak, args.traces))
+        print(f"load average after: {load()}")
+        return 0
     print("wall seconds (CPU seconds of the process in brackets); best of --reps")
     ok = True
     for n in args.sizes:
@@ -304,6 +409,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         ratio = r["scratch"] / r["after"] if r["after"] else float("inf")
         print(f"        from scratch / after one write: {ratio:.0f}×")
+        print(
+            f"        one-shot CLI from nothing {r['cold']:.2f}s ({r['cold_cpu']:.2f}s CPU) vs store unchanged "
+            f"{r['cli']:.2f}s ({r['cli_cpu']:.2f}s CPU): {r['cold_cpu'] / max(r['cli_cpu'], 1e-9):.0f}× less CPU"
+        )
+        print(
+            f"        peak memory (whole process, MB): CLI from nothing {r['cold_peak']:.0f} | unchanged "
+            f"{r['cli_peak']:.0f} | --json {r['json_peak']:.0f} | after a write elsewhere {r['cli_write_peak']:.0f}"
+        )
         ok = ok and bool(r["same"])
         if n >= 10_000:
             for label, key in PATHS:

@@ -120,3 +120,13 @@ def test_health_bench_measures_a_real_incremental_run(capsys: pytest.CaptureFixt
     assert hb.main(["--sizes", "40", "--traces", "12", "--reps", "1"]) == 0
     out = capsys.readouterr().out
     assert "from scratch" in out and "after 1 write" in out and "target" not in out  # no 10k claim
+    assert "one-shot CLI from nothing" in out and "peak memory (whole process, MB)" in out
+    assert "same yes" in out
+
+
+def test_health_bench_measures_its_own_part_at_a_size(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--own-peak N``: health's own time and peak memory at N facts made in memory."""
+    hb = load("health_bench")
+    assert hb.main(["--own-peak", "60", "--traces", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "health's own part" in out and "peak resident memory (MB)" in out and "after a write" in out

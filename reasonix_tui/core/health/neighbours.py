@@ -51,6 +51,9 @@ _SLACK = 1e-3
 """How far below the threshold a single-precision product may fall for a pair that is at
 it (its rounding error is below 1e-5 for unit vectors of a few hundred dimensions)."""
 
+_CHUNK = 4096
+"""Candidate pairs whose vectors are multiplied at once (two 8 MB double-precision blocks)."""
+
 Row = tuple[tuple[float, bytes], ...]
 """A text's nearest neighbours: ``(similarity, content key)``, most alike first, ties by key."""
 
@@ -339,7 +342,12 @@ class MeaningPairs:
                     if c0 != r0:
                         _merge_tile(best, best_at, sims.T, cols, rows, pen, thr)
                     continue
-                exact = np.einsum("ij,ij->i", a64[r], b32[c].astype(np.float64)).astype(np.float32)
+                exact = np.concatenate(
+                    [
+                        np.einsum("ij,ij->i", a64[r[i : i + _CHUNK]], b32[c[i : i + _CHUNK]].astype(np.float64))
+                        for i in range(0, len(r), _CHUNK)
+                    ]
+                ).astype(np.float32)
                 gr, gc = rows[r], cols[c]
                 keep = (exact >= thr) & (gr != gc)
                 gr, gc, near = gr[keep], gc[keep], exact[keep].astype(np.float64)
