@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 from ..compat.gotime import Timestamp
 from ..paths import Layout
 from ..settings import Settings
-from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..store import safeio
+from ..store.atomic import atomic_write
+from ..store.sealed import seal, source_stamp, unseal
 from .model import Finding, HealthReport, TraceSpan, sort_key
 from .state import Decoder, encode_finding
 
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["code_version", "validation_key", "state_path", "quick_path", "save_quick", "quick_report", "LIVE_KINDS"]
 
 _MAGIC = b"RXTHLTHQ"
+_HEAD = struct.Struct("<20sqq")
+"""The validation key, the moment the findings were computed for, the end of their span."""
 LIVE_KINDS = frozenset({"instruction"})
 """Kinds computed again on every call (their inputs are not covered by the key)."""
 
@@ -166,7 +170,11 @@ def save_quick(
         tuple(kept),
     )
     try:
-        write_sealed(path, _MAGIC, value)
+        # the key and the span first, outside the seal: a call on a changed store reads
+        # only them (the sealed value repeats them, and is checked against them)
+        atomic_write(
+            path, _HEAD.pack(key, report.generated_at.ns, valid_until) + seal(_MAGIC, value), 0o600, durable=False
+        )
     except (OSError, ValueError):
         return False
     return True
@@ -190,15 +198,30 @@ def quick_report(
     """The report of an unchanged store from the last run's findings, or ``None`` when
     the store, the traces, the settings or the code changed, or the clock moved past
     what the findings hold for."""
-    data = read_sealed(quick_path(layout), _MAGIC)
-    if type(data) is not tuple or len(data) != 9 or data[0] != code_version():
-        return None
-    _, saved_key, built, until, facts, span, partial, live_at, kept = data
     if now is None:
         now = store.clock() if store is not None else Timestamp.now()
-    if not built <= now.ns < until:
+    key = key if key is not None else validation_key(layout, settings, store)
+    try:
+        fd = safeio.open_regular(quick_path(layout))
+    except OSError:
         return None
-    if saved_key != (key if key is not None else validation_key(layout, settings, store)):
+    try:
+        head = os.read(fd, _HEAD.size)
+        if len(head) != _HEAD.size:
+            return None
+        saved_key, built, until = _HEAD.unpack(head)
+        if saved_key != key or not built <= now.ns < until:
+            return None
+        blob = safeio.read_fd(fd, None)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = unseal(_MAGIC, blob)
+    if type(data) is not tuple or len(data) != 9 or data[0] != code_version():
+        return None
+    _, sealed_key, sealed_built, sealed_until, facts, span, partial, live_at, kept = data
+    if (sealed_key, sealed_built, sealed_until) != (saved_key, built, until):
         return None
     from .dismissals import Dismissals
     from .files import check_instructions
