@@ -171,11 +171,20 @@ def test_freshness_findings_do_not_change_before_valid_until() -> None:
     assert valid_until(one, on_boundary) == on_boundary.ns
 
 
-def test_the_cli_on_an_unchanged_store_prints_the_same_without_loading_the_checks(demo: Layout) -> None:
+def test_the_cli_on_an_unchanged_store_prints_the_same_without_loading_the_checks(tmp_path) -> None:
     """Two ``memory health --json`` processes: the second answers from the last report
     (numpy and the resolver never imported) and prints the same findings."""
     import subprocess
     import sys
+
+    from reasonix_tui.core.demo import build_demo_home
+
+    # the demo's facts are whole days old at the moment it is built: build it six hours ago,
+    # so the real clock is far from a freshness boundary while the two calls run
+    home = build_demo_home(
+        tmp_path / "demo", now=Timestamp(Timestamp.now().ns - 6 * 3_600 * 10**9), with_approval=False
+    )
+    demo = Layout.resolve(home=home.root, workspace=home.workspace)
 
     code = (
         "import sys\n"
