@@ -37,8 +37,8 @@ import numpy as np
 
 from .. import bm25
 from ..lang import QueryUnit, query_units
-from ..lang.terms import TRANSLATED
 from ..store.model import Fact
+from .channel_hits import RARE_PRIOR, TRANSLATED_EVIDENCE, UnitHits, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .memo import FACT_MEMO
 
@@ -55,6 +55,8 @@ __all__ = [
     "SINGLE_SIM",
     "Z_GATE",
     "E_MEANING",
+    "RARE_PRIOR",
+    "TRANSLATED_EVIDENCE",
 ]
 
 FIELD_WEIGHTS = {"label": 3.0, "desc": 1.5, "body": 1.0}
@@ -75,11 +77,6 @@ C_PAIR = 0.25
 """Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
 C_PAIR``, pass: a long instruction ("write the command to install this project's
 dependencies into answer.txt") holds more words than its topic."""
-RARE_PRIOR = 0.95
-"""A word known to be this rare in the language (its prior rests on evidence, not on the
-word being unknown), written in exactly one fact, passes that fact on its own: the
-counterpart of Reasonix's distinctive term for words (灰度 "canary release" is as specific
-as ``checkout_v2``)."""
 SIM_GATE = 0.45
 """... or when the similarity itself reaches this."""
 Z_GATE = 3.5
@@ -92,8 +89,6 @@ everyday word score 0.02-0.12 against the fact; the targets that pass on one wor
 (one Chinese question about an English fact at 0.00)."""
 MEANING_MIN_FACTS = 10
 E_MEANING = 0.5
-TRANSLATED_EVIDENCE = 0.85
-"""A translated match's weight as gate evidence (its score weight is lower)."""
 MEANING_WEIGHT = 2.0
 """Score added per unit of cosine above :data:`SIM_FLOOR`, in units of the top idf."""
 SIM_FLOOR = 0.25
@@ -184,6 +179,14 @@ class ChannelIndex:
         s, e = int(self._start[i]), int(self._end[i])
         return self._docs[s:e], self._tfs[s:e]
 
+    def file_keys(self, key: str) -> list[str]:
+        """The file-name keys seen by this process that ``key`` (``f:nvm``) begins and is
+        shorter than (``f:nvmrc``)."""
+        with _KEY_LOCK:
+            lo = bisect.bisect_right(_FILE_KEYS, key)
+            hi = bisect.bisect_left(_FILE_KEYS, key + "\uffff")
+            return _FILE_KEYS[lo:hi]
+
     def source(self, doc: int, key: str) -> str:
         """The Chinese word a translated key of ``doc`` came from."""
         return dict(fact_fields(self.docs[doc]).sources).get(key, "")
@@ -248,35 +251,44 @@ class Similarities:
 
 @dataclass
 class ChannelScores:
-    """One query's channel evidence over a snapshot."""
+    """One query's channel evidence over the facts that matched a query word: ``docs``
+    holds their document numbers (sorted), the other arrays are by position in ``docs``."""
 
+    docs: np.ndarray
     score: np.ndarray
     candidates: np.ndarray
     passed: np.ndarray
     units: tuple[QueryUnit, ...]
     evidence: np.ndarray
     coverage: np.ndarray
-    best: list[np.ndarray] = field(default_factory=list)
-    """Per unit: the contribution of its best alternative, per document."""
-    which: list[np.ndarray] = field(default_factory=list)
-    """Per unit: the index of that alternative (-1: no match)."""
+    hits: list[UnitHits] = field(default_factory=list)
+    """Per unit: the facts it matched, its best alternative's contribution and index."""
     sims: Similarities = field(default_factory=lambda: Similarities())
     """Meaning cosine of the candidates (when the channel is on)."""
     vetoed: frozenset[int] = frozenset()
     """Facts that passed on one word alone and were kept out by the meaning channel."""
+
+    def chosen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(documents, scores, passed the gate)`` of the candidates, by document number."""
+        keep = self.candidates
+        return self.docs[keep], self.score[keep], self.passed[keep]
+
+    def gate_figures(self, doc: int) -> tuple[float, float]:
+        """``(evidence, coverage)`` of ``doc`` for the gate (zeros when it matched nothing)."""
+        i = int(self.docs.searchsorted(doc))
+        if i >= len(self.docs) or int(self.docs[i]) != doc:
+            return 0.0, 0.0
+        return float(self.evidence[i]), float(self.coverage[i])
 
     def channels(self, cidx: ChannelIndex, doc: int) -> list[str]:
         """What each channel contributed to ``doc``, one short string per matched word."""
         return self.channels_of(cidx, [doc])[0]
 
     def channels_of(self, cidx: ChannelIndex, docs: Sequence[int]) -> list[list[str]]:
-        """:meth:`channels` of several documents (one gather per query word, not one
-        array lookup per word and document)."""
+        """:meth:`channels` of several documents (one lookup per query word, not one per
+        word and document)."""
         at = np.asarray(docs, dtype=np.int64)
-        picked = [
-            (unit, which[at].tolist(), best[at].tolist())
-            for unit, best, which in zip(self.units, self.best, self.which)
-        ]
+        picked = [(unit, *hits.lookup(at)) for unit, hits in zip(self.units, self.hits)]
         sims = self.sims.get_many(at)
         outs: list[list[str]] = []
         for i, doc in enumerate(docs):
@@ -304,43 +316,40 @@ class ChannelScores:
         return self.matched_of([doc])[0]
 
     def matched_of(self, docs: Sequence[int]) -> list[list[str]]:
-        """:meth:`matched` of several documents (one gather per query word)."""
+        """:meth:`matched` of several documents (one lookup per query word)."""
         at = np.asarray(docs, dtype=np.int64)
-        picked = [(u.label, w[at].tolist()) for u, w in zip(self.units, self.which)]
+        picked = [(u.label, hits.lookup(at)[0]) for u, hits in zip(self.units, self.hits)]
         return [[label for label, whiches in picked if whiches[i] >= 0] for i in range(len(docs))]
 
 
 def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> ChannelScores:
-    """Score every fact of the snapshot that matches a query word."""
-    n = cidx.n
+    """Score the facts of the snapshot that match a query word (only those: the work follows
+    the query words' postings, not the size of the store)."""
     units = query_units(query)
     prior_total = sum(u.prior for u in units) or 1.0
-    score = np.zeros(n)
-    evidence = np.zeros(n)
-    matched = np.zeros(n)
-    count = np.zeros(n, dtype=np.int32)
-    content = np.zeros(n, dtype=np.int32)
-    rare = np.zeros(n, dtype=bool)
-    distinct = np.zeros(n, dtype=bool)
-    literal = np.zeros(n, dtype=bool)
-    bests: list[np.ndarray] = []
-    whiches: list[np.ndarray] = []
-    for unit in units:
-        best, best_ev, which = _unit_scores(cidx, unit, dictionary, rare)
-        hit = which >= 0
-        score += best
-        evidence += best_ev
-        np.add(matched, unit.prior, out=matched, where=hit)
-        np.add(count, 1, out=count, where=hit)
-        if unit.prior >= CONTENT_PRIOR:
-            np.add(content, 1, out=content, where=hit)
-        if unit.distinctive:
-            first = unit.alternatives[0][0]
-            distinct |= hit & (which == 0) & (first.startswith("x:"))
+    rare_docs: list[np.ndarray] = []
+    hits = [unit_hits(cidx, unit, dictionary, rare_docs) for unit in units]
+    sizes = [len(h.docs) for h in hits]
+    docs, pos = positions(cidx.n, np.concatenate([_NO_DOCS, *(h.docs for h in hits)]))
+    m = len(docs)
+    # Every sum runs over the words in query order, as adding one word's array after another would.
+    score = np.bincount(pos, np.concatenate([_NO_FLOATS, *(h.best for h in hits)]), m)
+    evidence = np.bincount(pos, np.concatenate([_NO_FLOATS, *(h.evidence for h in hits)]), m)
+    matched = np.bincount(pos, np.repeat([0.0, *(u.prior for u in units)], [0, *sizes]), m)
+    count = np.bincount(pos, minlength=m)
+    content = np.bincount(pos[np.repeat([False, *(u.prior >= CONTENT_PRIOR for u in units)], [0, *sizes])], minlength=m)
+    distinct = np.zeros(m, dtype=bool)
+    literal = np.zeros(m, dtype=bool)
+    start = 0
+    for unit, h, size in zip(units, hits, sizes):
+        at = pos[start : start + size]
+        start += size
+        if unit.distinctive and unit.alternatives[0][0].startswith("x:"):
+            distinct[at[h.which == 0]] = True
         if unit.distinctive or not unit.alternatives[0][0].startswith("w:"):
-            literal |= hit  # an identifier, a number, or a Chinese word (its meaning vector is read through glosses)
-        bests.append(best)
-        whiches.append(which)
+            literal[at] = (
+                True  # an identifier, a number, or a Chinese word (its meaning vector is read through glosses)
+            )
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
@@ -350,106 +359,84 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         | distinct
         | ((c >= C_FULL) & (count >= 2))
         | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
-        | rare
+        | _marked(docs, rare_docs)
     )
     titled = passed.copy()
-    _title_pass(cidx, units, whiches, score, candidates & ~passed & (c >= C_FULL), passed)
+    _title_pass(cidx, units, hits, docs, score, candidates & ~passed & (c >= C_FULL), passed)
     titled = passed & ~titled
     sims = Similarities()
     vetoed: frozenset[int] = frozenset()
     # The meaning channel only matters for facts that pass, or could pass with it.
-    focus = candidates & (passed | (e >= E_MEANING))
-    if meaning and focus.any():
-        sims = _meaning_channel(cidx, query, np.flatnonzero(focus), score, passed, e)
-        vetoed = _single_word_veto(sims, passed & (count == 1) & ~literal & ~titled, passed)
+    focus = np.flatnonzero(candidates & (passed | (e >= E_MEANING)))
+    if meaning and len(focus):
+        sims = _meaning_channel(cidx, query, docs[focus], focus, score, passed, e)
+        vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
     return ChannelScores(
+        docs=docs,
         score=score,
         candidates=candidates,
         passed=passed,
         units=units,
         evidence=e,
         coverage=c,
-        best=bests,
-        which=whiches,
+        hits=hits,
         sims=sims,
         vetoed=vetoed,
     )
 
 
-def _single_word_veto(sims: Similarities, single: np.ndarray, passed: np.ndarray) -> frozenset[int]:
+_NO_DOCS = np.zeros(0, dtype=np.int64)
+_NO_FLOATS = np.zeros(0)
+
+
+def _marked(docs: np.ndarray, marks: list[np.ndarray]) -> np.ndarray:
+    """Which of ``docs`` (sorted) are in any of ``marks``."""
+    out = np.zeros(len(docs), dtype=bool)
+    if marks and len(docs):
+        wanted = np.concatenate(marks)
+        at = np.minimum(docs.searchsorted(wanted), len(docs) - 1)
+        out[at[docs[at] == wanted]] = True
+    return out
+
+
+def _single_word_veto(sims: Similarities, docs: np.ndarray, single: np.ndarray, passed: np.ndarray) -> frozenset[int]:
     """A fact that passed on one query word alone (not an identifier or a number, not a title
     the query spells out) stays out when the meaning channel finds the turn unrelated to it
     (cosine below :data:`SINGLE_SIM`): one shared everyday word ("周末", "Friday") in a turn
     about something else is no evidence, and however rare the word is in the store, the
-    turn's other words say what it is about. Returns the facts kept out."""
+    turn's other words say what it is about. ``single`` and ``passed`` are by position in
+    ``docs``. Returns the documents kept out."""
+    at = np.flatnonzero(single)
     out = []
-    for d in np.flatnonzero(single).tolist():
-        sim = sims.get(d)
+    for i, d, sim in zip(at.tolist(), docs[at].tolist(), sims.get_many(docs[at])):
         if sim is not None and sim < SINGLE_SIM:
-            passed[d] = False
+            passed[i] = False
             out.append(d)
     return frozenset(out)
-
-
-def _unit_scores(
-    cidx: ChannelIndex, unit: QueryUnit, dictionary: bool, rare: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One query word's best alternative per fact: ``(score, evidence, alternative index)``
-    (-1 where none matched); marks in ``rare`` the facts that alone hold a known-rare word."""
-    n = cidx.n
-    best = np.zeros(n)
-    best_ev = np.zeros(n)
-    which = np.full(n, -1, dtype=np.int16)
-    for ai, (key, weight, channel) in enumerate(unit.alternatives):
-        if channel == "translated" and not dictionary:
-            continue
-        if key.startswith("&"):
-            post = _conjunction(cidx, key)
-        elif key.startswith("^"):
-            post = _file_prefix(cidx, key[1:])
-        else:
-            post = cidx.posting(key)
-            if post is None and channel == "translated" and key.startswith("w:"):
-                post = _prefix(cidx, key)
-        if post is None:
-            continue
-        docs, tf = post
-        idf = cidx.idf(len(docs))
-        if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= RARE_PRIOR:
-            rare[docs] = True
-        contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
-        better = contrib > best[docs]
-        if better.all():
-            d = docs
-            best[d] = contrib
-        elif better.any():
-            d = docs[better]
-            best[d] = contrib[better]
-        else:
-            continue
-        best_ev[d] = (weight if channel == "lexical" else weight * TRANSLATED_EVIDENCE / TRANSLATED) * idf
-        which[d] = ai
-    return best, best_ev, which
 
 
 def _title_pass(
     cidx: ChannelIndex,
     units: Sequence[QueryUnit],
-    whiches: list[np.ndarray],
+    hits: list[UnitHits],
+    docs: np.ndarray,
     score: np.ndarray,
     near: np.ndarray,
     passed: np.ndarray,
 ) -> None:
     """A fact whose title the query's words spell out ("retries" → "Retries") passes: the
     title names what the fact is about. The title weighs 3× in the score, so the best few
-    such candidates hold any title match."""
+    such candidates hold any title match. Arrays are by position in ``docs``."""
     near = np.flatnonzero(near)
     if len(near) > TITLE_CHECKS:
         near = near[np.argpartition(-score[near], TITLE_CHECKS)[:TITLE_CHECKS]]
-    for d in near.tolist():
+    if not len(near):
+        return
+    which = [h.lookup(docs[near])[0] for h in hits]
+    for i, (p, d) in enumerate(zip(near.tolist(), docs[near].tolist())):
         title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
-        if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
-            passed[d] = True
+        if title and title <= {units[u].alternatives[w[i]][0] for u, w in enumerate(which) if w[i] >= 0}:
+            passed[p] = True
 
 
 def _cosines(vec: Any, rows: np.ndarray, qv: np.ndarray) -> np.ndarray:
@@ -466,10 +453,16 @@ _COSINE_BLOCK = 256
 
 
 def _meaning_channel(
-    cidx: ChannelIndex, query: str, cand: np.ndarray, score: np.ndarray, passed: np.ndarray, e: np.ndarray
+    cidx: ChannelIndex,
+    query: str,
+    rows: np.ndarray,
+    at: np.ndarray,
+    score: np.ndarray,
+    passed: np.ndarray,
+    e: np.ndarray,
 ) -> Similarities:
-    """Add the meaning channel to ``score`` and ``passed`` for the candidates ``cand``;
-    return their similarities (empty when the model is missing)."""
+    """Add the meaning channel to ``score`` and ``passed`` (at positions ``at``) for the
+    documents ``rows``; return their similarities (empty when the model is missing)."""
     try:
         from ..lang import embed
 
@@ -479,14 +472,15 @@ def _meaning_channel(
         return Similarities()
     if float(np.abs(qv).sum()) <= 0:
         return Similarities()
-    s = _cosines(vec, cand, qv)
-    score[cand] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
-    passed[cand] |= (s >= SIM_GATE) & (e[cand] >= E_MEANING)
+    s = _cosines(vec, rows, qv)
+    score[at] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
+    near = e[at] >= E_MEANING
+    passed[at] |= (s >= SIM_GATE) & near
     mean, sd = cidx.similarity_spread(qv)
     if cidx.n >= MEANING_MIN_FACTS and sd > 0:
         z = (s - mean) / sd
-        passed[cand] |= (z >= Z_GATE) & (e[cand] >= E_MEANING)
-    return Similarities(cand, s)
+        passed[at] |= (z >= Z_GATE) & near
+    return Similarities(rows, s)
 
 
 def about_fact(query: str, fact: Fact) -> bool:
@@ -520,53 +514,3 @@ def _title_keys(fact: Fact) -> frozenset[str]:
         for t in analyze(fact.title or fact.name.replace("-", " "), index=False)
         if t.key.startswith(("w:", "x:", "z:"))
     )
-
-
-def _prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """A translated English key against a fact word whose key is a shorter prefix of it
-    (a gloss "document" → ``docume`` meets "docs" → ``doc``; "application" meets "app")."""
-    word = key[2:]
-    for size in range(len(word) - 1, 2, -1):
-        post = cidx.posting("w:" + word[:size])
-        if post is not None:
-            return post
-    return None
-
-
-def _file_prefix(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Documents with a file name that ``key`` (``f:nvm``) begins and is shorter than
-    (``f:nvmrc``); the frequency is the largest."""
-    with _KEY_LOCK:
-        lo = bisect.bisect_right(_FILE_KEYS, key)
-        hi = bisect.bisect_left(_FILE_KEYS, key + "\uffff")
-        names = _FILE_KEYS[lo:hi]
-    acc: dict[int, float] = {}
-    for name in names:
-        post = cidx.posting(name)
-        if post is None:
-            continue
-        for d, tf in zip(post[0].tolist(), post[1].tolist()):
-            acc[d] = max(acc.get(d, 0.0), tf)
-    if not acc:
-        return None
-    docs = np.fromiter(acc, dtype=np.int64, count=len(acc))
-    order = np.argsort(docs)
-    return docs[order], np.fromiter(acc.values(), dtype=np.float64, count=len(acc))[order]
-
-
-def _conjunction(cidx: ChannelIndex, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """``&k1&k2…``: documents having every key; the frequency is the smallest."""
-    parts = [p for p in key.split("&") if p]
-    posts = [cidx.posting(p) for p in parts]
-    if any(p is None for p in posts):
-        return None
-    docs, tf = posts[0]  # type: ignore[misc]  # postings are (docs, tf) pairs
-    for other in posts[1:]:
-        od, ot = other  # type: ignore[misc]  # postings are (docs, tf) pairs
-        at = od.searchsorted(docs)  # postings are sorted: membership by binary search
-        mask = od[np.minimum(at, len(od) - 1)] == docs
-        docs, tf = docs[mask], tf[mask]
-        if not len(docs):
-            return None
-        tf = np.minimum(tf, ot[at[mask]])
-    return docs, tf

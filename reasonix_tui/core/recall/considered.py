@@ -162,7 +162,7 @@ class Explained:
                         f"else (meaning {self.cs.sims.get(doc) or 0.0:.2f}, under {SINGLE_SIM})"
                     )
                 elif self.cs is not None and doc is not None:
-                    e, c = float(self.cs.evidence[doc]), float(self.cs.coverage[doc])
+                    e, c = self.cs.gate_figures(doc)
                     detail = (
                         f"weak match: {', '.join(matched) or 'nothing'} matched ({c:.0%} of the query's words, "
                         f"evidence {e:.2f}); needs evidence {E_STRONG}, or {E_MIN} with {C_MIN:.0%} of the words, "

@@ -164,6 +164,7 @@ class _Run(Explained):
 
     # -- scoring ---------------------------------------------------------------------
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reasonix's scoring and gate: ``(candidates, their scores, passed the gate)``."""
         assert self.bm is not None
         score, count, per_term = self.bm.accumulate(self.terms)
         self.per_term = per_term
@@ -175,7 +176,8 @@ class _Run(Explained):
             if (count[docs] == 1).any() and strong_term(self.query, self.terms, term):
                 single_strong[docs] = True
         passed = (count >= 2) | ((count == 1) & single_strong)
-        return score, count, passed
+        cand = np.flatnonzero(count > 0)
+        return cand, score[cand], passed[cand]
 
     def _channels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Enhanced scoring: BM25F over the lexical, translated and meaning channels."""
@@ -183,7 +185,7 @@ class _Run(Explained):
         self.cidx = self.idx.extra("channels", ChannelIndex.build)
         assert self.cidx is not None
         self.cs = score_query(self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning)
-        return self.cs.score, self.cs.candidates, self.cs.passed
+        return self.cs.chosen()
 
     # -- the pipeline ----------------------------------------------------------------------
     def run(self, base: dict) -> RecallResult:  # type: ignore[type-arg]  # RecallResult fields
@@ -221,14 +223,10 @@ class _Run(Explained):
         """Candidates that pass the gate, with multipliers and freshness (Go's order);
         the weak and expired ones are kept for the explanation."""
         idx = self.idx
-        if self.enh is None:
-            score, count, passed = self._exact()
-            cand_mask = count > 0
-        else:
-            score, cand_mask, passed = self._channels()
-        cand = np.flatnonzero(cand_mask)
-        raw = score[cand]
-        gate_ok = passed[cand] & (raw > 0)
+        # the candidates (every fact that matched a query word, by document number), their
+        # scores and whether they passed the gate
+        cand, raw, passed = self._exact() if self.enh is None else self._channels()
+        gate_ok = passed & (raw > 0)
         p_docs = cand[gate_ok]
         p_scores = raw[gate_ok]
         p_scores = np.where(idx.is_project[p_docs], p_scores * PROJECT_BOOST, p_scores)

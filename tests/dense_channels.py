@@ -1,0 +1,150 @@
+"""The enhanced channels' scoring as it was computed before it followed the postings: one
+dense array per query word over every fact of the snapshot. Kept as the reference the
+sparse scoring of :mod:`reasonix_tui.core.recall.channels` must equal, value for value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reasonix_tui.core import bm25
+from reasonix_tui.core.lang import QueryUnit, query_units
+from reasonix_tui.core.lang.terms import TRANSLATED
+from reasonix_tui.core.recall import channels as ch
+from reasonix_tui.core.recall.channel_hits import _posting
+from reasonix_tui.core.recall.memo import FACT_MEMO
+
+
+@dataclass
+class Dense:
+    """Per document of the snapshot."""
+
+    score: np.ndarray
+    candidates: np.ndarray
+    passed: np.ndarray
+    evidence: np.ndarray
+    coverage: np.ndarray
+    best: list[np.ndarray]
+    which: list[np.ndarray]
+    sims: dict[int, float]
+    vetoed: frozenset[int]
+
+    def matched(self, units: tuple[QueryUnit, ...], doc: int) -> list[str]:
+        return [u.label for u, w in zip(units, self.which) if w[doc] >= 0]
+
+    def channels(self, cidx: ch.ChannelIndex, units: tuple[QueryUnit, ...], doc: int) -> list[str]:
+        out: list[str] = []
+        for unit, best, which in zip(units, self.best, self.which):
+            a = int(which[doc])
+            if a < 0 or best[doc] <= 0:
+                continue
+            key, _, channel = unit.alternatives[a]
+            if channel == "lexical":
+                out.append(f"lexical: {unit.label}")
+            elif key.startswith("t:"):
+                src = cidx.source(doc, key)
+                out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
+            else:
+                out.append(f"translated: {unit.label}→{unit.show(a)}")
+        sim = self.sims.get(doc)
+        if sim is not None and sim > ch.SIM_FLOOR:
+            out.append(f"meaning: {sim:.2f}")
+        return out
+
+
+def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> Dense:
+    n = cidx.n
+    units = query_units(query)
+    prior_total = sum(u.prior for u in units) or 1.0
+    score, evidence, matched = np.zeros(n), np.zeros(n), np.zeros(n)
+    count, content = np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32)
+    rare, distinct, literal = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    bests: list[np.ndarray] = []
+    whiches: list[np.ndarray] = []
+    for unit in units:
+        best, best_ev, which = _unit_scores(cidx, unit, dictionary, rare)
+        hit = which >= 0
+        score += best
+        evidence += best_ev
+        np.add(matched, unit.prior, out=matched, where=hit)
+        np.add(count, 1, out=count, where=hit)
+        if unit.prior >= ch.CONTENT_PRIOR:
+            np.add(content, 1, out=content, where=hit)
+        if unit.distinctive:
+            distinct |= hit & (which == 0) & (unit.alternatives[0][0].startswith("x:"))
+        if unit.distinctive or not unit.alternatives[0][0].startswith("w:"):
+            literal |= hit
+        bests.append(best)
+        whiches.append(which)
+    e = evidence / cidx.idf_one
+    c = matched / prior_total
+    candidates = matched > 0
+    passed = candidates & (
+        ((e >= ch.E_STRONG) & (c >= ch.C_STRONG))
+        | ((e >= ch.E_MIN) & (c >= ch.C_MIN))
+        | distinct
+        | ((c >= ch.C_FULL) & (count >= 2))
+        | ((content >= 2) & (e >= ch.E_PAIR) & (c >= ch.C_PAIR))
+        | rare
+    )
+    titled = passed.copy()
+    near = np.flatnonzero(candidates & ~passed & (c >= ch.C_FULL))
+    if len(near) > ch.TITLE_CHECKS:
+        near = near[np.argpartition(-score[near], ch.TITLE_CHECKS)[: ch.TITLE_CHECKS]]
+    for d in near.tolist():
+        title = FACT_MEMO.get(cidx.docs[d], "title-keys", ch._title_keys)
+        if title and title <= {units[i].alternatives[int(w[d])][0] for i, w in enumerate(whiches) if w[d] >= 0}:
+            passed[d] = True
+    titled = passed & ~titled
+    sims: dict[int, float] = {}
+    vetoed: list[int] = []
+    focus = candidates & (passed | (e >= ch.E_MEANING))
+    if meaning and focus.any():
+        sims = _meaning(cidx, query, np.flatnonzero(focus), score, passed, e)
+        for d in np.flatnonzero(passed & (count == 1) & ~literal & ~titled).tolist():
+            if d in sims and sims[d] < ch.SINGLE_SIM:
+                passed[d] = False
+                vetoed.append(d)
+    return Dense(score, candidates, passed, e, c, bests, whiches, sims, frozenset(vetoed))
+
+
+def _unit_scores(
+    cidx: ch.ChannelIndex, unit: QueryUnit, dictionary: bool, rare: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = cidx.n
+    best, best_ev, which = np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int16)
+    for ai, (key, weight, channel) in enumerate(unit.alternatives):
+        if channel == "translated" and not dictionary:
+            continue
+        post = _posting(cidx, key, channel)
+        if post is None:
+            continue
+        docs, tf = post
+        idf = cidx.idf(len(docs))
+        if channel == "lexical" and weight >= 1.0 and len(docs) == 1 and unit.known and unit.prior >= ch.RARE_PRIOR:
+            rare[docs] = True
+        contrib = bm25.term_score(weight * idf, tf, cidx.norm[docs])
+        better = contrib > best[docs]
+        d = docs[better]
+        best[d] = contrib[better]
+        best_ev[d] = (weight if channel == "lexical" else weight * ch.TRANSLATED_EVIDENCE / TRANSLATED) * idf
+        which[d] = ai
+    return best, best_ev, which
+
+
+def _meaning(
+    cidx: ch.ChannelIndex, query: str, cand: np.ndarray, score: np.ndarray, passed: np.ndarray, e: np.ndarray
+) -> dict[int, float]:
+    from reasonix_tui.core.lang import embed
+
+    qv = embed([query])[0]
+    if float(np.abs(qv).sum()) <= 0:
+        return {}
+    s = cidx.vectors()[cand] @ qv
+    score[cand] += ch.MEANING_WEIGHT * cidx.idf_one * np.maximum(s - ch.SIM_FLOOR, 0.0)
+    passed[cand] |= (s >= ch.SIM_GATE) & (e[cand] >= ch.E_MEANING)
+    mean, sd = cidx.similarity_spread(qv)
+    if cidx.n >= ch.MEANING_MIN_FACTS and sd > 0:
+        passed[cand] |= ((s - mean) / sd >= ch.Z_GATE) & (e[cand] >= ch.E_MEANING)
+    return dict(zip(cand.tolist(), s.tolist()))
