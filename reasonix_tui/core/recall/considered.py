@@ -121,8 +121,9 @@ class Explained:
                     self._consider(doc, "zero-score", "score 0", float(scores[i]))
                 else:
                     self._consider(doc, "gate", "", float(scores[i]))
-        self._excluded = self.idx.excluded_matches(self.terms)
-        for ex, matched in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
+        self._excluded = self.idx.excluded_hits(self.terms)
+        for i in self._excluded[: max(self.max_considered - len(self.considered), 0)]:
+            ex, matched = self.idx.excluded_match(i, self.terms)
             if id(ex.fact) not in self.considered:
                 self.considered[id(ex.fact)] = (
                     ex.kind,

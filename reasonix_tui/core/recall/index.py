@@ -324,15 +324,19 @@ class RecallIndex:
     # -- excluded facts ------------------------------------------------------------
     def excluded_matches(self, terms: Sequence[str]) -> list[tuple[Exclusion, list[str]]]:
         """Pinned or suppressed facts that contain a query term (for the trace)."""
-        hits: dict[int, None] = {}
+        return [self.excluded_match(i, terms) for i in self.excluded_hits(terms)]
+
+    def excluded_hits(self, terms: Sequence[str]) -> list[int]:
+        """Positions in ``pool.excluded`` of the facts that contain a query term, in order."""
+        hits: set[int] = set()
         for term in terms:
-            for i in self._excluded_postings.get(term, ()):
-                hits.setdefault(i, None)
-        out = []
-        for i in sorted(hits):
-            toks = self._excluded_tokens[i]
-            out.append((self.pool.excluded[i], [t for t in terms if t in toks]))
-        return out
+            hits.update(self._excluded_postings.get(term, ()))
+        return sorted(hits)
+
+    def excluded_match(self, i: int, terms: Sequence[str]) -> tuple[Exclusion, list[str]]:
+        """The excluded fact at position ``i`` and the query terms it contains."""
+        toks = self._excluded_tokens[i]
+        return self.pool.excluded[i], [t for t in terms if t in toks]
 
     # -- lazily built extras (enhanced mode) --------------------------------------
     def extra(self, name: str, build: Any) -> Any:
