@@ -92,6 +92,7 @@ def test_sparse_scoring_equals_the_dense_computation(
         assert dict(zip(cs.sims.docs.tolist(), cs.sims.values.tolist())) == ref.sims, q
         assert cs.channels_of(cidx, every) == [ref.channels(cidx, cs.units, d) for d in every], q
         assert cs.matched_of(every) == [ref.matched(cs.units, d) for d in every], q
+        assert [words for _, words in cs.explain_of(cidx, every)] == cs.matched_of(every)
         assert [cs.gate_figures(d) for d in every] == list(zip(ref.evidence.tolist(), ref.coverage.tolist()))
         vetoed += len(cs.vetoed)
         passed += int(cs.passed.sum())

@@ -60,15 +60,6 @@ class UnitHits:
     evidence: np.ndarray
     which: np.ndarray
 
-    def lookup(self, docs: np.ndarray) -> tuple[list[int], list[float]]:
-        """``(alternative index, contribution)`` of each of ``docs`` (``-1`` and ``0.0``
-        where the word did not match)."""
-        if not len(self.docs):
-            return [-1] * len(docs), [0.0] * len(docs)
-        at = np.minimum(self.docs.searchsorted(docs), len(self.docs) - 1)
-        found = self.docs[at] == docs
-        return np.where(found, self.which[at], -1).tolist(), np.where(found, self.best[at], 0.0).tolist()
-
 
 NO_HITS = UnitHits(_EMPTY_DOCS, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int16))
 

@@ -38,7 +38,7 @@ import numpy as np
 from .. import bm25
 from ..lang import QueryUnit, query_units
 from ..store.model import Fact
-from .channel_hits import RARE_PRIOR, TRANSLATED_EVIDENCE, UnitHits, positions, unit_hits
+from .channel_hits import RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .memo import FACT_MEMO
 
@@ -261,8 +261,10 @@ class ChannelScores:
     units: tuple[QueryUnit, ...]
     evidence: np.ndarray
     coverage: np.ndarray
-    hits: list[UnitHits] = field(default_factory=list)
-    """Per unit: the facts it matched, its best alternative's contribution and index."""
+    which: np.ndarray = field(default_factory=lambda: np.zeros((0, 1), dtype=np.int16))
+    """Per unit (rows) and position in ``docs`` (columns, one more for a fact outside them):
+    the index of the unit's best alternative there, -1 where the unit did not match. A
+    match is recorded only where it contributes a positive score."""
     sims: Similarities = field(default_factory=lambda: Similarities())
     """Meaning cosine of the candidates (when the channel is on)."""
     vetoed: frozenset[int] = frozenset()
@@ -271,6 +273,8 @@ class ChannelScores:
     def chosen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(documents, scores, passed the gate)`` of the candidates, by document number."""
         keep = self.candidates
+        if keep.all():  # every fact matched a word of some information (the usual case)
+            return self.docs, self.score, self.passed
         return self.docs[keep], self.score[keep], self.passed[keep]
 
     def gate_figures(self, doc: int) -> tuple[float, float]:
@@ -280,23 +284,51 @@ class ChannelScores:
             return 0.0, 0.0
         return float(self.evidence[i]), float(self.coverage[i])
 
+    def alternatives_of(self, docs: np.ndarray) -> list[list[int]]:
+        """Per document of ``docs``, per unit: the index of the best alternative that
+        matched it (-1: none)."""
+        m = len(self.docs)
+        if m:
+            at = np.minimum(self.docs.searchsorted(docs), m - 1)
+            cols = np.where(self.docs[at] == docs, at, m)
+        else:
+            cols = np.zeros(len(docs), dtype=np.int64)
+        table: list[list[int]] = self.which[:, cols].T.tolist()
+        return table
+
     def channels(self, cidx: ChannelIndex, doc: int) -> list[str]:
         """What each channel contributed to ``doc``, one short string per matched word."""
         return self.channels_of(cidx, [doc])[0]
 
     def channels_of(self, cidx: ChannelIndex, docs: Sequence[int]) -> list[list[str]]:
-        """:meth:`channels` of several documents (one lookup per query word, not one per
-        word and document)."""
+        """:meth:`channels` of several documents."""
+        return [chans for chans, _ in self.explain_of(cidx, docs)]
+
+    def matched(self, doc: int) -> list[str]:
+        """The query words ``doc`` matched (any channel)."""
+        return self.matched_of([doc])[0]
+
+    def matched_of(self, docs: Sequence[int]) -> list[list[str]]:
+        """:meth:`matched` of several documents."""
+        labels = [u.label for u in self.units]
+        table = self.alternatives_of(np.asarray(docs, dtype=np.int64))
+        return [[label for label, a in zip(labels, row) if a >= 0] for row in table]
+
+    def explain_of(self, cidx: ChannelIndex, docs: Sequence[int]) -> list[tuple[list[str], list[str]]]:
+        """``(channels, matched words)`` of several documents, as :meth:`channels` and
+        :meth:`matched` say them (one table lookup for all of them)."""
         at = np.asarray(docs, dtype=np.int64)
-        picked = [(unit, *hits.lookup(at)) for unit, hits in zip(self.units, self.hits)]
+        table = self.alternatives_of(at)
         sims = self.sims.get_many(at)
-        outs: list[list[str]] = []
-        for i, doc in enumerate(docs):
+        units = self.units
+        outs: list[tuple[list[str], list[str]]] = []
+        for doc, row, sim in zip(docs, table, sims):
             out: list[str] = []
-            for unit, whiches, bests in picked:
-                a = whiches[i]
-                if a < 0 or bests[i] <= 0:
+            words: list[str] = []
+            for unit, a in zip(units, row):
+                if a < 0:
                     continue
+                words.append(unit.label)
                 key, _, channel = unit.alternatives[a]
                 if channel == "lexical":
                     out.append(f"lexical: {unit.label}")
@@ -305,21 +337,10 @@ class ChannelScores:
                     out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
                 else:
                     out.append(f"translated: {unit.label}→{unit.show(a)}")
-            sim = sims[i]
             if sim is not None and sim > SIM_FLOOR:
                 out.append(f"meaning: {sim:.2f}")
-            outs.append(out)
+            outs.append((out, words))
         return outs
-
-    def matched(self, doc: int) -> list[str]:
-        """The query words ``doc`` matched (any channel)."""
-        return self.matched_of([doc])[0]
-
-    def matched_of(self, docs: Sequence[int]) -> list[list[str]]:
-        """:meth:`matched` of several documents (one lookup per query word)."""
-        at = np.asarray(docs, dtype=np.int64)
-        picked = [(u.label, hits.lookup(at)[0]) for u, hits in zip(self.units, self.hits)]
-        return [[label for label, whiches in picked if whiches[i] >= 0] for i in range(len(docs))]
 
 
 def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> ChannelScores:
@@ -340,10 +361,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     content = np.bincount(pos[np.repeat([False, *(u.prior >= CONTENT_PRIOR for u in units)], [0, *sizes])], minlength=m)
     distinct = np.zeros(m, dtype=bool)
     literal = np.zeros(m, dtype=bool)
+    which = np.full((len(units), m + 1), -1, dtype=np.int16)  # the last column: a fact outside docs
     start = 0
-    for unit, h, size in zip(units, hits, sizes):
+    for u, (unit, h, size) in enumerate(zip(units, hits, sizes)):
         at = pos[start : start + size]
         start += size
+        which[u, at] = h.which
         if unit.distinctive and unit.alternatives[0][0].startswith("x:"):
             distinct[at[h.which == 0]] = True
         if unit.distinctive or not unit.alternatives[0][0].startswith("w:"):
@@ -362,7 +385,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         | _marked(docs, rare_docs)
     )
     titled = passed.copy()
-    _title_pass(cidx, units, hits, docs, score, candidates & ~passed & (c >= C_FULL), passed)
+    _title_pass(cidx, units, which, docs, score, candidates & ~passed & (c >= C_FULL), passed)
     titled = passed & ~titled
     sims = Similarities()
     vetoed: frozenset[int] = frozenset()
@@ -379,7 +402,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         units=units,
         evidence=e,
         coverage=c,
-        hits=hits,
+        which=which,
         sims=sims,
         vetoed=vetoed,
     )
@@ -418,7 +441,7 @@ def _single_word_veto(sims: Similarities, docs: np.ndarray, single: np.ndarray, 
 def _title_pass(
     cidx: ChannelIndex,
     units: Sequence[QueryUnit],
-    hits: list[UnitHits],
+    which: np.ndarray,
     docs: np.ndarray,
     score: np.ndarray,
     near: np.ndarray,
@@ -432,10 +455,9 @@ def _title_pass(
         near = near[np.argpartition(-score[near], TITLE_CHECKS)[:TITLE_CHECKS]]
     if not len(near):
         return
-    which = [h.lookup(docs[near])[0] for h in hits]
-    for i, (p, d) in enumerate(zip(near.tolist(), docs[near].tolist())):
+    for p, d, row in zip(near.tolist(), docs[near].tolist(), which[:, near].T.tolist()):
         title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
-        if title and title <= {units[u].alternatives[w[i]][0] for u, w in enumerate(which) if w[i] >= 0}:
+        if title and title <= {units[u].alternatives[a][0] for u, a in enumerate(row) if a >= 0}:
             passed[p] = True
 
 

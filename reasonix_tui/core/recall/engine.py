@@ -560,8 +560,9 @@ class _Run(Explained):
     def _channels_of(self, docs: list[int]) -> None:
         """Build the channel lists and matched words of ``docs`` (enhanced mode)."""
         assert self.cs is not None and self.cidx is not None
-        self._channel_cache.update(zip(docs, self.cs.channels_of(self.cidx, docs)))
-        self._matched_cache.update(zip(docs, self.cs.matched_of(docs)))
+        for doc, (chans, words) in zip(docs, self.cs.explain_of(self.cidx, docs)):
+            self._channel_cache[doc] = chans
+            self._matched_cache[doc] = words
 
     def _channel_list(self, doc: int | None, hit: Hit | None = None, fact: Fact | None = None) -> list[str]:
         """Enhanced mode: the channels behind a hit or candidate (lexical, translated, meaning,
