@@ -141,7 +141,7 @@ def _meaning(
     qv = embed([query])[0]
     if float(np.abs(qv).sum()) <= 0:
         return {}
-    s = cidx.vectors()[cand] @ qv
+    s = ch._cosines(cidx.vectors(), cand, qv)  # the same blocks (a block size changes the last bits)
     score[cand] += ch.MEANING_WEIGHT * cidx.idf_one * np.maximum(s - ch.SIM_FLOOR, 0.0)
     passed[cand] |= (s >= ch.SIM_GATE) & (e[cand] >= ch.E_MEANING)
     mean, sd = cidx.similarity_spread(qv)
