@@ -132,6 +132,14 @@ def _fact_terms(fact: Fact) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 FACT_MEMO.register_transient("channel-terms")
+FACT_MEMO.register_transient("key-sources")
+
+
+def _key_sources(fact: Fact) -> dict[str, str]:
+    """Translated key → the Chinese word of ``fact`` it came from."""
+    return dict(fact_fields(fact).sources)
+
+
 FACT_MEMO.register_transient("title-keys")
 
 
@@ -189,7 +197,7 @@ class ChannelIndex:
 
     def source(self, doc: int, key: str) -> str:
         """The Chinese word a translated key of ``doc`` came from."""
-        return dict(fact_fields(self.docs[doc]).sources).get(key, "")
+        return FACT_MEMO.get(self.docs[doc], "key-sources", _key_sources).get(key, "")  # type: ignore[no-any-return]  # a dict of strings
 
     def idf(self, df: int) -> float:
         """Reasonix's idf for a document frequency."""
