@@ -32,7 +32,7 @@ from .messages import (
 )
 from .model.loader import load_snapshot, save_row_cache, update_snapshot
 from .model.rows import Clock
-from .model.snapshot import CenterSnapshot, diff_snapshots, resolve_snapshot, with_identity_index
+from .model.snapshot import CenterSnapshot, diff_snapshots, resolve_snapshot, with_identity_index, with_order
 
 WriteJob = Callable[[Store], writes.Outcome]
 """One store change, run by the write worker."""
@@ -159,6 +159,7 @@ class CenterAppBase(App[None]):
 
         def post(partial_snapshot: CenterSnapshot) -> None:
             previous = shown[0]
+            partial_snapshot = with_order(partial_snapshot)  # sorted here, not on the UI thread
             self.post_message(StoreReloaded(partial_snapshot, previous, diff_snapshots(previous, partial_snapshot)))
             shown[0] = partial_snapshot
 
@@ -188,7 +189,7 @@ class CenterAppBase(App[None]):
                 # screen applies a diff instead of working one out itself.
                 changes = diff_snapshots(shown[0], snapshot)
                 # Complete before it is posted: nothing changes a snapshot once the screen has it.
-                snapshot = with_identity_index(snapshot, shown[0], changes)
+                snapshot = with_order(with_identity_index(snapshot, shown[0], changes), changes)
                 with self._reload_lock:
                     self._reload_base = snapshot  # the next batch builds on this one
                 self.post_message(StoreReloaded(snapshot, shown[0], changes))

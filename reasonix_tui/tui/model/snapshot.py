@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = [
     "LazyFacts",
     "with_identity_index",
+    "with_order",
+    "default_order",
     "resolve_snapshot",
     "CenterSnapshot",
     "Changes",
@@ -136,6 +138,10 @@ class CenterSnapshot:
     resolution: Resolution | None = None
     """Which facts are superseded (subject and topic resolver): :func:`resolve_snapshot`
     makes a copy of the snapshot that carries it (``None`` until then)."""
+    order: tuple[str, ...] | None = None
+    """Every row key in the facts table's default order (error rows first, then by title
+    without case, then by key), worked out by the reload worker for a big change so the
+    table does not sort on the UI thread; ``None``: the table sorts itself."""
 
     @classmethod
     def empty(cls, budget: int = 1500) -> CenterSnapshot:
@@ -238,6 +244,32 @@ def with_identity_index(
     """
     with no_gc():
         return replace(snapshot, identity=_identity_index(snapshot, previous, changes))
+
+
+def default_order(rows: Mapping[str, FactRow]) -> tuple[str, ...]:
+    """Row keys in the facts table's default order (title ascending, no filter): error
+    rows first, then by lower-cased title, ties by key — the order
+    :meth:`~reasonix_tui.tui.widgets.facts_table.FactsTable` sorts into itself."""
+    with no_gc():
+        keys = sorted(rows)
+        keys.sort(key=lambda k: rows[k].title.lower())
+        errors = [k for k in keys if rows[k].error]
+        if errors:
+            error_set = set(errors)
+            keys = errors + [k for k in keys if k not in error_set]
+        return tuple(keys)
+
+
+ORDER_AFTER = 200
+"""A change touching more rows than this (or a full load) comes with :attr:`CenterSnapshot.order`."""
+
+
+def with_order(snapshot: CenterSnapshot, changes: Changes | None = None) -> CenterSnapshot:
+    """``snapshot`` carrying its default row order when the table would sort it all again
+    (a full load or more than :data:`ORDER_AFTER` touched rows); else unchanged."""
+    if changes is not None and not changes.full and len(changes.touched) <= ORDER_AFTER:
+        return snapshot
+    return replace(snapshot, order=default_order(snapshot.rows))
 
 
 def _identity_index(

@@ -87,7 +87,7 @@ class FactsPane(Pane):
         write just wrote (``update.select``)."""
         table = self.table
         table.set_now(self.center.clock())
-        table.set_rows(update.snapshot.rows, update.changes)
+        table.set_rows(update.snapshot.rows, update.changes, update.snapshot.order)
         if update.select:
             table.move_to_key(update.select)
         self._update_count()

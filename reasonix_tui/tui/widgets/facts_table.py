@@ -15,7 +15,7 @@ facts table keeps its rows in plain Python structures and draws only the lines o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.cells import set_cell_size
@@ -163,6 +163,7 @@ class FactsTable(ScrollView, can_focus=True):
         """Row keys marked for a bulk action (``space``)."""
         self._last_highlight: str | None = None
         self._now_ns = 0
+        self._presorted: Sequence[str] | None = None
 
     def set_now(self, now: Timestamp) -> None:
         """The time the Updated column's ages are drawn against (redrawn when it moved)."""
@@ -192,11 +193,17 @@ class FactsTable(ScrollView, can_focus=True):
             self._position = {k: i for i, k in enumerate(self.order)}
         return self._position.get(key)
 
-    def set_rows(self, rows: Mapping[str, FactRow], changes: Changes | None = None) -> None:
-        """Replace the data, keeping the cursor on the same key (diff-aware)."""
+    def set_rows(
+        self, rows: Mapping[str, FactRow], changes: Changes | None = None, order: Sequence[str] | None = None
+    ) -> None:
+        """Replace the data, keeping the cursor on the same key (diff-aware). ``order``:
+        every key of ``rows`` in the default order (title ascending), worked out off the UI
+        thread (:func:`~reasonix_tui.tui.model.snapshot.default_order`); used instead of a
+        sort whenever the table shows that order unfiltered."""
         keep = self.cursor_key
         old_rows = self.rows
         self.rows = rows
+        self._presorted = order
         if self.marked:
             self.marked.intersection_update(rows)
         if (
@@ -332,6 +339,10 @@ class FactsTable(ScrollView, can_focus=True):
 
     def _rebuild(self, keep: str | None) -> None:
         rows = self.rows
+        if self._presorted is not None and not self.filter_text.strip():
+            if self.sort_column == "title" and not self.sort_reverse:
+                self._set_order(list(self._presorted), keep)
+                return
         if self.filter_text.strip():
             words, pairs = parse_filter(self.filter_text)
             keys = [k for k, r in rows.items() if row_matches(r, words, pairs)]
