@@ -101,8 +101,9 @@ async def until(cond: Callable[[], bool], what: str, app: Any, timeout: float = 
         await asyncio.sleep(POLL_S)
 
 
-async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[str, float]:
-    """One headless start; returns timings in seconds (``watch``: also time an outside change)."""
+async def measure(layout: Layout, expected: int, watch: bool = False, only: bool = False) -> dict[str, float]:
+    """One headless start; returns timings in seconds (``watch``: also time an outside change;
+    ``only``: just the start, with its CPU time and the load average)."""
     from textual import events
 
     from reasonix_tui.tui.app import make_app
@@ -110,6 +111,7 @@ async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[st
 
     out: dict[str, float] = {}
     t0 = time.perf_counter()
+    c0 = time.process_time()
     app = make_app(layout, Settings(), watch=watch, clock=lambda: NOW)
     async with app.run_test(size=(140, 40)) as pilot:
         table = app.screen.query_one("#facts-table", FactsTable)
@@ -125,8 +127,13 @@ async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[st
         app._driver.send_message(key)
         await until(lambda: expected <= 1 or table.cursor_row != before, "the cursor did not move on 'down'", app)
         out["interactive"] = time.perf_counter() - t0
+        out["interactive_cpu"] = time.process_time() - c0  # this process, every thread
         await until(lambda: app.complete and table.row_count >= expected, f"table not filled ({expected} rows)", app)
         out["loaded"] = time.perf_counter() - t0
+        if only:
+            out["load"] = os.getloadavg()[0]
+            await until(lambda: not app._reload_running, "row cache write still running", app)
+            return out
 
         await pilot.pause(0.3)
 
@@ -169,11 +176,49 @@ async def measure(layout: Layout, expected: int, watch: bool = False) -> dict[st
     return out
 
 
+def only_starts(base: Path, sizes: list[int], kind: str, repeat: int) -> int:
+    """``--only KIND``: starts of one kind, each with wall and CPU time (this process, all
+    threads) to an interactive table and to every row, the load average and the peak RSS
+    of the process so far (a cold start: the caches are removed first)."""
+    import resource
+
+    from reasonix_tui.tui.model.loader import row_cache_path
+
+    print(f"Context Center {kind} start, headless run_test 140x40, Python {sys.version.split()[0]}")
+    for n in sizes:
+        layout = build_store(base / f"s{n}", n)
+        for _ in range(repeat):
+            if kind == "cold" and layout.cache_dir.exists():
+                shutil.rmtree(layout.cache_dir)
+            elif kind == "first":
+                row_cache_path(layout).unlink(missing_ok=True)
+            try:
+                m = asyncio.run(measure(layout, n, only=True))
+            except BenchTimeout as exc:
+                print(f"{n:>8,} FAILED: {exc}")
+                return 1
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"{n:>8,} interactive {m['interactive']:6.2f} s wall {m['interactive_cpu']:6.2f} s CPU   "
+                f"all rows {m['loaded']:6.2f} s   load {m['load']:4.1f}   peak RSS {peak:6.0f} MiB",
+                flush=True,
+            )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="0,10000,100000")
     parser.add_argument("--dir", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "reasonix-tui-bench"))
+    parser.add_argument(
+        "--only",
+        choices=("cold", "first", "warm"),
+        help="one start of this kind per size (with its CPU time, peak RSS and the load), nothing else",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="with --only: starts per size")
     args = parser.parse_args()
+    if args.only:
+        return only_starts(Path(args.dir), [int(s) for s in args.sizes.split(",") if s.strip()], args.only, args.repeat)
     base = Path(args.dir)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print(f"Context Center start, headless run_test 140x40, Python {sys.version.split()[0]}")
