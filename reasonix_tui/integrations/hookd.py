@@ -124,6 +124,8 @@ class _Server:
         self.reason = ""
         self.compute = threading.Lock()
         self.busy_since = 0.0
+        self.warming = False
+        """The warm-up runs (a ping says so: ``"warming": true``)."""
         self.last = time.monotonic()
         self.workers = threading.BoundedSemaphore(MAX_WORKERS)
         self.root_id = _identity(root)
@@ -252,7 +254,8 @@ class _Server:
         base = {"nonce": req.get("nonce")}
         op = req.get("op")
         if op == "ping":
-            _reply(conn, {**base, "ok": True, "pid": os.getpid(), "stamp": self.stamp, "root": self.root})
+            reply = {"ok": True, "pid": os.getpid(), "stamp": self.stamp, "root": self.root, "warming": self.warming}
+            _reply(conn, {**base, **reply})
         elif op == "shutdown":
             _reply(conn, {**base, "ok": True, "pid": os.getpid()})
             self.end("asked to stop")
@@ -301,7 +304,12 @@ def serve(
 
             def warm_up() -> None:
                 with server.compute:  # a request that comes meanwhile waits, or answers in-process
-                    warm()
+                    try:
+                        warm()
+                    finally:
+                        server.warming = False
+
+            server.warming = True
 
             threading.Thread(target=warm_up, daemon=True, name="hookd-warm").start()
         server.loop()
