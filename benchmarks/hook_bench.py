@@ -131,7 +131,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--facts", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument(
+        "--store",
+        default="",
+        help="keep the generated store under this folder and reuse it (written once, as <dir>/h<facts>)",
+    )
+    ap.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="only the warm server (no in-process rows): its warm-up time and CPU, then the warm runs",
+    )
     ns = ap.parse_args()
+    if ns.warm_only:
+        return warm_only(ns)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         layout = build(root, ns.facts)
@@ -202,6 +214,100 @@ def main() -> int:
     return 0
 
 
+def warm_only(ns: argparse.Namespace) -> int:
+    """``--warm-only``: a server started as the first hook call starts it, its warm-up (wall
+    and server CPU until its ping says it is done), then ``--runs`` warm calls beside a bare
+    interpreter, with the server's CPU per call and its memory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(ns.store) / f"h{ns.facts}" if ns.store else Path(tmp)
+        marker = root / ".built"
+        t = time.perf_counter()
+        if not marker.exists():
+            if root.exists():
+                shutil.rmtree(root)
+            build(root, ns.facts)
+            marker.write_text("ok")
+            print(f"store of {ns.facts} facts written in {time.perf_counter() - t:.0f} s")
+        layout = Layout.resolve(home=root / "state", workspace=root / "ws")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("REASONIX", "CLAUDE"))}
+        env["HOME"] = str(root / "home")
+        hook = [*_exe(), "--home", str(layout.root), "hook", "user-prompt-submit"]
+        payloads = [_payload(root, layout, PROMPTS[i % len(PROMPTS)]) for i in range(ns.runs)]
+        hook_client.shutdown(str(layout.root))
+        try:
+            t = time.perf_counter()
+            # The server as the first hook call starts it (that call answers in-process meanwhile).
+            subprocess.Popen(
+                [*_exe(), "--home", str(layout.root), "hook", "serve", "--warm", str(layout.workspace)],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            if not _wait_for_server(str(layout.root), timeout=900, warm=True):
+                print("  the warm hook server did not start or finish its warm-up in 900 s")
+                return 1
+            ready = time.perf_counter() - t
+            settle_cpu(layout.root)  # what the warm-up left running (the segmenter's dictionary)
+            second, _ = time_runs(hook, payloads[1:2], env)
+            warm_cpu = server_cpu(layout.root)
+            bare, _ = time_runs([sys.executable, "-c", "pass"], [b""] * ns.runs, env)
+            cpu0 = server_cpu(layout.root)
+            warm, outputs = time_runs(hook, payloads, env)
+            per_call = (server_cpu(layout.root) - cpu0) / len(warm)
+            rss = server_rss(layout.root)
+        finally:
+            hook_client.shutdown(str(layout.root))
+        med, bare_med = statistics.median(warm), statistics.median(bare)
+        print(f"hook user-prompt-submit, {ns.facts} facts, warm server, {ns.runs} runs, load {os.getloadavg()[0]:.1f}")
+        print(f"  hook (warm server)  median {med * 1000:7.1f} ms   p95 {p95(warm) * 1000:7.1f} ms")
+        print(f"  bare interpreter    median {bare_med * 1000:7.1f} ms   (python -c pass)")
+        print(f"  server CPU per call {per_call * 1000:7.1f} ms")
+        print(
+            f"  server started, warm-up done after {ready:.0f} s wall, {warm_cpu:.0f} s server CPU; "
+            f"the first call after it {second[0] * 1000:.0f} ms"
+        )
+        print(f"  outputs with context: {sum(1 for o in outputs if o.strip())}/{ns.runs}")
+        print(f"  warm server memory (RSS): {rss / 2**20:.0f} MiB" if rss else "  warm server memory: not measured")
+    return 0
+
+
+def _payload(root: Path, layout: Layout, prompt: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench-session",
+            "transcript_path": str(root / "t.jsonl"),
+            "cwd": str(layout.workspace),
+            "permission_mode": "default",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+    ).encode()
+
+
+def settle_cpu(root: Path, timeout: float = 120.0) -> None:
+    """Wait (at most ``timeout`` s) until the server uses under 5% of a core for a second."""
+    deadline = time.monotonic() + timeout
+    last = server_cpu(root)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = server_cpu(root)
+        if now - last < 0.05:
+            return
+        last = now
+
+
+def server_cpu(root: Path) -> float:
+    """CPU seconds (user + system) of the warm hook server so far (Linux ``/proc``; 0 when unknown)."""
+    try:
+        pid = json.loads((hook_client.run_dir(str(root)) / "hookd.json").read_text())["pid"]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, KeyError, IndexError):
+        return 0.0
+
+
 def server_rss(root: Path) -> int:
     """Resident memory of the warm hook server, in bytes (Linux ``/proc``; 0 when unknown)."""
     try:
@@ -214,10 +320,12 @@ def server_rss(root: Path) -> int:
     return 0
 
 
-def _wait_for_server(root: str, timeout: float = 60.0) -> bool:
+def _wait_for_server(root: str, timeout: float = 60.0, warm: bool = False) -> bool:
+    """A server answers a ping (``warm``: and has finished its warm-up) within ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if hook_client.status(root):
+        reply = hook_client.status(root)
+        if reply and not (warm and reply.get("warming")):
             return True
         time.sleep(0.1)
     return False
