@@ -101,9 +101,11 @@ async def until(cond: Callable[[], bool], what: str, app: Any, timeout: float = 
         await asyncio.sleep(POLL_S)
 
 
-async def measure(layout: Layout, expected: int, watch: bool = False, only: bool = False) -> dict[str, float]:
+async def measure(
+    layout: Layout, expected: int, watch: bool = False, only: bool = False, linger: float = 0.0
+) -> dict[str, float]:
     """One headless start; returns timings in seconds (``watch``: also time an outside change;
-    ``only``: just the start, with its CPU time and the load average)."""
+    ``only``: just the start, with its CPU time and the load average, then ``linger`` seconds)."""
     from textual import events
 
     from reasonix_tui.tui.app import make_app
@@ -131,6 +133,9 @@ async def measure(layout: Layout, expected: int, watch: bool = False, only: bool
         await until(lambda: app.complete and table.row_count >= expected, f"table not filled ({expected} rows)", app)
         out["loaded"] = time.perf_counter() - t0
         if only:
+            # What runs after the table is full (language resources, memory health, the
+            # row cache write) counts for the peak memory of a start: let it run.
+            await asyncio.sleep(linger)
             out["load"] = os.getloadavg()[0]
             await until(lambda: not app._reload_running, "row cache write still running", app)
             return out
@@ -176,10 +181,11 @@ async def measure(layout: Layout, expected: int, watch: bool = False, only: bool
     return out
 
 
-def only_starts(base: Path, sizes: list[int], kind: str, repeat: int) -> int:
+def only_starts(base: Path, sizes: list[int], kind: str, repeat: int, linger: float = 0.0) -> int:
     """``--only KIND``: starts of one kind, each with wall and CPU time (this process, all
     threads) to an interactive table and to every row, the load average and the peak RSS
-    of the process so far (a cold start: the caches are removed first)."""
+    of the process so far (a cold start: the caches are removed first). ``linger``: seconds
+    the app stays open after every row is shown, so its background work counts for the peak."""
     import resource
 
     from reasonix_tui.tui.model.loader import row_cache_path
@@ -193,7 +199,7 @@ def only_starts(base: Path, sizes: list[int], kind: str, repeat: int) -> int:
             elif kind == "first":
                 row_cache_path(layout).unlink(missing_ok=True)
             try:
-                m = asyncio.run(measure(layout, n, only=True))
+                m = asyncio.run(measure(layout, n, only=True, linger=linger))
             except BenchTimeout as exc:
                 print(f"{n:>8,} FAILED: {exc}")
                 return 1
@@ -216,9 +222,12 @@ def main() -> int:
         help="one start of this kind per size (with its CPU time, peak RSS and the load), nothing else",
     )
     parser.add_argument("--repeat", type=int, default=1, help="with --only: starts per size")
+    parser.add_argument("--linger", type=float, default=0.0, help="with --only: seconds to stay open after the start")
     args = parser.parse_args()
     if args.only:
-        return only_starts(Path(args.dir), [int(s) for s in args.sizes.split(",") if s.strip()], args.only, args.repeat)
+        return only_starts(
+            Path(args.dir), [int(s) for s in args.sizes.split(",") if s.strip()], args.only, args.repeat, args.linger
+        )
     base = Path(args.dir)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print(f"Context Center start, headless run_test 140x40, Python {sys.version.split()[0]}")

@@ -95,6 +95,10 @@ HEALTH_SLICE_SECONDS = 3.0
 TICK_SECONDS = 30.0
 """How often relative ages ("3m ago") are redrawn."""
 
+HEALTH_AUTO_FACTS = 20_000
+"""Above this many facts memory health runs only when asked (ctrl+r): it reads every fact
+and compares them in pairs, which at 100k facts takes minutes and gigabytes."""
+
 BIG_STORE_ROWS = 2_000
 """A first start with more rows than this shows the table before its background work starts."""
 
@@ -151,6 +155,9 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
         """Published with each new health report."""
         self.health_undo: list[writes.HealthUndo] = []
         """Health fixes that can be taken back, newest last."""
+        self.health_deferred = ""
+        """Why memory health has not run (a big store: it runs when asked), or ``""``."""
+        self._health_asked = False
         self._health_gen = 0
         self._health_seen = 0
         self._health_lock = threading.Lock()
@@ -182,9 +189,25 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
 
     # ----------------------------------------------------------------- memory health
 
-    def refresh_health(self) -> None:
+    def refresh_health(self, asked: bool = False) -> None:
         """Compute memory health again in a worker (requests made while one runs collapse
-        into one run; :class:`HealthChecked` carries the result)."""
+        into one run; :class:`HealthChecked` carries the result). Not before the first
+        complete snapshot, and for a store over :data:`HEALTH_AUTO_FACTS` facts only once
+        ``asked`` (ctrl+r): until then :attr:`health_deferred` says why."""
+        self._health_asked = self._health_asked or asked
+        if not self._health_asked:
+            if not self.complete:
+                return  # the first complete snapshot starts it
+            n = len(self.snapshot.facts)
+            if n > HEALTH_AUTO_FACTS:
+                if not self.health_deferred:
+                    self.health_deferred = (
+                        f"Memory health is checked only when asked above {HEALTH_AUTO_FACTS:,} facts "
+                        f"(this store has {n:,}): it reads and compares every fact. Press ctrl+r to check now."
+                    )
+                    self.health_changed.publish(None)
+                return
+        self.health_deferred = ""
         self._health_gen += 1
         self._health_worker(self._health_gen)
 
@@ -391,6 +414,7 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
     def action_reload(self) -> None:
         """Read everything again."""
         self.reload_store()
+        self._health_asked = True  # a big store's memory health too, from now on
         self.post_message(SidecarsReloaded(approvals=True, recall=True, audit=True, instructions=True))
         self.notify("Reloaded.", timeout=2)
 

@@ -55,7 +55,9 @@ class Center(Protocol):
     health: Any
     """The last :class:`~reasonix_tui.core.health.HealthReport` (``None`` until the first)."""
     health_changed: Signal[Any]
-    """Published with each new health report."""
+    """Published with each new health report (``None``: it was put off, see :attr:`health_deferred`)."""
+    health_deferred: str
+    """Why memory health has not run (a big store: it runs when asked), or ``""``."""
     health_undo: list[Any]
     """Health fixes that can be taken back, newest last."""
 

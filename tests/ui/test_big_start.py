@@ -47,3 +47,30 @@ async def test_a_small_first_start_starts_it_at_once(demo: Layout, monkeypatch: 
             if app.health is not None:
                 break
         assert warmed and app.health is not None
+
+
+async def test_a_big_store_checks_memory_health_only_when_asked(demo: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Label
+
+    monkeypatch.setattr(lang, "warm", lambda *a, **k: None)
+    monkeypatch.setattr(app_module, "HEALTH_AUTO_FACTS", 2)  # the demo store counts as big
+    app: Any = make(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app._start_background()  # what a big start's timer runs; a small start did it already
+        app.post_message(app_module.SidecarsReloaded(recall=True))  # a trace written: would re-check
+        await settle(pilot)
+        assert app.complete and app.health is None
+        assert not any(w.group == "health" for w in app.workers)
+        assert "only when asked" in app.health_deferred and f"has {len(app.snapshot.facts):,})" in app.health_deferred
+        app.action_show_pane("health")
+        await settle(pilot)
+        heading = app.screen.query_one("#health-heading", Label)
+        assert "Press ctrl+r to check now" in str(heading.render())
+        await pilot.press("ctrl+r")
+        for _ in range(20):
+            await settle(pilot)
+            if app.health is not None:
+                break
+        assert app.health is not None and app.health_deferred == ""
+        assert "only when asked" not in str(heading.render())

@@ -127,10 +127,14 @@ class HealthPane(Pane):
         """Subscribe to health reports too."""
         super().on_mount()
         self.center.health_changed.subscribe(self, self._show)
-        if self.center.health is not None:
+        if self.center.health is not None or self.center.health_deferred:
             self._show(self.center.health)
 
-    def _show(self, report: HealthReport) -> None:
+    def _show(self, report: HealthReport | None) -> None:
+        if report is None:  # put off (a big store): say why and how to ask for it
+            if self.center.health is None and self.center.health_deferred:
+                self.query_one("#health-heading", Label).update(self.center.health_deferred)
+            return
         option_list = self.query_one("#health-list", OptionList)
         current = self._current()
         keep_key = current.key if current is not None else None
