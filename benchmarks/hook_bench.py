@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -254,8 +255,15 @@ def warm_only(ns: argparse.Namespace) -> int:
             warm_cpu = server_cpu(layout.root)
             bare, _ = time_runs([sys.executable, "-c", "pass"], [b""] * ns.runs, env)
             cpu0 = server_cpu(layout.root)
+            kids = resource.getrusage(resource.RUSAGE_CHILDREN)
             warm, outputs = time_runs(hook, payloads, env)
             per_call = (server_cpu(layout.root) - cpu0) / len(warm)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            client_cpu = (after.ru_utime + after.ru_stime - kids.ru_utime - kids.ru_stime) / len(warm)
+            kids = after
+            time_runs([sys.executable, "-c", "pass"], [b""] * ns.runs, env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            bare_cpu = (after.ru_utime + after.ru_stime - kids.ru_utime - kids.ru_stime) / ns.runs
             rss = server_rss(layout.root)
         finally:
             hook_client.shutdown(str(layout.root))
@@ -263,7 +271,10 @@ def warm_only(ns: argparse.Namespace) -> int:
         print(f"hook user-prompt-submit, {ns.facts} facts, warm server, {ns.runs} runs, load {os.getloadavg()[0]:.1f}")
         print(f"  hook (warm server)  median {med * 1000:7.1f} ms   p95 {p95(warm) * 1000:7.1f} ms")
         print(f"  bare interpreter    median {bare_med * 1000:7.1f} ms   (python -c pass)")
-        print(f"  server CPU per call {per_call * 1000:7.1f} ms")
+        print(
+            f"  CPU per call: hook process {client_cpu * 1000:.1f} ms (bare interpreter {bare_cpu * 1000:.1f} ms) "
+            f"+ server {per_call * 1000:.1f} ms = {(client_cpu + per_call) * 1000:.1f} ms"
+        )
         print(
             f"  server started, warm-up done after {ready:.0f} s wall, {warm_cpu:.0f} s server CPU; "
             f"the first call after it {second[0] * 1000:.0f} ms"
