@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from . import bm25
 from .store.model import Fact, normalize_subject_key
+from .topic_search import IDS, IDS_LOCK, TopicStats, change_pairs, ids_of
 
 __all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
 
@@ -143,15 +143,6 @@ def _norm(key: str) -> str:
     return "w:" + key[2:] if key.startswith("t:") else key
 
 
-_IDS: dict[str, int] = {}
-_IDS_LOCK = threading.Lock()
-
-
-def _ids(keys: frozenset[str]) -> np.ndarray:
-    with _IDS_LOCK:
-        return np.asarray(sorted(_IDS.setdefault(k, len(_IDS)) for k in keys), dtype=np.int64)
-
-
 def _topic_strings(fact: Fact) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, bool], ...], bool]:
     """``(keys, label keys, replacement-clause terms, states a change)`` of one fact: plain
     strings, so one-shot processes keep them in the per-fact memo on disk."""
@@ -172,97 +163,9 @@ def _topic_sets(fact: Fact) -> tuple[Any, ...]:
 
     keys, labels, cues, strong = FACT_MEMO.get_durable(fact, "topic-strings", _topic_strings)
     keys, labels = frozenset(keys), frozenset(labels)
-    with _IDS_LOCK:
-        cue_ids = np.asarray([_IDS.setdefault(c[0], len(_IDS)) for c in cues], dtype=np.int64)
-    return keys, labels, cues, bool(strong), _ids(keys), _ids(labels), cue_ids
-
-
-class _TopicStats:
-    """Document frequencies of one snapshot's topic terms, counted over per-fact arrays (the
-    cost of a snapshot is a sort), and the pair measures built on them."""
-
-    def __init__(self, sets: list[tuple[Any, ...]]) -> None:
-        n = len(sets)
-        self.n = n
-        self.keys: list[frozenset[str]] = [x[0] for x in sets]
-        self.labels: list[frozenset[str]] = [x[1] for x in sets]
-        self.sets = sets
-        key_ids = [x[4] for x in sets]
-        lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
-        self.all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
-        self.owner = np.repeat(np.arange(n, dtype=np.int64), lens)
-        self.uniq, self.counts = np.unique(self.all_ids, return_counts=True)
-        lab_ids = [x[5] for x in sets]
-        self.lab_all = np.concatenate(lab_ids) if n else np.zeros(0, dtype=np.int64)
-        lab_owner = np.repeat(np.arange(n, dtype=np.int64), [len(a) for a in lab_ids])
-        self.lab_df = self.df_of(self.lab_all)
-        w_all = np.log(1.0 + (n - self.lab_df + 0.5) / (self.lab_df + 0.5))
-        self.label_mass = np.bincount(lab_owner, weights=w_all, minlength=n)
-        self.cues: list[list[tuple[str, str, bool]]] = []
-
-    def df_of(self, ids: np.ndarray) -> np.ndarray:
-        """Document frequencies of term ids present in the snapshot."""
-        return self.counts[self.uniq.searchsorted(ids)]
-
-    def weight(self, key: str) -> float:
-        """The idf of a term in the snapshot (0 when unknown)."""
-        kid = _IDS.get(key)
-        if kid is None:
-            return 0.0
-        pos = int(self.uniq.searchsorted(kid))
-        d = int(self.counts[pos]) if pos < len(self.uniq) and int(self.uniq[pos]) == kid else 0
-        return bm25.idf(self.n, d)
-
-    def candidates(self, max_df: float, max_postings: int) -> set[tuple[int, int]]:
-        """Facts sharing a label term that is not common in the store, or a term a
-        replacement clause names (and only one other fact holds); fills :attr:`cues`."""
-        limit = max(3, min(int(max_df * self.n), max_postings))
-        lab_all, lab_df = self.lab_all, self.lab_df
-        pair_keys = set(lab_all[(lab_df >= 2) & (lab_df <= limit)].tolist())
-        uniq, counts = self.uniq, self.counts
-        for x in self.sets:
-            if not len(x[6]):
-                self.cues.append([])
-                continue
-            ids = x[6]
-            pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
-            two = (uniq[pos] == ids) & (counts[pos] == 2)
-            self.cues.append([c for c, keep in zip(x[2], two.tolist()) if keep])
-            pair_keys.update(ids[two].tolist())
-        cand: set[tuple[int, int]] = set()
-        if not pair_keys:
-            return cand
-        chosen = np.fromiter(pair_keys, dtype=np.int64, count=len(pair_keys))
-        sel = np.isin(self.all_ids, chosen)
-        k_sel, f_sel = self.all_ids[sel], self.owner[sel]
-        order = np.argsort(k_sel, kind="stable")
-        k_sel, f_sel = k_sel[order], f_sel[order]
-        for group in np.split(f_sel, np.flatnonzero(np.diff(k_sel)) + 1):
-            members = group.tolist()
-            for a in range(len(members)):
-                for b in range(a + 1, len(members)):
-                    cand.add((members[a], members[b]))
-        return cand
-
-    def cover(self, a: int, b: int) -> float:
-        """idf-weighted share of fact ``a``'s label terms found in fact ``b``."""
-        total = float(self.label_mass[a])
-        return sum(self.weight(k) for k in self.labels[a] & self.keys[b]) / total if total else 0.0
-
-    def stated(self, new: int, old: int) -> tuple[str, bool]:
-        """The older fact's rarest term that a replacement clause of the newer one names
-        (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
-        switched from the old build cache" does not say building was replaced; a rejection,
-        "use pnpm, not npm", may name the term in the newer fact's description)."""
-        found = [
-            (strong, self.weight(k), surface)
-            for k, surface, strong in self.cues[new]
-            if k in self.keys[old] and not (strong and k in self.labels[new])
-        ]
-        if not found:
-            return "", False
-        best = max(found)
-        return best[2], best[0]
+    with IDS_LOCK:
+        cue_ids = np.asarray([IDS.setdefault(c[0], len(IDS)) for c in cues], dtype=np.int64)
+    return keys, labels, cues, bool(strong), ids_of(keys), ids_of(labels), cue_ids
 
 
 def _meaning_vectors(facts: Sequence[Fact], meaning: bool) -> np.ndarray | None:
@@ -294,22 +197,29 @@ def topic_pairs(
     # that resolves without the recall channels loaded (``memory health``)
     FACT_MEMO.register_transient("topic-sets")
     sets = [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
-    stats = _TopicStats(sets)
-    cand = stats.candidates(max_df, max_postings)
-    changed = [bool(x[3]) for x in sets]
+    stats = TopicStats(sets)
+    changed = np.asarray([bool(x[3]) for x in sets], dtype=bool)
     vecs = _meaning_vectors(facts, meaning)
-    if vecs is not None and any(changed):
-        cand |= _change_pairs(np.asarray(changed, dtype=bool), stats.all_ids, stats.owner, stats.df_of, vecs)
+    cand = stats.candidates(
+        max_df, max_postings, changed=changed, vecs=vecs, change_meaning=CHANGE_MEANING, keep_all=DEBUG is not None
+    )
+    if vecs is not None and changed.any():
+        found = change_pairs(
+            changed, stats.all_ids, stats.owner, stats.df_of, vecs, max_df=CHANGE_MAX_DF, meaning=CHANGE_MEANING
+        )
+        cand = np.union1d(cand, found)
+    flags = changed.tolist()
     out: list[Supersession] = []
-    for i, j in sorted(cand):
-        sup = _topic_pair(facts, i, j, stats, vecs, changed)
+    n = len(facts)
+    for code in cand.tolist():
+        sup = _topic_pair(facts, code // n, code % n, stats, vecs, flags)
         if sup is not None:
             out.append(sup)
     return out
 
 
 def _topic_pair(
-    facts: Sequence[Fact], i: int, j: int, stats: _TopicStats, vecs: np.ndarray | None, changed: list[bool]
+    facts: Sequence[Fact], i: int, j: int, stats: TopicStats, vecs: np.ndarray | None, changed: list[bool]
 ) -> Supersession | None:
     """Decide one candidate pair: which fact is older (or global), and whether the evidence
     says the newer one replaces it."""
@@ -345,42 +255,6 @@ def _topic_pair(
         certain = True
         why = "a project fact on the same topic overrides this global default: " + why
     return Supersession(facts[old], facts[new], kind, why, certain)
-
-
-def _change_pairs(
-    changed: np.ndarray, all_ids: np.ndarray, owner: np.ndarray, df_of: Any, vecs: np.ndarray
-) -> set[tuple[int, int]]:
-    """Pairs of a fact that states a change ("we migrated to pnpm" — it may name only the new
-    thing) with another sharing one of its rare terms (in any field, found in at most
-    :data:`CHANGE_MAX_DF` facts) whose meaning cosine reaches :data:`CHANGE_MEANING`.
-    Vectorised: a snapshot of 10k facts costs a sort."""
-    mine = np.unique(all_ids[changed[owner]])
-    dfs = df_of(mine)
-    keys = mine[(dfs >= 2) & (dfs <= CHANGE_MAX_DF)]
-    if not len(keys):
-        return set()
-    sel = np.isin(all_ids, keys)
-    k_sel, f_sel = all_ids[sel], owner[sel]
-    order = np.lexsort((f_sel, k_sel))
-    k_sel, f_sel = k_sel[order], f_sel[order]
-    firsts: list[np.ndarray] = []
-    seconds: list[np.ndarray] = []
-    for off in range(1, CHANGE_MAX_DF):
-        same = k_sel[off:] == k_sel[:-off]
-        a, b = f_sel[:-off][same], f_sel[off:][same]
-        keep = changed[a] | changed[b]
-        firsts.append(a[keep])
-        seconds.append(b[keep])
-    a = np.concatenate(firsts)
-    b = np.concatenate(seconds)
-    if not len(a):
-        return set()
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    code = np.unique(lo * len(vecs) + hi)
-    lo, hi = code // len(vecs), code % len(vecs)
-    sims = np.einsum("ij,ij->i", vecs[lo], vecs[hi])
-    ok = sims >= CHANGE_MEANING
-    return set(zip(lo[ok].tolist(), hi[ok].tolist()))
 
 
 DEBUG: list[tuple[str, str, TopicEvidence]] | None = None

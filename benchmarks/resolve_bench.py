@@ -1,0 +1,106 @@
+"""The subject/topic resolver over a whole store: CPU time and peak memory of ``resolve()``.
+
+Loads a store (``--store DIR`` holding ``root/`` and ``ws/`` as ``query_cost_bench.py``
+builds them, or ``--size N`` generated facts in a scratch folder), prepares every fact's
+per-fact values (topic terms from the language analysis, meaning vectors: what the
+per-fact memo keeps, timed apart as ``prep``), then times ``resolve()`` itself — the
+candidate search, the pair measures, the decisions. Prints wall and CPU seconds beside the
+load average, the process's peak RSS before and after ``resolve()`` and the number of
+supersessions found (compare it between two codes: ``--code DIR`` runs the package found
+in ``DIR`` instead of this checkout, e.g. ``git archive main | tar -x -C /tmp/base``).
+
+``--memo FILE`` keeps the per-fact values on disk between runs (a 100k analysis costs
+minutes of CPU); ``--shared-memo`` versions that file by this script only, so two codes
+whose per-fact analysis is the same (the resolver changed, the language analysis did not)
+share one file. Run one 100k job at a time and cap its memory: ``prlimit --as=8000000000``.
+
+Usage: ``python benchmarks/resolve_bench.py --size 10000 [--memo F] [--code DIR] [--lexical]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--store", type=Path, help="a folder holding root/ and ws/")
+    p.add_argument("--size", type=int, default=10000, help="generated facts when --store is not given")
+    p.add_argument("--memo", type=Path, help="the per-fact memo file to read and write")
+    p.add_argument("--shared-memo", action="store_true", help="version the memo by this script only")
+    p.add_argument("--code", type=Path, help="run the package in this folder (a baseline)")
+    p.add_argument("--lexical", action="store_true", help="the meaning channel off")
+    p.add_argument("--reps", type=int, default=1, help="resolve() runs (a fresh snapshot cache each)")
+    return p.parse_args()
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    args = _args()
+    sys.path.insert(0, str(args.code.resolve() if args.code else HERE.parent))
+    sys.path.insert(1, str(HERE))
+    from reasonix_tui.core import resolve as R
+    from reasonix_tui.core.paths import Layout
+    from reasonix_tui.core.recall import memo as M
+    from reasonix_tui.core.store.live import LiveStore
+
+    print(f"code {os.path.dirname(os.path.dirname(R.__file__))}, load {os.getloadavg()[0]:.1f}")
+    if args.store is not None:
+        tmp = args.store
+    else:
+        from query_cost_bench import build
+
+        tmp = Path(tempfile.mkdtemp(prefix="resolve-bench-"))
+        build(tmp, args.size)
+    layout = Layout.resolve(home=tmp / "root", workspace=tmp / "ws")
+    t, c = time.perf_counter(), time.process_time()
+    facts = LiveStore(layout, watch=False).snapshot().facts
+    print(f"load: {len(facts)} facts, {time.perf_counter() - t:.2f} s wall, {time.process_time() - c:.2f} s CPU")
+    if args.memo is not None:
+        if args.shared_memo:
+            M._MEMO_VERSION = "resolve-bench:1"  # type: ignore[attr-defined]
+        M.FACT_MEMO.attach(args.memo)
+    t, c = time.perf_counter(), time.process_time()
+    M.FACT_MEMO.register_transient("topic-sets")
+    for f in facts:
+        M.FACT_MEMO.get(f, "topic-sets", R._topic_sets)
+    if not args.lexical:
+        R._meaning_vectors(facts, True)
+    saved = M.FACT_MEMO.save()
+    print(
+        f"prep (per-fact values{', memo saved' if saved else ''}): "
+        f"{time.perf_counter() - t:.2f} s wall, {time.process_time() - c:.2f} s CPU, "
+        f"peak RSS {_rss_mib():.0f} MiB"
+    )
+    for _ in range(args.reps):
+        R._CACHE.clear()
+        load = os.getloadavg()[0]
+        t, c = time.perf_counter(), time.process_time()
+        res = R.resolve(facts, meaning=not args.lexical)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        digest = hashlib.sha256(
+            repr(sorted((s.old.id, s.current.id, s.kind, s.evidence, s.certain) for s in res.items)).encode()
+        ).hexdigest()[:12]
+        kinds: dict[str, int] = {}
+        for s in res.items:
+            kinds[s.kind] = kinds.get(s.kind, 0) + 1
+        print(
+            f"resolve(): {wall:.2f} s wall, {cpu:.2f} s CPU at load {load:.1f}; peak RSS {_rss_mib():.0f} MiB; "
+            f"{len(res)} superseded {dict(sorted(kinds.items()))}, answer {digest}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+"""The topic resolver's candidate search, bounded in memory and near-linear in time.
+
+:func:`reasonix_tui.core.resolve.topic_pairs` decides, pair by pair, whether two facts are
+about one topic. Deciding is Python work per pair, so which pairs reach it is what makes a
+store of 100k facts cost seconds or minutes (and megabytes or gigabytes). This module finds
+them with array operations only:
+
+* **Candidates** are facts sharing a label term found in at most ``limit`` facts, or a term
+  a replacement clause names (found in exactly two). Every pair is encoded as one int64
+  (``a * n + b``, ``a < b``), generated term group by term group without a Python loop, in
+  blocks of at most :data:`BLOCK_PAIRS` pairs.
+* **A cheap bound** then drops, block by block, every pair that :func:`~reasonix_tui.core.
+  resolve.decide` cannot accept whatever the dates say: no replacement clause of either
+  fact names a term of the other (:meth:`TopicStats.cue_codes`), and the idf-weighted
+  cover both ways (vectorised, the same measure as :meth:`TopicStats.cover`) stays under
+  :data:`MIN_COVER`, and neither fact states a change with a meaning cosine reaching
+  ``CHANGE_MEANING``. ``tests/test_topic_search.py`` checks the bound against ``decide``
+  over a grid of evidence, and the survivors against the full pair set of the search before.
+* **Change pairs** (a fact that states a change and one sharing its rare term, alike in
+  meaning) compare vectors block by block.
+
+Only the survivors — a few per fact — are decided in Python.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import bm25
+
+__all__ = ["TopicStats", "BLOCK_PAIRS", "MIN_COVER", "IDS", "IDS_LOCK", "ids_of"]
+
+BLOCK_PAIRS = 1 << 18
+"""Most candidate pairs held (and measured) at once."""
+MIN_COVER = 0.3
+"""A pair without a replacement clause between them and without a change statement alike
+in meaning is decided only when both covers reach this (``decide`` accepts none below it)."""
+_EPS = 1e-9
+"""The vectorised covers sum in another order than :meth:`TopicStats.cover`: keep pairs
+within this of a bound."""
+
+IDS: dict[str, int] = {}
+"""This process's term ids (topic terms interned as ints)."""
+IDS_LOCK = threading.Lock()
+
+
+def ids_of(keys: frozenset[str]) -> np.ndarray:
+    """The sorted ids of ``keys`` (new terms get new ids)."""
+    with IDS_LOCK:
+        return np.asarray(sorted(IDS.setdefault(k, len(IDS)) for k in keys), dtype=np.int64)
+
+
+def _group_pairs(terms: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``(a, b)`` of owners sharing a term, ``a`` before ``b`` in the input
+    order: ``terms`` sorted, owners ascending within a term (no Python loop)."""
+    m = len(terms)
+    if m < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
+    ends = np.r_[starts[1:], m]
+    end_of = np.repeat(ends, ends - starts)
+    pos = np.arange(m, dtype=np.int64)
+    partners = end_of - pos - 1
+    total = int(partners.sum())
+    first = np.repeat(pos, partners)
+    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(partners) - partners, partners)
+    second = first + 1 + offset
+    return owners[first], owners[second]
+
+
+class TopicStats:
+    """Document frequencies of one snapshot's topic terms, counted over per-fact arrays (the
+    cost of a snapshot is a sort), and the pair measures built on them."""
+
+    def __init__(self, sets: list[tuple[Any, ...]]) -> None:
+        n = len(sets)
+        self.n = n
+        self.keys: list[frozenset[str]] = [x[0] for x in sets]
+        self.labels: list[frozenset[str]] = [x[1] for x in sets]
+        self.sets = sets
+        key_ids = [x[4] for x in sets]
+        lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
+        self.all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
+        self.owner = np.repeat(np.arange(n, dtype=np.int64), lens)
+        self.uniq, self.counts = np.unique(self.all_ids, return_counts=True)
+        lab_ids = [x[5] for x in sets]
+        self.lab_len = np.fromiter((len(a) for a in lab_ids), dtype=np.int64, count=n)
+        self.lab_all = np.concatenate(lab_ids) if n else np.zeros(0, dtype=np.int64)
+        self.lab_start = np.cumsum(self.lab_len) - self.lab_len
+        lab_owner = np.repeat(np.arange(n, dtype=np.int64), self.lab_len)
+        self.lab_df = self.df_of(self.lab_all)
+        self.lab_w = np.log(1.0 + (n - self.lab_df + 0.5) / (self.lab_df + 0.5))
+        self.label_mass = np.bincount(lab_owner, weights=self.lab_w, minlength=n)
+        # (owner, term) of every key posting as one sorted int64: owner-major, ids sorted per fact
+        self._span = int(self.all_ids.max()) + 1 if len(self.all_ids) else 1
+        self._key_codes = self.owner * self._span + self.all_ids
+        self.cues: list[list[tuple[str, str, bool]]] = []
+
+    def df_of(self, ids: np.ndarray) -> np.ndarray:
+        """Document frequencies of term ids present in the snapshot."""
+        return self.counts[self.uniq.searchsorted(ids)]
+
+    def weight(self, key: str) -> float:
+        """The idf of a term in the snapshot (0 when unknown)."""
+        kid = IDS.get(key)
+        if kid is None:
+            return 0.0
+        pos = int(self.uniq.searchsorted(kid))
+        d = int(self.counts[pos]) if pos < len(self.uniq) and int(self.uniq[pos]) == kid else 0
+        return bm25.idf(self.n, d)
+
+    def _pair_terms(self, max_df: float, max_postings: int) -> tuple[np.ndarray, np.ndarray]:
+        """The terms pairs are drawn from, and the ``(fact, cue term)`` entries a replacement
+        clause names (found in exactly two facts); fills :attr:`cues`."""
+        limit = max(3, min(int(max_df * self.n), max_postings))
+        lab_df = self.lab_df
+        label_terms = self.lab_all[(lab_df >= 2) & (lab_df <= limit)]
+        uniq, counts = self.uniq, self.counts
+        cue_fact: list[int] = []
+        cue_term: list[np.ndarray] = []
+        for i, x in enumerate(self.sets):
+            if not len(x[6]) or not len(uniq):
+                self.cues.append([])
+                continue
+            ids = x[6]
+            pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
+            two = (uniq[pos] == ids) & (counts[pos] == 2)
+            self.cues.append([c for c, keep in zip(x[2], two.tolist()) if keep])
+            kept = ids[two]
+            cue_term.append(kept)
+            cue_fact.extend([i] * len(kept))
+        cues = np.concatenate(cue_term) if cue_term else np.zeros(0, dtype=np.int64)
+        terms = np.unique(np.concatenate([label_terms, cues]))
+        return terms, np.stack([np.asarray(cue_fact, dtype=np.int64), cues]) if len(cues) else np.zeros(
+            (2, 0), np.int64
+        )
+
+    def candidates(
+        self,
+        max_df: float,
+        max_postings: int,
+        *,
+        changed: np.ndarray | None = None,
+        vecs: np.ndarray | None = None,
+        change_meaning: float = 1.0,
+        keep_all: bool = False,
+    ) -> np.ndarray:
+        """The candidate pairs as sorted codes ``a * n + b`` (``a < b``): facts sharing a label
+        term that is not common in the store, or a term a replacement clause names; only
+        those the cheap bound cannot rule out (all of them with ``keep_all``). Fills
+        :attr:`cues`."""
+        terms, cue_entries = self._pair_terms(max_df, max_postings)
+        if not len(terms):
+            return np.zeros(0, dtype=np.int64)
+        sel = np.isin(self.all_ids, terms)
+        k_sel, f_sel = self.all_ids[sel], self.owner[sel]
+        order = np.argsort(k_sel, kind="stable")
+        k_sel, f_sel = k_sel[order], f_sel[order]
+        cue_codes = self.cue_codes(cue_entries, k_sel, f_sel)
+        kept: list[np.ndarray] = []
+        # blocks of whole term groups, each at most about BLOCK_PAIRS pairs
+        starts = np.flatnonzero(np.r_[True, k_sel[1:] != k_sel[:-1]]) if len(k_sel) else np.zeros(0, np.int64)
+        sizes = np.diff(np.r_[starts, len(k_sel)])
+        load = np.cumsum(sizes * (sizes - 1) // 2)
+        lo = 0
+        while lo < len(starts):
+            hi = int(np.searchsorted(load, (load[lo - 1] if lo else 0) + BLOCK_PAIRS, side="right"))
+            hi = max(hi, lo + 1)
+            p0, p1 = int(starts[lo]), int(starts[hi]) if hi < len(starts) else len(k_sel)
+            a, b = _group_pairs(k_sel[p0:p1], f_sel[p0:p1])
+            codes = np.unique(a * self.n + b)
+            if not keep_all:
+                codes = self._bound(codes, cue_codes, changed, vecs, change_meaning)
+            kept.append(codes)
+            lo = hi
+        return np.unique(np.concatenate(kept)) if kept else np.zeros(0, dtype=np.int64)
+
+    def cue_codes(self, entries: np.ndarray, k_sel: np.ndarray, f_sel: np.ndarray) -> np.ndarray:
+        """Codes of the pairs ``(fact, other holder)`` of every cue term: the only pairs
+        :meth:`stated` can find a replacement clause in."""
+        if not entries.shape[1]:
+            return np.zeros(0, dtype=np.int64)
+        fact, term = entries
+        pos = np.searchsorted(k_sel, term)
+        a = np.concatenate([fact, fact])
+        b = np.concatenate([f_sel[pos], f_sel[pos + 1]])
+        other = a != b
+        a, b = a[other], b[other]
+        return np.unique(np.minimum(a, b) * self.n + np.maximum(a, b))
+
+    def covers(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """:meth:`cover` of many pairs at once (the same terms and weights, summed in
+        another order)."""
+        if not len(a):
+            return np.zeros(0)
+        counts = self.lab_len[a]
+        total = int(counts.sum())
+        pair = np.repeat(np.arange(len(a), dtype=np.int64), counts)
+        at = np.repeat(self.lab_start[a], counts) + (
+            np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        )
+        probe = b[pair] * self._span + self.lab_all[at]
+        pos = np.minimum(np.searchsorted(self._key_codes, probe), max(len(self._key_codes) - 1, 0))
+        hit = self._key_codes[pos] == probe if len(self._key_codes) else np.zeros(total, dtype=bool)
+        sums = np.bincount(pair[hit], weights=self.lab_w[at[hit]], minlength=len(a))
+        mass = self.label_mass[a]
+        out = np.zeros(len(a))
+        np.divide(sums, mass, out=out, where=mass > 0)
+        return out
+
+    def _bound(
+        self,
+        codes: np.ndarray,
+        cue_codes: np.ndarray,
+        changed: np.ndarray | None,
+        vecs: np.ndarray | None,
+        change_meaning: float,
+    ) -> np.ndarray:
+        """The pairs of ``codes`` that ``decide`` may accept (see the module docstring)."""
+        a, b = codes // self.n, codes % self.n
+        keep = np.isin(codes, cue_codes)
+        rest = ~keep
+        ra, rb = a[rest], b[rest]
+        lo = np.minimum(self.covers(ra, rb), self.covers(rb, ra))
+        ok = lo >= MIN_COVER - _EPS
+        if changed is not None and vecs is not None:
+            either = (changed[ra] | changed[rb]) & ~ok
+            if either.any():
+                ia, ib = ra[either], rb[either]
+                sims = np.einsum("ij,ij->i", vecs[ia], vecs[ib])
+                ok[np.flatnonzero(either)[sims >= change_meaning - 1e-6]] = True
+        keep[np.flatnonzero(rest)[ok]] = True
+        return codes[keep]
+
+    def cover(self, a: int, b: int) -> float:
+        """idf-weighted share of fact ``a``'s label terms found in fact ``b``."""
+        total = float(self.label_mass[a])
+        return sum(self.weight(k) for k in self.labels[a] & self.keys[b]) / total if total else 0.0
+
+    def stated(self, new: int, old: int) -> tuple[str, bool]:
+        """The older fact's rarest term that a replacement clause of the newer one names
+        (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
+        switched from the old build cache" does not say building was replaced; a rejection,
+        "use pnpm, not npm", may name the term in the newer fact's description)."""
+        found = [
+            (strong, self.weight(k), surface)
+            for k, surface, strong in self.cues[new]
+            if k in self.keys[old] and not (strong and k in self.labels[new])
+        ]
+        if not found:
+            return "", False
+        best = max(found)
+        return best[2], best[0]
+
+
+def change_pairs(
+    changed: np.ndarray,
+    all_ids: np.ndarray,
+    owner: np.ndarray,
+    df_of: Callable[[np.ndarray], np.ndarray],
+    vecs: np.ndarray,
+    *,
+    max_df: int,
+    meaning: float,
+) -> np.ndarray:
+    """Codes of the pairs of a fact that states a change ("we migrated to pnpm" — it may
+    name only the new thing) with another sharing one of its rare terms (in any field, found
+    in at most ``max_df`` facts) whose meaning cosine reaches ``meaning``. Vectorised;
+    vectors are compared :data:`BLOCK_PAIRS` pairs at a time."""
+    n = len(vecs)
+    mine = np.unique(all_ids[changed[owner]])
+    dfs = df_of(mine)
+    keys = mine[(dfs >= 2) & (dfs <= max_df)]
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    sel = np.isin(all_ids, keys)
+    k_sel, f_sel = all_ids[sel], owner[sel]
+    order = np.lexsort((f_sel, k_sel))
+    a, b = _group_pairs(k_sel[order], f_sel[order])
+    keep = changed[a] | changed[b]
+    code = np.unique(a[keep] * n + b[keep])
+    out: list[np.ndarray] = []
+    for s in range(0, len(code), BLOCK_PAIRS):
+        block = code[s : s + BLOCK_PAIRS]
+        lo, hi = block // n, block % n
+        sims = np.einsum("ij,ij->i", vecs[lo], vecs[hi])
+        out.append(block[sims >= meaning])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
