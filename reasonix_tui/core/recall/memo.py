@@ -4,9 +4,11 @@ processes: :data:`FACT_MEMO`, which every index build and enhanced channel goes 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,11 +38,22 @@ class FactMemo:
     (its recall text and subject key): :meth:`save` writes what was computed, and the next
     process reads it instead of tokenizing again. A missing, corrupt or foreign file is
     ignored.
+
+    The disk layer is a base file and **segments** beside it (``<file>.seg-<time>-<pid>``),
+    each sealed and versioned like the base (magic, SHA-256, 0600): :meth:`save` writes
+    only the entries computed since the layer was read, as a new segment; the base is
+    written whole (the segments folded in, then removed) only once the segments hold many
+    entries or are many files (:data:`SEGMENT_FILES`, :data:`SEGMENT_SHARE`). So a process
+    that analysed one edited fact writes a few kilobytes, not the store's memo.
     """
 
     _MAGIC = b"RXTMEMO1"
     _LIMIT = 200_000
     """Most entries kept on disk (the newest)."""
+    SEGMENT_FILES = 16
+    """Fold the segments into the base once there would be more than this many."""
+    SEGMENT_SHARE = 0.25
+    """... or once they would hold more entries than this share of the base (at least 1,000)."""
 
     def __init__(self) -> None:
         self._data: dict[int, tuple[Fact, dict[str, Any]]] = {}
@@ -52,6 +65,12 @@ class FactMemo:
         self._disk_dirty = False
         self._disk_loaded = True
         self._transient: set[str] = set()
+        self._disk_new: dict[tuple[str, bytes], Any] = {}
+        """Entries computed since the disk layer was read (the next segment)."""
+        self._segments: list[str] = []
+        """The segment files the disk layer was read from (and the entries they hold)."""
+        self._segment_entries = 0
+        self._base_entries = 0
 
     def register_codec(self, kind: str, encode: Any, decode: Any) -> None:
         """How values of ``kind`` go to disk (marshal-able) and back; kinds without a
@@ -70,12 +89,15 @@ class FactMemo:
             if path == self._disk_path:
                 return
             self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = path, {}, False, False
+            self._disk_new, self._segments = {}, []
 
     def _disk_layer(self) -> dict[tuple[str, bytes], Any]:
         if not self._disk_loaded:
             with self._lock:
                 if not self._disk_loaded and self._disk_path:
                     self._disk = _load_memo(self._disk_path, self._MAGIC)
+                    self._base_entries = len(self._disk)
+                    self._segments, self._segment_entries = _load_segments(self._disk_path, self._MAGIC, self._disk)
                 self._disk_loaded = True
         return self._disk
 
@@ -105,7 +127,7 @@ class FactMemo:
                     encoded = None
                 if encoded is not None:
                     with self._lock:
-                        self._disk[disk_key] = encoded
+                        self._disk[disk_key] = self._disk_new[disk_key] = encoded
                         self._disk_dirty = True
         with self._lock:
             entry = self._data.get(id(fact))
@@ -129,7 +151,7 @@ class FactMemo:
             return stored
         value = compute(fact)
         with self._lock:
-            self._disk[disk_key] = value
+            self._disk[disk_key] = self._disk_new[disk_key] = value
             self._disk_dirty = True
         return value
 
@@ -154,17 +176,44 @@ class FactMemo:
         self.get(fact, kind, lambda _f: value)
 
     def save(self) -> bool:
-        """Write the disk layer when something new was computed (best effort)."""
+        """Write what was computed since the disk layer was read, as a new segment (or the
+        whole layer, segments folded in, when they grew large); best effort."""
         with self._lock:
             if not self._disk_path or not self._disk_dirty:
                 return False
-            items = list(self._disk.items())[-self._LIMIT :]
             path = self._disk_path
+            segments = len(self._segments) + 1
+            entries = self._segment_entries + len(self._disk_new)
+            whole = (
+                not self._base_entries
+                or segments > self.SEGMENT_FILES
+                or entries > max(1000, self.SEGMENT_SHARE * self._base_entries)
+            )
+            if whole:
+                items: dict[tuple[str, bytes], Any] = dict(list(self._disk.items())[-self._LIMIT :])
+                done = list(self._segments)
+            else:
+                items, done = dict(self._disk_new), []
             self._disk_dirty = False
         try:
-            _save_memo(path, self._MAGIC, dict(items))
+            if whole:
+                _save_memo(path, self._MAGIC, items)
+                for seg in done:
+                    with contextlib.suppress(OSError):
+                        os.unlink(seg)
+            else:
+                seg = f"{path}{_SEGMENT}{time.time_ns():020d}-{os.getpid()}"
+                _save_memo(seg, self._MAGIC, items)
         except (OSError, ValueError):
             return False
+        with self._lock:
+            for key in items:
+                self._disk_new.pop(key, None)
+            if whole:
+                self._segments, self._segment_entries, self._base_entries = [], 0, len(items)
+            else:
+                self._segments.append(seg)
+                self._segment_entries += len(items)
         return True
 
     def retain(self, snapshots: Sequence[Sequence[Fact]]) -> None:
@@ -187,6 +236,7 @@ class FactMemo:
         with self._lock:
             self._data.clear()
             self._disk_path, self._disk, self._disk_dirty, self._disk_loaded = "", {}, False, True
+            self._disk_new, self._segments = {}, []
 
 
 def _content_key(fact: Fact) -> bytes:
@@ -203,6 +253,28 @@ def _load_memo(path: str, magic: bytes) -> dict[tuple[str, bytes], Any]:
 
 def _save_memo(path: str, magic: bytes, data: dict[tuple[str, bytes], Any]) -> None:
     write_sealed(path, magic, (_MEMO_VERSION, data))
+
+
+_SEGMENT = ".seg-"
+
+
+def _load_segments(path: str, magic: bytes, into: dict[tuple[str, bytes], Any]) -> tuple[list[str], int]:
+    """Read the segments beside ``path`` into ``into`` (oldest first, a later entry wins);
+    every segment found is returned (a foreign or damaged one is removed at the next fold),
+    with the number of entries read."""
+    folder, base = os.path.split(path)
+    try:
+        names = sorted(n for n in os.listdir(folder or ".") if n.startswith(base + _SEGMENT))
+    except OSError:
+        return [], 0
+    found, entries = [], 0
+    for name in names:
+        seg = os.path.join(folder, name)
+        found.append(seg)
+        data = _load_memo(seg, magic)
+        into.update(data)
+        entries += len(data)
+    return found, entries
 
 
 _LANG_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lang")
