@@ -75,7 +75,6 @@ def _reference_pairs(facts: list[Fact], meaning: bool) -> list[R.Supersession]:
     sets = [FACT_MEMO.get(f, "topic-sets", R._topic_sets) for f in facts]
     stats = T.TopicStats(sets)
     cand = _reference_candidates(stats)
-    stats._pair_terms(0.2, 50)  # fills stats.cues exactly as the search before did
     changed = np.asarray([bool(x[3]) for x in sets])
     vecs = R._meaning_vectors(facts, meaning)
     if vecs is not None and changed.any():

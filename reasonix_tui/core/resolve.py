@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .store.model import Fact, normalize_subject_key
-from .topic_search import IDS, IDS_LOCK, TopicStats, change_pairs, ids_of
+from .topic_search import IDS, IDS_LOCK, TopicStats, change_pairs, ids_of, intern_sorted
 
 __all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
 
@@ -180,6 +180,24 @@ def _meaning_vectors(facts: Sequence[Fact], meaning: bool) -> np.ndarray | None:
         return None
 
 
+def _all_topic_sets(facts: Sequence[Fact]) -> list[tuple[Any, ...]]:
+    """:func:`_topic_sets` of every fact; the facts not memoised yet are interned in one
+    batch (their strings from the per-fact memo on disk when it holds them)."""
+    from .recall.memo import FACT_MEMO
+
+    missing = [f for f in facts if not FACT_MEMO.peek(f, "topic-sets")]
+    if missing:
+        strings = [FACT_MEMO.get_durable(f, "topic-strings", _topic_strings) for f in missing]
+        keys = [frozenset(x[0]) for x in strings]
+        labels = [frozenset(x[1]) for x in strings]
+        key_ids = intern_sorted(keys)
+        label_ids = intern_sorted(labels)
+        cue_ids = intern_sorted([[c[0] for c in x[2]] for x in strings], sort=False)
+        for i, (f, x) in enumerate(zip(missing, strings)):
+            FACT_MEMO.put(f, "topic-sets", (keys[i], labels[i], x[2], bool(x[3]), key_ids[i], label_ids[i], cue_ids[i]))
+    return [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
+
+
 def topic_pairs(
     facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2, max_postings: int = 50
 ) -> list[Supersession]:
@@ -196,7 +214,7 @@ def topic_pairs(
     # process-specific (interned ids, arrays): never to the disk layer, even in a process
     # that resolves without the recall channels loaded (``memory health``)
     FACT_MEMO.register_transient("topic-sets")
-    sets = [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
+    sets = _all_topic_sets(facts)
     stats = TopicStats(sets)
     changed = np.asarray([bool(x[3]) for x in sets], dtype=bool)
     vecs = _meaning_vectors(facts, meaning)

@@ -24,15 +24,16 @@ Only the survivors — a few per fact — are decided in Python.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 
 from . import bm25
 
-__all__ = ["TopicStats", "BLOCK_PAIRS", "MIN_COVER", "IDS", "IDS_LOCK", "ids_of"]
+__all__ = ["TopicStats", "BLOCK_PAIRS", "MIN_COVER", "IDS", "IDS_LOCK", "ids_of", "intern_sorted"]
 
 BLOCK_PAIRS = 1 << 18
 """Most candidate pairs held (and measured) at once."""
@@ -52,6 +53,21 @@ def ids_of(keys: frozenset[str]) -> np.ndarray:
     """The sorted ids of ``keys`` (new terms get new ids)."""
     with IDS_LOCK:
         return np.asarray(sorted(IDS.setdefault(k, len(IDS)) for k in keys), dtype=np.int64)
+
+
+def intern_sorted(groups: Sequence[Collection[str]], *, sort: bool = True) -> list[np.ndarray]:
+    """The ids of many facts' terms at once (each fact's sorted with ``sort``): the strings
+    are looked up in C-level passes, not one Python call per term."""
+    lens = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    flat = list(itertools.chain.from_iterable(groups))
+    with IDS_LOCK:
+        for term in set(flat).difference(IDS):
+            IDS[term] = len(IDS)
+        ids = np.fromiter(map(IDS.__getitem__, flat), dtype=np.int64, count=len(flat))
+    if sort and len(ids):
+        owner = np.repeat(np.arange(len(groups), dtype=np.int64), lens)
+        ids = ids[np.lexsort((ids, owner))]
+    return np.split(ids, np.cumsum(lens)[:-1]) if len(groups) else []
 
 
 def _group_pairs(terms: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +114,18 @@ class TopicStats:
         # (owner, term) of every key posting as one sorted int64: owner-major, ids sorted per fact
         self._span = int(self.all_ids.max()) + 1 if len(self.all_ids) else 1
         self._key_codes = self.owner * self._span + self.all_ids
-        self.cues: list[list[tuple[str, str, bool]]] = []
+        # the replacement-clause terms found in exactly two facts (the only ones pairs are drawn from)
+        cue_ids = [x[6] for x in sets]
+        self._cue_len = np.fromiter((len(a) for a in cue_ids), dtype=np.int64, count=n)
+        self._cue_start = np.cumsum(self._cue_len) - self._cue_len
+        cue_all = np.concatenate(cue_ids) if n else np.zeros(0, dtype=np.int64)
+        self._cue_owner = np.repeat(np.arange(n, dtype=np.int64), self._cue_len)
+        if len(self.uniq) and len(cue_all):
+            pos = np.minimum(self.uniq.searchsorted(cue_all), len(self.uniq) - 1)
+            self._cue_two = (self.uniq[pos] == cue_all) & (self.counts[pos] == 2)
+        else:
+            self._cue_two = np.zeros(len(cue_all), dtype=bool)
+        self._cue_all = cue_all
 
     def df_of(self, ids: np.ndarray) -> np.ndarray:
         """Document frequencies of term ids present in the snapshot."""
@@ -115,29 +142,20 @@ class TopicStats:
 
     def _pair_terms(self, max_df: float, max_postings: int) -> tuple[np.ndarray, np.ndarray]:
         """The terms pairs are drawn from, and the ``(fact, cue term)`` entries a replacement
-        clause names (found in exactly two facts); fills :attr:`cues`."""
+        clause names (found in exactly two facts)."""
         limit = max(3, min(int(max_df * self.n), max_postings))
         lab_df = self.lab_df
         label_terms = self.lab_all[(lab_df >= 2) & (lab_df <= limit)]
-        uniq, counts = self.uniq, self.counts
-        cue_fact: list[int] = []
-        cue_term: list[np.ndarray] = []
-        for i, x in enumerate(self.sets):
-            if not len(x[6]) or not len(uniq):
-                self.cues.append([])
-                continue
-            ids = x[6]
-            pos = np.minimum(uniq.searchsorted(ids), len(uniq) - 1)
-            two = (uniq[pos] == ids) & (counts[pos] == 2)
-            self.cues.append([c for c, keep in zip(x[2], two.tolist()) if keep])
-            kept = ids[two]
-            cue_term.append(kept)
-            cue_fact.extend([i] * len(kept))
-        cues = np.concatenate(cue_term) if cue_term else np.zeros(0, dtype=np.int64)
+        two = self._cue_two
+        cues = self._cue_all[two]
         terms = np.unique(np.concatenate([label_terms, cues]))
-        return terms, np.stack([np.asarray(cue_fact, dtype=np.int64), cues]) if len(cues) else np.zeros(
-            (2, 0), np.int64
-        )
+        return terms, np.stack([self._cue_owner[two], cues])
+
+    def cues(self, i: int) -> list[tuple[str, str, bool]]:
+        """Fact ``i``'s replacement-clause terms found in exactly two facts."""
+        start, count = int(self._cue_start[i]), int(self._cue_len[i])
+        keep = self._cue_two[start : start + count].tolist()
+        return [c for c, k in zip(self.sets[i][2], keep) if k]
 
     def candidates(
         self,
@@ -151,8 +169,7 @@ class TopicStats:
     ) -> np.ndarray:
         """The candidate pairs as sorted codes ``a * n + b`` (``a < b``): facts sharing a label
         term that is not common in the store, or a term a replacement clause names; only
-        those the cheap bound cannot rule out (all of them with ``keep_all``). Fills
-        :attr:`cues`."""
+        those the cheap bound cannot rule out (all of them with ``keep_all``)."""
         terms, cue_entries = self._pair_terms(max_df, max_postings)
         if not len(terms):
             return np.zeros(0, dtype=np.int64)
@@ -248,7 +265,7 @@ class TopicStats:
         "use pnpm, not npm", may name the term in the newer fact's description)."""
         found = [
             (strong, self.weight(k), surface)
-            for k, surface, strong in self.cues[new]
+            for k, surface, strong in self.cues(new)
             if k in self.keys[old] and not (strong and k in self.labels[new])
         ]
         if not found:

@@ -160,7 +160,9 @@ class FactMemo:
         hit = self._data.get(id(fact))
         if hit is not None and hit[0] is fact and kind in hit[1]:
             return True
-        return bool(self._disk_path) and (kind, _content_key(fact)) in self._disk_layer()
+        if not self._disk_path or kind in self._transient:
+            return False
+        return (kind, _content_key(fact)) in self._disk_layer()
 
     def seed(self, fact: Fact, kind: str, value: Any) -> None:
         """Hold ``value`` as ``kind`` of this fact object, in memory only (neither the disk
