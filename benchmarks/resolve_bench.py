@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,6 +40,14 @@ def _args() -> argparse.Namespace:
     p.add_argument("--shared-memo", action="store_true", help="version the memo by this script only")
     p.add_argument("--code", type=Path, help="run the package in this folder (a baseline)")
     p.add_argument("--lexical", action="store_true", help="the meaning channel off")
+    p.add_argument(
+        "--synthetic",
+        type=int,
+        default=0,
+        help="N facts with made-up topic terms instead of a store (no language analysis): "
+        "six label terms each from a vocabulary of N/4, so label terms are shared by ~24 facts "
+        "(the candidate search's worst case); every 50th fact repeats its neighbour's labels",
+    )
     p.add_argument("--reps", type=int, default=1, help="resolve() runs (a fresh snapshot cache each)")
     return p.parse_args()
 
@@ -57,6 +66,9 @@ def main() -> None:
     from reasonix_tui.core.store.live import LiveStore
 
     print(f"code {os.path.dirname(os.path.dirname(R.__file__))}, load {os.getloadavg()[0]:.1f}")
+    if args.synthetic:
+        _synthetic(args.synthetic, R, M)
+        return
     if args.store is not None:
         tmp = args.store
     else:
@@ -100,6 +112,61 @@ def main() -> None:
             f"resolve(): {wall:.2f} s wall, {cpu:.2f} s CPU at load {load:.1f}; peak RSS {_rss_mib():.0f} MiB; "
             f"{len(res)} superseded {dict(sorted(kinds.items()))}, answer {digest}"
         )
+
+
+def synthetic_facts(n: int, R: Any, M: Any) -> list[Any]:
+    """``n`` facts whose topic terms are made up (memoised as their topic sets): six label
+    terms each from a vocabulary of ``n/4`` (shared by ~24 facts), twenty keys from a
+    long-tailed common vocabulary; every 50th fact repeats its neighbour's labels."""
+    import random
+
+    import numpy as np
+
+    from reasonix_tui.core.compat.gotime import Timestamp
+    from reasonix_tui.core.store.model import Fact, FactId
+
+    rng = random.Random(n)
+    vocab, common = max(n // 4, 10), 2000
+    labels: list[list[str]] = []
+    for i in range(n):
+        labels.append(list(labels[-1]) if i % 50 == 49 else [f"w:l{rng.randrange(vocab)}" for _ in range(6)])
+    M.FACT_MEMO.register_transient("topic-sets")
+    facts, ids = [], {}
+    for i in range(n):
+        lab = frozenset(labels[i])
+        keys = lab | {f"w:c{int(rng.paretovariate(1.2)) % common}" for _ in range(20)}
+        fact = Fact(
+            id=FactId(f"mem-{i:06d}"),
+            revision=1,
+            created_at=None,
+            updated_at=Timestamp(1_700_000_000_000_000_000 + i * 1_000_000_000),
+            name=f"fact-{i}",
+            scope="project" if i % 3 else "global",
+        )
+        key_ids = np.asarray(sorted(ids.setdefault(k, len(ids)) for k in keys), dtype=np.int64)
+        lab_ids = np.asarray(sorted(ids[k] for k in lab), dtype=np.int64)
+        M.FACT_MEMO.put(fact, "topic-sets", (keys, lab, (), False, key_ids, lab_ids, np.zeros(0, np.int64)))
+        facts.append(fact)
+    ids_table = getattr(R, "_IDS", None)
+    if ids_table is None:
+        from reasonix_tui.core.topic_search import IDS as ids_table
+    ids_table.update(ids)
+    return facts
+
+
+def _synthetic(n: int, R: Any, M: Any) -> None:
+    """``topic_pairs`` (lexical) over ``n`` facts whose topic terms are made up."""
+    facts = synthetic_facts(n, R, M)
+    print(f"synthetic: {n} facts, peak RSS {_rss_mib():.0f} MiB")
+    load = os.getloadavg()[0]
+    t, c = time.perf_counter(), time.process_time()
+    found = R.topic_pairs(facts, meaning=False)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    digest = hashlib.sha256(repr([(s.old.id, s.current.id, s.kind, s.evidence) for s in found]).encode()).hexdigest()
+    print(
+        f"topic_pairs(): {wall:.2f} s wall, {cpu:.2f} s CPU at load {load:.1f}; peak RSS {_rss_mib():.0f} MiB; "
+        f"{len(found)} pairs, answer {digest[:12]}"
+    )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from reasonix_tui.core import resolve as R
 from reasonix_tui.core import topic_search as T
 from reasonix_tui.core.demo import build_demo_home
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall import memo as M
 from reasonix_tui.core.recall.memo import FACT_MEMO
 from reasonix_tui.core.store.model import Fact
 from reasonix_tui.core.store.store import Store
@@ -133,6 +134,17 @@ def test_topic_pairs_equal_the_search_before(generated: list[Fact], meaning: boo
     want = _reference_pairs(facts, meaning)
     got = R.topic_pairs(facts, meaning=meaning)
     assert _key(got) == _key(want) and want
+
+
+def test_a_store_where_label_terms_are_shared_widely_gives_the_answer_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made-up topic terms shared by ~24 facts each (tens of thousands of candidate pairs,
+    nearly all ruled out by the bound), in many small blocks."""
+    facts = _bench("resolve_bench").synthetic_facts(800, R, M)
+    want = _reference_pairs(facts, meaning=False)
+    monkeypatch.setattr(T, "BLOCK_PAIRS", 500)
+    sets = [FACT_MEMO.get(f, "topic-sets", R._topic_sets) for f in facts]
+    assert len(_reference_candidates(T.TopicStats(sets))) > 10 * len(T.TopicStats(sets).candidates(0.2, 50))
+    assert _key(R.topic_pairs(facts, meaning=False)) == _key(want) and len(want) >= 10
 
 
 def test_decide_accepts_nothing_the_bound_drops() -> None:

@@ -35,7 +35,7 @@ from . import bm25
 
 __all__ = ["TopicStats", "BLOCK_PAIRS", "MIN_COVER", "IDS", "IDS_LOCK", "ids_of", "intern_sorted"]
 
-BLOCK_PAIRS = 1 << 18
+BLOCK_PAIRS = 1 << 16
 """Most candidate pairs held (and measured) at once."""
 MIN_COVER = 0.3
 """A pair without a replacement clause between them and without a change statement alike
@@ -70,21 +70,31 @@ def intern_sorted(groups: Sequence[Collection[str]], *, sort: bool = True) -> li
     return np.split(ids, np.cumsum(lens)[:-1]) if len(groups) else []
 
 
-def _group_pairs(terms: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair ``(a, b)`` of owners sharing a term, ``a`` before ``b`` in the input
-    order: ``terms`` sorted, owners ascending within a term (no Python loop)."""
+def _partners(terms: np.ndarray) -> np.ndarray:
+    """For each posting of ``terms`` (sorted), how many postings of the same term follow it."""
     m = len(terms)
-    if m < 2:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if not m:
+        return np.zeros(0, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
     ends = np.r_[starts[1:], m]
-    end_of = np.repeat(ends, ends - starts)
-    pos = np.arange(m, dtype=np.int64)
-    partners = end_of - pos - 1
-    total = int(partners.sum())
-    first = np.repeat(pos, partners)
-    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(partners) - partners, partners)
-    second = first + 1 + offset
+    return np.repeat(ends, ends - starts) - np.arange(m, dtype=np.int64) - 1
+
+
+def _pairs_from(firsts: np.ndarray, partners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The posting positions ``(p, q)`` of every pair whose first posting is in ``firsts``
+    (``q`` a later posting of the same term; no Python loop)."""
+    counts = partners[firsts]
+    total = int(counts.sum())
+    first = np.repeat(firsts, counts)
+    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return first, first + 1 + offset
+
+
+def _group_pairs(terms: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``(a, b)`` of owners sharing a term, ``a`` before ``b`` in the input
+    order: ``terms`` sorted, owners ascending within a term."""
+    partners = _partners(terms)
+    first, second = _pairs_from(np.arange(len(terms), dtype=np.int64), partners)
     return owners[first], owners[second]
 
 
@@ -178,23 +188,36 @@ class TopicStats:
         order = np.argsort(k_sel, kind="stable")
         k_sel, f_sel = k_sel[order], f_sel[order]
         cue_codes = self.cue_codes(cue_entries, k_sel, f_sel)
+        df = self.df_of(k_sel)
+        w_sel = np.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+        # the label mass of each fact's label terms too common to be drawn from
+        limit = max(3, min(int(max_df * self.n), max_postings))
+        common = self.lab_df > limit
+        self._common_mass = np.bincount(
+            np.repeat(np.arange(self.n, dtype=np.int64), self.lab_len)[common],
+            weights=self.lab_w[common],
+            minlength=self.n,
+        )
+        # blocks of facts (every pair whose first fact is in the block, with all the terms
+        # the two share), each at most about BLOCK_PAIRS pairs
+        partners = _partners(k_sel)
+        per_fact = np.cumsum(np.bincount(f_sel, weights=partners, minlength=self.n))
         kept: list[np.ndarray] = []
-        # blocks of whole term groups, each at most about BLOCK_PAIRS pairs
-        starts = np.flatnonzero(np.r_[True, k_sel[1:] != k_sel[:-1]]) if len(k_sel) else np.zeros(0, np.int64)
-        sizes = np.diff(np.r_[starts, len(k_sel)])
-        load = np.cumsum(sizes * (sizes - 1) // 2)
         lo = 0
-        while lo < len(starts):
-            hi = int(np.searchsorted(load, (load[lo - 1] if lo else 0) + BLOCK_PAIRS, side="right"))
-            hi = max(hi, lo + 1)
-            p0, p1 = int(starts[lo]), int(starts[hi]) if hi < len(starts) else len(k_sel)
-            a, b = _group_pairs(k_sel[p0:p1], f_sel[p0:p1])
-            codes = np.unique(a * self.n + b)
-            if not keep_all:
-                codes = self._bound(codes, cue_codes, changed, vecs, change_meaning)
-            kept.append(codes)
+        while lo < self.n:
+            done = per_fact[lo - 1] if lo else 0.0
+            hi = max(int(np.searchsorted(per_fact, done + BLOCK_PAIRS, side="right")), lo + 1)
+            firsts = np.flatnonzero((f_sel >= lo) & (f_sel < hi) & (partners > 0))
             lo = hi
-        return np.unique(np.concatenate(kept)) if kept else np.zeros(0, dtype=np.int64)
+            if not len(firsts):
+                continue
+            p, q = _pairs_from(firsts, partners)
+            codes, inverse = np.unique(f_sel[p] * self.n + f_sel[q], return_inverse=True)
+            if not keep_all:
+                shared = np.bincount(inverse.ravel(), weights=w_sel[p], minlength=len(codes))
+                codes = self._bound(codes, shared, cue_codes, changed, vecs, change_meaning)
+            kept.append(codes)
+        return np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
 
     def cue_codes(self, entries: np.ndarray, k_sel: np.ndarray, f_sel: np.ndarray) -> np.ndarray:
         """Codes of the pairs ``(fact, other holder)`` of every cue term: the only pairs
@@ -229,9 +252,19 @@ class TopicStats:
         np.divide(sums, mass, out=out, where=mass > 0)
         return out
 
+    def _upper(self, a: np.ndarray, shared: np.ndarray) -> np.ndarray:
+        """An upper bound of :meth:`cover` of ``(a, b)`` from the weight of the drawn terms
+        the two share: only those and ``a``'s label terms too common to be drawn from can
+        be found in ``b``."""
+        mass = self.label_mass[a]
+        out = np.zeros(len(a))
+        np.divide(shared + self._common_mass[a], mass, out=out, where=mass > 0)
+        return out
+
     def _bound(
         self,
         codes: np.ndarray,
+        shared: np.ndarray,
         cue_codes: np.ndarray,
         changed: np.ndarray | None,
         vecs: np.ndarray | None,
@@ -242,8 +275,10 @@ class TopicStats:
         keep = np.isin(codes, cue_codes)
         rest = ~keep
         ra, rb = a[rest], b[rest]
-        lo = np.minimum(self.covers(ra, rb), self.covers(rb, ra))
-        ok = lo >= MIN_COVER - _EPS
+        # the exact covers only where the cheap upper bound allows both to reach MIN_COVER
+        ok = np.minimum(self._upper(ra, shared[rest]), self._upper(rb, shared[rest])) >= MIN_COVER - _EPS
+        near = np.flatnonzero(ok)
+        ok[near] = np.minimum(self.covers(ra[near], rb[near]), self.covers(rb[near], ra[near])) >= MIN_COVER - _EPS
         if changed is not None and vecs is not None:
             either = (changed[ra] | changed[rb]) & ~ok
             if either.any():
