@@ -167,3 +167,84 @@ def test_decide_accepts_nothing_the_bound_drops() -> None:
                 has_meaning=has_meaning,
             )
             assert R.decide(ev, override=override) is None, ev
+
+
+def _scratch(facts: list[Fact], monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The topic pairs of ``facts`` decided from scratch (a new decision memo)."""
+    with monkeypatch.context() as m:
+        m.setattr(R, "DECISIONS", T.DecisionMemo())
+        return _key(R.topic_pairs(facts))
+
+
+def test_after_a_write_a_delete_a_new_file_and_an_outside_edit_the_reused_answer_is_the_scratch_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reasonix_tui.core.store.requests import SaveRequest
+
+    monkeypatch.setattr(R, "DECISIONS", T.DecisionMemo())
+    report = build_demo_home(tmp_path / "home", tmp_path / "ws")
+    layout = Layout.resolve(home=report.root, workspace=report.workspace)
+    store = Store(layout)
+    facts = list(store.snapshot().facts)
+    first = _key(R.topic_pairs(facts))
+    assert first == _scratch(facts, monkeypatch) and len(first) >= 2
+    old_ids = {row[0] for row in first}
+    target = next(f for f in facts if f.id not in old_ids and f.scope == "project" and f.path)
+
+    def step() -> int:
+        now = list(store.snapshot().facts)
+        got = _key(R.topic_pairs(now))
+        assert got == _scratch(now, monkeypatch)
+        return R.DECISIONS.reused
+
+    # a write through the store: the same number of facts, most decisions reused
+    store.save(SaveRequest(name=target.name, description=target.description, body=target.body + "\nAlso: nightly."))
+    assert step() > 0
+    # an outside edit that makes a fact say another is replaced
+    victim = next(f for f in facts if f.id in old_ids and f.path)
+    Path(victim.path).write_text(Path(victim.path).read_text(encoding="utf-8") + "\nUpdated.\n", encoding="utf-8")
+    assert step() > 0
+    # a new file (one more fact: every idf moves, every pair decided again)
+    text = Path(target.path).read_text(encoding="utf-8")
+    Path(target.path).with_name("copy-of-" + Path(target.path).name).write_text(
+        text.replace(f"name: {target.name}", f"name: copy-of-{target.name}").replace(target.id, "mem-copy0001"),
+        encoding="utf-8",
+    )
+    assert step() == 0 and len(store.snapshot().facts) == len(facts) + 1
+    # a delete
+    store.archive(victim.id)
+    step()
+    assert len(store.snapshot().facts) == len(facts)
+
+
+def test_a_fact_whose_label_term_changed_frequency_is_decided_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing one fact moves the idf of its old and new terms: every fact holding one of
+    them as a label is dirty, the others are not."""
+    from dataclasses import replace
+
+    facts = _bench("resolve_bench").synthetic_facts(400, R, M)
+    memo = T.DecisionMemo()
+    monkeypatch.setattr(R, "DECISIONS", memo)
+    R.topic_pairs(facts, meaning=False)
+    edited = replace(facts[0], name="edited")
+    sets0 = FACT_MEMO.get(facts[0], "topic-sets", R._topic_sets)
+    sets5 = FACT_MEMO.get(facts[5], "topic-sets", R._topic_sets)
+    FACT_MEMO.put(
+        edited,
+        "topic-sets",
+        (sets0[0] | sets5[1], sets5[1], (), False, np.union1d(sets0[4], sets5[5]), sets5[5], sets0[6]),
+    )
+    now = [edited, *facts[1:]]
+    stats = T.TopicStats([FACT_MEMO.get(f, "topic-sets", R._topic_sets) for f in now])
+    dirty = memo._dirty(next(iter(memo._last.values())), now, stats)
+    assert dirty is not None and dirty[0] and dirty[5]
+    moved = sets5[1] - sets0[0]  # terms fact 0 now holds and did not
+    holders = {i for i, f in enumerate(now) if FACT_MEMO.get(f, "topic-sets", R._topic_sets)[1] & moved}
+    assert set(np.flatnonzero(dirty).tolist()) == holders | {0}
+    assert _key(R.topic_pairs(now, meaning=False)) == _scratch_lexical(now, monkeypatch) and memo.reused > 0
+
+
+def _scratch_lexical(facts: list[Fact], monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    with monkeypatch.context() as m:
+        m.setattr(R, "DECISIONS", T.DecisionMemo())
+        return _key(R.topic_pairs(facts, meaning=False))

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .store.model import Fact, normalize_subject_key
-from .topic_search import IDS, IDS_LOCK, TopicStats, change_pairs, ids_of, intern_sorted
+from .topic_search import DECISIONS, IDS, IDS_LOCK, TopicStats, change_pairs, ids_of, intern_sorted
 
 __all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
 
@@ -227,13 +227,15 @@ def topic_pairs(
         )
         cand = np.union1d(cand, found)
     flags = changed.tolist()
-    out: list[Supersession] = []
-    n = len(facts)
-    for code in cand.tolist():
-        sup = _topic_pair(facts, code // n, code % n, stats, vecs, flags)
-        if sup is not None:
-            out.append(sup)
-    return out
+
+    def one(i: int, j: int) -> Supersession | None:
+        return _topic_pair(facts, i, j, stats, vecs, flags)
+
+    if DEBUG is not None:
+        return [s for s in (one(c // len(facts), c % len(facts)) for c in cand.tolist()) if s is not None]
+    rules: tuple[Any, ...] = (decide, SAME_TOPIC, CHANGE_MEANING, REJECTION_MEANING, OVERRIDE_COVER, OVERRIDE_MEANING)
+    rules += (OVERRIDE_REJECT_COVER, OVERRIDE_REJECT_MEANING, max_df, max_postings)
+    return DECISIONS.decide_all((vecs is not None, rules), facts, stats, cand, one)
 
 
 def _topic_pair(

@@ -33,7 +33,18 @@ import numpy as np
 
 from . import bm25
 
-__all__ = ["TopicStats", "BLOCK_PAIRS", "MIN_COVER", "IDS", "IDS_LOCK", "ids_of", "intern_sorted"]
+__all__ = [
+    "TopicStats",
+    "DecisionMemo",
+    "DECISIONS",
+    "change_pairs",
+    "BLOCK_PAIRS",
+    "MIN_COVER",
+    "IDS",
+    "IDS_LOCK",
+    "ids_of",
+    "intern_sorted",
+]
 
 BLOCK_PAIRS = 1 << 16
 """Most candidate pairs held (and measured) at once."""
@@ -342,3 +353,87 @@ def change_pairs(
         sims = np.einsum("ij,ij->i", vecs[lo], vecs[hi])
         out.append(block[sims >= meaning])
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+class DecisionMemo:
+    """The pair decisions of the last snapshot resolved (per ``key``: meaning on or off, the
+    rules in force), reused for a pair of the next snapshot only when nothing its evidence is
+    made of can have moved.
+
+    A pair's evidence depends on its two facts (their terms, dates, scope, meaning vector:
+    the same fact object, the same values), on the number of facts (every idf) and on the
+    document frequencies of the two facts' label and replacement-clause terms. So after a
+    snapshot change a fact is *dirty* when it is new, or when the frequency of one of those
+    terms moved; every pair with a dirty fact is decided again, every other pair's decision
+    is reused. A change in the number of facts (a fact added or removed) moves every idf:
+    then every pair is decided again (the candidate search itself is array work, the
+    deciding is Python work per candidate pair).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[Any, tuple[int, dict[int, Any], np.ndarray, np.ndarray, dict[tuple[int, int], Any]]] = {}
+        self.reused = 0
+        """Decisions reused by the last call of :meth:`decide_all` (for tests and benchmarks)."""
+
+    def decide_all(
+        self,
+        key: Any,
+        facts: Sequence[Any],
+        stats: TopicStats,
+        codes: np.ndarray,
+        decide: Callable[[int, int], Any],
+    ) -> list[Any]:
+        """``decide(i, j)`` of every pair code that is not ``None``, in code order; reusing
+        the previous snapshot's decisions where they cannot have changed."""
+        n = len(facts)
+        with self._lock:
+            last = self._last.get(key)
+        dirty = self._dirty(last, facts, stats) if last is not None else None
+        before = last[4] if last is not None else {}
+        decisions: dict[tuple[int, int], Any] = {}
+        out: list[Any] = []
+        reused = 0
+        for code in codes.tolist():
+            i, j = code // n, code % n
+            pair = (id(facts[i]), id(facts[j]))
+            if dirty is not None and not dirty[i] and not dirty[j] and pair in before:
+                result = before[pair]
+                reused += 1
+            else:
+                result = decide(i, j)
+            decisions[pair] = result
+            if result is not None:
+                out.append(result)
+        with self._lock:
+            self._last[key] = (n, {id(f): f for f in facts}, stats.uniq, stats.counts, decisions)
+            while len(self._last) > 4:
+                self._last.pop(next(iter(self._last)))
+        self.reused = reused
+        return out
+
+    @staticmethod
+    def _dirty(last: Any, facts: Sequence[Any], stats: TopicStats) -> np.ndarray | None:
+        n, objects, uniq, counts, _ = last
+        if n != len(facts):
+            return None
+        terms = np.union1d(uniq, stats.uniq)
+        moved = terms[_df_at(uniq, counts, terms) != _df_at(stats.uniq, stats.counts, terms)]
+        dirty = np.fromiter((objects.get(id(f)) is not f for f in facts), dtype=bool, count=len(facts))
+        if len(moved):
+            lab = np.isin(stats.lab_all, moved)
+            dirty[np.repeat(np.arange(len(facts)), stats.lab_len)[lab]] = True
+            dirty[stats._cue_owner[np.isin(stats._cue_all, moved)]] = True
+        return dirty
+
+
+def _df_at(uniq: np.ndarray, counts: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """The document frequency of each of ``terms`` (0 for a term not in ``uniq``)."""
+    if not len(uniq):
+        return np.zeros(len(terms), dtype=np.int64)
+    pos = np.minimum(uniq.searchsorted(terms), len(uniq) - 1)
+    return np.where(uniq[pos] == terms, counts[pos], 0)
+
+
+DECISIONS = DecisionMemo()
+"""The process's pair decisions of the last snapshots."""
