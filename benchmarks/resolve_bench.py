@@ -112,6 +112,33 @@ def main() -> None:
             f"resolve(): {wall:.2f} s wall, {cpu:.2f} s CPU at load {load:.1f}; peak RSS {_rss_mib():.0f} MiB; "
             f"{len(res)} superseded {dict(sorted(kinds.items()))}, answer {digest}"
         )
+    _after_changes(list(facts), R, not args.lexical)
+
+
+def _after_changes(facts: list[Any], R: Any, meaning: bool) -> None:
+    """``resolve()`` of the next snapshot after one edited fact (the same number of facts)
+    and after one new fact, each timed right after the previous snapshot was resolved."""
+    from dataclasses import replace
+
+    edited = list(facts)
+    edited[len(facts) // 2] = replace(facts[len(facts) // 2], body=facts[len(facts) // 2].body + " Edited later.")
+    added = [*facts, replace(facts[7], id=facts[7].id + "x", name=facts[7].name + "-copy", body="A new fact.")]
+    from reasonix_tui.core.recall.memo import FACT_MEMO
+
+    for fact in (edited[len(facts) // 2], added[-1]):  # analysed apart (the language models load once)
+        FACT_MEMO.get(fact, "topic-sets", R._topic_sets)
+        R._meaning_vectors([fact], meaning)
+    for label, snapshot in (("after one edit", edited), ("after one new fact", added)):
+        R._CACHE.clear()
+        R.resolve(facts, meaning=meaning)
+        load = os.getloadavg()[0]
+        t, c = time.perf_counter(), time.process_time()
+        res = R.resolve(snapshot, meaning=meaning)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        reused = getattr(getattr(R, "DECISIONS", None), "reused", "-")
+        print(
+            f"resolve() {label}: {wall:.2f} s wall, {cpu:.2f} s CPU at load {load:.1f}; {len(res)} superseded, decisions reused {reused}"
+        )
 
 
 def synthetic_facts(n: int, R: Any, M: Any) -> list[Any]:
