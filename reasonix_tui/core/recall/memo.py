@@ -191,6 +191,9 @@ class FactMemo:
                 or segments > self.SEGMENT_FILES
                 or entries > max(1000, self.SEGMENT_SHARE * self._base_entries)
             )
+            if not whole and not self._disk_new:
+                self._disk_dirty = False
+                return False
             if whole:
                 items: dict[tuple[str, bytes], Any] = dict(list(self._disk.items())[-self._LIMIT :])
                 done = list(self._segments)
