@@ -30,6 +30,9 @@ Five parts:
   overrides stated only as "we do X here", Chinese words whose dictionary sense is not the
   developer's, unrelated turns sharing common Chinese words with a fact, titles that are
   the query.
+* ``realistic4`` (``realistic4/*.yaml``) — a payments team's store (English and Chinese),
+  written with its tasks before the fifth round of changes: overrides naming a different
+  tool than the global default, Chinese jargon and everyday words, paraphrase.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -61,7 +64,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4]
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ STORE_DIR = Path(__file__).resolve().parent / "realistic"
 BLIND_DIR = Path(__file__).resolve().parent / "blind"
 STORE2_DIR = Path(__file__).resolve().parent / "realistic2"
 STORE3_DIR = Path(__file__).resolve().parent / "realistic3"
+STORE4_DIR = Path(__file__).resolve().parent / "realistic4"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -146,8 +150,8 @@ MB_CLASSES = (
     "generic",
     "v1miss",
 )
-PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2", "realistic3")
-STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3")
+PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2", "realistic3", "realistic4")
+STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select",
@@ -269,6 +273,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(STORE2_DIR, "realistic2")
     if part in ("", "realistic3"):
         out += load_store_tasks(STORE3_DIR, "realistic3")
+    if part in ("", "realistic4"):
+        out += load_store_tasks(STORE4_DIR, "realistic4")
     return out
 
 
