@@ -1439,3 +1439,29 @@ def test_the_resolver_keeps_its_per_process_sets_out_of_the_disk_memo(tmp_path: 
     finally:
         FACT_MEMO.register_transient("topic-sets")
         clear_index_cache()
+
+
+def test_a_common_chinese_character_is_never_what_a_clause_replaces() -> None:
+    """ "迁移到 Kafka" says the messages moved, not that 到 "to" was replaced: a replacement
+    clause's keys hold no common single character, so a rule sharing only such a character
+    with it ("回滚到上一个镜像") is not paired with it; the queue it does name still is."""
+    from reasonix_tui.core.recall.fields import fact_fields
+    from reasonix_tui.core.resolve import resolve
+
+    moved = F(
+        "mem-mq",
+        "消息队列迁移",
+        "消息队列迁移",
+        body="今年起异步消息已经迁移到 Kafka，RabbitMQ 不再使用。",
+        updated=ago(10),
+    )
+    keys = {k for clause, _ in fact_fields(moved).cues for k, _ in clause}
+    assert "x:rabbitmq" in keys and "z:到" not in keys
+    rollback = F(
+        "mem-rb", "回滚", "回滚", body="发版后出问题直接回滚到上一个镜像 tag，不要在线上热修。", updated=ago(100)
+    )
+    queue = F("mem-q", "消息队列", "消息队列", body="服务之间的异步消息用 RabbitMQ。", updated=ago(300))
+    res = resolve([rollback, queue, moved])
+    assert res.of(rollback) is None
+    sup = res.of(queue)
+    assert sup is not None and sup.current.id == moved.id

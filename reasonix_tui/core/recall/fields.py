@@ -143,6 +143,16 @@ def _negation_keys(clause: str, words: list[str]) -> set[str]:
     return keys | {"z:" + w for w in words if zh_negation(w)}
 
 
+def _common_char(key: str) -> bool:
+    """A common single Chinese character (到 "to", 进 "enter", 用 "use"): grammar around the
+    thing a clause replaces, never that thing ("迁移到 Kafka" does not say *to* was replaced) —
+    the same rule as for a query's words (:data:`~..lang.terms.CONTENT_PRIOR`)."""
+    from ..lang.prior import word_prior
+    from ..lang.terms import CONTENT_PRIOR
+
+    return key.startswith("z:") and len(key) == 3 and word_prior(key[2:]) < CONTENT_PRIOR
+
+
 def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
     from ..lang import analyze, chinese, en_key
 
@@ -166,6 +176,7 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
                     if not t.key.startswith("t:")
                     and t.key not in cue_words
                     and not (t.key.startswith("w:") and t.key[2:] in said)
+                    and not _common_char(t.key)
                 }.values()
             )
             if own:
