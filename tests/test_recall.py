@@ -1465,3 +1465,39 @@ def test_a_common_chinese_character_is_never_what_a_clause_replaces() -> None:
     assert res.of(rollback) is None
     sup = res.of(queue)
     assert sup is not None and sup.current.id == moved.id
+
+
+def test_a_change_statement_is_paired_by_what_it_is_about_not_by_its_replacement_verb() -> None:
+    """ "异步消息已经迁移到 Kafka" glosses 迁移 as "migrate": read with that verb, it looks like
+    any fact about migrations (an Alembic rule), and it was paired with one on meaning alone.
+    The pair's meaning reads a change statement without its replacement words, so the
+    Alembic rule stays current while the RabbitMQ fact the statement replaces is still paired."""
+    from reasonix_tui.core.recall.fields import topic_vector
+    from reasonix_tui.core.resolve import resolve
+
+    alembic = F(
+        "mem-al",
+        "migrations",
+        "Migrations",
+        body="Alembic migrations live in db/versions; `make migrate` applies them. Never edit a migration that has shipped.",
+        updated=ago(190),
+    )
+    queue = F(
+        "mem-q",
+        "消息队列",
+        "消息队列",
+        body="服务之间的异步消息用 RabbitMQ，交换机是 larkspur.events。",
+        updated=ago(500),
+    )
+    moved = F(
+        "mem-mq",
+        "消息队列迁移",
+        "消息队列迁移",
+        body="今年起异步消息已经迁移到 Kafka，RabbitMQ 不再使用，旧交换机下个月下线。",
+        updated=ago(100),
+    )
+    res = resolve([alembic, queue, moved, *_office()])
+    assert res.of(alembic) is None
+    sup = res.of(queue)
+    assert sup is not None and sup.current.id == moved.id
+    assert float(topic_vector(alembic) @ topic_vector(moved)) < 0.5

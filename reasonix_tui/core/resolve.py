@@ -137,6 +137,22 @@ class TopicEvidence:
     """The newer fact states a replacement somewhere (naming nothing of the older one)."""
     has_meaning: bool = True
     """Whether :attr:`meaning` was measured (``False``: the meaning channel is off)."""
+    core: float | None = None
+    """The cosine with a fact that states a change read without its replacement words
+    (:func:`~.recall.fields.topic_vector`; ``None``: neither states one, the same as
+    :attr:`meaning`). A replacement verb pulls a fact toward anything about that verb
+    ("迁移到 Kafka" glossed "migrate" toward an Alembic rule), and reading without it pulls
+    it toward anything sharing the object ("switched from the old build cache" toward a
+    build rule): a clause that names what it replaced is corroborated by either, meaning
+    alone must hold with both."""
+
+    def meaning_high(self) -> float:
+        """The higher of the two cosines."""
+        return self.meaning if self.core is None else max(self.meaning, self.core)
+
+    def meaning_low(self) -> float:
+        """The lower of the two cosines."""
+        return self.meaning if self.core is None else min(self.meaning, self.core)
 
 
 def _norm(key: str) -> str:
@@ -264,6 +280,7 @@ def _topic_pair(
         strong=strong,
         changed=changed[new],
         has_meaning=vecs is not None,
+        core=_core_meaning(facts, old, new, vecs, changed),
     )
     if DEBUG is not None:
         DEBUG.append((facts[old].id, facts[new].id, ev))
@@ -275,6 +292,17 @@ def _topic_pair(
         certain = True
         why = "a project fact on the same topic overrides this global default: " + why
     return Supersession(facts[old], facts[new], kind, why, certain)
+
+
+def _core_meaning(facts: Sequence[Fact], a: int, b: int, vecs: np.ndarray | None, changed: list[bool]) -> float | None:
+    """:attr:`TopicEvidence.core` of a pair (``None`` when neither fact states a change)."""
+    if vecs is None or not (changed[a] or changed[b]):
+        return None
+    from .recall.fields import topic_vector
+
+    va = topic_vector(facts[a]) if changed[a] else vecs[a]
+    vb = topic_vector(facts[b]) if changed[b] else vecs[b]
+    return float(va @ vb)
 
 
 DEBUG: list[tuple[str, str, TopicEvidence]] | None = None
@@ -314,7 +342,7 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
     ``stated`` is ``True`` when the newer fact's own words say the older one was replaced.
     """
     lo, hi = min(ev.cover_old, ev.cover_new), max(ev.cover_old, ev.cover_new)
-    if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning >= 0.4):
+    if ev.stated and ev.strong and (hi >= 0.15 or ev.meaning_high() >= 0.4):
         return True, f"it says {ev.stated} was replaced"
     if (
         ev.stated
@@ -336,8 +364,8 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
         return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"
     if lo >= SAME_TOPIC:
         return False, f"same topic (term overlap {lo:.2f} both ways)"
-    if ev.changed and not override and ev.meaning >= CHANGE_MEANING:
-        return False, f"same topic (meaning {ev.meaning:.2f}) and it states a change"
+    if ev.changed and not override and ev.meaning_low() >= CHANGE_MEANING:
+        return False, f"same topic (meaning {ev.meaning_low():.2f}) and it states a change"
     if override and lo >= OVERRIDE_COVER and ev.meaning >= OVERRIDE_MEANING:
         return False, f"same topic (term overlap {lo:.2f}, meaning {ev.meaning:.2f})"
     return None

@@ -27,7 +27,17 @@ import numpy as np
 from ..store.model import Fact
 from .memo import FACT_MEMO
 
-__all__ = ["FactFields", "fact_fields", "fact_vector", "fact_vectors", "zh_cue", "ZH_CUE_VERBS", "meaning_text"]
+__all__ = [
+    "FactFields",
+    "fact_fields",
+    "fact_vector",
+    "fact_vectors",
+    "topic_vector",
+    "states_change",
+    "zh_cue",
+    "ZH_CUE_VERBS",
+    "meaning_text",
+]
 
 ANALYSED_CHARS = 32_000
 """How much of a description or body the enhanced channels read. A fact is a few hundred
@@ -226,9 +236,10 @@ def _decode(v: Any) -> FactFields:
 
 
 FACT_MEMO.register_codec("fields", _encode, _decode)
-FACT_MEMO.register_codec(
-    "meaning", lambda v: v.astype(np.float16).tobytes(), lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32)
-)
+for _kind in ("meaning", "topic-meaning"):
+    FACT_MEMO.register_codec(
+        _kind, lambda v: v.astype(np.float16).tobytes(), lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32)
+    )
 
 
 def fact_fields(fact: Fact) -> FactFields:
@@ -272,3 +283,37 @@ def fact_vectors(facts: list[Fact]) -> np.ndarray:
     if not facts:
         return np.zeros((0, 256), dtype=np.float32)
     return np.stack([fact_vector(f) for f in facts]).astype(np.float32)
+
+
+def _without_cues(text: str) -> str:
+    """``text`` without its replacement words (the verb of each English replacement phrase,
+    each Chinese cue word): what it is about, not that it changed."""
+    from ..lang import chinese
+
+    text = _STRONG_EN.sub(lambda m: " ".join(m.group(0).split()[1:]), text)
+    out = []
+    for piece in re.split(r"([\u3400-\u9fff]+)", text):
+        if chinese.han_runs(piece) == [piece]:
+            piece = " ".join(w for w in chinese.segment(piece) if not zh_cue(w))
+        out.append(piece)
+    return "".join(out)
+
+
+def states_change(fact: Fact) -> bool:
+    """Whether a clause of the fact states a replacement ("was replaced", 迁移到, 改用)."""
+    return any(strong for _, strong in fact_fields(fact).cues)
+
+
+def _topic_vector(fact: Fact) -> np.ndarray:
+    from ..lang import embed
+
+    return _half(embed([_without_cues(meaning_text(fact))])[0])
+
+
+def topic_vector(fact: Fact) -> np.ndarray:
+    """The meaning vector of a fact that states a change, read without its replacement words
+    ("迁移到 Kafka" glossed as "migrate … Kafka" is otherwise close to any fact about
+    migrations); the plain :func:`fact_vector` for any other fact (memoised)."""
+    if not states_change(fact):
+        return fact_vector(fact)
+    return FACT_MEMO.get(fact, "topic-meaning", _topic_vector)  # type: ignore[no-any-return]  # the memo holds what _topic_vector returns
