@@ -1501,3 +1501,32 @@ def test_a_change_statement_is_paired_by_what_it_is_about_not_by_its_replacement
     sup = res.of(queue)
     assert sup is not None and sup.current.id == moved.id
     assert float(topic_vector(alembic) @ topic_vector(moved)) < 0.5
+
+
+def test_moved_straight_to_and_the_old_x_are_replacement_language() -> None:
+    """ "CI moved to GitHub Actions" (no object between the verb and "to") states a change,
+    and "the old Jenkins job" names what was replaced: the Jenkins fact is paired with it."""
+    from reasonix_tui.core.recall.fields import fact_fields
+    from reasonix_tui.core.resolve import resolve
+
+    new = F(
+        "mem-ci-new",
+        "ci-actions",
+        "CI on GitHub Actions",
+        body="CI moved to GitHub Actions in March; the old Jenkins job is read-only now.",
+        updated=ago(120),
+    )
+    strong = [clause for clause, is_strong in fact_fields(new).cues if is_strong]
+    assert len(strong) == 2
+    assert any(k == "w:jenkin" for clause in strong for k, _ in clause)
+    old = F(
+        "mem-ci-old",
+        "ci-jenkins",
+        "CI",
+        body="CI runs on Jenkins (jenkins.example.internal), job main.",
+        updated=ago(420),
+    )
+    sup = resolve([old, new, *_office()]).of(old)
+    assert sup is not None and sup.current.id == new.id
+    keep = F("mem-keep", "api-v1", "API v1", body="Keep the API v1 routes for mobile clients.", updated=ago(30))
+    assert not fact_fields(keep).cues

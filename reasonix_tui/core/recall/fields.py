@@ -47,10 +47,12 @@ seconds of analysis on every index build while adding nothing a query could use.
 _STRONG_EN = re.compile(
     r"\b(?:replaced|superseded|deprecated|retired|abandoned|migrated|switched|decommissioned|sunset|sunsetted|"
     r"removed|dropped|ditched|swapped|discontinued|phased\s+out|no\s+longer|instead\s+of|in\s+favou?r\s+of|"
-    r"moved\s+(?:away\s+)?from|moved\s+(?:[\w./-]+\s+){1,3}(?:to|onto|over\s+to)|shut\s+down|turned\s+off|switched\s+off|is\s+gone|are\s+gone|got\s+rid\s+of)\b",
+    r"moved\s+(?:away\s+)?from|moved\s+(?:[\w./-]+\s+){0,3}(?:to|onto|over\s+to)|shut\s+down|turned\s+off|switched\s+off|is\s+gone|are\s+gone|got\s+rid\s+of|(?<=\bthe\s)(?:old|former|legacy|previous))\b",
     re.I,
 )
-"""English replacement language: active and passive past forms and fixed phrases."""
+"""English replacement language: active and passive past forms and fixed phrases ("moved to
+X" with or without an object between; "the old / former / legacy X" names the thing
+replaced)."""
 _NEG = re.compile(r"\b(?:not|no|never|don'?t|do\s+not|must\s+not|rather\s+than|avoid)\b", re.I)
 """Words that reject an alternative ("use pnpm, not npm", "no feat: prefixes here", "don't run
 the full suite", "black is not installed"): a weak cue. The rejected thing is named in the
