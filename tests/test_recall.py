@@ -1528,5 +1528,6 @@ def test_moved_straight_to_and_the_old_x_are_replacement_language() -> None:
     )
     sup = resolve([old, new, *_office()]).of(old)
     assert sup is not None and sup.current.id == new.id
+    assert "it says jenkins was replaced" in sup.evidence.lower()  # the term the old fact is about, not "job"
     keep = F("mem-keep", "api-v1", "API v1", body="Keep the API v1 routes for mobile clients.", updated=ago(30))
     assert not fact_fields(keep).cues

@@ -305,19 +305,20 @@ class TopicStats:
         return sum(self.weight(k) for k in self.labels[a] & self.keys[b]) / total if total else 0.0
 
     def stated(self, new: int, old: int) -> tuple[str, bool]:
-        """The older fact's rarest term that a replacement clause of the newer one names
+        """The older fact's term that a replacement clause of the newer one names — one of
+        its label terms first, then the rarest ("the old Jenkins job": jenkins, not job) —
         (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
         switched from the old build cache" does not say building was replaced; a rejection,
         "use pnpm, not npm", may name the term in the newer fact's description)."""
         found = [
-            (strong, self.weight(k), surface)
+            (strong, k in self.labels[old], self.weight(k), surface)
             for k, surface, strong in self.cues(new)
             if k in self.keys[old] and not (strong and k in self.labels[new])
         ]
         if not found:
             return "", False
-        best = max(found)
-        return best[2], best[0]
+        best = max(found)  # a strong cue first, then a term the older fact is about, then the rarest
+        return best[3], best[0]
 
 
 def change_pairs(
