@@ -33,7 +33,6 @@ __all__ = [
     "fact_vector",
     "fact_vectors",
     "topic_vector",
-    "states_change",
     "zh_cue",
     "ZH_CUE_VERBS",
     "meaning_text",
@@ -301,11 +300,6 @@ def _without_cues(text: str) -> str:
     return "".join(out)
 
 
-def states_change(fact: Fact) -> bool:
-    """Whether a clause of the fact states a replacement ("was replaced", 迁移到, 改用)."""
-    return any(strong for _, strong in fact_fields(fact).cues)
-
-
 def _topic_vector(fact: Fact) -> np.ndarray:
     from ..lang import embed
 
@@ -315,7 +309,6 @@ def _topic_vector(fact: Fact) -> np.ndarray:
 def topic_vector(fact: Fact) -> np.ndarray:
     """The meaning vector of a fact that states a change, read without its replacement words
     ("迁移到 Kafka" glossed as "migrate … Kafka" is otherwise close to any fact about
-    migrations); the plain :func:`fact_vector` for any other fact (memoised)."""
-    if not states_change(fact):
-        return fact_vector(fact)
+    migrations; memoised). The caller knows which facts state one (it does not analyse the
+    fact again: a rebuild after one edit analyses that fact only)."""
     return FACT_MEMO.get(fact, "topic-meaning", _topic_vector)  # type: ignore[no-any-return]  # the memo holds what _topic_vector returns
