@@ -237,10 +237,12 @@ def _decode(v: Any) -> FactFields:
 
 
 FACT_MEMO.register_codec("fields", _encode, _decode)
-for _kind in ("meaning", "topic-meaning"):
-    FACT_MEMO.register_codec(
-        _kind, lambda v: v.astype(np.float16).tobytes(), lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32)
-    )
+FACT_MEMO.register_codec(
+    "meaning", lambda v: v.astype(np.float16).tobytes(), lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32)
+)
+# in memory only: a few change statements per store, embedded in microseconds; a patched
+# one-shot index never reads the memo on disk for them
+FACT_MEMO.register_transient("topic-meaning")
 
 
 def fact_fields(fact: Fact) -> FactFields:
