@@ -4,24 +4,14 @@ and a wait that can never end is reported instead of hanging."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from script_modules import bench
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+load = bench
 
 
 def test_recall_bench_does_not_claim_an_unmeasured_target(capsys: pytest.CaptureFixture[str]) -> None:

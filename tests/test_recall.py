@@ -928,19 +928,9 @@ def test_mode_setting_and_validation() -> None:
 
 
 def _suite() -> Any:
-    import importlib.util
-    import sys
+    from script_modules import retrieval_runner
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval" / "run.py"
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location("retrieval_run", path)
-    assert spec is not None and spec.loader is not None
-    module = sys.modules.get("retrieval_run")
-    if module is None:
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["retrieval_run"] = module
-        spec.loader.exec_module(module)
-    return module
+    return retrieval_runner()
 
 
 def test_retrieval_tasks_are_valid_and_cover_every_class() -> None:

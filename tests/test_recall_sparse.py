@@ -6,30 +6,21 @@ similarities and vetoes, value for value."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from dense_channels import dense_scores
+from script_modules import bench
 
 from reasonix_tui.core.recall import get_index
 from reasonix_tui.core.recall.channel_hits import positions
 from reasonix_tui.core.recall.channels import ChannelIndex, score_query
 from reasonix_tui.core.store.model import FactId
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "recall_bench.py"
-
 
 def _bench() -> object:
-    spec = importlib.util.spec_from_file_location("bench_recall_sparse", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench("recall_bench")
 
 
 _SPECIAL = [

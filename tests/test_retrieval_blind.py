@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "retrieval" / "run.py"
+from script_modules import retrieval_runner
 
 
 def _runner() -> ModuleType:
-    module = sys.modules.get("retrieval_run")
-    if module is None:
-        sys.path.insert(0, str(RUN.parent))
-        spec = importlib.util.spec_from_file_location("retrieval_run", RUN)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["retrieval_run"] = module
-        spec.loader.exec_module(module)
-    return module
+    return retrieval_runner()
 
 
 @pytest.mark.parametrize("part", ["blind", "blind2"])

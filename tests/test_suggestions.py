@@ -892,20 +892,15 @@ def test_the_fast_path_prints_what_the_full_cli_prints(layout: Layout, capsys: p
 
 
 def test_the_suite_renders_real_formats_and_meets_its_targets() -> None:
-    import importlib.util
     import sys
 
+    from script_modules import load_script
+
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions"
-    sys.path.insert(0, str(here))
     try:
-        spec = importlib.util.spec_from_file_location("suggestion_suite", here / "run.py")
-        assert spec is not None and spec.loader is not None
-        suite = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = suite  # dataclasses look their module up
-        spec.loader.exec_module(suite)
+        suite = load_script(here / "run.py", "suggestion_suite", on_path=True)
         results = [suite.run_history(p) for p in sorted((here / "histories").glob("*.yaml"))]
     finally:
-        sys.path.remove(str(here))
         sys.modules.pop("suggestion_suite", None)
     s = suite.summarize(results)
     assert sum(r.sessions for r in results) >= 12 and s["recall_memories"][1] >= 15 and s["recall_skills"][1] >= 2
@@ -916,18 +911,10 @@ def test_the_suite_renders_real_formats_and_meets_its_targets() -> None:
 
 
 def _suite_module() -> Any:
-    import importlib.util
-    import sys
+    from script_modules import load_script
 
     here = Path(__file__).resolve().parents[1] / "benchmarks" / "suggestions"
-    if str(here) not in sys.path:
-        sys.path.insert(0, str(here))
-    spec = importlib.util.spec_from_file_location("suggestion_suite_incremental", here / "run.py")
-    assert spec is not None and spec.loader is not None
-    suite = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = suite
-    spec.loader.exec_module(suite)
-    return suite
+    return load_script(here / "run.py", "suggestion_suite_incremental", on_path=True)
 
 
 def _everything(view: Any) -> list[tuple[Any, ...]]:

@@ -7,15 +7,13 @@ blocks and drops, before deciding, the pairs ``decide`` cannot accept.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from script_modules import bench
 
 from reasonix_tui.core import resolve as R
 from reasonix_tui.core import topic_search as T
@@ -26,16 +24,7 @@ from reasonix_tui.core.recall.memo import FACT_MEMO
 from reasonix_tui.core.store.model import Fact
 from reasonix_tui.core.store.store import Store
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _bench(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+_bench = bench
 
 
 def _reference_candidates(stats: T.TopicStats, max_df: float = 0.2, max_postings: int = 50) -> set[tuple[int, int]]:
