@@ -1521,3 +1521,40 @@ def test_moved_straight_to_and_the_old_x_are_replacement_language() -> None:
     assert "it says jenkins was replaced" in sup.evidence.lower()  # the term the old fact is about, not "job"
     keep = F("mem-keep", "api-v1", "API v1", body="Keep the API v1 routes for mobile clients.", updated=ago(30))
     assert not fact_fields(keep).cues
+
+
+def test_one_everyday_word_does_not_pass_alone_because_the_turn_is_short() -> None:
+    """A short generic turn is all one everyday word ("check", "fix": a low corpus prior);
+    that word found in a fact is no evidence, however much of the turn it holds: the turn
+    recalls nothing and is about no pinned default. A turn about the fact still recalls it."""
+    from reasonix_tui.core.recall.channels import about_fact
+
+    recon = F(
+        "mem-recon",
+        "每日对账",
+        "每日对账",
+        body="每天凌晨两点跑对账任务，和支付宝的账单逐笔核对，差异写进 recon_diff 表。",
+    )
+    commits = F(
+        "mem-commits",
+        "commit-messages",
+        "Commit messages",
+        scope="global",
+        type="feedback",
+        activation="pinned",
+        body="Commit messages follow Conventional Commits (feat:, fix:, chore:).",
+        updated=ago(400),
+    )
+    subjects = F(
+        "mem-subjects",
+        "commit-subjects",
+        "Commit subjects",
+        body="Here commit subjects start with the Jira key instead (PAY-123 fix refund rounding).",
+        updated=ago(30),
+    )
+    facts = [recon, commits, subjects, *_office(8)]
+    assert not about_fact("please fix it", commits)
+    for turn in ("can you check again?", "please fix it"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], (turn, r.considered)
+    assert ids(recall(facts, "when does the 对账 job run?", NOW))[:1] == ["mem-recon"]

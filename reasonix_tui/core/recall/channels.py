@@ -72,6 +72,13 @@ CONTENT_PRIOR = 0.5
 ABOUT_SHARE = 0.5
 """Share of a turn's information (its words' priors) a fact must hold for the turn to be
 about it when fewer than two of the words found are content words (:func:`about_fact`)."""
+LONE_PRIOR = 0.6
+"""A word of a lower prior (:func:`~reasonix_tui.core.lang.prior.word_prior`: "check" 0.48,
+"fix" 0.57, "继续" 0.32) is an everyday word. Found alone in a fact, it does not pass the
+gate on its share of the turn when it holds :data:`C_FULL` of the turn's information (a
+short generic turn: "please fix it", "can you check again?"), nor make the turn about a
+pinned default (:func:`about_fact`). Identifiers, numbers, words rare in the store and
+titles the turn spells out pass as before."""
 E_PAIR = 1.0
 C_PAIR = 0.25
 """Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
@@ -384,9 +391,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
+    # One everyday word found alone is no evidence because the turn is short: it holds all
+    # of "can you check again?", and still the turn says nothing about any fact.
+    weighty = (count >= 2) | (matched >= LONE_PRIOR) | (c < C_FULL)
     passed = candidates & (
-        ((e >= E_STRONG) & (c >= C_STRONG))
-        | ((e >= E_MIN) & (c >= C_MIN))
+        (((e >= E_STRONG) & (c >= C_STRONG)) & weighty)
+        | ((e >= E_MIN) & (c >= C_MIN) & weighty)
         | distinct
         | ((c >= C_FULL) & (count >= 2))
         | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
@@ -531,7 +541,7 @@ def about_fact(query: str, fact: Fact) -> bool:
     return (
         content >= 2
         or (len(found) >= 2 and mass >= 2 * CONTENT_PRIOR and share >= ABOUT_SHARE)
-        or (bool(found) and share >= C_FULL)
+        or (bool(found) and share >= C_FULL and (len(found) >= 2 or mass >= LONE_PRIOR))
     )
 
 
