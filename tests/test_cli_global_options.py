@@ -98,3 +98,21 @@ def test_leading_globals_reads_both_forms_up_to_the_command(
     from reasonix_tui.integrations.fast_args import leading_globals
 
     assert leading_globals(argv) == expected
+
+
+def test_a_demo_hook_answers_from_the_demo_home(
+    demo_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``reasonix-tui --demo hook user-prompt-submit`` (the console script's entry, which
+    answers hooks on a fast path) recalls from the demo home instead of refusing the option."""
+    import io
+
+    from reasonix_tui.__main__ import main as script_main
+
+    payload = {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "how do we deploy to production?"}
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode())))  # read as bytes
+    assert script_main(["--demo", "hook", "user-prompt-submit"]) == 0
+    captured = capsys.readouterr()
+    assert "ignoring unexpected hook arguments" not in captured.err
+    context = json.loads(captured.out)["hookSpecificOutput"]["additionalContext"]
+    assert "<memory-recall>" in context and "Deploy target is Fly.io" in context

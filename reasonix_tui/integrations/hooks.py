@@ -394,7 +394,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
     """Handle ``[--home H] [--workspace W] hook EVENT [--format F]`` (and ``hook serve``)
     without building the full CLI.
 
-    Returns ``None`` for anything else (help, a bare ``hook``, other commands), so the
+    Returns ``None`` for anything else (help, ``--demo``, a bare ``hook``, other commands), so the
     caller falls back to the regular parser. A hook call never exits non-zero here: Claude
     Code treats exit code 2 as "block this prompt", so an unknown event or option is
     reported on stderr and ignored (exit 0).
@@ -407,8 +407,8 @@ def fast_main(argv: Sequence[str]) -> int | None:
     unknown: list[str] = []
     i = 0
     args = list(argv)
-    if "-h" in args or "--help" in args:
-        return None
+    if "-h" in args or "--help" in args or "--demo" in args:
+        return None  # the regular parser resolves the demo home
     while i < len(args):
         a = args[i]
         if a in ("--home", "--workspace", "--warm", "--format"):

@@ -21,7 +21,10 @@ def _run(event: str) -> Callable[[argparse.Namespace, CliContext], int]:
     def handler(args: argparse.Namespace, ctx: CliContext) -> int:
         from ..hooks import main
 
-        return main(event, home=args.home, workspace=args.workspace, fmt=getattr(args, "format", "claude"))
+        fmt = getattr(args, "format", "claude")
+        if getattr(args, "demo", False):  # the demo home's layout, as every ``--demo`` command uses
+            return main(event, home=str(ctx.layout.root), workspace=str(ctx.layout.workspace), fmt=fmt)
+        return main(event, home=args.home, workspace=args.workspace, fmt=fmt)
 
     return handler
 
