@@ -83,25 +83,27 @@ def test_parts_with_a_store_of_the_same_name_do_not_share_it(monkeypatch: pytest
     assert built == [["mem-a"], ["mem-b"]]
 
 
-def test_realistic3_is_a_valid_store_part_after_the_others() -> None:
+def _valid_store_part(part: str, position: int, min_tasks: int) -> list[Any]:
+    """The tasks of a realistic part at ``position`` in the runner's parts: at least
+    ``min_tasks``, each valid, over stores of 20–40 facts, every generic and irrelevant turn
+    expected silent."""
     run = _runner()
-    assert run.PARTS[-2] == "realistic3"
-    tasks = run.load_all("realistic3")
-    assert len(tasks) >= 40 and {t.part for t in tasks} == {"realistic3"}
-    assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
-    stores = {t.store: len(t.facts) for t in tasks}
-    assert len(stores) >= 2 and all(20 <= n <= 40 for n in stores.values()), stores
-    assert all(t.expect.get("silent") for t in tasks if t.cls in ("generic", "irrelevant"))
-
-
-def test_realistic4_is_a_valid_store_part_after_the_others() -> None:
-    run = _runner()
-    assert run.PARTS[-1] == "realistic4"
-    tasks = run.load_all("realistic4")
-    assert len(tasks) >= 30 and {t.part for t in tasks} == {"realistic4"}
+    assert run.PARTS[position] == part
+    tasks = run.load_all(part)
+    assert len(tasks) >= min_tasks and {t.part for t in tasks} == {part}
     assert all(not run.validate(t) for t in tasks), {t.id: run.validate(t) for t in tasks if run.validate(t)}
     assert all(20 <= len(t.facts) <= 40 for t in tasks)
     assert all(t.expect.get("silent") for t in tasks if t.cls in ("generic", "irrelevant"))
+    return list(tasks)
+
+
+def test_realistic3_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("realistic3", -2, 40)
+    assert len({t.store for t in tasks}) >= 2
+
+
+def test_realistic4_is_a_valid_store_part_after_the_others() -> None:
+    _valid_store_part("realistic4", -1, 30)
 
 
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,14 @@ from reasonix_tui.tui.widgets.facts_table import FactsTable
 from .helpers import SIZE, make, settle
 
 
+async def _settle_until_health(app: Any, pilot: Any) -> None:
+    """Let the app run until its memory-health report is there (at most 20 settles)."""
+    for _ in range(20):
+        await settle(pilot)
+        if app.health is not None:
+            return
+
+
 async def test_a_big_first_start_shows_the_table_before_its_background_work(
     demo: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -30,10 +38,7 @@ async def test_a_big_first_start_shows_the_table_before_its_background_work(
         assert not warmed and app.health is None  # nothing of it started yet
         assert not any(w.group in ("health", "resolve") for w in app.workers)
         app._start_background()  # what the timer runs
-        for _ in range(20):
-            await settle(pilot)
-            if app.health is not None:
-                break
+        await _settle_until_health(app, pilot)
         assert warmed and app.health is not None
 
 
@@ -42,10 +47,7 @@ async def test_a_small_first_start_starts_it_at_once(demo: Layout, monkeypatch: 
     monkeypatch.setattr(lang, "warm", lambda *a, **k: warmed.append(1))
     app: Any = make(demo)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(20):
-            await settle(pilot)
-            if app.health is not None:
-                break
+        await _settle_until_health(app, pilot)
         assert warmed and app.health is not None
 
 
@@ -68,9 +70,6 @@ async def test_a_big_store_checks_memory_health_only_when_asked(demo: Layout, mo
         heading = app.screen.query_one("#health-heading", Label)
         assert "Press ctrl+r to check now" in str(heading.render())
         await pilot.press("ctrl+r")
-        for _ in range(20):
-            await settle(pilot)
-            if app.health is not None:
-                break
+        await _settle_until_health(app, pilot)
         assert app.health is not None and app.health_deferred == ""
         assert "only when asked" not in str(heading.render())
