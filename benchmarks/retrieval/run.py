@@ -33,6 +33,9 @@ Five parts:
 * ``realistic4`` (``realistic4/*.yaml``) — a payments team's store (English and Chinese),
   written with its tasks before the fifth round of changes: overrides naming a different
   tool than the global default, Chinese jargon and everyday words, paraphrase.
+* ``zh5`` (``zh5/*.yaml``) — a Chinese-speaking chat-app team's store (Chinese, English,
+  mixed), written with its tasks before the sixth round of changes: the team's jargon and
+  abbreviations asked across languages, near-miss neighbours, short everyday Chinese turns.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -64,7 +67,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5]
 """
 
 from __future__ import annotations
@@ -101,6 +104,7 @@ BLIND_DIR = Path(__file__).resolve().parent / "blind"
 STORE2_DIR = Path(__file__).resolve().parent / "realistic2"
 STORE3_DIR = Path(__file__).resolve().parent / "realistic3"
 STORE4_DIR = Path(__file__).resolve().parent / "realistic4"
+STORE5_DIR = Path(__file__).resolve().parent / "zh5"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -150,8 +154,8 @@ MB_CLASSES = (
     "generic",
     "v1miss",
 )
-PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2", "realistic3", "realistic4")
-STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4")
+PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2", "realistic3", "realistic4", "zh5")
+STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4", "zh5")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select",
@@ -275,6 +279,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(STORE3_DIR, "realistic3")
     if part in ("", "realistic4"):
         out += load_store_tasks(STORE4_DIR, "realistic4")
+    if part in ("", "zh5"):
+        out += load_store_tasks(STORE5_DIR, "zh5")
     return out
 
 
