@@ -33,6 +33,27 @@ def test_unknown_words_glued_around_a_grammar_character_are_split() -> None:
     assert chinese.segment("王磊负责什么")[0] == "王磊"  # a name the HMM finds stays whole
 
 
+def test_a_word_glued_around_grammar_keeps_the_word_the_hmm_found() -> None:
+    # 不发版 came out as 不 / 发 / 版: the jargon word 发版 ("to ship a release") was lost
+    assert "发版" in chinese.segment("周五下午和节假日前一天不发版")
+    assert "发版" in chinese.segment("每次发版前在性能平台跑一遍")
+    assert chinese.segment("新手机买安卓还是苹果")[1:3] == ("买", "安卓")  # CC-CEDICT spells the rest
+    assert chinese.segment("功能开关在哪配")[-2:] == ("哪", "配")
+    # jieba's path prefers 联 + 调用 ("to call"); 联调 + 用 ("to use") is the word
+    assert chinese.segment("和银行联调用哪个环境")[2:4] == ("联调", "用")
+
+
+def test_a_word_without_glosses_is_read_through_the_word_it_abbreviates() -> None:
+    assert chinese.glosses("联调") == ()  # no sense of its own in CC-CEDICT
+    assert chinese.expansion("联调") == "联调联试"  # the only headword it spells
+    keys, direct = chinese.gloss_keys("联调")
+    assert not direct and {"debug", "test"} <= set(keys)
+    assert chinese.expansion("中行") == "中国银行"  # the entry's own "abbr. for"
+    assert "bank" in chinese.gloss_keys("中行")[0]
+    assert chinese.expansion("部署") == ""  # a word with glosses keeps them
+    assert chinese.expansion("交接") == ""
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too

@@ -1558,3 +1558,19 @@ def test_one_everyday_word_does_not_pass_alone_because_the_turn_is_short() -> No
         r = recall(facts, turn, NOW)
         assert ids(r) == [], (turn, r.considered)
     assert ids(recall(facts, "when does the 对账 job run?", NOW))[:1] == ["mem-recon"]
+
+
+def test_a_chinese_question_reaches_an_english_fact_through_jargon_jieba_cuts_apart() -> None:
+    """联调 ("joint debugging") has no sense of its own in CC-CEDICT and jieba's path cut it
+    as 联 + 调用 ("to call"): the question found only 银行 → bank, under the gate."""
+    sandbox = F(
+        "mem-sandbox",
+        "bank-sandbox",
+        "Bank sandbox",
+        body="End-to-end testing with the partner bank happens in their sandbox (sandbox.bankco.test).",
+    )
+    rollout = F("mem-release", "release-train", "Release train", body="We ship every other Thursday.")
+    facts = [sandbox, rollout, *_office(8)]
+    r = recall(facts, "和银行联调用哪个环境？", NOW)
+    assert ids(r)[:1] == ["mem-sandbox"], r.considered
+    assert any("联调" in c for c in r.hits[0].channels)

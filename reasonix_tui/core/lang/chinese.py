@@ -128,17 +128,44 @@ GRAMMAR_SHARE = 1e-3
 content: an unknown word the HMM glued around one ("表在" from 值班表在哪里) is split."""
 
 
-def _glued(tk: Any, word: str) -> bool:
-    """An HMM-made word (not in jieba's dictionary) holding a grammar character."""
-    if len(word) < 2 or tk.FREQ.get(word):
-        return False
-    return any(tk.FREQ.get(ch, 0) >= GRAMMAR_SHARE * tk.total for ch in word)
+def _grammar(tk: Any, ch: str) -> bool:
+    """A character that is grammar: this frequent in jieba's corpus, or a function word."""
+    return tk.FREQ.get(ch, 0) >= GRAMMAR_SHARE * tk.total or is_function_word(ch)
+
+
+def _unglue(tk: Any, word: str) -> tuple[str, ...]:
+    """An HMM-made word (in neither jieba's dictionary nor CC-CEDICT) cut where it was glued
+    around grammar: the grammar characters at its ends come off and the rest stays the word
+    the HMM found (不发版 → 不, 发版; 表在 → 表, 在; 哪配 → 哪, 配); one with a frequent
+    grammar character inside is cut with jieba's dictionary; a rest of three characters or
+    more that CC-CEDICT spells with a word of two or more is cut into those words (买安卓 →
+    买, 安卓)."""
+    if len(word) < 2 or tk.FREQ.get(word) or in_dictionary(word):
+        return (word,)
+    start, end = 0, len(word)
+    while start < end and _grammar(tk, word[start]):
+        start += 1
+    while end > start and _grammar(tk, word[end - 1]):
+        end -= 1
+    core = word[start:end]
+    if any(tk.FREQ.get(ch, 0) >= GRAMMAR_SHARE * tk.total for ch in core):
+        return tuple(tk.lcut(word, HMM=False))
+    if len(core) >= 3:
+        cut = dictionary_cut(core)
+        if any(len(p) > 1 for p in cut):
+            core_words: tuple[str, ...] = cut
+        else:
+            core_words = (core,)
+    else:
+        core_words = (core,) if core else ()
+    return (*word[:start], *core_words, *word[end:])
 
 
 @lru_cache(maxsize=8192)
 def segment(run: str) -> tuple[str, ...]:
     """Words of a Han run, precise mode (``数据库迁移`` → 数据库, 迁移). Unknown words are
-    found by jieba's HMM (names: 王磊), except one glued around a grammar character."""
+    found by jieba's HMM (names: 王磊), except where it glued them around grammar
+    (:func:`_unglue`)."""
     if not run:
         return ()
     tk = load_segmenter()
@@ -146,7 +173,26 @@ def segment(run: str) -> tuple[str, ...]:
     for w in tk.lcut(run, HMM=True):
         if not w.strip():
             continue
-        out.extend(tk.lcut(w, HMM=False) if _glued(tk, w) else (w,))
+        out.extend(_unglue(tk, w))
+    return _regroup(tk, out)
+
+
+def _regroup(tk: Any, words: list[str]) -> tuple[str, ...]:
+    """A lone content character before a two-character word that ends in grammar joins
+    the word's first character when the two make a dictionary word: jieba's path can prefer
+    联 + 调用 ("to call") to 联调 + 用 ("to use"); the grammar character stands alone."""
+    out = list(words)
+    for i in range(len(out) - 1):
+        c, w = out[i], out[i + 1]
+        if (
+            len(c) == 1
+            and len(w) == 2
+            and not _grammar(tk, c)
+            and _grammar(tk, w[1])
+            and not _grammar(tk, w[0])
+            and tk.FREQ.get(c + w[0])
+        ):
+            out[i], out[i + 1] = c + w[0], w[1]
     return tuple(out)
 
 
@@ -319,6 +365,9 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
     direct = glosses(word)
     if direct:
         return tuple(dict.fromkeys(en_key(w) for w in direct)), True
+    full = expansion(word)
+    if full:
+        return tuple(dict.fromkeys(en_key(w) for w in glosses(full))), False
     keys: list[str] = []
     pieces = _pieces(word)
     if list(pieces) == [word]:  # an entry with no usable sense (健康检查 "see 体格检查"): its parts
@@ -331,6 +380,47 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
             g = g[:2]  # a lone character: its first sense only
         keys.extend(en_key(w) for w in g)
     return tuple(dict.fromkeys(keys)), False
+
+
+_ABBR = re.compile(r"abbr\. (?:for|of) ([^\s/,;(\[]+)")
+_SPELLED: dict[str, tuple[str, ...]] | None = None
+
+
+def _spelled() -> dict[str, tuple[str, ...]]:
+    """First character → the CC-CEDICT headwords of three or four characters it begins."""
+    global _SPELLED
+    if _SPELLED is None:
+        with _LOCK:
+            if _SPELLED is None:
+                table: dict[str, list[str]] = {}
+                for head in load_dictionary():
+                    if 3 <= len(head) <= 4:
+                        table.setdefault(head[0], []).append(head)
+                _SPELLED = {k: tuple(v) for k, v in table.items()}
+    return _SPELLED
+
+
+@lru_cache(maxsize=65536)
+def expansion(word: str) -> str:
+    """The longer word a two-character word without glosses of its own abbreviates, or
+    ``""``: the one its entry names ("abbr. for 北京大学"), else the only CC-CEDICT headword
+    of three or four characters with glosses that begins with its first character and holds
+    its second later (联调 → 联调联试 "debugging and commissioning/testing"). Measured on the
+    dictionary's own two-character abbreviations: where exactly one such headword exists it
+    is the expansion the entry names (or a near form of it) about three times in four."""
+    if len(word) != 2 or glosses(word):
+        return ""
+    for sense in _senses(word):
+        m = _ABBR.match(sense)
+        if m:
+            full = m.group(1).split("|")[-1]
+            if full != word and glosses(full):
+                return full
+    d = load_dictionary()
+    found = {  # one per entry (its traditional and simplified forms share it)
+        d[w]: w for w in _spelled().get(word[0], ()) if word[1] in w[1:] and _HAN.fullmatch(w) and glosses(w)
+    }
+    return next(iter(found.values())) if len(found) == 1 else ""
 
 
 _HEAD_ACRONYMS: dict[str, tuple[str, ...]] | None = None
