@@ -54,6 +54,13 @@ def test_a_word_without_glosses_is_read_through_the_word_it_abbreviates() -> Non
     assert chinese.expansion("交接") == ""
 
 
+def test_japanese_kana_katakana_words_whole_hiragana_none() -> None:
+    keys = [t.key for t in lang.analyze("ステージングのサーバーを再起動してください")]
+    assert "z:ステージング" in keys and "z:サーバー" in keys
+    assert not [k for k in keys if any("\u3040" <= c <= "\u309f" for c in k)]  # の, を, して, ください
+    assert [u.label for u in lang.query_units("デプロイ手順を教えて")][:2] == ["デプロイ", "手順"]
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too

@@ -1574,3 +1574,28 @@ def test_a_chinese_question_reaches_an_english_fact_through_jargon_jieba_cuts_ap
     r = recall(facts, "和银行联调用哪个环境？", NOW)
     assert ids(r)[:1] == ["mem-sandbox"], r.considered
     assert any("联调" in c for c in r.hits[0].channels)
+
+
+def test_japanese_grammar_in_hiragana_is_no_evidence() -> None:
+    """Kana runs were cut into bigrams, so です, します and their neighbours matched any
+    Japanese fact: "how's the weather today?" recalled a code-review rule."""
+    facts = [
+        F(
+            "mem-ja-deploy",
+            "deploy-steps-ja",
+            "デプロイ手順",
+            body="デプロイ手順：make deploy を実行し、ステージングで確認してください。",
+        ),
+        F(
+            "mem-ja-server",
+            "server-restart",
+            "サーバーの再起動",
+            body="ステージングのサーバーは毎週月曜日に再起動します。",
+        ),
+        F("mem-ja-review", "review", "レビュー", body="プルリクエストは二人の承認が必要です。"),
+        *_office(8),
+    ]
+    for turn in ("今日の天気はどうですか？", "お昼ご飯は何にしますか？", "週末は何をしますか？"):
+        assert ids(recall(facts, turn, NOW)) == [], turn
+    assert ids(recall(facts, "デプロイのやり方を教えてください", NOW)) == ["mem-ja-deploy"]
+    assert ids(recall(facts, "サーバーはいつ再起動しますか？", NOW))[:1] == ["mem-ja-server"]

@@ -148,11 +148,30 @@ def _analyze(text: str, index: bool) -> tuple[Term, ...]:
         elif kind == "han":
             _han_terms(m.group(), out, index)
         else:
-            kana = m.group()
-            if len(kana) == 1:
-                out.append(Term("z:" + kana, kana))
-            else:
-                out.extend(Term("z:" + kana[i : i + 2], kana[i : i + 2]) for i in range(len(kana) - 1))
+            out.extend(Term("z:" + w, w) for w in kana_words(m.group()))
+    return tuple(out)
+
+
+_KANA_PARTS = regex.compile(
+    r"(?P<kata>[\p{Katakana}ー]+)|(?P<hira>\p{Hiragana}+)|(?P<other>[^\p{Katakana}\p{Hiragana}ー]+)", flags=regex.V1
+)
+
+
+@lru_cache(maxsize=8192)
+def kana_words(run: str) -> tuple[str, ...]:
+    """The words of a kana/hangul run. Japanese writes content words in kanji or katakana
+    and grammar in hiragana (particles, endings: の, を, します, ください): a katakana run is
+    one word (a loanword: デプロイ, サーバー), a hiragana run says nothing. Hangul (no
+    dictionary here) falls back to overlapping bigrams."""
+    out: list[str] = []
+    for m in _KANA_PARTS.finditer(run):
+        if m.group("kata") is not None:
+            word = m.group("kata")
+            if word.strip("ー"):
+                out.append(word)
+        elif m.group("other") is not None:
+            other = m.group("other")
+            out.extend([other] if len(other) == 1 else [other[i : i + 2] for i in range(len(other) - 1)])
     return tuple(out)
 
 
@@ -256,8 +275,7 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                     ),
                 )
         elif kana is not None:
-            grams = [kana] if len(kana) == 1 else [kana[i : i + 2] for i in range(len(kana) - 1)]
-            for g in grams:
+            for g in kana_words(kana):
                 units.setdefault("z:" + g, QueryUnit(g, (("z:" + g, 1.0, "lexical"),)))
     return tuple(units.values())
 
