@@ -61,6 +61,13 @@ def test_japanese_kana_katakana_words_whole_hiragana_none() -> None:
     assert [u.label for u in lang.query_units("デプロイ手順を教えて")][:2] == ["デプロイ", "手順"]
 
 
+def test_a_common_character_is_translated_by_the_sense_most_of_its_senses_share() -> None:
+    assert chinese.dominant_keys("读") == ("read",)  # comma / read out / read / attend / pronounce
+    assert chinese.dominant_keys("表") == ()  # table, meter, watch, list, surface, to express…
+    read = next(u for u in lang.query_units("服务的密钥从哪里读？") if u.label == "读")
+    assert ("w:read", 0.6, "translated") in read.alternatives
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too

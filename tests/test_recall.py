@@ -1599,3 +1599,12 @@ def test_japanese_grammar_in_hiragana_is_no_evidence() -> None:
         assert ids(recall(facts, turn, NOW)) == [], turn
     assert ids(recall(facts, "デプロイのやり方を教えてください", NOW)) == ["mem-ja-deploy"]
     assert ids(recall(facts, "サーバーはいつ再起動しますか？", NOW))[:1] == ["mem-ja-server"]
+
+
+def test_a_common_character_whose_senses_agree_is_translated() -> None:
+    """读 has six senses, four of them "read": 服务的密钥从哪里读 ("where do services read
+    their keys from?") found only 服务 → service in the Vault fact, under the gate."""
+    vault = F("mem-vault", "secrets", "Secrets", body="Services read secrets from Vault at startup (role tw-backend).")
+    logs = F("mem-logs", "服务日志", "服务日志", body="服务日志以 JSON 打到 stdout，由 Loki 收集。")
+    facts = [vault, logs, *_office(8)]
+    assert ids(recall(facts, "服务的密钥从哪里读？", NOW))[:1] == ["mem-vault"]

@@ -323,6 +323,29 @@ def sense_count(word: str) -> int:
 
 
 @lru_cache(maxsize=65536)
+def dominant_keys(word: str) -> tuple[str, ...]:
+    """The matching keys that two or more, and at least a third, of ``word``'s usable senses
+    share (读 "comma / … / to read out; to read aloud / to read / to attend (school) / to
+    pronounce" → read; 跑 → run), or ``()``: a character with many senses that mostly say
+    one thing means that."""
+    per_sense: list[set[str]] = []
+    for sense in _senses(word):
+        if _SKIP_SENSE.match(sense) or _PARTICLE.search(sense):
+            continue
+        text = _PARENS.sub(" ", sense.lower())
+        words = {en_key(w) for part in _WORDS.findall(text) for w in part.split("-") if w not in EN_FUNCTION_WORDS}
+        if any(len(w) > 1 for w in words):
+            per_sense.append({w for w in words if len(w) > 1})
+    if len(per_sense) < 2:
+        return ()
+    counts: dict[str, int] = {}
+    for keys in per_sense:
+        for k in keys:
+            counts[k] = counts.get(k, 0) + 1
+    return tuple(k for k, n in counts.items() if n >= 2 and 3 * n >= len(per_sense))
+
+
+@lru_cache(maxsize=65536)
 def is_function_word(word: str) -> bool:
     """A Chinese word that carries grammar, not content (see the module doc)."""
     for sense in _senses(word):

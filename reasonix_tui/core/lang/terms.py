@@ -253,7 +253,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                     alts += [("z:" + s, 0.7, "lexical") for s in chinese.segment_all(w) if s != w and len(s) > 1]
                 keys, direct = chinese.gloss_keys(w)
                 if len(w) == 1 and prior < RARE_CHAR and chinese.sense_count(w) != 1:
-                    keys = ()  # a single character's senses are too many to translate it alone (慢 "slow" has one)
+                    # a single character's senses are too many to translate it alone (慢 "slow" has
+                    # one), unless most of them say the same (读 → read)
+                    keys = chinese.dominant_keys(w)
                 weight = TRANSLATED if direct else TRANSLATED * 0.7
                 words = chinese.glosses(w) if direct else ()
                 shown = {en_key(g): g for g in reversed(words)}
