@@ -201,7 +201,9 @@ def serve(root: str, *, warm_workspace: str = "") -> int:
 
 
 def warm(root: str, workspace: str) -> None:
-    """Load the store and build the recall index for ``workspace`` (the hook server's warm-up)."""
+    """Load the store and build the recall index for ``workspace`` (the hook server's warm-up),
+    starting from the on-disk rows of the recall index where they are valid
+    (:func:`~reasonix_tui.core.recall.warm_rows.seed_from_rows`)."""
     layout: Layout | None = None
     try:
         from ..core.paths import Layout
@@ -216,6 +218,10 @@ def warm(root: str, workspace: str) -> None:
         from ..core.resolve import resolve
 
         store = store_for(layout, settings)
+        if not settings.no_memory:
+            from ..core.recall.warm_rows import seed_from_rows
+
+            seed_from_rows(store)  # unchanged facts' values from the on-disk rows: only changed ones are analysed
         facts = store.snapshot().facts
         probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
         try_recall(layout, settings, probe, store=store, facts=facts)  # loads the meaning model and priors

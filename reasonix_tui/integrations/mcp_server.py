@@ -370,11 +370,16 @@ def _start_prewarm(ctx: _Context, history: bool = True) -> None:
     def work() -> None:
         try:  # the store and the memory search, from the on-disk index when it is current
             from ..core.recall.search_index import seed_from_disk
-            from ..core.recall.term_matrix import warm_search
+            from ..core.recall.term_matrix import warm_resolution, warm_search
+            from ..core.recall.warm_rows import seed_from_rows
 
             if not ctx.settings.no_memory:
+                # the resolver's per-fact inputs from the on-disk recall rows (only changed facts analysed)
+                seed_from_rows(ctx.store, recall=False)  # type: ignore[arg-type]  # the live store is a Store
                 if not seed_from_disk(ctx.store):  # type: ignore[arg-type]  # the live store is a Store
                     warm_search(ctx.store.snapshot().facts)
+                if ctx.settings.recall_mode != "reasonix-exact":  # a search labels superseded hits
+                    warm_resolution(ctx.store.snapshot().facts)
         except Exception:
             ctx.log_error("memory prewarm failed")
         if not history:
