@@ -17,6 +17,7 @@ from test_hooks import context_of, hook, prompt_payload
 from test_mcp_server import session, text
 
 from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall.disk_index import index_for
 from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.core.store.store import Store
 from reasonix_tui.integrations import hook_client
@@ -84,8 +85,11 @@ def eventually_sync(ask: Callable[[], str], seen: Callable[[str], bool]) -> str:
         time.sleep(0.05)
 
 
-async def test_outside_changes_reach_the_next_mcp_answer(layout: Layout) -> None:
+@pytest.mark.parametrize("rows", [False, True], ids=["analysed", "from-disk-rows"])
+async def test_outside_changes_reach_the_next_mcp_answer(layout: Layout, rows: bool) -> None:
     seed(layout)
+    if rows:  # the server's warm-up starts from the on-disk recall rows a one-shot run left
+        index_for(Store(layout))
     async with session(layout) as s:
 
         async def search(query: str) -> str:
@@ -112,6 +116,7 @@ async def test_outside_changes_reach_the_next_mcp_answer(layout: Layout) -> None
 @pytest.mark.skipif(not hook_client.enabled({}), reason="no Unix sockets")
 def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(layout)
+    index_for(Store(layout))  # the server's warm-up starts from the on-disk recall rows
     monkeypatch.setenv("REASONIX_TUI_HOOK_DAEMON", "1")
     root = str(layout.root)
 

@@ -130,3 +130,26 @@ def test_a_live_store_seeds_then_follows_an_outside_edit(layout: Layout, monkeyp
     finally:
         store.close()
     assert got == _fresh_answers(layout)
+
+
+def test_a_search_only_process_seeds_what_the_resolver_reads(layout: Layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server (``recall=False``): the resolver's inputs from the rows, nothing
+    analysed, the same supersessions as a fresh resolve; recall's own values untouched."""
+    from reasonix_tui.core.resolve import resolve
+
+    seeded(layout)
+    index_for(Store(layout))
+    CHANGES["edit"](layout)
+    FACT_MEMO.clear()
+    analysed = _analysed(monkeypatch)
+    store = Store(layout)
+    facts = store.snapshot().facts
+    assert seed_from_rows(store, recall=False) == len(facts) - 1
+    assert not any(FACT_MEMO.peek(f, "tokens") for f in facts)
+    got = resolve(facts)
+    assert len(set(analysed)) == 1  # the edited fact only
+    mine = [(s.old.path, s.current.path, s.kind, s.evidence, s.certain) for s in got.items]
+    FACT_MEMO.clear()
+    facts = Store(layout).snapshot().facts
+    want = [(s.old.path, s.current.path, s.kind, s.evidence, s.certain) for s in resolve(facts).items]
+    assert mine == want and want

@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..store.model import Fact
     from ..store.store import Store
     from .row_table import RowTable
 
@@ -35,29 +38,47 @@ __all__ = ["seed_from_rows"]
 
 def seed_from_rows(store: Store, *, recall: bool = True) -> int:
     """Seed the per-fact memo for the store's current snapshot from the on-disk rows of its
-    recall index; the number of facts seeded (0 when there are no valid rows, the folders
-    need the store's own rules, or files changed while the snapshot was read).
+    recall index: each fact whose file's stat key (when it was read) is the one its row was
+    built from. The number of facts seeded (0 when there are no valid rows, the folders need
+    the store's own rules, or files changed while a plain store's snapshot was read).
     ``recall=False``: only what the subject/topic resolver reads (meaning vectors, topic
     strings), for a process that searches but does not recall (the MCP server)."""
     from . import disk_index, disk_rows
-    from .listing import list_fact_files, stat_keys
 
-    listing = list_fact_files(store)
-    if listing is None or not listing.paths:
-        return 0
     folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001 - the store's own folder order
     stored = disk_rows._stored(disk_rows.rows_path(disk_index.index_path(store)), disk_index.VERSION, folders)  # noqa: SLF001
     if stored is None:
         return 0
     files, keys, table = stored
-    facts = store.snapshot().facts
-    if stat_keys(listing.paths) != listing.keys:
-        return 0  # a file changed while the snapshot was read: analyse as before
-    now = dict(zip(listing.paths, listing.keys))
+    parsed = _parsed_keys(store)
+    if parsed is None:
+        return 0
+    facts, now = parsed
     row_of = {p: r for r, (p, k) in enumerate(zip(files, keys)) if tuple(k) == now.get(p)}
     pairs = [(fact, r) for fact in facts if (r := row_of.get(fact.path, -1)) >= 0 and table.has[r]]
     _seed(pairs, table, recall)
     return len(pairs)
+
+
+def _parsed_keys(store: Store) -> tuple[Sequence[Fact], dict[str, tuple[int, ...]]] | None:
+    """The snapshot's facts and the stat key of the file each was read from: a live store
+    says (:meth:`~reasonix_tui.core.store.live.LiveStore.fact_files`: even a snapshot read
+    before an edit whose event is still pending is matched by the key it was read at);
+    for a plain store, one ``stat`` per file before the snapshot is read and again after
+    (``None`` when a file changed in between, or the folders need the store's own rules)."""
+    from .listing import list_fact_files, stat_keys
+
+    fact_files = getattr(store, "fact_files", None)
+    if fact_files is not None:
+        snap, files = fact_files()
+        return snap.facts, {p: tuple(k) for p, (_scope, k) in files.items()}
+    listing = list_fact_files(store)
+    if listing is None:
+        return None
+    facts = store.snapshot().facts
+    if stat_keys(listing.paths) != listing.keys:
+        return None  # a file changed while the snapshot was read: analyse as before
+    return facts, dict(zip(listing.paths, map(tuple, listing.keys)))
 
 
 def _seed(pairs: list[tuple[Any, int]], table: RowTable, recall: bool) -> None:
