@@ -23,7 +23,7 @@ from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import TraceStore
 from reasonix_tui.core.store.requests import SaveRequest
 from reasonix_tui.core.store.store import Store
-from reasonix_tui.integrations import hook_client, hooks
+from reasonix_tui.integrations import hook_answers, hook_client, hooks
 from reasonix_tui.integrations.hook_answers import MAX_CONTEXT
 from reasonix_tui.integrations.hook_payload import parse_input, resolve_workspace
 from reasonix_tui.integrations.hook_sessions import SessionState, session_path
@@ -272,7 +272,7 @@ def test_errors_go_to_the_log_never_stdout(layout: Layout, store: Store, monkeyp
     def boom(*a: Any, **k: Any) -> str:
         raise RuntimeError("recall exploded")
 
-    monkeypatch.setattr(hooks, "user_prompt_submit", boom)
+    monkeypatch.setattr(hook_answers, "user_prompt_submit", boom)
     assert run_hook("user-prompt-submit", json.dumps(prompt_payload(layout, "deploy")), home=str(layout.root)) == ""
     log = (layout.tui_dir / "hooks.log").read_text()
     assert "recall exploded" in log and "Traceback" in log

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .compat.gostr import bound_filename_component
+from .state_root import StateRootUnavailable, state_root
 from .store.safeio import register_root
 
 __all__ = [
@@ -37,28 +38,10 @@ __all__ = [
 ]
 
 
-class StateRootUnavailable(RuntimeError):
-    """No state root could be resolved (no home directory)."""
-
-
-def _expand(value: str) -> str:
-    value = os.path.expandvars(os.path.expanduser(value))
-    return os.path.normpath(os.path.abspath(value))
-
-
 def resolve_state_root(home: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """``--home``, then ``REASONIX_STATE_HOME``, then ``REASONIX_HOME``, then ``~/.reasonix``."""
-    environ: Mapping[str, str] = os.environ if env is None else env
-    if home:
-        return Path(_expand(os.fspath(home)))
-    for key in ("REASONIX_STATE_HOME", "REASONIX_HOME"):
-        value = environ.get(key, "").strip()
-        if value:
-            return Path(_expand(value))
-    user_home = environ.get("HOME") or os.path.expanduser("~")
-    if not user_home or user_home == "~":
-        raise StateRootUnavailable("memory store unavailable (no user config dir)")
-    return Path(os.path.normpath(os.path.join(user_home, ".reasonix")))
+    """``--home``, then ``REASONIX_STATE_HOME``, then ``REASONIX_HOME``, then ``~/.reasonix``
+    (:func:`~.state_root.state_root` as a :class:`~pathlib.Path`)."""
+    return Path(state_root(home, env))
 
 
 def abs_clean(path: str | os.PathLike[str]) -> str:

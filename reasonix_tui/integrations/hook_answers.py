@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .hook_log import append_log
-from .hook_payload import HookInput
+from .hook_payload import MAX_CONTEXT, HookInput
 from .hook_sessions import (
     SessionState,
     find_retractions,
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from ..core.store.model import Fact
 
 __all__ = ["MAX_CONTEXT", "user_prompt_submit", "session_start"]
-
-
-MAX_CONTEXT = 9000
-"""Upper bound on ``additionalContext`` (Claude Code previews anything over 10,000)."""
 
 
 def _compose(note: str, block: str) -> str:

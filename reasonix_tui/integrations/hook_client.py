@@ -1,7 +1,8 @@
 """The hook client's side of the warm hook server (:mod:`.hookd`): find it, ask it, start it.
 
 A hook is a fresh process per prompt, so it must import nothing heavy: this module uses
-``json``, ``socket``, ``os`` and ``hashlib`` only. It sends a request over the server's
+``json``, ``socket`` and ``os`` (``hashlib`` and ``pathlib`` only when asked for a long
+socket path or the run folder: not on a warm hook's path). It sends a request over the server's
 Unix socket and waits at most :data:`CLIENT_TIMEOUT` in total; without an answer the
 caller answers in-process and :func:`spawn` starts a server for the next prompt.
 Requests carry, as data, the few variables that change an answer (:func:`request_env`);
@@ -11,15 +12,16 @@ the server starts with an allow-list environment (:func:`server_env`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
 import sys
 import time
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "IDLE_SECONDS",
@@ -65,7 +67,7 @@ MAX_REQUEST = 8 * 1024 * 1024
 """Largest request line the server reads (bytes)."""
 POLL_TICK = 0.25
 """How often the server's accept loop looks at its exit conditions (seconds)."""
-_PKG = Path(__file__).resolve().parent.parent
+_PKG = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 _STAMPED_DIRS = ("core", "integrations")
 """Folders whose ``.py`` files (sub-folders included) make the code stamp."""
 
@@ -115,14 +117,18 @@ def enabled(env: Mapping[str, str] | None = None) -> bool:
 
 def run_dir(root: str | os.PathLike[str]) -> Path:
     """``<root>/reasonix-tui/run`` (lock, pid file and, when short enough, the socket)."""
+    from pathlib import Path  # not at import: a hook's warm path needs only strings
+
     return Path(root) / "reasonix-tui" / "run"
 
 
 def socket_path(root: str | os.PathLike[str]) -> str:
     """Where the server for ``root`` listens."""
-    path = str(run_dir(root) / "hookd.sock")
+    path = os.path.join(os.fspath(root), "reasonix-tui", "run", "hookd.sock")
     if len(path.encode()) <= 100:
         return path
+    import hashlib
+
     digest = hashlib.sha256(os.path.abspath(os.fspath(root)).encode("utf-8", "surrogatepass")).hexdigest()[:20]
     import tempfile
 
@@ -134,7 +140,7 @@ def code_stamp() -> str:
     """A cheap fingerprint of the installed code (version + newest source mtime)."""
     newest = 0
     count = 0
-    pending = [_PKG / sub for sub in _STAMPED_DIRS]
+    pending = [os.path.join(_PKG, sub) for sub in _STAMPED_DIRS]
     while pending:
         try:
             with os.scandir(pending.pop()) as it:
@@ -143,7 +149,7 @@ def code_stamp() -> str:
                         count += 1
                         newest = max(newest, entry.stat().st_mtime_ns)
                     elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
-                        pending.append(Path(entry.path))
+                        pending.append(entry.path)
         except OSError:
             continue
     from .. import __version__
@@ -294,7 +300,7 @@ def spawn(root: str, workspace: str = "") -> None:
         # The server must import the very copy of the package this client runs (a source
         # checkout, an editable or a regular install), or its code stamp differs and it
         # answers "stale" forever.
-        pythonpath = os.pathsep.join(p for p in (str(_PKG.parent), os.environ.get("PYTHONPATH", "")) if p)
+        pythonpath = os.pathsep.join(p for p in (os.path.dirname(_PKG), os.environ.get("PYTHONPATH", "")) if p)
         fd = os.open(rd / "hookd.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with open(fd, "ab") as log:
             subprocess.Popen(  # noqa: S603 - our own module, fixed arguments

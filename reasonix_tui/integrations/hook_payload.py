@@ -5,19 +5,22 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["CLIENTS", "HookInput", "parse_input", "resolve_workspace", "detect_client"]
+__all__ = ["CLIENTS", "MAX_CONTEXT", "HookInput", "parse_input", "resolve_workspace", "detect_client"]
+
+MAX_CONTEXT = 9000
+"""Upper bound on ``additionalContext`` (Claude Code previews anything over 10,000)."""
 
 
 CLIENTS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor"}
 """``--format`` → the client named in the session state and the trace source."""
 
 
-@dataclass(frozen=True, slots=True)
-class HookInput:
-    """The fields of a hook payload that we use (everything else is ignored)."""
+class HookInput(NamedTuple):
+    """The fields of a hook payload that we use (everything else is ignored); immutable.
+    A named tuple, not a dataclass: the hook client imports this module on every prompt,
+    and ``dataclasses`` (with ``inspect``) would cost it milliseconds."""
 
     event: str = ""
     """``hook_event_name`` as sent (may be empty)."""

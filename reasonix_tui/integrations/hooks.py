@@ -50,12 +50,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .hook_answers import MAX_CONTEXT, session_start, user_prompt_submit
-from .hook_log import append_log
-from .hook_payload import detect_client, parse_input, resolve_workspace
+from .hook_payload import MAX_CONTEXT, detect_client, parse_input, resolve_workspace
 
 if TYPE_CHECKING:
     from ..core.paths import Layout
@@ -133,16 +130,20 @@ def run_hook(
         client = client or detect_client("claude", payload, env)
         layout = Layout.resolve(home=home, workspace=resolve_workspace(payload, workspace, env, cwd), env=env_d)
         settings = load_settings(layout.root, env_d)
+        from . import hook_answers  # the answers' code: imported only when this process answers
+
         if event == "user-prompt-submit":
-            text = user_prompt_submit(payload, layout, settings, client)
+            text = hook_answers.user_prompt_submit(payload, layout, settings, client)
         else:
-            text = session_start(payload, layout, settings, client)
+            text = hook_answers.session_start(payload, layout, settings, client)
         if not text:
             return ""
         out = {"hookSpecificOutput": {"hookEventName": hook_event, "additionalContext": text}}
         return json.dumps(out, ensure_ascii=False) + "\n"
     except Exception as exc:  # fail open: never block the person's turn
         import traceback
+
+        from .hook_log import append_log
 
         append_log(layout, f"hook {event} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
         if layout is None:
@@ -153,6 +154,7 @@ def run_hook(
 def _log_without_layout(home: str | None, env: Mapping[str, str] | None, message: str) -> None:
     try:
         from ..core.paths import Layout
+        from .hook_log import append_log
 
         append_log(
             Layout.resolve(home=home, workspace=os.getcwd(), env=dict(env) if env is not None else None), message
@@ -189,6 +191,7 @@ def serve(root: str, *, warm_workspace: str = "") -> int:
 
     def log(message: str) -> None:
         from ..core.paths import Layout
+        from .hook_log import append_log
 
         append_log(Layout.resolve(home=root, workspace=root), message)
 
@@ -232,6 +235,8 @@ def warm(root: str, workspace: str) -> None:
         # The Chinese segmenter and dictionary (about a second) load beside the first turns.
         threading.Thread(target=lang.warm, daemon=True, name="lang-warm").start()
     except Exception as exc:
+        from .hook_log import append_log
+
         append_log(layout, f"hook server warm-up failed: {type(exc).__name__}: {exc}")
 
 
@@ -271,9 +276,9 @@ def _answer(event: str, data: str, home: str | None, workspace: str | None, clie
     payload = parse_input(data)
     if payload is None:
         return "", None
-    from ..core.paths import resolve_state_root
+    from ..core.state_root import state_root  # not core.paths: the warm path imports little
 
-    root = str(resolve_state_root(home))
+    root = state_root(home)
     message = {
         "op": "hook",
         "event": event,
@@ -307,7 +312,7 @@ def _in_process(event: str, data: str, home: str | None, workspace: str | None, 
     from .hook_client import request_env
 
     try:
-        FACT_MEMO.attach(memo_path(Path(resolve_state_root(home)) / "reasonix-tui" / "cache"))
+        FACT_MEMO.attach(memo_path(resolve_state_root(home) / "reasonix-tui" / "cache"))
     except Exception:
         pass
     use_disk_index()  # recall starts from the on-disk recall index
