@@ -142,6 +142,11 @@ def main() -> int:
         action="store_true",
         help="only the warm server (no in-process rows): its warm-up time and CPU, then the warm runs",
     )
+    ap.add_argument(
+        "--no-index",
+        action="store_true",
+        help="with --warm-only: do not run the in-process hook first (the server then warms up without an on-disk recall index unless one is there)",
+    )
     ns = ap.parse_args()
     if ns.warm_only:
         return warm_only(ns)
@@ -165,6 +170,7 @@ def main() -> int:
             for i in range(ns.runs)
         ]
         no_server = {**env, "REASONIX_TUI_HOOK_DAEMON": "0"}
+        compile_bytecode()
         try:
             # First call: no parse cache, no server. It answers in-process and starts the server.
             cold, _ = time_runs(hook, payloads[:1], env)
@@ -235,6 +241,17 @@ def warm_only(ns: argparse.Namespace) -> int:
         hook = [*_exe(), "--home", str(layout.root), "hook", "user-prompt-submit"]
         payloads = [_payload(root, layout, PROMPTS[i % len(PROMPTS)]) for i in range(ns.runs)]
         hook_client.shutdown(str(layout.root))
+        compile_bytecode()
+        if not ns.no_index:
+            # What the first hook call does in real use: answer in-process from the on-disk
+            # recall index (built, or patched, and written when it is not current).
+            kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+            first, _ = time_runs(hook, payloads[:1], {**env, "REASONIX_TUI_HOOK_DAEMON": "0"})
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - kids.ru_utime - kids.ru_stime
+            print(
+                f"  in-process hook first (on-disk recall index current or written): {first[0]:.1f} s wall, {cpu:.1f} s CPU"
+            )
         try:
             t = time.perf_counter()
             # The server as the first hook call starts it (that call answers in-process meanwhile).
@@ -265,6 +282,7 @@ def warm_only(ns: argparse.Namespace) -> int:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             bare_cpu = (after.ru_utime + after.ru_stime - kids.ru_utime - kids.ru_stime) / ns.runs
             rss = server_rss(layout.root)
+            peak = server_rss(layout.root, "VmHWM")
         finally:
             hook_client.shutdown(str(layout.root))
         med, bare_med = statistics.median(warm), statistics.median(bare)
@@ -280,8 +298,22 @@ def warm_only(ns: argparse.Namespace) -> int:
             f"the first call after it {second[0] * 1000:.0f} ms"
         )
         print(f"  outputs with context: {sum(1 for o in outputs if o.strip())}/{ns.runs}")
-        print(f"  warm server memory (RSS): {rss / 2**20:.0f} MiB" if rss else "  warm server memory: not measured")
+        print(
+            f"  warm server memory (RSS): {rss / 2**20:.0f} MiB, peak {peak / 2**20:.0f} MiB"
+            if rss
+            else "  warm server memory: not measured"
+        )
     return 0
+
+
+def compile_bytecode() -> None:
+    """Compile the package's bytecode, as an install does: with ``PYTHONDONTWRITEBYTECODE``
+    set, a changed module is otherwise compiled again by every hook process."""
+    import compileall
+
+    import reasonix_tui
+
+    compileall.compile_dir(os.path.dirname(reasonix_tui.__file__), quiet=1)
 
 
 def _payload(root: Path, layout: Layout, prompt: str) -> bytes:
@@ -319,12 +351,13 @@ def server_cpu(root: Path) -> float:
         return 0.0
 
 
-def server_rss(root: Path) -> int:
-    """Resident memory of the warm hook server, in bytes (Linux ``/proc``; 0 when unknown)."""
+def server_rss(root: Path, field: str = "VmRSS") -> int:
+    """Resident memory of the warm hook server, in bytes (Linux ``/proc``; 0 when unknown;
+    ``field="VmHWM"``: its peak)."""
     try:
         pid = json.loads((hook_client.run_dir(str(root)) / "hookd.json").read_text())["pid"]
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, KeyError, IndexError):
         pass
