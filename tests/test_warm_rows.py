@@ -153,3 +153,30 @@ def test_a_search_only_process_seeds_what_the_resolver_reads(layout: Layout, mon
     facts = Store(layout).snapshot().facts
     want = [(s.old.path, s.current.path, s.kind, s.evidence, s.certain) for s in resolve(facts).items]
     assert mine == want and want
+
+
+def test_a_long_lived_process_seeds_its_store_once_before_the_first_recall(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Context Center's Recall pane and the warm hook server read through
+    ``service.load_facts``: a live store is seeded once, one-shot stores never."""
+    from reasonix_tui.core.recall import service
+
+    seeded(layout)
+    index_for(Store(layout))
+    FACT_MEMO.clear()
+    clear_index_cache()
+    assert service.seed_once(Store(layout)) == 0  # a one-shot store: never
+    analysed = _analysed(monkeypatch)
+    service._STORES.clear()
+    service.serve_live()
+    try:
+        got = {(m, q): service.try_recall(layout, Settings(), q, now=NOW, mode=m) for m in MODES for q in QUERIES}
+        assert analysed == []
+        store = service.store_for(layout)
+        assert service.seed_once(store) == 0  # once per store
+        store.close()  # type: ignore[attr-defined]
+    finally:
+        service.serve_live(False)
+        service._STORES.clear()
+    assert got == _fresh_answers(layout)

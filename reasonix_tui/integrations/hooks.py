@@ -206,11 +206,11 @@ def serve(root: str, *, warm_workspace: str = "") -> int:
 def warm(root: str, workspace: str) -> None:
     """Load the store and build the recall index for ``workspace`` (the hook server's warm-up),
     starting from the on-disk rows of the recall index where they are valid
-    (:func:`~reasonix_tui.core.recall.warm_rows.seed_from_rows`)."""
+    (:func:`~reasonix_tui.core.recall.service.seed_once`)."""
     layout: Layout | None = None
     try:
         from ..core.paths import Layout
-        from ..core.recall.service import store_for, try_recall
+        from ..core.recall.service import load_facts, store_for, try_recall
         from ..core.settings import load_settings
 
         layout = Layout.resolve(home=root, workspace=workspace)
@@ -221,11 +221,7 @@ def warm(root: str, workspace: str) -> None:
         from ..core.resolve import resolve
 
         store = store_for(layout, settings)
-        if not settings.no_memory:
-            from ..core.recall.warm_rows import seed_from_rows
-
-            seed_from_rows(store)  # unchanged facts' values from the on-disk rows: only changed ones are analysed
-        facts = store.snapshot().facts
+        facts = load_facts(layout, settings, store)  # seeded from the on-disk rows: only changed facts are analysed
         probe = next((f.description for f in facts if f.description.strip() and not f.pinned), "warm up")
         try_recall(layout, settings, probe, store=store, facts=facts)  # loads the meaning model and priors
         resolve(facts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -27,7 +28,16 @@ if TYPE_CHECKING:
     from ..store.store import Store
     from .index import RecallIndex
 
-__all__ = ["load_facts", "store_for", "serve_live", "use_disk_index", "disk_index", "run_recall", "try_recall"]
+__all__ = [
+    "load_facts",
+    "store_for",
+    "seed_once",
+    "serve_live",
+    "use_disk_index",
+    "disk_index",
+    "run_recall",
+    "try_recall",
+]
 
 _STORES: dict[tuple[str, str, Settings], Store] = {}
 _STORES_LOCK = threading.Lock()
@@ -75,9 +85,34 @@ def store_for(layout: Layout, settings: Settings | None = None) -> Store:
 
 
 def load_facts(layout: Layout, settings: Settings | None = None, store: Store | None = None) -> Sequence[Fact]:
-    """Active facts of both scopes (``ListAll`` order)."""
+    """Active facts of both scopes (``ListAll`` order). A long-lived process's store is
+    first seeded from the on-disk recall rows (:func:`seed_once`)."""
     store = store if store is not None else store_for(layout, settings)
+    seed_once(store)
     return store.snapshot().facts
+
+
+_SEEDED: weakref.WeakSet[Store] = weakref.WeakSet()
+
+
+def seed_once(store: Store) -> int:
+    """The first time a long-lived process reads ``store`` (a live store: the warm hook
+    server, the MCP server, the Context Center), seed the per-fact memo from the on-disk
+    rows of its recall index (:func:`.warm_rows.seed_from_rows`), so building the warm index
+    analyses only the facts whose files changed; the number seeded (0 afterwards, for a
+    one-shot store, or with memory off)."""
+    if not getattr(store, "long_lived", False) or store.settings.no_memory:
+        return 0
+    with _STORES_LOCK:
+        if store in _SEEDED:
+            return 0
+        _SEEDED.add(store)
+    from .warm_rows import seed_from_rows
+
+    try:
+        return seed_from_rows(store)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return 0  # unreadable rows: everything is analysed, as before
 
 
 def try_recall(
