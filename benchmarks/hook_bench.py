@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
 from reasonix_tui.core.compat.gotime import Timestamp
@@ -338,7 +337,7 @@ async def mcp_first(layout: Layout, env: dict[str, str]) -> tuple[float, float, 
     t = time.perf_counter()
     with open(os.devnull, "w") as devnull:
         async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=timedelta(seconds=900)) as session:
+            async with ClientSession(read, write, read_timeout_seconds=900) as session:
                 await session.initialize()
                 await session.call_tool("memory", {"op": "search", "query": "flaky redis queue test"})
                 first = time.perf_counter() - t
