@@ -375,7 +375,7 @@ def _start_prewarm(ctx: _Context, history: bool = True) -> None:
 
             if not ctx.settings.no_memory:
                 # the resolver's per-fact inputs from the on-disk recall rows (only changed facts analysed)
-                seed_from_rows(ctx.store, recall=False)  # type: ignore[arg-type]  # the live store is a Store
+                seed_from_rows(ctx.store, recall=False)
                 if not seed_from_disk(ctx.store):  # type: ignore[arg-type]  # the live store is a Store
                     warm_search(ctx.store.snapshot().facts)
                 if ctx.settings.recall_mode != "reasonix-exact":  # a search labels superseded hits
