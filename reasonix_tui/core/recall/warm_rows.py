@@ -99,19 +99,27 @@ def _seed(pairs: list[tuple[Any, int]], table: RowTable, recall: bool) -> None:
 
 
 def _seed_recall(pairs: list[tuple[Any, int]], table: RowTable) -> None:
-    """Recall tokens (as the multiset their frequencies are), channel weights and
-    translated-key sources."""
+    """Recall tokens (as the multiset their frequencies are) and their term frequencies
+    (with this process's interned ids, as :func:`~.index._term_freqs` makes them), channel
+    weights and translated-key sources."""
+    from .index import _TERM_LOCK, _intern
     from .memo import FACT_MEMO
 
     terms, channel = table.terms, table.channel
     tvocab, toff, tids, tval = terms.vocab, terms.off.tolist(), terms.ids.tolist(), terms.val.tolist()
+    ids_all, counts_all = terms.ids.astype(np.int64), terms.val.astype(np.int64)
+    with _TERM_LOCK:
+        interned = np.fromiter(map(_intern, tvocab), dtype=np.int64, count=len(tvocab))
     cvocab, coff, cids = channel.vocab, channel.off.tolist(), channel.ids.tolist()
     cval = np.ascontiguousarray(channel.val, dtype=np.float64)
     has_channel, lengths = table.has_channel.tolist(), table.length.tolist()
     seed = FACT_MEMO.seed
     for fact, r in pairs:
         a, b = toff[r], toff[r + 1]
-        seed(fact, "tokens", [tvocab[t] for t, c in zip(tids[a:b], tval[a:b]) for _ in range(c)])
+        names = [tvocab[t] for t in tids[a:b]]
+        counts = tval[a:b]
+        seed(fact, "tokens", [t for t, c in zip(names, counts) for _ in range(c)])
+        seed(fact, "term-freqs", (dict(zip(names, counts)), interned[ids_all[a:b]], counts_all[a:b]))
         if has_channel[r]:
             a, b = coff[r], coff[r + 1]
             seed(fact, "channel-weights", ([cvocab[k] for k in cids[a:b]], cval[a:b].tobytes(), lengths[r]))
