@@ -129,3 +129,54 @@ def test_a_query_does_not_build_the_whole_tokenizer() -> None:
     model = MeaningModel(*model_files())
     model.embed(TEXTS[:1])
     assert model._tokenizer is None  # noqa: SLF001 - the cut-down tokenizer answered
+
+
+_THREADS = """
+import os, sys
+from reasonix_tui.integrations.commands.recall import _one_thread_blas
+_one_thread_blas()
+import numpy
+print(len(os.listdir("/proc/self/task")), os.environ.get("OPENBLAS_NUM_THREADS"))
+"""
+
+_PRODUCTS = """
+import hashlib, numpy as np
+rng = np.random.default_rng(7)
+v = rng.standard_normal((3000, 256)).astype(np.float16).astype(np.float64)
+q = rng.standard_normal(256)
+m = (v.T @ v) / len(v)
+out = [m, v @ q, v.astype(np.float32)[:700] @ q.astype(np.float32), q @ m @ q]
+print(hashlib.sha256(b"".join(np.asarray(o).tobytes() for o in out)).hexdigest())
+"""
+
+
+def _python(code: str, **env: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    done = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_a_one_shot_command_loads_numpy_with_one_blas_thread_and_puts_the_environment_back() -> None:
+    import os
+    import sys
+
+    import pytest
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("threads counted in /proc")
+    assert _python(_THREADS) == "1 None"  # no BLAS thread pool; child processes unaffected
+    assert _python(_THREADS, OPENBLAS_NUM_THREADS="2").split()[1] == "2"  # the user's choice stands
+    if (os.cpu_count() or 1) > 1:  # without it, numpy starts its pool (what the one-shot path avoids)
+        assert int(_python('import os, numpy; print(len(os.listdir("/proc/self/task")))')) > 1
+
+
+def test_the_answer_paths_products_are_the_same_with_one_blas_thread() -> None:
+    """The second moments (float64 ``v.T @ v``), the cosines (matrix × vector) and the
+    spread: bit for bit the same with one BLAS thread as with the default pool."""
+    assert _python(_PRODUCTS, OPENBLAS_NUM_THREADS="1") == _python(_PRODUCTS)

@@ -14,6 +14,8 @@ the explicit ``memory`` tool's search and the session-start pinned block.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from ...core.compat.gotime import Timestamp
 from ...core.settings import RECALL_MODES as MODES  # the engine's MODES, without importing the engine
@@ -25,11 +27,33 @@ from ..cli import CliContext, Registry
 __all__ = ["register"]
 
 
+def _one_thread_blas() -> None:
+    """Load numpy with one BLAS thread in this one-shot process (unless the user chose a
+    thread count, or numpy is loaded already).
+
+    OpenBLAS starts a thread per core when numpy loads, and each spins for a while after
+    every product: for one query that costs more CPU than it saves (``import numpy`` alone:
+    about 80 ms more CPU on two cores). The environment is put back at once, so processes
+    this one starts are not affected. The figures are the same: OpenBLAS splits a product
+    by rows and columns, never along the sum, and the answer path's products are float64
+    or matrix-vector (``tests/test_one_shot_loads.py``)."""
+    if "numpy" in sys.modules or any(
+        k in os.environ for k in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    ):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401  # loaded now, with the setting above
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def _query(args: argparse.Namespace) -> str:
     return " ".join(args.query)
 
 
 def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
+    _one_thread_blas()
     from ...core.recall import run_recall
     from ...core.recall.memo import FACT_MEMO, memo_path
     from ...core.recall.service import use_disk_index
@@ -85,6 +109,7 @@ def _memory_recall(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _search(args: argparse.Namespace, ctx: CliContext) -> int:
+    _one_thread_blas()
     from ...core.recall.memory_tool import format_search, search_memories
     from ...core.recall.search_index import search_from_disk
 
