@@ -125,6 +125,39 @@ def test_a_tokenizer_cut_down_to_the_texts_gives_the_whole_tokenizers_ids() -> N
     assert small_tokenizer(path, ["x" * (MAX_CHARS + 1)]) is None
 
 
+def test_the_cut_down_tokenizers_buckets_hold_every_token_and_merge_and_a_query_opens_few() -> None:
+    """The parts are kept in buckets so a query unpacks only the ones its substrings fall
+    in: every token is found with its id, every merge under the token it forms, in rank
+    order; a short query opens a small share of the buckets."""
+    import json
+    import marshal
+
+    from reasonix_tui.core.lang import query_tokens as qt
+
+    path = model_files()[1]
+    model_json = json.loads(path.read_text(encoding="utf-8"))["model"]
+    _config, buckets, _longest, _keep, _specials = qt._derive(path)  # noqa: SLF001
+    opened = [marshal.loads(b) for b in buckets]
+    for token, tid in model_json["vocab"].items():
+        assert opened[qt._bucket(token)][token][0] == tid  # noqa: SLF001
+    for rank, merge in enumerate(model_json["merges"]):
+        formed = opened[qt._bucket(merge.replace(" ", ""))][merge.replace(" ", "")][1]  # noqa: SLF001
+        assert (rank, merge) in formed and list(formed) == sorted(formed)
+    calls: list[int] = []
+    real = qt.marshal.loads
+
+    def counted(data: bytes) -> object:
+        calls.append(1)
+        return real(data)
+
+    qt.marshal.loads = counted  # type: ignore[assignment]
+    try:
+        assert qt.small_tokenizer(path, ["how do we deploy the api"]) is not None
+    finally:
+        qt.marshal.loads = real  # type: ignore[assignment]
+    assert 0 < len(calls) < qt.BUCKETS // 8
+
+
 def test_a_query_does_not_build_the_whole_tokenizer() -> None:
     model = MeaningModel(*model_files())
     model.embed(TEXTS[:1])

@@ -10,23 +10,28 @@ byte tokens and the special tokens, and whose merges keep those that form such a
 substring (in the same relative order), encodes those texts to exactly the same ids
 (``tests/test_one_shot_loads.py`` compares them with the whole tokenizer).
 
-The parts it is cut from — the configuration, the vocabulary and the merges indexed by
-the token they form — are derived once from the tokenizer file and kept sealed in the
+The parts it is cut from — the configuration, and the vocabulary with the merges indexed
+by the token they form — are derived once from the tokenizer file and kept sealed in the
 language cache folder (:func:`.chinese.cache_dir`); without that folder they are derived
-in the process (the whole tokenizer is then no slower).
+in the process (the whole tokenizer is then no slower). The vocabulary and merges are kept
+in :data:`BUCKETS` buckets by a CRC-32 of the text, each marshalled apart: a query
+unpacks only the buckets its substrings fall in (a few hundred small ones), not 32k
+tokens and 61k merges (about 50 ms).
 """
 
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import threading
+import zlib
 from pathlib import Path
 from typing import Any
 
 from . import chinese
 
-__all__ = ["small_tokenizer", "MAX_CHARS"]
+__all__ = ["small_tokenizer", "MAX_CHARS", "BUCKETS"]
 
 MAX_CHARS = 2000
 """Texts longer than this in all (after normalising) use the whole tokenizer."""
@@ -36,11 +41,30 @@ _VOCAB, _MERGES = "\u0000vocab", "\u0000merges"
 _LOCK = threading.Lock()
 _PARTS: dict[str, Any] = {}
 
+BUCKETS = 4096
+"""Buckets the vocabulary and the merges are kept in (by CRC-32 of the text)."""
 
-def _derive(tokenizer: Path) -> tuple[str, dict[str, int], dict[str, int], int, dict[str, int], list[str]]:
+
+def _bucket(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass")) % BUCKETS
+
+
+def _buckets(vocab: dict[str, int], merges: list[str]) -> list[bytes]:
+    """Per bucket, marshalled: text → (its id, or -1 when it is no token; the merges that
+    form it, as ``(rank, "left right")``)."""
+    table: dict[str, tuple[int, list[tuple[int, str]]]] = {t: (i, []) for t, i in vocab.items()}
+    for rank, m in enumerate(merges):
+        table.setdefault(m.replace(" ", ""), (-1, []))[1].append((rank, m))
+    parts: list[dict[str, tuple[int, tuple[tuple[int, str], ...]]]] = [{} for _ in range(BUCKETS)]
+    for text, (tid, formed) in table.items():
+        parts[_bucket(text)][text] = (tid, tuple(formed))
+    return [marshal.dumps(p, 4) for p in parts]
+
+
+def _derive(tokenizer: Path) -> tuple[str, list[bytes], int, dict[str, int], list[str]]:
     """(the configuration as JSON with placeholders for the vocabulary and the merges, the
-    vocabulary, each merge's rank, the longest token, the tokens always kept, the special
-    tokens' texts)"""
+    vocabulary and merges in buckets (:func:`_buckets`), the longest token, the tokens
+    always kept, the special tokens' texts)"""
     config = json.loads(tokenizer.read_text(encoding="utf-8"))
     model = config["model"]
     if model.get("type") != "BPE" or config.get("pre_tokenizer") is not None or model.get("dropout"):
@@ -48,12 +72,13 @@ def _derive(tokenizer: Path) -> tuple[str, dict[str, int], dict[str, int], int, 
     vocab: dict[str, int] = model["vocab"]
     if not all(isinstance(m, str) and m.count(" ") == 1 for m in model["merges"]):
         raise ValueError("merges not as 'left right' texts")
-    ranks = {m: rank for rank, m in enumerate(model["merges"])}
+    buckets = _buckets(vocab, model["merges"])
     keep = {t: i for t, i in vocab.items() if t.startswith("<0x") and len(t) == 6}
     added = {t["content"]: t["id"] for t in config.get("added_tokens", [])}
     keep.update(added)
+    longest = max(map(len, vocab))
     model["vocab"], model["merges"] = _VOCAB, _MERGES
-    return json.dumps(config), vocab, ranks, max(map(len, vocab)), keep, sorted(added)
+    return json.dumps(config), buckets, longest, keep, sorted(added)
 
 
 def _parts(tokenizer: Path) -> Any:
@@ -90,7 +115,7 @@ def small_tokenizer(tokenizer: Path, texts: list[str]) -> Any | None:
     parts = _parts(tokenizer)
     if not parts:
         return None
-    config, vocab, ranks, longest, keep, specials = parts
+    config, buckets, longest, keep, specials = parts
     norm = ["\u2581" + t.replace(" ", "\u2581") for t in texts if t]
     if sum(map(len, norm)) > MAX_CHARS or any(s in t for t in texts for s in specials):
         return None  # long texts; a special token's text splits a text before it is normalised
@@ -99,18 +124,25 @@ def small_tokenizer(tokenizer: Path, texts: list[str]) -> Any | None:
         n = len(t)
         for i in range(n):
             seen.update(t[i:j] for j in range(i + 1, min(n, i + longest) + 1))
+    opened: dict[int, dict[str, tuple[int, tuple[tuple[int, str], ...]]]] = {}
+
+    def entry(text: str) -> tuple[int, tuple[tuple[int, str], ...]] | None:
+        b = _bucket(text)
+        got = opened.get(b)
+        if got is None:
+            got = opened[b] = marshal.loads(buckets[b])
+        return got.get(text)
+
     small = dict(keep)
     for piece in seen:
-        tid = vocab.get(piece)
-        if tid is not None:
-            small[piece] = tid
+        found = entry(piece)
+        if found is not None and found[0] >= 0:
+            small[piece] = found[0]
     merges: list[tuple[int, str]] = []
-    for piece in small:  # the merges that form a kept token from two kept tokens
-        for k in range(1, len(piece)):
-            merge = piece[:k] + " " + piece[k:]
-            rank = ranks.get(merge)
-            if rank is not None:
-                merges.append((rank, merge))
+    for piece in small:  # the merges that form a kept token (from two of its substrings)
+        found = entry(piece)
+        if found is not None:
+            merges.extend(found[1])
     merges.sort()
     text = config.replace(json.dumps(_VOCAB), json.dumps(small)).replace(
         json.dumps(_MERGES), json.dumps([m for _r, m in merges])
