@@ -84,3 +84,32 @@ def test_recall_modes_offered_by_the_cli_are_the_engines() -> None:
     from reasonix_tui.integrations.commands import recall
 
     assert recall.MODES == MODES
+
+
+def test_one_shot_recall_and_search_read_fact_files_without_pyyaml(layout) -> None:  # type: ignore[no-untyped-def]
+    """Fact files this tool writes take the frontmatter's fast path: a one-shot ``recall``
+    or ``memory search`` that reads a few of them does not import PyYAML; a file the fast
+    path does not cover still parses (through PyYAML, loaded then)."""
+    from reasonix_tui.core.store.fileformat import flatten_yaml
+    from reasonix_tui.core.store.requests import SaveRequest
+    from reasonix_tui.core.store.store import Store
+
+    store = Store(layout)
+    for i, word in enumerate(("deploy", "redis", "helm")):
+        store.save(SaveRequest(name=f"{word}-{i}", type="project", scope="project", description=word, body=word))
+    code = (
+        "import sys, io, contextlib\n"
+        "from reasonix_tui.integrations.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    main(['--home', {str(layout.root)!r}, '--workspace', {str(layout.workspace)!r}, *sys.argv[1:]])\n"
+        "print('deploy' in out.getvalue(), 'yaml' in sys.modules)\n"
+    )
+    for argv in (["recall", "--dry-run", "deploy"], ["memory", "search", "deploy"]):
+        for _ in range(2):  # the first run builds the on-disk index, the second answers from it
+            proc = subprocess.run(
+                [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120, check=True
+            )
+            assert proc.stdout.split() == ["True", "False"], (argv, proc.stdout, proc.stderr)
+    flat, error = flatten_yaml("name: x # a comment\nkeywords:\n  - a\n  - b\n")
+    assert not error and flat["name"] == "x" and "a" in flat["keywords"]

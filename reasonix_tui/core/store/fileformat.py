@@ -19,9 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from ..compat import yamlv3
 from ..compat.encoding import decode_bytes
@@ -48,25 +46,37 @@ __all__ = [
     "KNOWN_FLAT_KEYS",
 ]
 
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
+_LOADER: list[Any] = []
 
 
-class _RawLoader(_BaseLoader):  # type: ignore[misc]  # yaml's C loader is untyped
-    """Compose-only loader that skips implicit tag resolution: we only want raw scalar
-    text (Reasonix's flat view never resolves types), and PyYAML's resolver regexes are
-    the single biggest cost of reading a fact file."""
+def _loader() -> Any:
+    """PyYAML and the loader, on first use: most fact files take the fast path below, so a
+    one-shot command that reads a few of them does not import PyYAML (about 20 ms)."""
+    if not _LOADER:
+        import yaml
 
-    _TAGS = {
-        yaml.ScalarNode: "tag:yaml.org,2002:str",
-        yaml.SequenceNode: "tag:yaml.org,2002:seq",
-        yaml.MappingNode: "tag:yaml.org,2002:map",
-    }
+        base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
-        return self._TAGS[kind]
+        class _RawLoader(base):  # type: ignore[misc]  # yaml's C loader is untyped
+            """Compose-only loader that skips implicit tag resolution: we only want raw
+            scalar text (Reasonix's flat view never resolves types), and PyYAML's resolver
+            regexes are the single biggest cost of reading a fact file."""
 
+            _TAGS = {
+                yaml.ScalarNode: "tag:yaml.org,2002:str",
+                yaml.SequenceNode: "tag:yaml.org,2002:seq",
+                yaml.MappingNode: "tag:yaml.org,2002:map",
+            }
 
-_Loader: Any = _RawLoader
+            def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+                return self._TAGS[kind]
+
+        _LOADER.append(_RawLoader)
+    return _LOADER[0]
+
 _ASCII_WS = " \t\n\v\f\r"
 
 
@@ -113,6 +123,8 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
 
 
 def _flatten_node(node: yaml.Node, out: dict[str, str], order: list[str], top: list[str] | None = None) -> None:
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):
         return
     for key_node, value_node in node.value:
@@ -145,6 +157,8 @@ def yaml_error_text(exc: yaml.YAMLError) -> str:
     The frontmatter starts on the file's second line (after ``---``), so YAML line ``n``
     (0-based) is file line ``n + 2``. PyYAML's own text names ``"<unicode string>"``.
     """
+    import yaml
+
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
         mark = exc.problem_mark
         text = f"line {mark.line + 2}, column {mark.column + 1}: {exc.problem or 'invalid YAML'}"
@@ -289,8 +303,10 @@ def flatten_yaml(raw_yaml: str) -> tuple[dict[str, str], str]:
 
 def _flatten_parsed(raw_yaml: str) -> tuple[dict[str, str], str]:
     """:func:`flatten_yaml` through the YAML parser (every case)."""
+    import yaml
+
     try:
-        node = yaml.compose(raw_yaml, Loader=_Loader)
+        node = yaml.compose(raw_yaml, Loader=_loader())
     except yaml.YAMLError as exc:
         return {}, yaml_error_text(exc)
     except (ValueError, RecursionError) as exc:  # pragma: no cover - exotic input
