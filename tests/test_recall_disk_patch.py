@@ -229,3 +229,22 @@ def test_from_an_empty_store_to_one_fact(layout: Layout, monkeypatch: pytest.Mon
     assert got == _full_build(layout)
     monkeypatch.setattr(service, "_DISK", True)
     same_answers(layout)
+
+
+def test_the_translated_keys_words_are_decoded_only_for_a_translated_hit(layout: Layout) -> None:
+    """The Chinese words of translated keys (a large part of the index) stay one text until
+    a hit that matched through the dictionary is explained; a query without one never
+    decodes them, and the answers are the in-memory index's."""
+    from test_recall_disk_index import NOW, fresh
+
+    from reasonix_tui.core.recall.engine import recall
+
+    seeded(layout)
+    index_for(Store(layout))
+    for query, translated in (("pnpm install", False), ("deploy cache then release to staging", True)):
+        stored = index_for(Store(layout))
+        assert isinstance(stored, StoredRecallIndex)
+        got = recall((), query, NOW, Settings(), mode="enhanced", workspace=layout.workspace.name, index=stored)
+        assert ("translated: " in repr(got)) is translated
+        assert (stored.extra("channels", None)._sources is not None) is translated  # type: ignore[arg-type]  # noqa: SLF001
+        assert got == fresh(layout, query, "enhanced")

@@ -162,7 +162,7 @@ def _channel_class() -> type:
             norm: np.ndarray,
             idf_one: float,
             vectors: Any,
-            sources: dict[int, tuple[tuple[str, str], ...]],
+            sources: str,
         ) -> None:
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = len(docs)
@@ -173,13 +173,20 @@ def _channel_class() -> type:
             self._lock = threading.Lock()
             self._vectors = vectors
             self._moments = None
-            self._sources = sources
+            self._sources_text = sources
+            self._sources: dict[int, dict[str, str]] | None = None
             _known_file_keys(keys)
 
         def source(self, doc: int, key: str) -> str:
             """The Chinese word a translated key of ``doc`` came from (kept in the index: no
-            fact is analysed, the per-fact memo is not read)."""
-            return dict(self._sources.get(doc, ())).get(key, "")
+            fact is analysed, the per-fact memo is not read; decoded on first use)."""
+            if self._sources is None:
+                import json
+
+                with self._lock:
+                    if self._sources is None:
+                        self._sources = {d: dict(pairs) for d, pairs in json.loads(self._sources_text)}
+            return self._sources.get(doc, {}).get(key, "")
 
         def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
             i = bisect_left(self._key_list, key)
