@@ -231,20 +231,49 @@ def test_from_an_empty_store_to_one_fact(layout: Layout, monkeypatch: pytest.Mon
     same_answers(layout)
 
 
-def test_the_translated_keys_words_are_decoded_only_for_a_translated_hit(layout: Layout) -> None:
-    """The Chinese words of translated keys (a large part of the index) stay one text until
-    a hit that matched through the dictionary is explained; a query without one never
-    decodes them, and the answers are the in-memory index's."""
+def test_the_translated_keys_words_are_read_per_document_and_equal_the_in_memory_index(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Chinese words of translated keys (a large part of the index) stay one text with
+    offsets: explaining a hit decodes only that document's words, a query without a
+    translated hit decodes none, and every document's words are the in-memory index's."""
+    import json
+
     from test_recall_disk_index import NOW, fresh
 
+    from reasonix_tui.core.recall.channels import ChannelIndex
     from reasonix_tui.core.recall.engine import recall
+    from reasonix_tui.core.recall.fields import fact_fields
+    from reasonix_tui.core.recall.index import RecallIndex
 
     seeded(layout)
     index_for(Store(layout))
+    decoded: list[str] = []
+    real = json.loads
+
+    def counted(text: Any, *a: Any, **k: Any) -> Any:
+        if isinstance(text, str) and text.startswith("[["):  # a document's words (not a fact's timestamps)
+            decoded.append(text)
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(json, "loads", counted)
     for query, translated in (("pnpm install", False), ("deploy cache then release to staging", True)):
+        decoded.clear()
         stored = index_for(Store(layout))
         assert isinstance(stored, StoredRecallIndex)
         got = recall((), query, NOW, Settings(), mode="enhanced", workspace=layout.workspace.name, index=stored)
         assert ("translated: " in repr(got)) is translated
-        assert (stored.extra("channels", None)._sources is not None) is translated  # type: ignore[arg-type]  # noqa: SLF001
+        assert bool(decoded) is translated and all(len(t) < 2000 for t in decoded)  # a document's words only
         assert got == fresh(layout, query, "enhanced")
+    monkeypatch.setattr(json, "loads", real)
+    facts = Store(layout).snapshot().facts
+    memory = RecallIndex(facts).extra("channels", ChannelIndex.build)
+    channels = stored.extra("channels", ChannelIndex.build)
+    assert [f.path for f in memory.docs] == [f.path for f in channels.docs]
+    seen = 0
+    for d, fact in enumerate(memory.docs):
+        for key, _word in fact_fields(fact).sources:
+            assert channels.source(d, key) == memory.source(d, key) != ""
+            seen += 1
+        assert channels.source(d, "no-such-key") == ""
+    assert seen

@@ -162,7 +162,7 @@ def _channel_class() -> type:
             norm: np.ndarray,
             idf_one: float,
             vectors: Any,
-            sources: str,
+            sources: tuple[bytes, bytes, str],
         ) -> None:
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = len(docs)
@@ -173,20 +173,23 @@ def _channel_class() -> type:
             self._lock = threading.Lock()
             self._vectors = vectors
             self._moments = None
-            self._sources_text = sources
-            self._sources: dict[int, dict[str, str]] | None = None
+            self._source_docs = np.frombuffer(sources[0], dtype=np.int32)
+            self._source_starts = np.frombuffer(sources[1], dtype=np.int64)
+            self._source_text = sources[2]
             _known_file_keys(keys)
 
         def source(self, doc: int, key: str) -> str:
             """The Chinese word a translated key of ``doc`` came from (kept in the index: no
-            fact is analysed, the per-fact memo is not read; decoded on first use)."""
-            if self._sources is None:
-                import json
+            fact is analysed, the per-fact memo is not read; only this document's words are
+            decoded)."""
+            import json
 
-                with self._lock:
-                    if self._sources is None:
-                        self._sources = {d: dict(pairs) for d, pairs in json.loads(self._sources_text)}
-            return self._sources.get(doc, {}).get(key, "")
+            i = int(np.searchsorted(self._source_docs, doc))
+            if i >= len(self._source_docs) or int(self._source_docs[i]) != doc:
+                return ""
+            piece = self._source_text[int(self._source_starts[i]) : int(self._source_starts[i + 1])]
+            words: dict[str, str] = dict(json.loads(piece))
+            return words.get(key, "")
 
         def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
             i = bisect_left(self._key_list, key)

@@ -170,11 +170,19 @@ def _channels(rows: Csr, lengths: np.ndarray, vectors: np.ndarray | None) -> dic
     return out
 
 
-def _sources_text(table: RowTable, doc_files: list[int]) -> str:
-    """The translated keys' Chinese words by document, as one JSON text: a query decodes it
-    only when a hit matched through the dictionary (as thousands of small tuples it cost
-    about half of the index's unpacking)."""
-    return json.dumps([[d, table.sources[f]] for d, f in enumerate(doc_files) if table.sources[f]])
+def _sources_text(table: RowTable, doc_files: list[int]) -> tuple[bytes, bytes, str]:
+    """The translated keys' Chinese words by document: the documents that have some
+    (int32), where each one's JSON list starts in the text (int64, one more at the end) and
+    the text. A query decodes only the documents whose translated hits it explains (as
+    thousands of small tuples they cost about half of the index's unpacking)."""
+    docs: list[int] = []
+    pieces: list[str] = []
+    for d, f in enumerate(doc_files):
+        if table.sources[f]:
+            docs.append(d)
+            pieces.append(json.dumps(table.sources[f]))
+    starts = np.cumsum([0, *map(len, pieces)], dtype=np.int64)
+    return np.asarray(docs, dtype=np.int32).tobytes(), starts.tobytes(), "".join(pieces)
 
 
 def _tfs_bytes(tfs: np.ndarray) -> bytes:
