@@ -77,6 +77,7 @@ def _loader() -> Any:
         _LOADER.append(_RawLoader)
     return _LOADER[0]
 
+
 _ASCII_WS = " \t\n\v\f\r"
 
 
