@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from reasonix_tui.core.lang import chinese, prior
 from reasonix_tui.core.lang.meaning import MeaningModel, model_files
@@ -125,7 +126,9 @@ def test_a_tokenizer_cut_down_to_the_texts_gives_the_whole_tokenizers_ids() -> N
     assert small_tokenizer(path, ["x" * (MAX_CHARS + 1)]) is None
 
 
-def test_the_cut_down_tokenizers_buckets_hold_every_token_and_merge_and_a_query_opens_few() -> None:
+def test_the_cut_down_tokenizers_buckets_hold_every_token_and_merge_and_a_query_opens_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The parts are kept in buckets so a query unpacks only the ones its substrings fall
     in: every token is found with its id, every merge under the token it forms, in rank
     order; a short query opens a small share of the buckets."""
@@ -144,17 +147,15 @@ def test_the_cut_down_tokenizers_buckets_hold_every_token_and_merge_and_a_query_
         formed = opened[qt._bucket(merge.replace(" ", ""))][merge.replace(" ", "")][1]  # noqa: SLF001
         assert (rank, merge) in formed and list(formed) == sorted(formed)
     calls: list[int] = []
-    real = qt.marshal.loads
+    real = marshal.loads
 
     def counted(data: bytes) -> object:
         calls.append(1)
         return real(data)
 
-    qt.marshal.loads = counted  # type: ignore[assignment]
-    try:
-        assert qt.small_tokenizer(path, ["how do we deploy the api"]) is not None
-    finally:
-        qt.marshal.loads = real  # type: ignore[assignment]
+    monkeypatch.setattr(marshal, "loads", counted)
+    assert qt.small_tokenizer(path, ["how do we deploy the api"]) is not None
+    monkeypatch.setattr(marshal, "loads", real)
     assert 0 < len(calls) < qt.BUCKETS // 8
 
 
