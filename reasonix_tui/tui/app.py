@@ -215,25 +215,37 @@ class ContextCenterApp(ApprovalsMixin, PersonEditsMixin):
     def _health_worker(self, generation: int) -> None:
         """Findings of the store, the traces and the instructions (thread worker). One
         long-lived checker and store, so a run after a write scans only what changed."""
-        from ..core.health import Dismissals, HealthChecker, gather, memo_path
+        from ..core.health import HealthChecker, memo_path
+        from ..core.health import worker as health
 
         with self._health_lock:
             if generation != self._health_gen:
                 return  # a newer request follows: it will do the work
+            first = None
             if self._health_checker is None:
                 self._health_checker = HealthChecker(memo_path(self.layout))
                 self._health_store = Store(self.layout, settings=self.settings, actor="context-center")
+                # an unchanged store answers at once from the last full run (of any process)
+                first = health.first_answer(self.layout, self.settings, self._health_store, now=self.clock())
+                if first is not None:
+                    self.post_message(HealthChecked(first, generation))
             checker = self._health_checker
             while True:
                 # A big store's first scan is done in slices, each shown as it lands
                 # ("secrets: 3,000/10,000 facts scanned"), so the pane fills in step by step.
-                ctx = gather(self.layout, self.settings, self._health_store, now=self.clock())
-                report = checker.report(ctx, Dismissals(self.layout).fingerprints(), budget_s=HEALTH_SLICE_SECONDS)
-                checker.save()
-                self.post_message(HealthChecked(report, generation))
+                report, facts = health.run(
+                    checker,
+                    self.layout,
+                    self.settings,
+                    self._health_store,
+                    now=self.clock(),
+                    budget_s=HEALTH_SLICE_SECONDS,
+                )
+                if first is None or (report.findings, report.dismissed) != (first.findings, first.dismissed):
+                    self.post_message(HealthChecked(report, generation))
                 if not any(p.startswith("secrets:") for p in report.partial) or generation != self._health_gen:
                     if generation == self._health_gen:
-                        checker.prime(ctx.facts)  # a report from the saved state: later writes redo only their part
+                        checker.prime(facts)  # a report from the saved state: later writes redo only their part
                     return
 
     @on(HealthChecked)

@@ -44,9 +44,11 @@ from .duplicates import check_duplicates, check_near_duplicates, dup_keys
 from .files import check_instructions, check_oversized, check_secrets, check_unreadable
 from .freshness import check_freshness, valid_until
 from .inputs import gather
+from .memo_link import attach_on_miss, before
 from .model import Finding, HealthReport, sort_key
 from .pairs import check_overrides, check_subject_conflicts, check_topic_supersessions
 from .quick import code_version, quick_path, quick_report, save_quick, state_path, validation_key
+from .resolver_inputs import ResolverInputs
 from .similar import MeaningPairs, near_duplicates
 from .state import Decoder, encode_finding, fact_key, store_digest
 from .usage import (
@@ -135,6 +137,7 @@ class HealthChecker:
         self._memo = FindingMemo(self.key)
         self._meaning_pairs = MeaningPairs()
         self._meaning_state: Any = None
+        self._inputs = ResolverInputs()
         self._stored: dict[str, tuple[bytes, tuple[Any, ...], tuple[str, ...]]] = {}
         self._results: dict[str, tuple[bytes, tuple[Finding, ...], tuple[str, ...]]] = {}
         self._usage: tuple[tuple[tuple[str, str, int], ...], Usage] | None = None
@@ -160,11 +163,12 @@ class HealthChecker:
             return
         self._loaded = True
         data = read_sealed(self._disk_path, self._MAGIC)
-        if type(data) is not tuple or len(data) != 5 or data[0] != code_version():
+        if type(data) is not tuple or len(data) != 6 or data[0] != code_version():
             return
-        _, scans, meaning, findings, stored = data
-        if not (isinstance(scans, dict) and isinstance(findings, dict) and isinstance(stored, dict)):
+        _, scans, meaning, findings, stored, inputs = data
+        if not all(isinstance(x, dict) for x in (scans, findings, stored)):
             return
+        self._inputs = ResolverInputs(inputs)
         self._scans = scans
         self._meaning_state = meaning  # taken when the pairs are searched (an unchanged store never is)
         self._memo.disk = findings
@@ -256,7 +260,7 @@ class HealthChecker:
         with self._lock:
             if not self._disk_path or not self._loaded:
                 return False
-            if not (self._dirty or self._memo.dirty):
+            if not (self._dirty or self._memo.dirty or self._inputs.dirty):
                 return False
             state = (
                 code_version(),
@@ -264,8 +268,9 @@ class HealthChecker:
                 self._meaning_state if self._meaning_state is not None else self._meaning_pairs.state(),
                 dict(self._memo.disk),
                 dict(self._stored),
+                self._inputs.state(),
             )
-            self._dirty = self._memo.dirty = False
+            self._dirty = self._memo.dirty = self._inputs.dirty = False
         try:
             write_sealed(self._disk_path, self._MAGIC, state)
         except (OSError, ValueError):
@@ -334,12 +339,7 @@ class HealthChecker:
         notes: list[str] = []
         facts = ctx.facts
         digest = store_digest(self.key(f) for f in facts)
-        pairs = self._per_store(
-            "pairs",
-            digest,
-            lambda n: pair_checks(facts, scans, memo=self._memo, meaning=self._meaning(), notes=n),
-            notes,
-        )
+        pairs = self._per_store("pairs", digest, lambda n: self._pair_checks(facts, scans, n), notes)
         unused = None
         if ctx.words is None:
             pinned, sample = pinned_unused_inputs(facts)
@@ -360,6 +360,22 @@ class HealthChecker:
         partial = tuple(notes) + ((f"secrets: {len(facts) - left:,}/{len(facts):,} facts scanned",) if left else ())
         return HealthReport(tuple(open_), tuple(hidden), ctx.now, len(facts), usage.span, partial)
 
+    def _pair_checks(self, facts: Sequence[Fact], scans: dict[str, FactScan], notes: list[str] | None) -> list[Finding]:
+        """:func:`pair_checks` with the resolver's per-fact values kept between processes."""
+        meaning = self._meaning()
+        unseeded = self._inputs.seed(facts, self.key, meaning)
+        before(unseeded, "topic-strings")
+        found = pair_checks(facts, scans, memo=self._memo, meaning=meaning, notes=notes)
+        self._inputs.collect(facts, self.key)
+        return found
+
+    def uncovered(self, facts: Sequence[Fact]) -> int:
+        """How many of ``facts`` the saved state holds no resolver values for (the caller
+        attaches the recall's memo on disk when many are new to it)."""
+        with self._lock:
+            self._load()
+            return self._inputs.missing(facts, self.key)
+
     def prime(self, facts: Sequence[Fact]) -> bool:
         """Compute in memory what the last :meth:`report` took from the disk state (the
         resolver's topic pairs, every fact's meaning vector and analysis), so the next run
@@ -367,15 +383,9 @@ class HealthChecker:
         it after the report is shown; ``False`` when there was nothing to do."""
         if "pairs" not in self.reused:
             return False
-        from ..recall.fields import fact_vectors
-
         with self._lock:
-            try:
-                fact_vectors(list(facts))
-            except (ImportError, OSError, ValueError):
-                pass  # no meaning channel: the pair checks note it when they run
             scans = {scan_key(f): s for f in facts if (s := self.cached(f)) is not None}
-            pair_checks(facts, scans, memo=self._memo, meaning=self._meaning())
+            self._pair_checks(facts, scans, None)
             self.reused = tuple(r for r in self.reused if r != "pairs")
         return True
 
@@ -383,6 +393,9 @@ class HealthChecker:
 def _words(fact: Fact) -> frozenset[str]:
     from ..recall.index import _recall_tokens
     from ..recall.memo import FACT_MEMO
+    from .memo_link import before
+
+    before((fact,), "tokens")
 
     return frozenset(FACT_MEMO.get(fact, "tokens", _recall_tokens))
 
@@ -473,6 +486,11 @@ def run_checks(
     return out
 
 
+RECALL_MEMO_AFTER = 100
+"""A one-shot run reads the recall's per-fact memo from disk only when more facts than this
+are new to the checker's saved state (each of the others costs one analysis)."""
+
+
 def health_report(
     layout: Layout,
     settings: Settings,
@@ -498,11 +516,14 @@ def health_report(
             if quick is not None:
                 return quick
         checker = checker or HealthChecker(memo_path(layout))
-        # analysed fields and meaning vectors of unchanged facts come from the last run (read
-        # only when something changed: an unchanged store never needs them)
-        FACT_MEMO.attach(recall_memo_path(layout.cache_dir))
         ctx = gather(layout, settings, store, now=now)
-        report = checker.report(ctx, Dismissals(layout).fingerprints())
+        recall_memo = recall_memo_path(layout.cache_dir)
+        if checker.uncovered(ctx.facts) > RECALL_MEMO_AFTER:
+            # many facts new to the saved state (a first run, a pull): their analysed fields
+            # and meaning vectors may be in the recall's memo on disk (read whole)
+            FACT_MEMO.attach(recall_memo)
+        with attach_on_miss(recall_memo):
+            report = checker.report(ctx, Dismissals(layout).fingerprints())
         checker.save()
         FACT_MEMO.save()
         if key is not None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..recall.memo import FACT_MEMO
 from ..store.model import Fact
 
 __all__ = ["MEANING_MIN", "PER_FACT", "BLOCK", "MeaningPairs", "Verdicts", "meaning_key"]
@@ -66,9 +67,11 @@ def _meaning_key(fact: Fact) -> bytes:
 
 def meaning_key(fact: Fact) -> bytes:
     """A digest of what the meaning channel reads of a fact (title, description, body)."""
-    from ..recall.memo import FACT_MEMO
-
     return FACT_MEMO.get(fact, "health-key", _meaning_key)  # type: ignore[no-any-return]  # the memo holds what _meaning_key returns
+
+
+# a digest is cheaper made than looked up in the recall's memo on disk
+FACT_MEMO.register_transient("health-key")
 
 
 def _pair(a: bytes, b: bytes) -> tuple[bytes, bytes]:
@@ -241,6 +244,13 @@ class MeaningPairs:
             self._compute(set(new), redo)
         self.known = frozenset(self._rows)
         return self._fact_pairs(keys, open_only)
+
+    def rows(self) -> tuple[dict[bytes, int], np.ndarray] | None:
+        """The vector matrix (half precision, the precision vectors are made at) and the
+        row of each text by content key; ``None`` before any search."""
+        if self._matrix is None or not self._keys:
+            return None
+        return self._at, self._matrix
 
     def _fact_pairs(self, keys: list[bytes], open_only: bool) -> list[tuple[int, int, float]]:
         where: dict[bytes, list[int]] = {}

@@ -88,6 +88,9 @@ def _analysed(fact: Fact) -> tuple[tuple[tuple[str, float, str], ...], bool]:
 
 def _terms_of(fact: Fact) -> tuple[dict[str, float], dict[str, str], bool]:
     from ..recall.memo import FACT_MEMO
+    from .memo_link import before
+
+    before((fact,), "health-terms")
 
     terms, change = FACT_MEMO.get(fact, "health-terms", _analysed)
     return {k: w for k, w, _ in terms}, {k: s for k, _, s in terms}, bool(change)

@@ -1,0 +1,143 @@
+"""What the resolver reads of each fact, kept with the checker's state by fact key.
+
+The pair checks run the subject/topic resolver (:func:`~reasonix_tui.core.resolve.resolve`)
+over the whole store: after a write anywhere a new process must decide the pairs again
+(a new fact moves every idf). The resolver reads three things per fact, each through the
+recall's per-fact memo (:data:`~reasonix_tui.core.recall.memo.FACT_MEMO`):
+
+* the topic strings (``topic-strings``: terms, label terms, replacement-clause terms,
+  whether it states a change);
+* the meaning vector (``meaning``), which the near-duplicate search keeps too;
+* for a fact that states a change, its meaning read without the replacement words
+  (``topic-meaning``: in memory only in the recall, and costly in a new process — the
+  Chinese segmenter and the model are loaded to read a few facts again).
+
+:class:`ResolverInputs` keeps the first and the third by :func:`~.state.fact_key` (the
+second comes from the near-duplicate search's own vector matrix, by content), and
+:meth:`ResolverInputs.seed` hands them to the memo before the resolver runs, so a new
+process neither reads the recall's whole memo from disk nor analyses unchanged facts
+again. Values are the very ones the memo would give (vectors at the half precision they
+are made at), so the answer is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..store.model import Fact
+
+if TYPE_CHECKING:
+    from .neighbours import MeaningPairs
+
+__all__ = ["ResolverInputs"]
+
+Entry = tuple[tuple[int, ...], tuple[int, ...], Any, bool, bytes | None]
+"""``(term ids, label term ids, replacement-clause terms, states a change, topic vector as
+float16 bytes or None)``; ids index :attr:`ResolverInputs.vocabulary`."""
+
+
+class ResolverInputs:
+    """The resolver's per-fact values by fact key. On disk (:meth:`state`) the terms are
+    ids into one vocabulary: a new process reads a few hundred thousand small ints and one
+    string per distinct term, not every fact's strings (hashed again into sets)."""
+
+    def __init__(self, state: Any = None) -> None:
+        self.vocabulary: list[str] = []
+        self.entries: dict[bytes, Entry] = {}
+        self.dirty = False
+        if state is not None:
+            try:
+                vocabulary, entries = state
+                if isinstance(vocabulary, tuple) and isinstance(entries, dict):
+                    self.vocabulary, self.entries = list(vocabulary), entries
+            except (TypeError, ValueError):
+                pass
+        self._ids: dict[str, int] | None = None
+
+    def state(self) -> tuple[Any, ...]:
+        """What :class:`ResolverInputs` is made from again (marshal-able)."""
+        return tuple(self.vocabulary), dict(self.entries)
+
+    def _encode(self, terms: Any) -> tuple[int, ...]:
+        if self._ids is None:
+            self._ids = {t: i for i, t in enumerate(self.vocabulary)}
+        ids, vocabulary = self._ids, self.vocabulary
+        out = []
+        for t in sorted(terms):
+            i = ids.get(t)
+            if i is None:
+                i = ids[t] = len(vocabulary)
+                vocabulary.append(t)
+            out.append(i)
+        return tuple(out)
+
+    def missing(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> int:
+        """How many of ``facts`` have no values kept."""
+        entries = self.entries
+        return sum(1 for f in facts if key(f) not in entries)
+
+    def seed(self, facts: Sequence[Fact], key: Callable[[Fact], bytes], meaning: MeaningPairs | None) -> list[Fact]:
+        """Hand the kept values of ``facts`` to the per-fact memo (in memory, for these
+        fact objects), meaning vectors from ``meaning``'s matrix where it holds the text;
+        the facts without kept values are returned."""
+        import numpy as np
+
+        from ..recall.memo import FACT_MEMO
+        from .neighbours import meaning_key
+
+        entries, word = self.entries, self.vocabulary.__getitem__
+        unseeded = []
+        for f in facts:
+            hit = entries.get(key(f))
+            if hit is None:
+                unseeded.append(f)
+                continue
+            keys, labels, cues, strong, topic = hit
+            FACT_MEMO.seed(f, "topic-strings", (frozenset(map(word, keys)), frozenset(map(word, labels)), cues, strong))
+            if topic is not None:
+                FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(topic, dtype=np.float16).astype(np.float32))
+        rows = meaning.rows() if meaning is not None else None
+        if rows is None:
+            return unseeded
+        at, matrix = rows
+        for f in facts:
+            i = at.get(meaning_key(f))
+            if i is not None:
+                FACT_MEMO.seed(f, "meaning", matrix[i].astype(np.float32))
+        return unseeded
+
+    def collect(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
+        """Keep what the resolver computed for ``facts`` (after it ran), forget facts gone."""
+        import numpy as np
+
+        from ..recall.fields import topic_vector
+        from ..recall.memo import FACT_MEMO
+
+        entries = self.entries
+        alive: set[bytes] = set()
+        for f in facts:
+            k = key(f)
+            alive.add(k)
+            hit = entries.get(k)
+            # both kinds are the process's own (in memory only): peek never reads the disk
+            topic = FACT_MEMO.peek(f, "topic-meaning")
+            if hit is not None and (hit[4] is not None or not topic):
+                continue
+            vec = np.asarray(topic_vector(f), dtype=np.float32).astype(np.float16).tobytes() if topic else None
+            if hit is not None:
+                entries[k] = (*hit[:4], vec)
+            elif FACT_MEMO.peek(f, "topic-sets"):
+                keys, labels, cues, strong = FACT_MEMO.get(f, "topic-sets", _unknown)[:4]
+                entries[k] = (self._encode(keys), self._encode(labels), cues, bool(strong), vec)
+            else:
+                continue  # the resolver did not read it (no language resources): nothing to keep
+            self.dirty = True
+        if len(entries) > len(alive):
+            for gone in [k for k in entries if k not in alive]:
+                del entries[gone]
+            self.dirty = True
+
+
+def _unknown(fact: Fact) -> Any:
+    raise ValueError(f"no resolver values for {fact.id}")  # never: peeked first
