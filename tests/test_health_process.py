@@ -1,0 +1,146 @@
+"""A new process after a change made elsewhere, and the Context Center's first answer.
+
+``memory health`` in a new process (a pre-commit hook after a write made by the agent) keeps
+what the resolver reads of every unchanged fact in its own state: it neither reads the
+recall's whole per-fact memo from disk nor analyses an unchanged fact again. The Context
+Center's first run answers from the last full run's report when nothing changed. Every
+answer equals a run from scratch, field by field, after each kind of change.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from test_health_incremental import _copy_as_new_file, _edit_on_disk, _stem
+
+from reasonix_tui.core import resolve as resolver
+from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
+from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report, memo_path
+from reasonix_tui.core.health import worker as health_worker
+from reasonix_tui.core.health.quick import quick_path
+from reasonix_tui.core.paths import Layout
+from reasonix_tui.core.recall import fields, memo
+from reasonix_tui.core.recall.memo import FACT_MEMO
+from reasonix_tui.core.recall.trace import RecallTrace, TraceStore
+from reasonix_tui.core.settings import Settings
+from reasonix_tui.core.store.requests import SaveRequest
+from reasonix_tui.core.store.store import Store
+
+BUILT = Timestamp(1_785_000_000 * 1_000_000_000)  # the demo's facts are whole days old
+NOW = Timestamp(BUILT.ns + 3_600 * 10**9)  # an hour later, far from a freshness boundary
+SETTINGS = Settings(pinned_budget_chars=1500)
+
+
+def _scratch(layout: Layout, settings: Settings = SETTINGS, now: Timestamp = NOW):
+    FACT_MEMO.clear()
+    return HealthChecker().report(
+        gather(layout, settings, Store(layout, settings=settings), now=now), Dismissals(layout).fingerprints()
+    )
+
+
+def _same(a, b, what: str) -> None:
+    assert a.findings == b.findings, what
+    assert a.dismissed == b.dismissed, what
+    assert (a.facts, a.span, a.partial) == (b.facts, b.span, b.partial), what
+
+
+@pytest.fixture
+def demo(tmp_path) -> Layout:
+    from reasonix_tui.core.demo import build_demo_home
+
+    home = build_demo_home(tmp_path / "demo", now=BUILT, with_approval=False)
+    return Layout.resolve(home=home.root, workspace=home.workspace)
+
+
+class _Counts:
+    """Counts the recall memo's reads from disk, topic-string analyses and topic vectors."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.loads = self.strings = self.vectors = 0
+        load, strings, vector = memo._load_memo, resolver._topic_strings, fields._topic_vector
+
+        def counted_load(*args):
+            self.loads += 1
+            return load(*args)
+
+        def counted_strings(fact):
+            self.strings += 1
+            return strings(fact)
+
+        def counted_vector(fact):
+            self.vectors += 1
+            return vector(fact)
+
+        monkeypatch.setattr(memo, "_load_memo", counted_load)
+        monkeypatch.setattr(resolver, "_topic_strings", counted_strings)
+        monkeypatch.setattr(fields, "_topic_vector", counted_vector)
+
+
+def test_a_new_process_after_a_change_elsewhere_analyses_only_what_changed(demo: Layout, monkeypatch) -> None:
+    start = health_report(demo, SETTINGS, now=NOW)  # a first run: everything analysed
+    assert {"topic-supersession", "near-duplicate", "stale", "never-recalled"} <= {f.kind for f in start.findings}
+    quiet = next(f for f in start.findings if f.kind == "never-recalled").facts[0]
+    topic = next(f for f in start.findings if f.kind == "topic-supersession")
+    dup = next(f for f in start.findings if f.kind == "near-duplicate")
+    store = Store(demo, settings=SETTINGS)
+    changes = {
+        "write": (1, lambda: store.save(SaveRequest(name=_stem(quiet.path), description="Rewritten", body="New."))),
+        "delete": (0, lambda: store.archive(dup.facts[-1].id)),
+        "new file": (1, lambda: _copy_as_new_file(demo, store, topic.facts[0].id)),
+        "outside edit": (1, lambda: _edit_on_disk(topic.facts[1].path)),
+    }
+    for what, (analysed, change) in changes.items():
+        change()
+        truth = _scratch(demo)
+        FACT_MEMO.clear()  # a new process: new fact objects, nothing in memory
+        with monkeypatch.context() as m:
+            counts = _Counts(m)
+            answer = health_report(demo, SETTINGS, now=NOW)
+        _same(answer, truth, what)
+        # the recall's memo stays on disk; only the changed fact is analysed, and only its
+        # change statement (if it makes one) read again: the others are kept with the state
+        assert counts.loads == 0, what
+        assert counts.strings == analysed, what
+        assert counts.vectors <= analysed, what
+
+
+def test_every_other_change_answers_like_a_run_from_scratch_in_a_new_process(demo: Layout) -> None:
+    health_report(demo, SETTINGS, now=NOW)
+    TraceStore(demo).record(RecallTrace(query="how do we deploy", at=NOW.rfc3339(), hits=(), terms=("deploy",)))
+    FACT_MEMO.clear()
+    _same(health_report(demo, SETTINGS, now=NOW), _scratch(demo), "recorded turn")
+    other = Settings(pinned_budget_chars=900)
+    FACT_MEMO.clear()
+    _same(health_report(demo, other, now=NOW), _scratch(demo, other), "settings")
+    later = Timestamp(NOW.ns + 40 * DAY_NS)
+    FACT_MEMO.clear()
+    _same(health_report(demo, SETTINGS, now=later), _scratch(demo, now=later), "clock")
+
+
+def test_the_workers_first_answer_is_the_last_full_run_and_equals_a_run_from_scratch(demo: Layout) -> None:
+    store = Store(demo, settings=SETTINGS)
+    assert health_worker.first_answer(demo, SETTINGS, store, now=NOW) is None  # nothing kept yet
+    checker = HealthChecker(memo_path(demo))
+    report, facts = health_worker.run(checker, demo, SETTINGS, store, now=NOW)
+    assert os.path.exists(quick_path(demo)) and len(facts) == report.facts
+    _same(report, _scratch(demo), "full run")
+
+    FACT_MEMO.clear()  # the next Context Center: its first answer reads no state, runs no check
+    first = health_worker.first_answer(demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW)
+    assert first is not None
+    _same(first, _scratch(demo), "first answer")
+
+    # a change made while no Context Center ran: no first answer, the run is exact
+    victim = next(f for f in report.findings if f.kind == "stale").facts[0]
+    Store(demo, settings=SETTINGS).save(SaveRequest(name=_stem(victim.path), body="Checked again today."))
+    assert health_worker.first_answer(demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW) is None
+    FACT_MEMO.clear()
+    again, _ = health_worker.run(HealthChecker(memo_path(demo)), demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW)
+    _same(again, _scratch(demo), "after a change")
+    # a run cut short by its time budget is never kept as an answer
+    os.unlink(quick_path(demo))
+    FACT_MEMO.clear()
+    cut, _ = health_worker.run(HealthChecker(), demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW, budget_s=0.0)
+    assert any(p.startswith("secrets:") for p in cut.partial)
+    assert not os.path.exists(quick_path(demo))
