@@ -136,7 +136,9 @@ def test_the_workers_first_answer_is_the_last_full_run_and_equals_a_run_from_scr
     Store(demo, settings=SETTINGS).save(SaveRequest(name=_stem(victim.path), body="Checked again today."))
     assert health_worker.first_answer(demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW) is None
     FACT_MEMO.clear()
-    again, _ = health_worker.run(HealthChecker(memo_path(demo)), demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW)
+    again, _ = health_worker.run(
+        HealthChecker(memo_path(demo)), demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW
+    )
     _same(again, _scratch(demo), "after a change")
     # a run cut short by its time budget is never kept as an answer
     os.unlink(quick_path(demo))
