@@ -312,3 +312,54 @@ async def test_the_pane_never_blocks_the_ui_while_memory_health_runs(
             assert len(screen.query_one("#health-pane").findings) == len(app.health.findings)
     finally:
         release.set()
+
+
+async def test_a_second_start_shows_the_last_report_at_once_while_its_checks_run(
+    demo: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Context Center's first health run answers from the last full run's report when
+    nothing changed: a second start shows the same findings while its own run (from the
+    saved state, for later writes) is still held in the worker, and keeps them after."""
+    import asyncio
+    import os
+    import threading
+
+    from reasonix_tui.core.compat.gotime import Timestamp
+    from reasonix_tui.core.health import HealthChecker
+    from reasonix_tui.core.health.quick import quick_path
+    from reasonix_tui.tui.app import make_app
+
+    from .helpers import NOW, settings
+
+    later = Timestamp(NOW.ns + 3_600 * 10**9)  # the demo's ages are whole days at NOW: a boundary
+    first = make_app(demo, settings(), watch=False, clock=lambda: later)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = first.health
+    assert shown is not None and shown.findings and os.path.exists(quick_path(demo))
+
+    started, release = threading.Event(), threading.Event()
+    real = HealthChecker.report
+
+    def held(self: HealthChecker, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait(timeout=60)  # bounded: a broken test never hangs the suite
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(HealthChecker, "report", held)
+    second = make_app(demo, settings(), watch=False, clock=lambda: later)
+    try:
+        async with second.run_test(size=SIZE) as pilot:
+            assert await asyncio.to_thread(started.wait, 60)
+            for _ in range(1500):  # bounded (30 s of pauses)
+                if second.health is not None:
+                    break
+                await pilot.pause(0.02)
+            assert second.health is not None and second.health.findings == shown.findings
+            assert any(w.group == "health" and w.is_running for w in second.workers)  # still held
+            release.set()
+            await settle(pilot)
+            assert second.health.findings == shown.findings
+            assert second.health.dismissed == shown.dismissed
+    finally:
+        release.set()
