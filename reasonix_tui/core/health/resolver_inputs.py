@@ -54,6 +54,8 @@ class ResolverInputs:
             except (TypeError, ValueError):
                 pass
         self._ids: dict[str, int] | None = None
+        self._seeded: dict[int, Fact] = {}
+        """The fact objects of the last :meth:`seed` (their values are in the memo already)."""
 
     def state(self) -> tuple[Any, ...]:
         """What :class:`ResolverInputs` is made from again (marshal-able)."""
@@ -87,6 +89,9 @@ class ResolverInputs:
         from .neighbours import meaning_key
 
         entries, word = self.entries, self.vocabulary.__getitem__
+        # a long-lived worker seeds only the facts new since its last run
+        before, self._seeded = self._seeded, {id(f): f for f in facts}
+        facts = [f for f in facts if before.get(id(f)) is not f]
         unseeded = []
         for f in facts:
             hit = entries.get(key(f))
