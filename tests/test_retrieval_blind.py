@@ -111,6 +111,14 @@ def test_zh5_is_a_valid_store_part_after_the_others() -> None:
     assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 6
 
 
+def test_override5_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("override5", 5, 20)
+    assert len({t.store for t in tasks}) >= 2
+    # every kind the part is for: overrides, defaults that must stay, supersession, session start
+    assert {"override", "supersession", "session-start"} <= {t.cls for t in tasks}
+    assert any(t.cls == "override" and t.expect.get("pinned") for t in tasks)
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

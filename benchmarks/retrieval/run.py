@@ -36,6 +36,9 @@ Five parts:
 * ``zh5`` (``zh5/*.yaml``) — a Chinese-speaking chat-app team's store (Chinese, English,
   mixed), written with its tasks before the sixth round of changes: the team's jargon and
   abbreviations asked across languages, near-miss neighbours, short everyday Chinese turns.
+* ``override5`` (``override5/*.yaml``) — two stores (English; Chinese) where project facts
+  do a global default's job with another tool or value, facts sharing a word with a
+  default that replace nothing, and supersession in plain words.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -67,7 +70,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5]
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ STORE2_DIR = Path(__file__).resolve().parent / "realistic2"
 STORE3_DIR = Path(__file__).resolve().parent / "realistic3"
 STORE4_DIR = Path(__file__).resolve().parent / "realistic4"
 STORE5_DIR = Path(__file__).resolve().parent / "zh5"
+STORE6_DIR = Path(__file__).resolve().parent / "override5"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -154,8 +158,19 @@ MB_CLASSES = (
     "generic",
     "v1miss",
 )
-PARTS = ("realistic", "blind", "blind2", "regression", "memorybench", "realistic2", "realistic3", "realistic4", "zh5")
-STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4", "zh5")
+PARTS = (
+    "realistic",
+    "blind",
+    "blind2",
+    "regression",
+    "memorybench",
+    "realistic2",
+    "realistic3",
+    "realistic4",
+    "zh5",
+    "override5",
+)
+STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4", "zh5", "override5")
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select",
@@ -281,6 +296,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(STORE4_DIR, "realistic4")
     if part in ("", "zh5"):
         out += load_store_tasks(STORE5_DIR, "zh5")
+    if part in ("", "override5"):
+        out += load_store_tasks(STORE6_DIR, "override5")
     return out
 
 
