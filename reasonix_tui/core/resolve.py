@@ -146,6 +146,12 @@ class TopicEvidence:
     build rule): a clause that names what it replaced is corroborated by either, meaning
     alone must hold with both."""
 
+    adds_to: bool = False
+    """Across scopes: the project fact names every strong name of the global one (its
+    tools, :func:`~.tool_override.adds_to`) and no clause of it rejects one — it uses the
+    default and adds to it ("Hypothesis tests run in the normal pytest run" beside "Python
+    tests use pytest"), it does not replace it."""
+
     def meaning_high(self) -> float:
         """The higher of the two cosines."""
         return self.meaning if self.core is None else max(self.meaning, self.core)
@@ -281,6 +287,7 @@ def _topic_pair(
         changed=changed[new],
         has_meaning=vecs is not None,
         core=_core_meaning(facts, old, new, vecs, changed),
+        adds_to=kind == "override" and not said and _adds_to(facts[old], facts[new]),
     )
     if DEBUG is not None:
         DEBUG.append((facts[old].id, facts[new].id, ev))
@@ -292,6 +299,12 @@ def _topic_pair(
         certain = True
         why = "a project fact on the same topic overrides this global default: " + why
     return Supersession(facts[old], facts[new], kind, why, certain)
+
+
+def _adds_to(default: Fact, local: Fact) -> bool:
+    from .tool_override import adds_to
+
+    return adds_to(default, local)
 
 
 def _core_meaning(facts: Sequence[Fact], a: int, b: int, vecs: np.ndarray | None, changed: list[bool]) -> float | None:
@@ -360,6 +373,8 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
         # a project fact that rejects what only it and a global default name ("no feat:
         # prefixes in this repo", "别用 pip") is that default's local exception
         return True, f"it says not {ev.stated}"
+    if override and ev.adds_to:
+        return None
     if ev.changed and ev.cover_old >= 0.8 and ev.cover_new >= 0.3:
         return False, f"same topic (covers {ev.cover_old:.2f} of this fact's terms) and it states a change"
     if lo >= SAME_TOPIC:
@@ -387,6 +402,12 @@ def resolve(facts: Sequence[Fact], *, meaning: bool = True) -> Resolution:
     items = resolve_subjects(held)
     settled = {id(s.old) for s in items}
     items += [s for s in topic_pairs(held, meaning=meaning) if id(s.old) not in settled]
+    if meaning:
+        from .tool_override import tool_overrides
+
+        settled = {id(s.old) for s in items}
+        found = tool_overrides(held, _meaning_vectors(held, meaning), settled)
+        items += [Supersession(old, new, "override", why) for old, new, why in found]
     out = Resolution(tuple(items))
     with _CACHE_LOCK:
         _CACHE[key] = (held, out)

@@ -164,6 +164,25 @@ def _common_char(key: str) -> bool:
     return key.startswith("z:") and len(key) == 3 and word_prior(key[2:]) < CONTENT_PRIOR
 
 
+_NEGATED_EN = re.compile(
+    r"\b(?:not|never|cannot|can't|won't|isn't|aren't|wasn't|weren't|hasn't|haven't)\s+(?:be\s+|been\s+|yet\s+)?$", re.I
+)
+
+
+def _negated_cues(clause: str, words: list[str]) -> bool:
+    """Whether the clause's replacement cues are all negated: an English replacement phrase
+    right after "not" / "never" / "cannot" ("is not deprecated"), a Chinese cue word right
+    after a negation (不能代替 "cannot replace", 没有迁移). Such a clause says nothing was
+    replaced."""
+    en = list(_STRONG_EN.finditer(clause))
+    zh = [i for i, w in enumerate(words) if zh_cue(w)]
+    if not en and not zh:
+        return False
+    return all(_NEGATED_EN.search(clause[: m.start()]) for m in en) and all(
+        i > 0 and zh_negation(words[i - 1]) for i in zh
+    )
+
+
 def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
     from ..lang import analyze, chinese, en_key
 
@@ -175,6 +194,8 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
         terms = analyze(clause, index=False)
         words = [w for run in chinese.han_runs(clause) for w in chinese.segment(run)]
         cue_words = {"z:" + w for w in words if zh_cue(w)}
+        if _negated_cues(clause, words):
+            continue  # "这不能代替人工 review", "is not deprecated": no replacement, no rejection
         strong = bool(_STRONG_EN.search(clause)) or bool(cue_words)
         weak = not strong and (_NEG.search(clause) is not None or any(zh_reject(w) for w in words))
         if strong or weak:

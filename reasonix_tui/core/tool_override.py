@@ -1,0 +1,267 @@
+"""Project facts that do a pinned global default's job with another tool.
+
+"Install JavaScript packages with npm" (global, pinned) and "Packages here come from pnpm"
+(project) share no title term and say nothing of each other; the topic resolver
+(:mod:`reasonix_tui.core.resolve`) never pairs them. What makes them one job is that they
+say the same thing with *another name in the same place*. :func:`tool_overrides` finds such
+pairs in three steps:
+
+1. **Neighbours by meaning.** Every pinned global fact is compared by meaning with every
+   project fact (one matrix product per block of globals); a pair is a candidate only when
+   each is the other's nearest (the project fact is the global's nearest project fact, the
+   global the project fact's nearest pinned global) and the cosine reaches
+   :data:`MIN_MEANING`.
+2. **Another name on each side.** Each fact's *names* are the Latin-script words written
+   like a tool or product name: capitalised inside a sentence, rare in written English
+   (``wordfreq``), or inside Chinese text and not an everyday English word. Each side must
+   name something the other does not mention (npm / pnpm), and the project fact must not
+   mention the global's names at all (pytest and Hypothesis used together are no
+   replacement; a fact that names the default and rejects it is the topic resolver's).
+3. **The same purpose around them.** The project fact's title and the clauses holding its
+   own names, with the names left out, must share a content term (a word whose prior
+   is at least :data:`PURPOSE_PRIOR`, not one of the names) with the global fact:
+   "Packages here come from pnpm" and "Install JavaScript packages with npm" share
+   *packages*; "链路追踪用 Jaeger" and "日志统一用 zap" share nothing, though the Jaeger
+   fact mentions 日志 in another clause.
+
+The result is a :class:`~reasonix_tui.core.resolve.Supersession` of kind ``override``
+whose evidence names both tools and the shared purpose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .store.model import Fact
+
+__all__ = [
+    "tool_overrides",
+    "tool_evidence",
+    "adds_to",
+    "ToolProfile",
+    "ToolEvidence",
+    "tool_profile",
+    "MIN_MEANING",
+    "PURPOSE_PRIOR",
+]
+
+MIN_MEANING = 0.15
+"""The lowest meaning cosine of a candidate pair (mutual nearest neighbours)."""
+PURPOSE_PRIOR = 0.4
+"""A shared term counts as a purpose only when its prior is at least this (the gate's
+content-word line, :data:`~reasonix_tui.core.lang.terms.CONTENT_PRIOR`)."""
+RARE_ZIPF = 3.5
+"""A lower-case English word at or below this corpus frequency is read as a name (npm,
+ruff, nvm; "deploy" is 3.7)."""
+HAN_ZIPF = 4.5
+"""Inside Chinese text a Latin word is a name unless it is this frequent in English
+("review", "key")."""
+
+_WORD = re.compile(r"(?<![A-Za-z0-9_./*<>@#$%&-])[A-Za-z][A-Za-z-]*[A-Za-z](?!\.?[A-Za-z0-9_/*<>@-])")
+_CLAUSE = re.compile(r"(?<=[.!?;:])\s+|[;\n。；！？，,()（）—：]")
+_STARTS = re.compile(r"(?:^|[.!?;:。；：！？\n]\s*|[—-]\s+)$")
+_VALUE = re.compile(r"(?<![\w./<>-])[A-Za-z][\w.-]*/[\w<][\w./<>-]*[\w>]|(?<![\w.-])[A-Za-z]+-\d[\w-]*")
+"""A value written like a branch or path pattern (``feature/<slug>``) or an issue key with
+a slug (``eng-1423-fix``)."""
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProfile:
+    """What :func:`tool_overrides` reads of one fact."""
+
+    names: tuple[tuple[str, frozenset[str], bool], ...]
+    """Lower-cased names (see the module docstring), each with its keys and whether it is
+    strong (see :func:`_names`)."""
+    keys: frozenset[str]
+    """Keys of the whole fact (what it mentions)."""
+    content: tuple[tuple[str, str], ...]
+    """Its content terms (prior at least :data:`PURPOSE_PRIOR`): ``(key, surface)``."""
+    title: frozenset[str]
+    """Content keys of the title (or name)."""
+    clauses: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    """Per clause holding a name: its names and its content keys."""
+
+
+def _zipf(word: str) -> float:
+    from .lang.prior import _freq_table
+
+    return _freq_table().get(word, 0.0)
+
+
+def _names(text: str) -> dict[str, bool]:
+    """The names of ``text``, each with whether it is *strong*: capitalised inside a
+    sentence, unknown to the dictionary's glosses, or inside Chinese text — a weak name is
+    only a rare word (ruff, uv; also "formatting"), or a value written like a path or an
+    identifier (``feature/<slug>``, ``eng-1423-fix``)."""
+    from .lang.prior import word_known
+
+    out: dict[str, bool] = {}
+    for clause in _CLAUSE.split(text):
+        han = bool(_HAN.search(clause))
+        for m in _WORD.finditer(clause):
+            word, low = m.group(0), m.group(0).lower()
+            initial = bool(_STARTS.search(clause[: m.start()]))
+            if (word[0].isupper() and not initial) or any(c.isupper() for c in word[1:]):
+                out[low] = True
+            elif (han and _zipf(low) <= HAN_ZIPF) or (_zipf(low) <= RARE_ZIPF and not word_known(low)):
+                out[low] = True
+            elif _zipf(low) <= RARE_ZIPF:
+                out.setdefault(low, False)
+        for token in _VALUE.findall(clause):
+            out.setdefault(token.lower().strip(".-"), False)
+    return out
+
+
+def _norm(key: str) -> str:
+    return "w:" + key[2:] if key.startswith("t:") else key
+
+
+def _terms(text: str) -> list[tuple[str, str, bool]]:
+    """``(key, surface, content)`` of every term of ``text``: a content term is an English or
+    Chinese word (a translated one by its Chinese word) whose prior reaches PURPOSE_PRIOR."""
+    from .lang import analyze
+    from .lang.prior import word_prior
+
+    out = []
+    for t in analyze(text, index=False):
+        surface = t.source.lower()
+        content = t.key.startswith(("w:", "z:", "t:")) and word_prior(surface) >= PURPOSE_PRIOR
+        out.append((_norm(t.key), t.source, content))
+    return out
+
+
+def _profile(fact: Fact) -> ToolProfile:
+    from .recall.fields import meaning_text
+
+    text = meaning_text(fact)
+    title = fact.title or fact.name.replace("-", " ")
+    names = _names(text)
+    terms = _terms(text)
+    clauses = []
+    for clause in _CLAUSE.split(text):
+        low = clause.lower()
+        held = frozenset(n for n in names if re.search(r"(?<![a-z0-9-])" + re.escape(n) + r"(?![a-z0-9-])", low))
+        if held:
+            clauses.append((held, frozenset(k for k, _, c in _terms(clause) if c)))
+    return ToolProfile(
+        names=tuple((n, frozenset(k for k, _, _ in _terms(n)), strong) for n, strong in sorted(names.items())),
+        keys=frozenset(k for k, _, _ in terms),
+        content=tuple({k: s for k, s, c in terms if c}.items()),
+        title=frozenset(k for k, _, c in _terms(title) if c),
+        clauses=tuple(clauses),
+    )
+
+
+def tool_profile(fact: Fact) -> ToolProfile:
+    """The fact's :class:`ToolProfile` (memoised per fact object, in memory only)."""
+    from .recall.memo import FACT_MEMO
+
+    FACT_MEMO.register_transient("tool-profile")
+    return FACT_MEMO.get(fact, "tool-profile", _profile)  # type: ignore[no-any-return]  # the memo holds what _profile returns
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEvidence:
+    """Why a project fact does a global default's job (for the decision and the trace)."""
+
+    meaning: float
+    old_names: tuple[str, ...]
+    """Names only the global fact has."""
+    new_names: tuple[str, ...]
+    """Names only the project fact has."""
+    purpose: tuple[str, ...]
+    """Content words the project fact's clauses around its names share with the global fact."""
+
+
+def _only(a: ToolProfile, b: ToolProfile) -> list[tuple[str, frozenset[str]]]:
+    """``a``'s names none of whose keys ``b`` mentions."""
+    return [(n, keys) for n, keys, _ in a.names if keys and not keys & b.keys]
+
+
+def tool_evidence(default: Fact, local: Fact, meaning: float) -> ToolEvidence | None:
+    """The evidence of one candidate pair, or ``None`` when it is no other-tool override."""
+    g, p = tool_profile(default), tool_profile(local)
+    old, new = _only(g, p), _only(p, g)
+    if not old or not new:
+        return None
+    new_names = {n for n, _ in new}
+    around = set(p.title)
+    for held, keys in p.clauses:
+        if held & new_names:
+            around |= keys
+    distinct = {k for _, keys in old + new for k in keys}
+    purpose = [s for k, s in g.content if k in around and k not in distinct]
+    # a strong name both mention ("Docker", "Node") is what both use or are about, not
+    # what they do: the purpose needs another word
+    strong = {k for x in (g, p) for _, keys, is_strong in x.names if is_strong for k in keys}
+    if not [k for k, _ in g.content if k in around and k not in distinct and k not in strong]:
+        return None
+    return ToolEvidence(meaning, tuple(n for n, _ in old), tuple(sorted(new_names)), tuple(dict.fromkeys(purpose)))
+
+
+def adds_to(default: Fact, local: Fact) -> bool:
+    """Whether ``local`` mentions every strong name of ``default`` (it has at least one): the
+    project fact uses the default's tools, so it adds to the default rather than replacing it."""
+    g, p = tool_profile(default), tool_profile(local)
+    strong = [keys for _, keys, is_strong in g.names if is_strong and keys]
+    return bool(strong) and all(keys <= p.keys for keys in strong)
+
+
+BLOCK = 256
+"""Pinned globals compared with every project fact at once."""
+
+
+def _mutual(vecs: np.ndarray, defaults: np.ndarray, locals_: np.ndarray) -> list[tuple[int, int, float]]:
+    """Mutual nearest pairs ``(default, local, cosine)`` by meaning, cosine ≥ MIN_MEANING."""
+    best_local = np.zeros(len(defaults), dtype=np.int64)
+    best_local_sim = np.full(len(defaults), -2.0)
+    best_default = np.zeros(len(locals_), dtype=np.int64)
+    best_default_sim = np.full(len(locals_), -2.0)
+    lv = vecs[locals_]
+    for s in range(0, len(defaults), BLOCK):
+        sims = vecs[defaults[s : s + BLOCK]] @ lv.T
+        rows = np.arange(sims.shape[0])
+        arg = sims.argmax(axis=1)
+        best_local[s : s + BLOCK], best_local_sim[s : s + BLOCK] = arg, sims[rows, arg]
+        col = sims.argmax(axis=0)
+        col_sim = sims[col, np.arange(sims.shape[1])]
+        better = col_sim > best_default_sim
+        best_default[better], best_default_sim[better] = col[better] + s, col_sim[better]
+    out = []
+    for gi, li in enumerate(best_local.tolist()):
+        sim = float(best_local_sim[gi])
+        if sim >= MIN_MEANING and int(best_default[li]) == gi:
+            out.append((int(defaults[gi]), int(locals_[li]), sim))
+    return out
+
+
+def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[int]) -> list[tuple[Fact, Fact, str]]:
+    """``(default, project fact, why)`` for each pinned global fact whose job a project fact
+    does with another tool (see the module docstring); ``settled`` holds the ``id()`` of
+    facts already superseded."""
+    if vecs is None or not len(facts):
+        return []
+    scope = np.fromiter((f.scope == "global" for f in facts), dtype=bool, count=len(facts))
+    pinned = np.fromiter((f.activation == "pinned" for f in facts), dtype=bool, count=len(facts))
+    defaults = np.flatnonzero(scope & pinned)
+    locals_ = np.flatnonzero(~scope)
+    if not len(defaults) or not len(locals_):
+        return []
+    out = []
+    for gi, li, sim in _mutual(vecs, defaults, locals_):
+        if id(facts[gi]) in settled:
+            continue
+        ev = tool_evidence(facts[gi], facts[li], sim)
+        if ev is None:
+            continue
+        why = (
+            f"a project fact does this global default's job with another tool: {', '.join(ev.new_names)} "
+            f"instead of {', '.join(ev.old_names)} (both about {', '.join(ev.purpose)}; meaning {sim:.2f})"
+        )
+        out.append((facts[gi], facts[li], why))
+    return out
