@@ -4,6 +4,7 @@ purpose sharing a word, one that says it *cannot* replace the default."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,22 @@ def test_a_fact_that_cannot_replace_the_default_does_not_supersede_it() -> None:
     facts = [review, bot, *_others()]
     assert _pinned(facts) == ["g-review"]
     assert resolve(facts).of(review) is None
+
+
+def test_a_reference_to_a_document_is_no_override() -> None:
+    """ "See docs/api-style.md: plural nouns, cursor pagination" (a reference, whose
+    description speaks of "REST conventions") beside the pinned "Conventional commits"
+    default: the nearest pair by meaning, with other names on each side and a shared word,
+    but a pointer to a document says where to read, not what to do instead."""
+    commits = G("g-commits", "Commit message style", "Write conventional commits: `feat(api): …`, `fix(db): …`.")
+    commits = replace(commits, description="Conventional commits with a scope", keywords="git commit message")
+    guide = F(
+        "p-guide",
+        "API style guide",
+        "See `docs/api-style.md`: plural nouns, cursor pagination, RFC 9457 problem details.",
+        type="reference",
+    )
+    guide = replace(guide, description="Link to the REST conventions document", keywords="rest conventions")
+    facts = [commits, guide, *_others()]
+    assert _pinned(facts) == ["g-commits"]
+    assert resolve(facts).of(commits) is None

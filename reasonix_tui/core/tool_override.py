@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .store.model import Fact
+from .store.model import Fact, normalize_type
 
 __all__ = [
     "tool_overrides",
@@ -57,14 +57,14 @@ content-word line, :data:`~reasonix_tui.core.lang.terms.CONTENT_PRIOR`)."""
 RARE_ZIPF = 3.5
 """A lower-case English word at or below this corpus frequency is read as a name (npm,
 ruff, nvm; "deploy" is 3.7)."""
-HAN_ZIPF = 4.5
+HAN_ZIPF = 4.0
 """Inside Chinese text a Latin word is a name unless it is this frequent in English
 ("review", "key")."""
 
 _WORD = re.compile(r"(?<![A-Za-z0-9_./*<>@#$%&-])[A-Za-z][A-Za-z-]*[A-Za-z](?!\.?[A-Za-z0-9_/*<>@-])")
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|[;\n。；！？，,()（）—：]")
 _STARTS = re.compile(r"(?:^|[.!?;:。；：！？\n]\s*|[—-]\s+)$")
-_VALUE = re.compile(r"(?<![\w./<>-])[A-Za-z][\w.-]*/[\w<][\w./<>-]*[\w>]|(?<![\w.-])[A-Za-z]+-\d[\w-]*")
+_VALUE = re.compile(r"(?<![\w./<>-])[A-Za-z][\w-]*/[\w<][\w/<>-]*[\w>](?![\w./<>-])|(?<![\w.-])[A-Za-z]+-\d[\w-]*")
 """A value written like a branch or path pattern (``feature/<slug>``) or an issue key with
 a slug (``eng-1423-fix``)."""
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -185,6 +185,8 @@ def _only(a: ToolProfile, b: ToolProfile) -> list[tuple[str, frozenset[str]]]:
 
 def tool_evidence(default: Fact, local: Fact, meaning: float) -> ToolEvidence | None:
     """The evidence of one candidate pair, or ``None`` when it is no other-tool override."""
+    if normalize_type(local.type) == "reference":
+        return None  # a pointer to a document says where to read, not what to do instead
     g, p = tool_profile(default), tool_profile(local)
     old, new = _only(g, p), _only(p, g)
     if not old or not new:
