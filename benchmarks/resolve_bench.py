@@ -14,7 +14,7 @@ minutes of CPU); ``--shared-memo`` versions that file by this script only, so tw
 whose per-fact analysis is the same (the resolver changed, the language analysis did not)
 share one file. Run one 100k job at a time and cap its memory: ``prlimit --as=8000000000``.
 
-Usage: ``python benchmarks/resolve_bench.py --size 10000 [--memo F] [--code DIR] [--lexical]``
+Usage: ``python benchmarks/resolve_bench.py --size 10000 [--memo F] [--code DIR] [--lexical] [--pin N]``
 """
 
 from __future__ import annotations
@@ -48,6 +48,12 @@ def _args() -> argparse.Namespace:
         "six label terms each from a vocabulary of N/4, so label terms are shared by ~24 facts "
         "(the candidate search's worst case); every 50th fact repeats its neighbour's labels",
     )
+    p.add_argument(
+        "--pin",
+        type=int,
+        default=0,
+        help="mark this many global facts pinned (global defaults: what the other-tool override search compares)",
+    )
     p.add_argument("--reps", type=int, default=1, help="resolve() runs (a fresh snapshot cache each)")
     return p.parse_args()
 
@@ -80,6 +86,14 @@ def main() -> None:
     t, c = time.perf_counter(), time.process_time()
     facts = LiveStore(layout, watch=False).snapshot().facts
     print(f"load: {len(facts)} facts, {time.perf_counter() - t:.2f} s wall, {time.process_time() - c:.2f} s CPU")
+    if args.pin:
+        from dataclasses import replace
+
+        glob = [i for i, f in enumerate(facts) if f.scope == "global"][: args.pin]
+        facts = list(facts)
+        for i in glob:
+            facts[i] = replace(facts[i], activation="pinned")
+        print(f"pinned: {len(glob)} global facts")
     if args.memo is not None:
         if args.shared_memo:
             M._MEMO_VERSION = "resolve-bench:1"  # type: ignore[attr-defined]

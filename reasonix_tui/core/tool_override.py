@@ -192,10 +192,12 @@ def tool_evidence(default: Fact, local: Fact, meaning: float) -> ToolEvidence | 
     if not old or not new:
         return None
     new_names = {n for n, _ in new}
-    around = set(p.title)
-    for held, keys in p.clauses:
-        if held & new_names:
-            around |= keys
+    # the clauses where a new name stands in a role: among at most ROLE_NAMES names (a
+    # clause listing a dozen names is a list, not "X for Y")
+    roles = [keys for held, keys in p.clauses if held & new_names and len(held) <= ROLE_NAMES]
+    if not roles:
+        return None
+    around = set(p.title).union(*roles)
     distinct = {k for _, keys in old + new for k in keys}
     purpose = [s for k, s in g.content if k in around and k not in distinct]
     # a strong name both mention ("Docker", "Node") is what both use or are about, not
@@ -214,6 +216,8 @@ def adds_to(default: Fact, local: Fact) -> bool:
     return bool(strong) and all(keys <= p.keys for keys in strong)
 
 
+ROLE_NAMES = 3
+"""Most names in a clause where a project fact's own name stands in a role."""
 BLOCK = 256
 """Pinned globals compared with every project fact at once."""
 
