@@ -97,12 +97,14 @@ def test_the_session_start_of_a_real_store_keeps_the_defaults_nothing_replaces(t
     """The ``tern`` store of the retrieval suite's override5 part: the defaults whose job a
     project fact does with another tool leave the session-start block; the pytest default
     stays though a project fact's Hypothesis tests "run in the normal pytest run" (same
-    topic by terms and meaning: it uses the default's tool, it adds to it)."""
+    topic by terms and meaning: it uses the default's tool, it adds to it), and the commit
+    style stays though the changelog "is built from changesets, not from commit messages"
+    (the rejected words are prose of the default, not one of its names)."""
     run = retrieval_runner()
     task = next(t for t in run.load_all("override5") if t.store == "tern")
     _, facts = run.build_facts(task, tmp_path)
     pinned = set(_pinned(facts))
-    assert {"t-g-pytest", "t-g-docker", "t-g-tone"} <= pinned
+    assert {"t-g-pytest", "t-g-docker", "t-g-tone", "t-g-commits"} <= pinned
     assert not {"t-g-npm", "t-g-black", "t-g-branch"} & pinned
     sup = resolve(facts).of(next(f for f in facts if f.id == "t-g-npm"))
     assert sup is not None and str(sup.current.id) == "t-pnpm"

@@ -152,6 +152,12 @@ class TopicEvidence:
     default and adds to it ("Hypothesis tests run in the normal pytest run" beside "Python
     tests use pytest"), it does not replace it."""
 
+    rejects_name: bool = True
+    """Across scopes, for a rejection: the rejected word is one of the global fact's names
+    (:func:`~.tool_override.names_term`: "npm", "black", "feat"), not a word of its prose —
+    "built from changesets, not from commit messages" rejects a source of the changelog, not
+    the commit-message rule."""
+
     def meaning_high(self) -> float:
         """The higher of the two cosines."""
         return self.meaning if self.core is None else max(self.meaning, self.core)
@@ -288,6 +294,7 @@ def _topic_pair(
         has_meaning=vecs is not None,
         core=_core_meaning(facts, old, new, vecs, changed),
         adds_to=kind == "override" and not said and _adds_to(facts[old], facts[new]),
+        rejects_name=not (kind == "override" and said and not strong) or _names_term(facts[old], said),
     )
     if DEBUG is not None:
         DEBUG.append((facts[old].id, facts[new].id, ev))
@@ -299,6 +306,12 @@ def _topic_pair(
         certain = True
         why = "a project fact on the same topic overrides this global default: " + why
     return Supersession(facts[old], facts[new], kind, why, certain)
+
+
+def _names_term(fact: Fact, word: str) -> bool:
+    from .tool_override import names_term
+
+    return names_term(fact, word)
 
 
 def _adds_to(default: Fact, local: Fact) -> bool:
@@ -368,7 +381,10 @@ def decide(ev: TopicEvidence, *, override: bool = False) -> tuple[bool, str] | N
         override
         and ev.stated
         and not ev.strong
-        and (hi >= OVERRIDE_REJECT_COVER or ev.meaning >= OVERRIDE_REJECT_MEANING)
+        and (
+            (hi >= OVERRIDE_REJECT_COVER and (ev.rejects_name or ev.cover_new > 0))
+            or ev.meaning >= OVERRIDE_REJECT_MEANING
+        )
     ):
         # a project fact that rejects what only it and a global default name ("no feat:
         # prefixes in this repo", "别用 pip") is that default's local exception

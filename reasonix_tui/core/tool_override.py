@@ -205,7 +205,25 @@ def tool_evidence(default: Fact, local: Fact, meaning: float) -> ToolEvidence | 
     strong = {k for x in (g, p) for _, keys, is_strong in x.names if is_strong for k in keys}
     if not [k for k, _ in g.content if k in around and k not in distinct and k not in strong]:
         return None
-    return ToolEvidence(meaning, tuple(n for n, _ in old), tuple(sorted(new_names)), tuple(dict.fromkeys(purpose)))
+    return ToolEvidence(meaning, _shown(g, old), _shown(p, new), tuple(dict.fromkeys(purpose)))
+
+
+def _shown(profile: ToolProfile, names: list[tuple[str, frozenset[str]]]) -> tuple[str, ...]:
+    """At most three of ``names`` for a person: the strong ones first."""
+    strong = {n for n, _, is_strong in profile.names if is_strong}
+    return tuple(sorted((n for n, _ in names), key=lambda n: (n not in strong, n))[:3])
+
+
+def names_term(fact: Fact, word: str) -> bool:
+    """Whether ``word`` is one of ``fact``'s names, or a Latin word written inside its
+    Chinese text ("用 black 格式化"): a thing the fact prescribes, not a word of its prose."""
+    low = word.lower()
+    if low in {n for n, _, _ in tool_profile(fact).names}:
+        return True
+    from .recall.fields import meaning_text
+
+    pattern = re.compile(r"(?<![a-z0-9-])" + re.escape(low) + r"(?![a-z0-9-])")
+    return any(_HAN.search(c) and pattern.search(c.lower()) for c in _CLAUSE.split(meaning_text(fact)))
 
 
 def adds_to(default: Fact, local: Fact) -> bool:
