@@ -119,6 +119,12 @@ def test_override5_is_a_valid_store_part_after_the_others() -> None:
     assert any(t.cls == "override" and t.expect.get("pinned") for t in tasks)
 
 
+def test_paraphrase5_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("paraphrase5", 5, 20)
+    by_class = {c: sum(t.cls == c for t in tasks) for c in ("paraphrase", "generic", "irrelevant")}
+    assert by_class["paraphrase"] >= 12 and by_class["generic"] >= 8 and by_class["irrelevant"] >= 6
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

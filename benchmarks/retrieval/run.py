@@ -39,6 +39,9 @@ Five parts:
 * ``override5`` (``override5/*.yaml``) — two stores (English; Chinese) where project facts
   do a global default's job with another tool or value, facts sharing a word with a
   default that replace nothing, and supersession in plain words.
+* ``paraphrase5`` (``paraphrase5/*.yaml``) — a clinic-booking team's store, written with its
+  tasks before the sixth round: questions in the asker's own words sharing no content word
+  with the fact, near-miss neighbours, generic and unrelated turns that must stay silent.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -70,7 +73,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5]
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ STORE3_DIR = Path(__file__).resolve().parent / "realistic3"
 STORE4_DIR = Path(__file__).resolve().parent / "realistic4"
 STORE5_DIR = Path(__file__).resolve().parent / "zh5"
 STORE6_DIR = Path(__file__).resolve().parent / "override5"
+PARA5_DIR = Path(__file__).resolve().parent / "paraphrase5"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -169,8 +173,19 @@ PARTS = (
     "realistic4",
     "zh5",
     "override5",
+    "paraphrase5",
 )
-STORE_PARTS = ("realistic", "blind", "blind2", "realistic2", "realistic3", "realistic4", "zh5", "override5")
+STORE_PARTS = (
+    "realistic",
+    "blind",
+    "blind2",
+    "realistic2",
+    "realistic3",
+    "realistic4",
+    "zh5",
+    "override5",
+    "paraphrase5",
+)
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select",
@@ -298,6 +313,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(STORE5_DIR, "zh5")
     if part in ("", "override5"):
         out += load_store_tasks(STORE6_DIR, "override5")
+    if part in ("", "paraphrase5"):
+        out += load_store_tasks(PARA5_DIR, "paraphrase5")
     return out
 
 
