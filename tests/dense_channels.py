@@ -29,6 +29,7 @@ class Dense:
     which: list[np.ndarray]
     sims: dict[int, float]
     vetoed: frozenset[int]
+    alone: int = -1
 
     def matched(self, units: tuple[QueryUnit, ...], doc: int) -> list[str]:
         return [u.label for u, w in zip(units, self.which) if w[doc] >= 0]
@@ -48,7 +49,9 @@ class Dense:
             else:
                 out.append(f"translated: {unit.label}→{unit.show(a)}")
         sim = self.sims.get(doc)
-        if sim is not None and sim > ch.SIM_FLOOR:
+        if sim is not None and doc == self.alone:
+            out.append(f"meaning alone: {sim:.2f}")
+        elif sim is not None and sim > ch.SIM_FLOOR:
             out.append(f"meaning: {sim:.2f}")
         return out
 
@@ -106,7 +109,33 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
             if d in sims and sims[d] < ch.SINGLE_SIM:
                 passed[d] = False
                 vetoed.append(d)
-    return Dense(score, candidates, passed, e, c, bests, whiches, sims, frozenset(vetoed))
+    alone = _alone(cidx, query, units, score, candidates, passed, sims) if meaning and not passed.any() else -1
+    return Dense(score, candidates, passed, e, c, bests, whiches, sims, frozenset(vetoed), alone)
+
+
+def _alone(
+    cidx: ch.ChannelIndex,
+    query: str,
+    units: tuple[QueryUnit, ...],
+    score: np.ndarray,
+    candidates: np.ndarray,
+    passed: np.ndarray,
+    sims: dict[int, float],
+) -> int:
+    """Meaning alone (no fact passed on words): the one fact the turn clearly means."""
+    from reasonix_tui.core.lang import embed
+    from reasonix_tui.core.recall.meaning_alone import best_alone
+
+    qv = embed([query])[0]
+    found = best_alone(cidx.vectors(), cidx.n, units, qv, cidx.similarity_spread) if np.abs(qv).sum() > 0 else None
+    if found is None:
+        return -1
+    d, s = found
+    if d not in sims:
+        score[d] += ch.MEANING_WEIGHT * cidx.idf_one * max(s - ch.SIM_FLOOR, 0.0)
+        sims[d] = float(np.float32(s))
+    candidates[d] = passed[d] = True
+    return d
 
 
 def _unit_scores(

@@ -1608,3 +1608,61 @@ def test_a_common_character_whose_senses_agree_is_translated() -> None:
     logs = F("mem-logs", "服务日志", "服务日志", body="服务日志以 JSON 打到 stdout，由 Loki 收集。")
     facts = [vault, logs, *_office(8)]
     assert ids(recall(facts, "服务的密钥从哪里读？", NOW))[:1] == ["mem-vault"]
+
+
+def test_a_paraphrase_sharing_no_word_is_recalled_by_meaning_alone(tmp_path: Path) -> None:
+    """On a clinic-booking team's store (the suite's paraphrase5 part), a turn sharing no
+    word with any fact recalls the one its meaning clearly points to, and says so in the
+    trace; with the meaning channel off it recalls nothing. A turn whose meaning rests on two
+    words that mean little together, and generic turns, stay silent."""
+    from script_modules import retrieval_runner
+
+    run = retrieval_runner()
+    tasks = run.load_all("paraphrase5")
+    _, facts = run.build_facts(tasks[0], tmp_path)
+    facts = [f for f in facts if f.activation != "pinned"]
+    turn = "what stops us from hanging forever when a partner's server stops responding?"
+    r = recall(facts, turn, NOW)
+    assert ids(r) == ["tw-timeouts"], r.considered
+    assert any(ch.startswith("meaning alone:") for ch in r.hits[0].channels)
+    assert ids(recall(facts, turn, NOW, enhancements=Enhancements().without("meaning"))) == []
+    for quiet in ("how should I pace my first marathon?", "帮我写一首关于秋天的短诗", "any update?", "看看"):
+        assert ids(recall(facts, quiet, NOW)) == [], quiet
+
+
+def test_meaning_alone_needs_a_clear_cosine_an_outlier_and_several_words() -> None:
+    """:func:`best_alone` admits the top fact only with a cosine of at least ``SIM_ALONE``,
+    ``Z_ALONE`` deviations above the store's, and ``SUPPORT_WORDS`` words of the turn each
+    pointing to it: one word carrying the turn's whole vector is not enough."""
+    import numpy as np
+
+    import reasonix_tui.core.lang as lang
+    from reasonix_tui.core.lang import QueryUnit
+    from reasonix_tui.core.recall import meaning_alone as ma
+
+    rng = np.random.default_rng(7)
+    vecs = rng.normal(size=(40, 256)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    target = 11
+    qv = vecs[target] * 0.5 + rng.normal(size=256).astype(np.float32) * 0.03
+    qv /= np.linalg.norm(qv)
+
+    def spread(q: np.ndarray) -> tuple[float, float]:
+        s = vecs @ q
+        return float(s.mean()), float(s.std())
+
+    units = tuple(QueryUnit(label=w, alternatives=((f"w:{w}", 1.0, "lexical"),), prior=0.9) for w in ("aa", "bb", "cc"))
+    words = np.stack([vecs[target], vecs[target], vecs[target]])
+    real = lang.embed
+    try:
+        lang.embed = lambda texts: words[: len(texts)]  # type: ignore[assignment]
+        assert ma.best_alone(vecs, 40, units, qv, spread) == (target, pytest.approx(float(vecs[target] @ qv)))
+        words = np.stack([vecs[target], vecs[3], vecs[4]])  # one word carries the turn
+        assert ma.best_alone(vecs, 40, units, qv, spread) is None
+        words = np.stack([vecs[target]] * 3)
+        assert ma.best_alone(vecs, 40, units[:2], qv, spread) is None  # too few words
+        assert ma.best_alone(vecs, 9, units, qv, spread) is None  # too small a store
+        flat = np.full(256, 1 / 16, dtype=np.float32)
+        assert ma.best_alone(vecs, 40, units, flat, spread) is None  # nothing stands out
+    finally:
+        lang.embed = real  # type: ignore[assignment]

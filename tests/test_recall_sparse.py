@@ -69,7 +69,9 @@ def test_sparse_scoring_equals_the_dense_computation(
         cs = score_query(cidx, q, dictionary=dictionary, meaning=meaning)
         ref = dense_scores(cidx, q, dictionary=dictionary, meaning=meaning)
         hit = np.flatnonzero(np.any([w >= 0 for w in ref.which], axis=0)) if ref.which else np.zeros(0, int)
-        assert cs.docs.tolist() == hit.tolist(), q  # exactly the facts some query word matched
+        hit = np.union1d(hit, [ref.alone] if ref.alone >= 0 else []).astype(int)
+        assert cs.alone == ref.alone, q
+        assert cs.docs.tolist() == hit.tolist(), q  # the facts some query word matched (and meaning alone's)
         at = cs.docs
         for name in ("score", "candidates", "passed", "evidence", "coverage"):
             dense = getattr(ref, name)

@@ -12,7 +12,8 @@ meaning, and the idf-weighted gate.
   once, through its best channel.
 * **meaning** — the cosine between the query's and each candidate's meaning vector
   (:mod:`reasonix_tui.core.lang.meaning`); it adds to the score of facts that matched a
-  word and can carry a partial match through the gate, but never admits a fact alone.
+  word and can carry a partial match through the gate. When no fact passed on words, it
+  may admit the one fact the turn clearly means (:mod:`.meaning_alone`).
 * **the gate** — evidence is counted in information, not terms: ``E`` is the idf mass of
   the matched words (weighted by channel) in units of the idf of a word found in one
   fact, ``C`` the share of the query's content words matched. A fact passes with
@@ -40,6 +41,7 @@ from ..lang import QueryUnit, query_units
 from ..store.model import Fact
 from .channel_hits import RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
+from .meaning_alone import admit, best_alone
 from .memo import FACT_MEMO
 
 __all__ = [
@@ -284,6 +286,8 @@ class ChannelScores:
     """Meaning cosine of the candidates (when the channel is on)."""
     vetoed: frozenset[int] = frozenset()
     """Facts that passed on one word alone and were kept out by the meaning channel."""
+    alone: int = -1
+    """The fact the meaning channel admitted alone (no word matched enough; -1: none)."""
 
     def chosen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(documents, scores, passed the gate)`` of the candidates, by document number."""
@@ -352,7 +356,9 @@ class ChannelScores:
                     out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
                 else:
                     out.append(f"translated: {unit.label}→{unit.show(a)}")
-            if sim is not None and sim > SIM_FLOOR:
+            if sim is not None and doc == self.alone:
+                out.append(f"meaning alone: {sim:.2f}")
+            elif sim is not None and sim > SIM_FLOOR:
                 out.append(f"meaning: {sim:.2f}")
             outs.append((out, words))
         return outs
@@ -409,10 +415,11 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     vetoed: frozenset[int] = frozenset()
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = np.flatnonzero(candidates & (passed | (e >= E_MEANING)))
-    if meaning and len(focus):
-        sims = _meaning_channel(cidx, query, docs[focus], focus, score, passed, e)
+    qv = _query_vector(query) if meaning and (len(focus) or len(units)) else None
+    if qv is not None and len(focus):
+        sims = _meaning_channel(cidx, qv, docs[focus], focus, score, passed, e)
         vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
-    return ChannelScores(
+    cs = ChannelScores(
         docs=docs,
         score=score,
         candidates=candidates,
@@ -424,6 +431,31 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         sims=sims,
         vetoed=vetoed,
     )
+    if qv is not None and not passed.any():
+        _admit_alone(cidx, cs, qv)
+    return cs
+
+
+def _query_vector(query: str) -> np.ndarray | None:
+    """The turn's meaning vector (``None`` when the model is missing or reads nothing)."""
+    try:
+        from ..lang import embed
+
+        qv: np.ndarray = embed([query])[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    return qv if float(np.abs(qv).sum()) > 0 else None
+
+
+def _admit_alone(cidx: ChannelIndex, cs: ChannelScores, qv: np.ndarray) -> None:
+    """When no fact passed on words, let the meaning channel admit the one fact the turn
+    clearly means (:mod:`.meaning_alone`), scored by its meaning alone."""
+    try:
+        found = best_alone(cidx.vectors(), cidx.n, cs.units, qv, cidx.similarity_spread)
+    except (ImportError, OSError, ValueError):
+        return
+    if found is not None:
+        admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, 0.0))
 
 
 _NO_DOCS = np.zeros(0, dtype=np.int64)
@@ -494,23 +526,19 @@ _COSINE_BLOCK = 256
 
 def _meaning_channel(
     cidx: ChannelIndex,
-    query: str,
+    qv: np.ndarray,
     rows: np.ndarray,
     at: np.ndarray,
     score: np.ndarray,
     passed: np.ndarray,
     e: np.ndarray,
 ) -> Similarities:
-    """Add the meaning channel to ``score`` and ``passed`` (at positions ``at``) for the
-    documents ``rows``; return their similarities (empty when the model is missing)."""
+    """Add the meaning channel (the turn's vector ``qv``) to ``score`` and ``passed`` (at
+    positions ``at``) for the documents ``rows``; return their similarities (empty when the
+    model is missing)."""
     try:
-        from ..lang import embed
-
-        qv = embed([query])[0]
         vec = cidx.vectors()
     except (ImportError, OSError, ValueError):
-        return Similarities()
-    if float(np.abs(qv).sum()) <= 0:
         return Similarities()
     s = _cosines(vec, rows, qv)
     score[at] += MEANING_WEIGHT * cidx.idf_one * np.maximum(s - SIM_FLOOR, 0.0)
