@@ -1628,6 +1628,11 @@ def test_a_paraphrase_sharing_no_word_is_recalled_by_meaning_alone(tmp_path: Pat
     assert ids(recall(facts, turn, NOW, enhancements=Enhancements().without("meaning"))) == []
     for quiet in ("how should I pace my first marathon?", "帮我写一首关于秋天的短诗", "any update?", "看看"):
         assert ids(recall(facts, quiet, NOW)) == [], quiet
+    # a turn none of whose words any fact holds (the channels' sums are empty) is admitted too
+    tasks = [t for t in run.load_all("realistic4") if t.id == "l-pa-utc"]
+    _, facts = run.build_facts(tasks[0], tmp_path / "r4")
+    r = recall([f for f in facts if f.activation != "pinned"], "which clock do we save dates in?", NOW)
+    assert ids(r) == ["l-utc"] and r.hits[0].score > 0, r.considered
 
 
 def test_meaning_alone_needs_a_clear_cosine_an_outlier_and_several_words() -> None:

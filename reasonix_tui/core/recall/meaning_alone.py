@@ -83,11 +83,11 @@ def admit(cs: Any, doc: int, sim: float, bonus: float) -> None:
     i = int(cs.docs.searchsorted(doc))
     if i >= len(cs.docs) or int(cs.docs[i]) != doc:
         cs.docs = np.insert(cs.docs, i, doc)
-        cs.score = np.insert(cs.score, i, 0.0)
+        cs.score = np.insert(cs.score.astype(np.float64), i, 0.0)  # a turn with no word hit has integer sums
         cs.candidates = np.insert(cs.candidates, i, True)
         cs.passed = np.insert(cs.passed, i, False)
-        cs.evidence = np.insert(cs.evidence, i, 0.0)
-        cs.coverage = np.insert(cs.coverage, i, 0.0)
+        cs.evidence = np.insert(cs.evidence.astype(np.float64), i, 0.0)
+        cs.coverage = np.insert(cs.coverage.astype(np.float64), i, 0.0)
         cs.which = np.insert(cs.which, i, -1, axis=1)
     if cs.sims.get(doc) is None:
         cs.score[i] += bonus
