@@ -76,8 +76,11 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
             np.add(content, 1, out=content, where=hit)
         if unit.distinctive:
             distinct |= hit & (which == 0) & (unit.alternatives[0][0].startswith("x:"))
-        if unit.distinctive or not unit.alternatives[0][0].startswith("w:"):
+        if unit.distinctive:
             literal |= hit
+        elif not unit.alternatives[0][0].startswith("w:"):  # a Chinese word found as written
+            lexical = np.asarray([channel == "lexical" for _, _, channel in unit.alternatives])
+            literal |= hit & lexical[np.maximum(which, 0)]
         bests.append(best)
         whiches.append(which)
     e = evidence / cidx.idf_one

@@ -1671,3 +1671,25 @@ def test_meaning_alone_needs_a_clear_cosine_an_outlier_and_several_words() -> No
         assert ma.best_alone(vecs, 40, units, flat, spread) is None  # nothing stands out
     finally:
         lang.embed = real  # type: ignore[assignment]
+
+
+def test_one_chinese_word_found_only_through_its_glosses_needs_the_turns_meaning() -> None:
+    """A Chinese word that passes alone through one of its English glosses (看看 "to have a
+    look" → its gloss "pretty") is vetoed, like a lone English word, when the turn's meaning
+    is unrelated to the fact; a Chinese word found as written is not (its vector is read
+    through its glosses)."""
+    prettier = F(
+        "mem-prettier", "formatting", "Formatting", body="Prettier formats the code; run pnpm format before committing."
+    )
+    retries = F(
+        "mem-retries",
+        "webhook-retries",
+        "Webhook retries",
+        body="After exhausting five retries a webhook goes to the dead-letter queue.",
+    )
+    canary = F("mem-canary", "灰度发布", "灰度发布", body="新版本先灰度 5% 的商户，观察半小时没有报警再全量。")
+    facts = [prettier, retries, canary, *_office(8)]
+    for turn in ("麻烦看看", "看看"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
+    assert ids(recall(facts, "灰度怎么放量", NOW)) == ["mem-canary"]
