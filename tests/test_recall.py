@@ -1693,3 +1693,21 @@ def test_one_chinese_word_found_only_through_its_glosses_needs_the_turns_meaning
         r = recall(facts, turn, NOW)
         assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
     assert ids(recall(facts, "灰度怎么放量", NOW)) == ["mem-canary"]
+
+
+def test_a_turn_is_not_about_a_pinned_default_through_one_glossed_word() -> None:
+    """One word found in a pinned default only through a gloss of the turn's Chinese word
+    (稍等一下 "wait a moment" → "time") does not make a short turn about that default; the
+    word as written still does."""
+    from reasonix_tui.core.recall.channels import about_fact
+
+    window = F(
+        "mem-window",
+        "deploy-window",
+        "Deploy window",
+        scope="global",
+        activation="pinned",
+        body="Deploy any time before 16:00 on weekdays.",
+    )
+    assert not about_fact("稍等一下", window)
+    assert about_fact("deploy window?", window)

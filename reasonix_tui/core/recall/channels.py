@@ -579,8 +579,18 @@ def about_fact(query: str, fact: Fact) -> bool:
     return (
         content >= 2
         or (len(found) >= 2 and mass >= 2 * CONTENT_PRIOR and share >= ABOUT_SHARE)
-        or (bool(found) and share >= C_FULL and (len(found) >= 2 or mass >= LONE_PRIOR))
+        or (
+            bool(found)
+            and share >= C_FULL
+            and (len(found) >= 2 or (mass >= LONE_PRIOR and _as_written(found[0], keys)))
+        )
     )
+
+
+def _as_written(unit: QueryUnit, keys: Any) -> bool:
+    """Whether ``unit`` is in a fact's ``keys`` itself, not only through a gloss (稍等一下 →
+    "time")."""
+    return any(channel == "lexical" and key in keys for key, _, channel in unit.alternatives)
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:
