@@ -37,7 +37,7 @@ class Postings(Protocol):
         """The file-name keys that ``key`` begins and is shorter than."""
 
 
-__all__ = ["Postings", "UnitHits", "unit_hits", "positions", "RARE_PRIOR", "TRANSLATED_EVIDENCE"]
+__all__ = ["Postings", "UnitHits", "unit_hits", "positions", "RARE_PRIOR", "TRANSLATED_EVIDENCE", "LEXICAL"]
 
 RARE_PRIOR = 0.95
 """A word known to be this rare in the language (its prior rests on evidence, not on the
@@ -182,3 +182,16 @@ def _conjunction(cidx: Postings, key: str) -> tuple[np.ndarray, np.ndarray] | No
             return None
         tf = np.minimum(tf, ot[at[mask]])
     return docs, tf
+
+
+class _Lexical(dict[tuple[tuple[str, float, str], ...], np.ndarray]):
+    """Per alternatives tuple of a query word: which alternatives are lexical (memoised)."""
+
+    def __missing__(self, alts: tuple[tuple[str, float, str], ...]) -> np.ndarray:
+        out = np.asarray([channel == "lexical" for _, _, channel in alts], dtype=bool)
+        self[alts] = out
+        return out
+
+
+LEXICAL = _Lexical()
+"""``LEXICAL[unit.alternatives]``: a bool array, True where the alternative is lexical."""

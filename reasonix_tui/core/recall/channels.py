@@ -39,7 +39,7 @@ import numpy as np
 from .. import bm25
 from ..lang import QueryUnit, query_units
 from ..store.model import Fact
-from .channel_hits import RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
+from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .meaning_alone import admit, best_alone
 from .memo import FACT_MEMO
@@ -393,7 +393,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         if unit.distinctive:
             literal[at] = True  # an identifier or a number
         elif not unit.alternatives[0][0].startswith("w:"):  # a Chinese word found as written, not through its glosses
-            literal[at[_LEXICAL[unit.alternatives][h.which]]] = True
+            literal[at[LEXICAL[unit.alternatives][h.which]]] = True
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
@@ -458,16 +458,6 @@ def _admit_alone(cidx: ChannelIndex, cs: ChannelScores, qv: np.ndarray) -> None:
         admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, 0.0))
 
 
-class _Lexical(dict[tuple[tuple[str, float, str], ...], np.ndarray]):
-    """Per alternatives tuple: which alternatives are lexical (memoised)."""
-
-    def __missing__(self, alts: tuple[tuple[str, float, str], ...]) -> np.ndarray:
-        out = np.asarray([channel == "lexical" for _, _, channel in alts], dtype=bool)
-        self[alts] = out
-        return out
-
-
-_LEXICAL = _Lexical()
 _NO_DOCS = np.zeros(0, dtype=np.int64)
 _NO_FLOATS = np.zeros(0)
 
