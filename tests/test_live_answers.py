@@ -125,8 +125,14 @@ def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeyp
         assert proc.returncode == 0, proc.stderr
         return context_of(proc, "UserPromptSubmit") if proc.stdout.strip() else ""
 
+    def served(answer: str) -> bool:
+        # On a loaded machine the server can miss the client's one-second budget: the hook
+        # then answers in-process (the product's fallback) and that answer proves nothing
+        # about the server, so it is asked again.
+        return SessionState.load(session_path(layout, "live"), "live").handled_by == pid
+
     def until(prompt: str, seen: Callable[[str], bool]) -> str:
-        return eventually_sync(lambda: ask(prompt), seen)
+        return eventually_sync(lambda: ask(prompt), lambda a: seen(a) and served(a))
 
     try:
         ask("how do we deploy to the k8s-stage-2 cluster with helm?")  # starts the server
@@ -134,7 +140,8 @@ def test_outside_changes_reach_the_next_warm_hook_answer(layout: Layout, monkeyp
         while time.monotonic() < deadline and not hook_client.status(root):
             time.sleep(0.1)
         pid = hook_client.status(root)["pid"]  # type: ignore[index]
-        assert "Deploys go to k8s-stage-2" in ask("how do we deploy to the k8s-stage-2 cluster with helm?")
+        answer = until("how do we deploy to the k8s-stage-2 cluster with helm?", lambda a: "k8s-stage-2" in a)
+        assert "Deploys go to k8s-stage-2" in answer
 
         edit_in_place(layout.project_dir / "deploy-target.md", "Deploys go to k8s-stage-2", "Deploys go to k8s-stage-7")
         answer = until("how do we deploy to the k8s cluster with helm?", lambda a: "k8s-stage-7" in a)

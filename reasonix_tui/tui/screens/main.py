@@ -220,7 +220,10 @@ class MainScreen(Screen[None]):
             parts.append(
                 (3, "watching" if app.watch_enabled else "not watching", "" if app.watch_enabled else "not watching")
             )
-        bar = self.query_one("#status-bar", StatusBar)
+        bars = self.query("#status-bar").results(StatusBar)
+        bar = next(iter(bars), None)
+        if bar is None:  # a store or health update that lands while the screen is torn down
+            return
         bar.update(fit_status(parts, bar.content_region.width or self.app.size.width - 2))
 
     # ----------------------------------------------------------------- panes
