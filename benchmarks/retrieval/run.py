@@ -175,17 +175,7 @@ PARTS = (
     "override5",
     "paraphrase5",
 )
-STORE_PARTS = (
-    "realistic",
-    "blind",
-    "blind2",
-    "realistic2",
-    "realistic3",
-    "realistic4",
-    "zh5",
-    "override5",
-    "paraphrase5",
-)
+STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
 CHECK_KEYS = {
     "select",

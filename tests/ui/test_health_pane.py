@@ -5,6 +5,7 @@ count, the evidence side by side, and each one-key fix through the one write wor
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,23 @@ from reasonix_tui.tui.screens.main import MainScreen
 
 from .helpers import SIZE, make, plain, store
 from .helpers import settle as settle_once
+
+
+def hold_health_runs(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """Hold every health run in its worker thread (as a slow 10k check would be) until
+    ``release`` is set; ``started`` is set when a run begins."""
+    from reasonix_tui.core.health import HealthChecker
+
+    started, release = threading.Event(), threading.Event()
+    real = HealthChecker.report
+
+    def held(self: HealthChecker, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait(timeout=60)  # bounded: a broken test never hangs the suite
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(HealthChecker, "report", held)
+    return started, release
 
 
 async def settle(pilot: Any) -> None:
@@ -266,19 +284,8 @@ async def test_the_pane_never_blocks_the_ui_while_memory_health_runs(
     says it is checking, keys switch panes and move the cursor, and the findings land
     when the run ends."""
     import asyncio
-    import threading
 
-    from reasonix_tui.core.health import HealthChecker
-
-    started, release = threading.Event(), threading.Event()
-    real = HealthChecker.report
-
-    def held(self: HealthChecker, *args: Any, **kwargs: Any) -> Any:
-        started.set()
-        release.wait(timeout=60)  # bounded: a broken test never hangs the suite
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(HealthChecker, "report", held)
+    started, release = hold_health_runs(monkeypatch)
     app = make(demo)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -322,10 +329,8 @@ async def test_a_second_start_shows_the_last_report_at_once_while_its_checks_run
     saved state, for later writes) is still held in the worker, and keeps them after."""
     import asyncio
     import os
-    import threading
 
     from reasonix_tui.core.compat.gotime import Timestamp
-    from reasonix_tui.core.health import HealthChecker
     from reasonix_tui.core.health.quick import quick_path
     from reasonix_tui.tui.app import make_app
 
@@ -338,15 +343,7 @@ async def test_a_second_start_shows_the_last_report_at_once_while_its_checks_run
         shown = first.health
     assert shown is not None and shown.findings and os.path.exists(quick_path(demo))
 
-    started, release = threading.Event(), threading.Event()
-    real = HealthChecker.report
-
-    def held(self: HealthChecker, *args: Any, **kwargs: Any) -> Any:
-        started.set()
-        release.wait(timeout=60)  # bounded: a broken test never hangs the suite
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(HealthChecker, "report", held)
+    started, release = hold_health_runs(monkeypatch)
     second = make_app(demo, settings(), watch=False, clock=lambda: later)
     try:
         async with second.run_test(size=SIZE) as pilot:
