@@ -414,7 +414,9 @@ class TraceStore:
         data = trace.for_disk(keep_prompt).to_json()
         line = json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n"
         with self._lock():
-            atomic_write(self.last_path, json.dumps(data, ensure_ascii=True, indent=2) + "\n", 0o600, durable=False)
+            # the same compact line as the history's: an indented dump goes through json's
+            # pure-Python encoder, several milliseconds of every warm hook call
+            atomic_write(self.last_path, line, 0o600, durable=False)
             size = safeio.append_bytes(self.history_path, line.encode("ascii"), 0o600)
             if size > self.rotate_bytes:
                 self._rotate()
