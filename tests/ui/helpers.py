@@ -107,3 +107,17 @@ def plain(widget: Any) -> str:
     console = Console(width=240, record=True, file=io.StringIO(), color_system=None)
     console.print(content)
     return console.export_text()
+
+
+def facts_table_app() -> Any:
+    """An app that holds one ``FactsTable`` (id ``t``) and nothing else, for tests of the
+    table on its own."""
+    from textual.app import App, ComposeResult
+
+    from reasonix_tui.tui.widgets.facts_table import FactsTable
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FactsTable(id="t")
+
+    return Host()

@@ -14,7 +14,7 @@ from reasonix_tui.tui.model.loader import load_snapshot, row_cache_path, save_ro
 from reasonix_tui.tui.model.rows import fact_row, freshness_label
 from reasonix_tui.tui.model.snapshot import LazyFacts, diff_snapshots
 
-from .helpers import NOW, settings, store
+from .helpers import NOW, facts_table_app, settings, store
 
 
 def test_freshness_label_matches_the_core_rule() -> None:
@@ -165,7 +165,6 @@ def test_a_diff_names_its_base_by_generation(demo: Layout) -> None:
 
 async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:
     """Incremental re-insertion gives exactly the order of a full sort, for every column and direction."""
-    from textual.app import App, ComposeResult
 
     from reasonix_tui.tui.model.snapshot import Changes
     from reasonix_tui.tui.widgets.facts_columns import COLUMNS
@@ -173,11 +172,7 @@ async def test_table_reinsert_equals_full_sort(demo: Layout) -> None:
 
     base = load_snapshot(demo, settings(), NOW)
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield FactsTable(id="t")
-
-    app = Host()
+    app = facts_table_app()
     async with app.run_test(size=(120, 30)):
         table = app.query_one(FactsTable)
         rows = dict(base.rows)

@@ -12,7 +12,7 @@ from reasonix_tui.tui.model.rows import ErrorRow
 from reasonix_tui.tui.model.snapshot import Changes, default_order, with_order
 from reasonix_tui.tui.widgets.facts_table import FactsTable
 
-from .helpers import NOW, SIZE, make, settings, settle
+from .helpers import NOW, SIZE, facts_table_app, make, settings, settle
 
 
 def _rows_with_ties_and_errors(demo: Layout) -> dict[str, Any]:
@@ -27,15 +27,9 @@ def _rows_with_ties_and_errors(demo: Layout) -> dict[str, Any]:
 
 
 async def test_the_worker_order_is_the_tables_own_and_is_used_as_given(demo: Layout) -> None:
-    from textual.app import App, ComposeResult
-
     rows = _rows_with_ties_and_errors(demo)
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield FactsTable(id="t")
-
-    app = Host()
+    app = facts_table_app()
     async with app.run_test(size=(120, 30)):
         table = app.query_one(FactsTable)
         table.set_rows(rows, None)
