@@ -125,6 +125,12 @@ def test_paraphrase5_is_a_valid_store_part_after_the_others() -> None:
     assert by_class["paraphrase"] >= 12 and by_class["generic"] >= 8 and by_class["irrelevant"] >= 6
 
 
+def test_zh6_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("zh6", 5, 30)
+    assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 8
+    assert sum(t.cls == "xlang-zh-en" for t in tasks) >= 12
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

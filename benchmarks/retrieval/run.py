@@ -42,6 +42,9 @@ Five parts:
 * ``paraphrase5`` (``paraphrase5/*.yaml``) — a clinic-booking team's store, written with its
   tasks before the sixth round: questions in the asker's own words sharing no content word
   with the fact, near-miss neighbours, generic and unrelated turns that must stay silent.
+* ``zh6`` (``zh6/*.yaml``) — a Chinese-speaking smart-home team's store, written with its
+  tasks before the seventh round: jargon no dictionary holds, words whose first gloss is not
+  the developer's, both languages across, short everyday and unrelated Chinese turns.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -73,7 +76,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6]
 """
 
 from __future__ import annotations
@@ -113,6 +116,7 @@ STORE4_DIR = Path(__file__).resolve().parent / "realistic4"
 STORE5_DIR = Path(__file__).resolve().parent / "zh5"
 STORE6_DIR = Path(__file__).resolve().parent / "override5"
 PARA5_DIR = Path(__file__).resolve().parent / "paraphrase5"
+ZH6_DIR = Path(__file__).resolve().parent / "zh6"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -174,6 +178,7 @@ PARTS = (
     "zh5",
     "override5",
     "paraphrase5",
+    "zh6",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -305,6 +310,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(STORE6_DIR, "override5")
     if part in ("", "paraphrase5"):
         out += load_store_tasks(PARA5_DIR, "paraphrase5")
+    if part in ("", "zh6"):
+        out += load_store_tasks(ZH6_DIR, "zh6")
     return out
 
 
