@@ -68,6 +68,15 @@ def test_a_common_character_is_translated_by_the_sense_most_of_its_senses_share(
     assert ("w:read", 0.6, "translated") in read.alternatives
 
 
+def test_a_fact_word_stands_for_a_longer_gloss_only_as_a_clipping_or_a_compound_head() -> None:
+    from reasonix_tui.core.lang.terms import shortened_form
+
+    for short, gloss in (("env", "environment"), ("doc", "document"), ("prod", "produce"), ("gray", "grayscale")):
+        assert shortened_form(short, gloss), (short, gloss)
+    for short, gloss in (("app", "apple"), ("new", "news"), ("per", "period"), ("line", "linear"), ("app", "applies")):
+        assert not shortened_form(short, gloss), (short, gloss)
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too

@@ -1711,3 +1711,21 @@ def test_a_turn_is_not_about_a_pinned_default_through_one_glossed_word() -> None
     )
     assert not about_fact("稍等一下", window)
     assert about_fact("deploy window?", window)
+
+
+def test_a_translated_word_meets_a_shorter_fact_word_only_when_that_word_is_a_form_of_it() -> None:
+    """苹果 "apple" met the App Store fact's "app" because ``app`` begins ``appl``; "app" is an
+    English word of its own (no clipping of "apple"), while "docs" is a clipping of the
+    gloss "document" and still meets 文档."""
+    app = F(
+        "mem-app",
+        "app-store-review",
+        "App Store review",
+        body="iOS builds go to TestFlight first; submit the app to App Store review by Wednesday.",
+    )
+    docs = F("mem-docs", "design-docs", "Design docs", body="Design docs live in Notion under Engineering/Design.")
+    facts = [app, docs, *_office(8)]
+    assert ids(recall(facts, "苹果好吃吗", NOW)) == []
+    r = recall(facts, "设计文档放在哪里？", NOW)
+    assert ids(r)[:1] == ["mem-docs"]
+    assert any("文档→document" in c for c in r.hits[0].channels)

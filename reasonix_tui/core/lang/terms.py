@@ -25,7 +25,7 @@ import regex
 
 from . import chinese
 from .english import FUNCTION_WORDS, agent_base, en_key
-from .prior import compound_parts, gloss_count, word_known, word_prior
+from .prior import COMPOUND_PART_COUNT, COMPOUND_PART_MIN, compound_parts, gloss_count, word_known, word_prior
 
 __all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
 
@@ -301,6 +301,29 @@ DERIVED = 0.9
 FILE_PREFIX = 0.8
 """Weight of a query word that begins a file name of a fact (``^f:nvm`` meets ``.nvmrc``:
 configuration files are named after their tool — ``.eslintrc``, ``tsconfig.json``)."""
+
+
+@lru_cache(maxsize=4096)
+def shortened_form(short: str, gloss: str) -> bool:
+    """Whether a fact's word ``short`` (lowercased; its matching key) may stand for the
+    longer English gloss ``gloss`` it begins: a clipping — a word the dictionary's glosses
+    use fewer than :data:`~.prior.COMPOUND_PART_COUNT` times, so not an English word of its
+    own ("env" for "environment", "doc" for "document", "prod" for "produce") — or the first part of a closed compound whose rest is an
+    English word ("gray" in "grayscale", "store" in "storehouse"). A word of its own that
+    merely spells the gloss's beginning says something else: "app" is no form of "apple",
+    "new" none of "news", "per" none of "period" (the dictionary glosses "app" itself:
+    应用 → app)."""
+    gloss = gloss.lower()
+    if len(short) >= len(gloss) or not gloss.startswith(short[:3]):
+        return False
+    if gloss_count(short) < COMPOUND_PART_COUNT:
+        return True
+    rest = gloss[len(short) :]
+    return (
+        gloss.startswith(short)
+        and min(len(short), len(rest)) >= COMPOUND_PART_MIN
+        and gloss_count(rest) >= COMPOUND_PART_COUNT
+    )
 
 
 def gloss_text(text: str, limit: int = 400) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import bm25
 from ..lang import QueryUnit
-from ..lang.terms import TRANSLATED
+from ..lang.terms import TRANSLATED, shortened_form
 
 
 class Postings(Protocol):
@@ -71,7 +71,7 @@ def unit_hits(cidx: Postings, unit: QueryUnit, dictionary: bool, rare: list[np.n
     for ai, (key, weight, channel) in enumerate(unit.alternatives):
         if channel == "translated" and not dictionary:
             continue
-        post = _posting(cidx, key, channel)
+        post = _posting(cidx, key, channel, unit.show(ai))
         if post is None:
             continue
         docs, tf = post
@@ -126,25 +126,28 @@ def positions(n: int, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv[docs]
 
 
-def _posting(cidx: Postings, key: str, channel: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """The documents and weighted frequencies behind one alternative's key."""
+def _posting(cidx: Postings, key: str, channel: str, gloss: str = "") -> tuple[np.ndarray, np.ndarray] | None:
+    """The documents and weighted frequencies behind one alternative's key (``gloss``: the
+    word a translated key was made from)."""
     if key.startswith("&"):
         return _conjunction(cidx, key)
     if key.startswith("^"):
         return _file_prefix(cidx, key[1:])
     post = cidx.posting(key)
     if post is None and channel == "translated" and key.startswith("w:"):
-        post = _prefix(cidx, key)
+        post = _prefix(cidx, key, gloss)
     return post
 
 
-def _prefix(cidx: Postings, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """A translated English key against a fact word whose key is a shorter prefix of it
-    (a gloss "document" → ``docume`` meets "docs" → ``doc``; "application" meets "app")."""
+def _prefix(cidx: Postings, key: str, gloss: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A translated English key against a fact word whose key is a shorter prefix of it and
+    a shortened form of the gloss (:func:`~..lang.terms.shortened_form`): "document" →
+    ``docume`` meets "docs" → ``doc``, "grayscale" meets "gray"; "apple" never meets "app",
+    nor "news" "new"."""
     word = key[2:]
     for size in range(len(word) - 1, 2, -1):
         post = cidx.posting("w:" + word[:size])
-        if post is not None:
+        if post is not None and shortened_form(word[:size], gloss or word):
             return post
     return None
 
