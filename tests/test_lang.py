@@ -43,6 +43,14 @@ def test_a_word_glued_around_grammar_keeps_the_word_the_hmm_found() -> None:
     assert chinese.segment("和银行联调用哪个环境")[2:4] == ("联调", "用")
 
 
+def test_two_lone_characters_that_spell_a_content_word_are_that_word() -> None:
+    """jieba's path cut 后端 "backend" (rare in its corpus, made of common characters) into
+    后 + 端, and 字段 "field" into 字 + 段."""
+    assert "后端" in chinese.segment("后端值班每周几换人")
+    assert "字段" in chinese.segment("改了字段要先改文档")
+    assert chinese.segment("和银行联调用哪个环境") == ("和", "银行", "联调", "用", "哪个", "环境")
+
+
 def test_a_word_without_glosses_is_read_through_the_word_it_abbreviates() -> None:
     assert chinese.glosses("联调") == ()  # no sense of its own in CC-CEDICT
     assert chinese.expansion("联调") == "联调联试"  # the only headword it spells

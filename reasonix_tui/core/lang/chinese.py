@@ -180,8 +180,11 @@ def segment(run: str) -> tuple[str, ...]:
 def _regroup(tk: Any, words: list[str]) -> tuple[str, ...]:
     """A lone content character before a two-character word that ends in grammar joins
     the word's first character when the two make a dictionary word: jieba's path can prefer
-    联 + 调用 ("to call") to 联调 + 用 ("to use"); the grammar character stands alone."""
-    out = list(words)
+    联 + 调用 ("to call") to 联调 + 用 ("to use"); the grammar character stands alone. Two
+    lone characters that both dictionaries spell as one content word are that word: jieba's
+    path prefers 后 + 端 to 后端 "backend" (a rare word in its corpus made of common
+    characters), 字 + 段 to 字段 "field"."""
+    out = _join_pairs(tk, words)
     for i in range(len(out) - 1):
         c, w = out[i], out[i + 1]
         if (
@@ -194,6 +197,24 @@ def _regroup(tk: Any, words: list[str]) -> tuple[str, ...]:
         ):
             out[i], out[i + 1] = c + w[0], w[1]
     return tuple(out)
+
+
+def _join_pairs(tk: Any, words: list[str]) -> list[str]:
+    """Adjacent single characters joined where the pair is a content word with glosses in
+    CC-CEDICT and a word of jieba's dictionary (left to right, each character once)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        a = words[i]
+        b = words[i + 1] if i + 1 < len(words) else ""
+        pair = a + b
+        if len(a) == 1 and len(b) == 1 and tk.FREQ.get(pair) and glosses(pair) and not is_function_word(pair):
+            out.append(pair)
+            i += 2
+        else:
+            out.append(a)
+            i += 1
+    return out
 
 
 @lru_cache(maxsize=8192)
