@@ -85,6 +85,15 @@ def test_a_fact_word_stands_for_a_longer_gloss_only_as_a_clipping_or_a_compound_
         assert not shortened_form(short, gloss), (short, gloss)
 
 
+def test_a_later_sense_the_dictionary_marks_as_computing_is_read() -> None:
+    """Only the first five usable senses were read: 拖拉's sixth is "(computing) drag and
+    drop", 破解's sixth "to crack (software)"."""
+    assert "drop" in chinese.glosses("拖拉")
+    assert "crack" in chinese.glosses("破解")
+    assert "pointer" in chinese.glosses("指标")
+    assert len(chinese.glosses("部署")) == 3  # a word with few senses is unchanged
+
+
 def test_dictionary_both_ways() -> None:
     assert "deploy" in lang.glosses("部署")
     assert "database" in lang.glosses("數據庫")  # traditional headwords too

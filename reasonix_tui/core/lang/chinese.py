@@ -308,13 +308,19 @@ def _senses(word: str) -> list[str]:
     return [s.strip() for s in raw.split("/") if s.strip()]
 
 
+_COMPUTING = re.compile(r"\((?:computing|computer|software|programming|networking|computer networking)\)", re.I)
+"""A sense the dictionary marks as the computing one: what a coding agent's memory means."""
+
+
 @lru_cache(maxsize=65536)
 def glosses(word: str) -> tuple[str, ...]:
-    """English content words of the first :data:`SENSES` usable senses of ``word``."""
+    """English content words of the first :data:`SENSES` usable senses of ``word``, and of
+    any later sense marked as computing (前台's sixth, "(computing) front-end"; 指标's
+    "(computing) pointer")."""
     out: list[str] = []
     used = 0
     for sense in _senses(word):
-        if _SKIP_SENSE.match(sense):
+        if _SKIP_SENSE.match(sense) or used >= SENSES and not _COMPUTING.search(sense):
             continue
         text = _PARENS.sub(" ", sense.lower())
         words = [w for part in _WORDS.findall(text) for w in part.split("-")]
@@ -324,8 +330,6 @@ def glosses(word: str) -> tuple[str, ...]:
         out.extend(content)
         out.extend(a.lower() for a in _ACRONYM.findall(sense))  # "application programming interface (API)"
         used += 1
-        if used >= SENSES:
-            break
     return tuple(dict.fromkeys(out))
 
 
