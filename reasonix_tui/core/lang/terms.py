@@ -308,11 +308,11 @@ def shortened_form(short: str, gloss: str) -> bool:
     """Whether a fact's word ``short`` (lowercased; its matching key) may stand for the
     longer English gloss ``gloss`` it begins: a clipping — a word the dictionary's glosses
     use fewer than :data:`~.prior.COMPOUND_PART_COUNT` times, so not an English word of its
-    own ("env" for "environment", "doc" for "document", "prod" for "produce") — or the first part of a closed compound whose rest is an
-    English word ("gray" in "grayscale", "store" in "storehouse"). A word of its own that
-    merely spells the gloss's beginning says something else: "app" is no form of "apple",
-    "new" none of "news", "per" none of "period" (the dictionary glosses "app" itself:
-    应用 → app)."""
+    own ("env" for "environment", "doc" for "document", "prod" for "produce") — or the
+    first part of a closed compound whose rest is an English word ("gray" in "grayscale",
+    "store" in "storehouse"). A word of its own that merely spells the gloss's beginning
+    says something else: "app" is no form of "apple", "new" none of "news", "per" none of
+    "period" (the dictionary glosses "app" itself: 应用 → app)."""
     gloss = gloss.lower()
     if len(short) >= len(gloss) or not gloss.startswith(short[:3]):
         return False
