@@ -27,12 +27,14 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .english import FUNCTION_WORDS as EN_FUNCTION_WORDS
 from .english import en_key
+from .keyed_tables import cached_table
 
 __all__ = [
     "configure",
@@ -52,7 +54,7 @@ __all__ = [
 
 _LOCK = threading.RLock()
 _JIEBA: Any = None
-_DICT: dict[str, str] | None = None
+_DICT: Mapping[str, str] | None = None
 _REVERSE: dict[str, tuple[str, ...]] | None = None
 _CACHE_DIR: str = ""
 
@@ -103,8 +105,7 @@ def load_segmenter() -> Any:
     if _JIEBA is None:
         with _LOCK:
             if _JIEBA is None:
-                import jieba
-
+                jieba = _import_jieba()
                 logging.getLogger("jieba").setLevel(logging.WARNING)
                 jieba.setLogLevel(logging.WARNING)
                 tk = jieba.Tokenizer()
@@ -114,10 +115,52 @@ def load_segmenter() -> Any:
                         os.makedirs(folder, mode=0o700, exist_ok=True)
                         tk.tmp_dir = folder
                     except OSError:
-                        pass
-                tk.initialize()
+                        folder = ""
+
+                def initialized() -> tuple[Any, Any]:
+                    tk.initialize()
+                    return tk.FREQ, tk.total
+
+                # the prefix dictionary by bucket (keyed_tables): a query looks up a few words
+                stamp = _stamp(*_jieba_files())
+                freq, total = cached_table(folder, "jieba", stamp, initialized)
+                if not tk.initialized:
+                    tk.FREQ, tk.total, tk.initialized = freq, total, True
                 _JIEBA = tk
     return _JIEBA
+
+
+def _import_jieba() -> Any:
+    """``import jieba`` without ``pkg_resources`` (about 0.2 s to import, deprecated): jieba
+    reads its model files with it when it can, else by path from its own folder."""
+    import sys
+
+    hide = "pkg_resources" not in sys.modules
+    if hide:
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
+    try:
+        import jieba
+    finally:
+        if hide and sys.modules.get("pkg_resources", 0) is None:
+            del sys.modules["pkg_resources"]
+    return jieba
+
+
+def _jieba_files() -> tuple[str, ...]:
+    """jieba's module and its shipped dictionary (found without importing jieba)."""
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or not spec.origin:
+        return ()
+    return spec.origin, os.path.join(os.path.dirname(spec.origin), "dict.txt")
+
+
+def _stamp(*resources: str) -> str:
+    """What a table derived from the language code and ``resources`` is derived from."""
+    from ..store.sealed import resource_stamp, source_stamp
+
+    here = os.path.dirname(__file__)
+    sources = sorted(os.path.join(here, n) for n in os.listdir(here) if n.endswith(".py"))
+    return source_stamp(*sources) + resource_stamp(*resources)
 
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+")
@@ -257,30 +300,38 @@ def dictionary_path() -> Path:
 _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 
 
-def load_dictionary() -> dict[str, str]:
-    """Headword (traditional and simplified) → its senses joined by ``/`` (all entries)."""
+def load_dictionary() -> Mapping[str, str]:
+    """Headword (traditional and simplified) → its senses joined by ``/`` (all entries;
+    read by bucket from the language cache once it is there: :mod:`.keyed_tables`)."""
     global _DICT
     if _DICT is None:
         with _LOCK:
             if _DICT is None:
-                out: dict[str, str] = {}
-                import gzip  # only when the dictionary is read
-
-                with gzip.open(dictionary_path(), mode="rt", encoding="utf-8") as fh:
-                    for line in fh:
-                        if line.startswith("#"):
-                            continue
-                        m = _LINE.match(line)
-                        if m is None:
-                            continue
-                        trad, simp, senses = m.groups()
-                        for head in dict.fromkeys((simp, trad)):  # once when both forms agree
-                            if head in out:
-                                out[head] = out[head] + "/" + senses
-                            else:
-                                out[head] = senses
-                _DICT = out
+                path = dictionary_path()
+                _DICT = cached_table(cache_dir(), "cedict", _stamp(str(path)), lambda: (_parse_dictionary(path), None))[
+                    0
+                ]
     return _DICT
+
+
+def _parse_dictionary(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    import gzip  # only when the dictionary is read
+
+    with gzip.open(path, mode="rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#"):
+                continue
+            m = _LINE.match(line)
+            if m is None:
+                continue
+            trad, simp, senses = m.groups()
+            for head in dict.fromkeys((simp, trad)):  # once when both forms agree
+                if head in out:
+                    out[head] = out[head] + "/" + senses
+                else:
+                    out[head] = senses
+    return out
 
 
 def in_dictionary(word: str) -> bool:
@@ -431,20 +482,24 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
 
 
 _ABBR = re.compile(r"abbr\. (?:for|of) ([^\s/,;(\[]+)")
-_SPELLED: dict[str, tuple[str, ...]] | None = None
+_SPELLED: Mapping[str, tuple[str, ...]] | None = None
 
 
-def _spelled() -> dict[str, tuple[str, ...]]:
+def _spelled() -> Mapping[str, tuple[str, ...]]:
     """First character → the CC-CEDICT headwords of three or four characters it begins."""
     global _SPELLED
     if _SPELLED is None:
         with _LOCK:
             if _SPELLED is None:
-                table: dict[str, list[str]] = {}
-                for head in load_dictionary():
-                    if 3 <= len(head) <= 4:
-                        table.setdefault(head[0], []).append(head)
-                _SPELLED = {k: tuple(v) for k, v in table.items()}
+
+                def derive() -> tuple[dict[str, tuple[str, ...]], None]:
+                    table: dict[str, list[str]] = {}
+                    for head in load_dictionary():
+                        if 3 <= len(head) <= 4:
+                            table.setdefault(head[0], []).append(head)
+                    return {k: tuple(v) for k, v in table.items()}, None
+
+                _SPELLED = cached_table(cache_dir(), "spelled", _stamp(str(dictionary_path())), derive)[0]
     return _SPELLED
 
 
@@ -471,7 +526,7 @@ def expansion(word: str) -> str:
     return next(iter(found.values())) if len(found) == 1 else ""
 
 
-_HEAD_ACRONYMS: dict[str, tuple[str, ...]] | None = None
+_HEAD_ACRONYMS: Mapping[str, tuple[str, ...]] | None = None
 
 
 def head_acronyms(word: str) -> tuple[str, ...]:
@@ -482,16 +537,21 @@ def head_acronyms(word: str) -> tuple[str, ...]:
     if _HEAD_ACRONYMS is None:
         with _LOCK:
             if _HEAD_ACRONYMS is None:
-                table: dict[str, list[str]] = {}
-                for head, senses in load_dictionary().items():
-                    found = _ACRONYM.findall(senses)
-                    if not found or not _HAN.fullmatch(head) or len(head) < 3:
-                        continue
-                    words = segment(head)
-                    if len(words) < 2:
-                        continue
-                    table.setdefault(words[-1], []).extend(a.lower() for a in found)
-                _HEAD_ACRONYMS = {k: tuple(dict.fromkeys(v)) for k, v in table.items()}
+
+                def derive() -> tuple[dict[str, tuple[str, ...]], None]:
+                    table: dict[str, list[str]] = {}
+                    for head, senses in load_dictionary().items():
+                        found = _ACRONYM.findall(senses)
+                        if not found or not _HAN.fullmatch(head) or len(head) < 3:
+                            continue
+                        words = segment(head)
+                        if len(words) < 2:
+                            continue
+                        table.setdefault(words[-1], []).extend(a.lower() for a in found)
+                    return {k: tuple(dict.fromkeys(v)) for k, v in table.items()}, None
+
+                stamp = _stamp(str(dictionary_path()), *_jieba_files())
+                _HEAD_ACRONYMS = cached_table(cache_dir(), "head-acronyms", stamp, derive)[0]
     return _HEAD_ACRONYMS.get(word, ())
 
 
