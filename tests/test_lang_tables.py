@@ -1,6 +1,7 @@
 """The language resources' big tables read a bucket at a time (core/lang/keyed_tables.py):
 every lookup gives what the whole table gives, and a one-shot Chinese query does not load
-jieba's whole prefix dictionary, parse CC-CEDICT or import pkg_resources."""
+jieba's whole prefix dictionary, parse CC-CEDICT, unpack the word priors' tables or import
+pkg_resources."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_a_cached_table_answers_every_lookup_as_the_whole_table(tmp_path: Path) 
 
 _ANSWERS = """
 import json, sys
-from reasonix_tui.core.lang import chinese
+from reasonix_tui.core.lang import chinese, prior
 chinese.configure(sys.argv[1])
 texts = ["缓存失效怎么处理", "接口鉴权怎么处理", "数据库迁移", "值班表在哪里", "联调用的环境", "王磊不发版", "健康检查", "買安卓"]
 out = {}
@@ -53,9 +54,12 @@ for t in texts:
         out[run] = [words, chinese.segment_all(run), chinese.dictionary_cut(run)]
         for w in words:
             out[run].append([w, chinese.gloss_keys(w), chinese.head_acronyms(w), chinese.is_function_word(w),
-                             chinese.expansion(w), chinese.in_dictionary(w), chinese.sense_count(w)])
+                             chinese.expansion(w), chinese.in_dictionary(w), chinese.sense_count(w),
+                             prior.word_prior(w), prior.word_known(w)])
+out["en"] = [[w, prior.word_prior(w), prior.word_known(w)] for w in ("deploy", "kotlin", "the", "idempotent")]
 from reasonix_tui.core.lang.keyed_tables import KeyedTable
-tables = [chinese._DICT, chinese.load_segmenter().FREQ, chinese._HEAD_ACRONYMS]
+tables = [chinese._DICT, chinese.load_segmenter().FREQ, chinese._HEAD_ACRONYMS, prior._TABLES["zh"],
+          prior._TABLES["freq"]]
 print(json.dumps({"answers": out, "keyed": [isinstance(t, KeyedTable) for t in tables],
                   "whole": [isinstance(t, KeyedTable) and t._derived is not None for t in tables],
                   "pkg_resources": "pkg_resources" in sys.modules}, ensure_ascii=False))
@@ -71,9 +75,9 @@ def _answers(folder: Path) -> dict[str, object]:
 
 def test_a_chinese_query_reads_the_tables_by_bucket_and_answers_as_the_whole_tables(tmp_path: Path) -> None:
     first = _answers(tmp_path)  # derives the tables whole (as before) and keeps them
-    assert first["keyed"] == [False, False, False]
+    assert first["keyed"] == [False] * 5
     second = _answers(tmp_path)  # a later process: by bucket
-    assert second["keyed"] == [True, True, True]
-    assert second["whole"] == [False, False, False]  # nothing derived whole
+    assert second["keyed"] == [True] * 5
+    assert second["whole"] == [False] * 5  # nothing derived whole
     assert second["pkg_resources"] is False
     assert second["answers"] == first["answers"]

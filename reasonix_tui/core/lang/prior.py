@@ -26,13 +26,14 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from . import chinese
 from .english import en_key
+from .keyed_tables import cached_table
 
 __all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_count"]
 
@@ -69,14 +70,17 @@ def _wordfreq_path() -> Path:
 
 
 def _cache_file(kind: str) -> str:
-    from ..store.sealed import resource_stamp, source_stamp
-
     if not chinese.cache_dir():
         return ""
+    return os.path.join(chinese.cache_dir(), f"lang-prior-{kind}-{_stamp(kind)}.marshal")
+
+
+def _stamp(kind: str) -> str:
+    from ..store.sealed import resource_stamp, source_stamp
+
     sources = {"en": chinese.dictionary_path, "zh": _jieba_idf_path, "freq": _wordfreq_path}
     source = sources[kind]()
-    stamp = source_stamp(__file__, str(Path(__file__).with_name("english.py"))) + resource_stamp(str(source))
-    return os.path.join(chinese.cache_dir(), f"lang-prior-{kind}-{stamp}.marshal")
+    return source_stamp(__file__, str(Path(__file__).with_name("english.py"))) + resource_stamp(str(source))
 
 
 def _cached(kind: str, build: Callable[[], Any]) -> Any:
@@ -138,26 +142,29 @@ def _build_freq() -> dict[str, float]:
     return out
 
 
-_TABLES: dict[str, dict[str, float]] = {}
+_TABLES: dict[str, Mapping[str, float]] = {}
 """The word → value tables loaded so far in this process (``zh``, ``freq``)."""
 
 
-def _table(kind: str, build: Callable[[], dict[str, float]]) -> dict[str, float]:
-    """The ``kind`` table, loaded (from the cache folder, else built) once per process."""
+def _table(kind: str, build: Callable[[], dict[str, float]]) -> Mapping[str, float]:
+    """The ``kind`` table, once per process: read by bucket from the cache folder
+    (:mod:`.keyed_tables`: a query looks up a few words), else built (and kept there)."""
     table = _TABLES.get(kind)
     if table is None:
         with _LOCK:
             table = _TABLES.get(kind)
             if table is None:
-                table = _TABLES[kind] = _cached(kind, build)
+                folder = chinese.cache_dir()
+                stamp = _stamp(kind) if folder else ""
+                table = _TABLES[kind] = cached_table(folder, f"prior-{kind}-keyed", stamp, lambda: (build(), None))[0]
     return table
 
 
-def _freq_table() -> dict[str, float]:
+def _freq_table() -> Mapping[str, float]:
     return _table("freq", _build_freq)
 
 
-def _zh_table() -> dict[str, float]:
+def _zh_table() -> Mapping[str, float]:
     return _table("zh", _build_zh)
 
 
