@@ -214,3 +214,33 @@ def test_the_answer_paths_products_are_the_same_with_one_blas_thread() -> None:
     """The second moments (float64 ``v.T @ v``), the cosines (matrix × vector) and the
     spread: bit for bit the same with one BLAS thread as with the default pool."""
     assert _python(_PRODUCTS, OPENBLAS_NUM_THREADS="1") == _python(_PRODUCTS)
+
+
+def test_past_a_few_hundred_characters_a_process_uses_the_whole_tokenizer_with_the_same_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cut-down tokenizer is built per call and costs by the character: a long text (a
+    fact's body while the on-disk index is patched), or short texts past
+    ``SMALL_CHARS`` in all, go through the whole tokenizer, built once."""
+    from reasonix_tui.core.lang import query_tokens
+
+    built: list[int] = []
+    real = query_tokens.small_tokenizer
+
+    def counted(path: object, texts: list[str]) -> object:
+        built.append(sum(map(len, texts)))
+        return real(path, texts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(query_tokens, "small_tokenizer", counted)
+    whole = MeaningModel(*model_files())
+    whole.tokenizer  # noqa: B018
+    long_text = "deploy the billing service to the staging cluster " * 20
+    model = MeaningModel(*model_files())
+    assert np.array_equal(model.embed([long_text]), whole.embed([long_text]))
+    assert built == [] and model._tokenizer is not None  # noqa: SLF001
+    model = MeaningModel(*model_files())
+    short = [f"fix the npm bug in user_id {i} " * 3 for i in range(8)]
+    for text in short:
+        assert np.array_equal(model.embed([text]), whole.embed([text]))
+    assert 0 < len(built) < len(short) and sum(built) <= MeaningModel.SMALL_CHARS
+    assert model._tokenizer is not None  # noqa: SLF001
