@@ -152,3 +152,21 @@ def test_a_reference_to_a_document_is_no_override() -> None:
     facts = [commits, guide, *_others()]
     assert _pinned(facts) == ["g-commits"]
     assert resolve(facts).of(commits) is None
+
+
+def test_a_name_standing_alone_is_found_as_the_boundary_pattern_finds_it() -> None:
+    """``stands_alone`` (no pattern compiled per name) answers as the regular expression it
+    replaces, over random texts and names from a small alphabet (boundaries, hyphens,
+    slashes, Chinese, repeated and overlapping occurrences)."""
+    import random
+    import re as _re
+
+    from reasonix_tui.core.tool_override import stands_alone
+
+    rng = random.Random(16)
+    alphabet = "ab-1/_ .<>缓"
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+        want = _re.search(r"(?<![a-z0-9-])" + _re.escape(name) + r"(?![a-z0-9-])", text) is not None
+        assert stands_alone(name, text) == want, (name, text)

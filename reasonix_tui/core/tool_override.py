@@ -135,6 +135,22 @@ def _terms(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+_INWORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def stands_alone(name: str, text: str) -> bool:
+    """Whether ``name`` occurs in ``text`` with no ``[a-z0-9-]`` on either side: what
+    ``re.search(r"(?<![a-z0-9-])" + re.escape(name) + r"(?![a-z0-9-])", text)`` says, without
+    compiling a pattern per name (a fact's profile tests each of its names in each clause)."""
+    i = text.find(name)
+    while i >= 0:
+        j = i + len(name)
+        if (i == 0 or text[i - 1] not in _INWORD) and (j == len(text) or text[j] not in _INWORD):
+            return True
+        i = text.find(name, i + 1)
+    return False
+
+
 def _profile(fact: Fact) -> ToolProfile:
     from .recall.fields import meaning_text
 
@@ -145,7 +161,7 @@ def _profile(fact: Fact) -> ToolProfile:
     clauses = []
     for clause in _CLAUSE.split(text):
         low = clause.lower()
-        held = frozenset(n for n in names if re.search(r"(?<![a-z0-9-])" + re.escape(n) + r"(?![a-z0-9-])", low))
+        held = frozenset(n for n in names if stands_alone(n, low))
         if held:
             clauses.append((held, frozenset(k for k, _, c in _terms(clause) if c)))
     return ToolProfile(
