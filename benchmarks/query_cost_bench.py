@@ -129,6 +129,8 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, row: str = "") -> float:
     if row:
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         CPU.setdefault(row, []).append(cpu)
+        if any("\u3400" <= c <= "\u9fff" for c in cmd[-1]):  # a Chinese query: also on its own row
+            CPU.setdefault(row + "_zh", []).append(cpu)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[1:4]} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
     return dt
@@ -312,6 +314,13 @@ def print_one_shot(shot: dict[str, Any], shot_load: float, baseline_src: str) ->
             f"    recall, the code before, interleaved {ms(shot['old_recall'])}   ({baseline_src}, its own copy "
             f"of the store)   CPU {cpu('old_recall')}"
         )
+    if CPU.get("recall_zh"):
+        print(
+            f"    recall, the Chinese queries alone: CPU {cpu('recall_zh')} (n={len(CPU.get('recall_zh', []))})"
+            + (f"; the code before: CPU {cpu('old_recall_zh')}" if CPU.get("old_recall_zh") else "")
+        )
+    for row in ("search_zh", "edited_zh", "old_edited_zh"):
+        CPU.pop(row, None)
     print(f"    floor: python -c pass        {ms(shot['bare'])}   CPU {cpu('bare')}")
     print(f"    first memory search (no cache at all): {shot['first'] * 1e3:8.0f} ms")
 
