@@ -315,8 +315,9 @@ def print_one_shot(shot: dict[str, Any], shot_load: float, baseline_src: str) ->
             f"of the store)   CPU {cpu('old_recall')}"
         )
     if CPU.get("recall_zh"):
+        n_zh = len(CPU["recall_zh"])
         print(
-            f"    recall, the Chinese queries alone: CPU {cpu('recall_zh')} (n={len(CPU.get('recall_zh', []))})"
+            f"    recall, the Chinese queries alone: CPU {cpu('recall_zh')} (n={n_zh})"
             + (f"; the code before: CPU {cpu('old_recall_zh')}" if CPU.get("old_recall_zh") else "")
         )
     for row in ("search_zh", "edited_zh", "old_edited_zh"):
