@@ -6,9 +6,14 @@ so the Activity pane shows the demo's own history."""
 
 from __future__ import annotations
 
+import difflib
+import html
+import pickle
+import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from filelock import FileLock
@@ -21,6 +26,37 @@ from reasonix_tui.core.sessions.suggestions import Evidence, MemorySuggestion, S
 
 SNAPSHOT_ROOT = Path("/tmp/reasonix-tui-snapshots")
 """Fixed parent of the snapshot homes: file paths and workspace slugs appear on screen."""
+
+
+def screen_lines(svg: str) -> list[str]:
+    """The text of an SVG screenshot, one string per terminal row (styles dropped)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        rows.setdefault(float(m.group(2)), []).append((float(m.group(1)), html.unescape(m.group(3))))
+    return ["".join(t for _, t in sorted(parts)).replace("\xa0", " ").rstrip() for _, parts in sorted(rows.items())]
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool], request: pytest.FixtureRequest) -> Callable[..., bool]:
+    """The plugin's ``snap_compare``; on a mismatch it also prints which screen rows differ
+    (the HTML report stays on the machine that ran the tests; this lands in the CI log)."""
+    from pytest_textual_snapshot import node_to_report_path
+
+    def compare(*args: Any, **kwargs: Any) -> bool:
+        ok = snap_compare(*args, **kwargs)
+        if not ok:
+            try:
+                data = pickle.loads(node_to_report_path(request.node).read_bytes())
+                expected, actual = screen_lines(str(data[1])), screen_lines(str(data[2]))
+            except Exception as exc:  # noqa: BLE001 - diagnostics only
+                print(f"(no screen diff: {exc})")
+            else:
+                diff = list(difflib.unified_diff(expected, actual, "expected", "actual", lineterm="", n=1))
+                print("screen rows that differ:" if diff else "the screen text is the same (styles differ)")
+                print("\n".join(diff))
+        return ok
+
+    return compare
 
 
 @pytest.fixture(autouse=True)
