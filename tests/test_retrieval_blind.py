@@ -131,6 +131,14 @@ def test_zh6_is_a_valid_store_part_after_the_others() -> None:
     assert sum(t.cls == "xlang-zh-en" for t in tasks) >= 12
 
 
+def test_precision6_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("precision6", 5, 30)
+    assert len({t.store for t in tasks}) >= 2
+    # generic turns that must stay silent, and short real questions that must still recall
+    assert sum(t.cls == "generic" for t in tasks) >= 12
+    assert {"override", "supersession", "literal"} <= {t.cls for t in tasks}
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

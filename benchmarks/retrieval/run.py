@@ -45,6 +45,10 @@ Five parts:
 * ``zh6`` (``zh6/*.yaml``) — a Chinese-speaking smart-home team's store, written with its
   tasks before the seventh round: jargon no dictionary holds, words whose first gloss is not
   the developer's, both languages across, short everyday and unrelated Chinese turns.
+* ``precision6`` (``precision6/*.yaml``) — two stores (English; Chinese) written before the
+  seventh round: turns made only of everyday words that the stores also hold (must stay
+  silent), short real questions in everyday words (must recall), overrides by another tool,
+  and supersession with no "replace" verb (turned off, 撤掉, a dated change).
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -76,7 +80,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6]
 """
 
 from __future__ import annotations
@@ -117,6 +121,7 @@ STORE5_DIR = Path(__file__).resolve().parent / "zh5"
 STORE6_DIR = Path(__file__).resolve().parent / "override5"
 PARA5_DIR = Path(__file__).resolve().parent / "paraphrase5"
 ZH6_DIR = Path(__file__).resolve().parent / "zh6"
+PREC6_DIR = Path(__file__).resolve().parent / "precision6"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -179,6 +184,7 @@ PARTS = (
     "override5",
     "paraphrase5",
     "zh6",
+    "precision6",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -312,6 +318,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(PARA5_DIR, "paraphrase5")
     if part in ("", "zh6"):
         out += load_store_tasks(ZH6_DIR, "zh6")
+    if part in ("", "precision6"):
+        out += load_store_tasks(PREC6_DIR, "precision6")
     return out
 
 
