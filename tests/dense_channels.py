@@ -12,6 +12,7 @@ from reasonix_tui.core import bm25
 from reasonix_tui.core.lang import QueryUnit, query_units
 from reasonix_tui.core.lang.terms import TRANSLATED
 from reasonix_tui.core.recall import channels as ch
+from reasonix_tui.core.recall import gate
 from reasonix_tui.core.recall.channel_hits import _posting
 from reasonix_tui.core.recall.memo import FACT_MEMO
 
@@ -86,11 +87,12 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
+    weighty = _weighty(units, whiches, c, count, content)
     passed = candidates & (
-        ((e >= ch.E_STRONG) & (c >= ch.C_STRONG))
-        | ((e >= ch.E_MIN) & (c >= ch.C_MIN))
+        ((e >= ch.E_STRONG) & (c >= ch.C_STRONG) & weighty)
+        | ((e >= ch.E_MIN) & (c >= ch.C_MIN) & weighty)
         | distinct
-        | ((c >= ch.C_FULL) & (count >= 2))
+        | ((c >= ch.C_FULL) & (count >= 2) & weighty)
         | ((content >= 2) & (e >= ch.E_PAIR) & (c >= ch.C_PAIR))
         | rare
     )
@@ -107,13 +109,36 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
     vetoed: list[int] = []
     focus = candidates & (passed | (e >= ch.E_MEANING))
     if meaning and focus.any():
+        held = passed.copy()
         sims = _meaning(cidx, query, np.flatnonzero(focus), score, passed, e)
+        passed &= held | weighty | literal
         for d in np.flatnonzero(passed & (count == 1) & ~literal & ~titled).tolist():
             if d in sims and sims[d] < ch.SINGLE_SIM:
                 passed[d] = False
                 vetoed.append(d)
     alone = _alone(cidx, query, units, score, candidates, passed, sims) if meaning and not passed.any() else -1
     return Dense(score, candidates, passed, e, c, bests, whiches, sims, frozenset(vetoed), alone)
+
+
+def _weighty(
+    units: tuple[QueryUnit, ...], whiches: list[np.ndarray], c: np.ndarray, count: np.ndarray, content: np.ndarray
+) -> np.ndarray:
+    """Every fact's words, each of the fact's words counted once (two query words glossed to
+    the same word are one), weighed by prior (a translated one at ``TRANSLATED``); ``count``
+    and ``content`` are corrected in place."""
+    firm = np.zeros(len(c))
+    for d in np.flatnonzero(count).tolist():
+        best: dict[str, tuple[float, float]] = {}
+        for unit, w in zip(units, whiches):
+            a = int(w[d])
+            if a >= 0:
+                key, _, channel = unit.alternatives[a]
+                weight = unit.prior if channel == "lexical" else unit.prior * TRANSLATED
+                best[key] = max(best.get(key, (0.0, 0.0)), (weight, unit.prior))
+        count[d] = len(best)
+        content[d] = sum(1 for _, prior in best.values() if prior >= ch.CONTENT_PRIOR)
+        firm[d] = sum(weight for weight, _ in best.values())
+    return (c < ch.C_FULL) | (firm >= gate.LONE_PRIOR) | ((count >= 2) & (firm >= gate.PAIR_PRIOR))
 
 
 def _alone(

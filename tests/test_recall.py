@@ -1729,3 +1729,49 @@ def test_a_translated_word_meets_a_shorter_fact_word_only_when_that_word_is_a_fo
     r = recall(facts, "设计文档放在哪里？", NOW)
     assert ids(r)[:1] == ["mem-docs"]
     assert any("文档→document" in c for c in r.hits[0].channels)
+
+
+def test_a_turn_of_everyday_words_recalls_nothing_though_a_fact_holds_them() -> None:
+    """A turn whose words are all everyday words ("any update?", "one more thing") says
+    nothing about any fact, even when a fact holds those words (a status page where one posts
+    an update, "One thing per PR") and the meaning channel finds the two alike; two words the
+    turn glosses to one word of a fact (回头, 再说 → "later") are one piece of evidence. Real
+    questions in everyday words still recall."""
+    status = F(
+        "mem-status",
+        "status-page",
+        "Status page",
+        body="The public status page is status.example.events; post an update there during an outage.",
+    )
+    one_thing = F(
+        "mem-one",
+        "one-thing-per-pr",
+        "One thing per PR",
+        body="Each PR should do one thing; refactors go in their own PR, never mixed with features.",
+    )
+    later = F("mem-later", "friday-deploys", "Friday deploys", body="Deploys after 15:00 on Friday wait until later.")
+    oncall = F("mem-oncall", "on-call", "On-call", body="On-call rotates weekly on Monday; this week it is Ines.")
+    facts = [status, one_thing, later, oncall, *_office(8)]
+    for turn in ("any update?", "update please", "what's the status?", "one more thing", "回头再说"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
+    assert ids(recall(facts, "what's the status page?", NOW))[:1] == ["mem-status"]
+    assert ids(recall(facts, "who is on call this week?", NOW))[:1] == ["mem-oncall"]
+    assert ids(recall(facts, "should a refactor go in the same PR as a feature?", NOW))[:1] == ["mem-one"]
+
+
+def test_a_turn_is_not_about_a_pinned_default_through_everyday_words() -> None:
+    """Two everyday words ("one more thing": priors 0.1 and 0.31) holding the whole turn do
+    not make it about a pinned default that holds them."""
+    from reasonix_tui.core.recall.channels import about_fact
+
+    rule = F(
+        "mem-rule",
+        "pr-scope",
+        "PR scope",
+        scope="global",
+        activation="pinned",
+        body="One thing per pull request: keep refactors apart from features.",
+    )
+    assert not about_fact("one more thing", rule)
+    assert about_fact("how big should a pull request be?", rule)

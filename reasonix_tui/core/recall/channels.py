@@ -38,9 +38,12 @@ import numpy as np
 
 from .. import bm25
 from ..lang import QueryUnit, query_units
+from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
+from .gate import C_FULL, CONTENT_PRIOR, about_fact
+from .gate import weighty as gate_weighty
 from .meaning_alone import admit, best_alone
 from .memo import FACT_MEMO
 
@@ -67,20 +70,6 @@ E_STRONG = 1.6
 E_MIN = 0.8
 C_MIN = 0.4
 C_STRONG = 0.25
-C_FULL = 0.8
-"""Two or more words covering this share of the query pass whatever the store's idf (a
-store where every fact says "helm chart values" still answers "helm chart values")."""
-CONTENT_PRIOR = 0.5
-ABOUT_SHARE = 0.5
-"""Share of a turn's information (its words' priors) a fact must hold for the turn to be
-about it when fewer than two of the words found are content words (:func:`about_fact`)."""
-LONE_PRIOR = 0.6
-"""A word of a lower prior (:func:`~reasonix_tui.core.lang.prior.word_prior`: "check" 0.48,
-"fix" 0.57, "继续" 0.32) is an everyday word. Found alone in a fact, it does not pass the
-gate on its share of the turn when it holds :data:`C_FULL` of the turn's information (a
-short generic turn: "please fix it", "can you check again?"), nor make the turn about a
-pinned default (:func:`about_fact`). Identifiers, numbers, words rare in the store and
-titles the turn spells out pass as before."""
 E_PAIR = 1.0
 C_PAIR = 0.25
 """Two content words (prior ≥ ``CONTENT_PRIOR``) matched, with ``E ≥ E_PAIR`` and ``C ≥
@@ -382,12 +371,14 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     content = np.bincount(pos[np.repeat([False, *(u.prior >= CONTENT_PRIOR for u in units)], [0, *sizes])], minlength=m)
     distinct = np.zeros(m, dtype=bool)
     literal = np.zeros(m, dtype=bool)
+    firm = np.zeros(m)
     which = np.full((len(units), m + 1), -1, dtype=np.int16)  # the last column: a fact outside docs
     start = 0
     for u, (unit, h, size) in enumerate(zip(units, hits, sizes)):
         at = pos[start : start + size]
         start += size
         which[u, at] = h.which
+        firm[at] += np.where(LEXICAL[unit.alternatives][h.which], unit.prior, unit.prior * TRANSLATED)
         if unit.distinctive and unit.alternatives[0][0].startswith("x:"):
             distinct[at[h.which == 0]] = True
         if unit.distinctive:
@@ -397,14 +388,12 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
-    # One everyday word found alone is no evidence because the turn is short: it holds all
-    # of "can you check again?", and still the turn says nothing about any fact.
-    weighty = (count >= 2) | (matched >= LONE_PRIOR) | (c < C_FULL)
+    weighty = gate_weighty(units, which, c, count, content, firm)
     passed = candidates & (
         (((e >= E_STRONG) & (c >= C_STRONG)) & weighty)
         | ((e >= E_MIN) & (c >= C_MIN) & weighty)
         | distinct
-        | ((c >= C_FULL) & (count >= 2))
+        | ((c >= C_FULL) & (count >= 2) & weighty)
         | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
         | _marked(docs, rare_docs)
     )
@@ -417,7 +406,11 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     focus = np.flatnonzero(candidates & (passed | (e >= E_MEANING)))
     qv = _query_vector(query) if meaning and (len(focus) or len(units)) else None
     if qv is not None and len(focus):
+        held = passed.copy()
         sims = _meaning_channel(cidx, qv, docs[focus], focus, score, passed, e)
+        # The cosine of a turn of everyday words only repeats them (a Chinese word found as
+        # written, as for the single-word veto, keeps the channel: "锁" → "锁文件").
+        passed &= held | weighty | literal
         vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
     cs = ChannelScores(
         docs=docs,
@@ -549,38 +542,6 @@ def _meaning_channel(
         z = (s - mean) / sd
         passed[at] |= (z >= Z_GATE) & near
     return Similarities(rows, s)
-
-
-def about_fact(query: str, fact: Fact) -> bool:
-    """Whether a turn is about one given fact (one that is not in the recall pool, such as a
-    pinned default): two of its content words (prior ≥ :data:`CONTENT_PRIOR`) are in the
-    fact, directly or through the dictionary; or two or more words carrying the information
-    of two content words (priors summing to 2 × :data:`CONTENT_PRIOR`: "Jest" 1.0 and
-    "tests" 0.45) and :data:`ABOUT_SHARE` of the turn's; or the words found cover
-    :data:`C_FULL` of the turn."""
-    units = query_units(query)
-    if not units:
-        return False
-    keys = fact_fields(fact).keys()
-    found = [u for u in units if any(key in keys for key, _, _ in u.alternatives)]
-    content = sum(1 for u in found if u.prior >= CONTENT_PRIOR)
-    mass = sum(u.prior for u in found)
-    share = mass / (sum(u.prior for u in units) or 1.0)
-    return (
-        content >= 2
-        or (len(found) >= 2 and mass >= 2 * CONTENT_PRIOR and share >= ABOUT_SHARE)
-        or (
-            bool(found)
-            and share >= C_FULL
-            and (len(found) >= 2 or (mass >= LONE_PRIOR and _as_written(found[0], keys)))
-        )
-    )
-
-
-def _as_written(unit: QueryUnit, keys: Any) -> bool:
-    """Whether ``unit`` is in a fact's ``keys`` itself, not only through a gloss (稍等一下 →
-    "time")."""
-    return any(channel == "lexical" and key in keys for key, _, channel in unit.alternatives)
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:

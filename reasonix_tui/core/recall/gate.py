@@ -1,0 +1,120 @@
+"""The recall gate's tests of a turn's words (:mod:`.channels` applies them): whether the
+words a fact holds say something when they hold (nearly) all of a short turn, and whether a
+turn is about one given fact (a pinned default, for the session-start block).
+
+A turn made only of everyday words — "any update?", "one more thing", 回头再说 — says nothing
+about any fact, even when a fact holds those words: each word's information is its prior
+(:func:`~reasonix_tui.core.lang.prior.word_prior`, from shipped word frequencies and
+dictionaries), and the words found must carry enough of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..lang import QueryUnit, query_units
+from ..lang.terms import TRANSLATED
+from ..store.model import Fact
+from .fields import fact_fields
+
+__all__ = ["C_FULL", "CONTENT_PRIOR", "ABOUT_SHARE", "LONE_PRIOR", "PAIR_PRIOR", "weighty", "about_fact"]
+
+C_FULL = 0.8
+"""Two or more words covering this share of the query pass whatever the store's idf (a
+store where every fact says "helm chart values" still answers "helm chart values")."""
+CONTENT_PRIOR = 0.5
+ABOUT_SHARE = 0.5
+"""Share of a turn's information (its words' priors) a fact must hold for the turn to be
+about it when fewer than two of the words found are content words (:func:`about_fact`)."""
+LONE_PRIOR = 0.7
+"""A word of a lower prior (:func:`~reasonix_tui.core.lang.prior.word_prior`: "check" 0.48,
+"fix" 0.57, "status" 0.61, "update" 0.66, "进展" 0.61, "继续" 0.32; "database" 0.77) is an
+everyday word. Found alone in a fact, it does not pass the gate on its share of the turn
+when it holds :data:`C_FULL` of the turn's information (a short generic turn: "please fix
+it", "can you check again?", "any update?"), neither through the meaning channel (the
+cosine of a one-word turn only repeats the word), nor make the turn about a pinned default
+(:func:`about_fact`). Identifiers, numbers, words rare in the store and titles the turn
+spells out pass as before."""
+PAIR_PRIOR = 0.6
+"""Two or more words holding the whole turn must carry this much information together
+("one more thing": 0.41 stays silent, "on call this week": 0.69 passes)."""
+
+
+def weighty(
+    units: Sequence[QueryUnit],
+    which: np.ndarray,
+    c: np.ndarray,
+    count: np.ndarray,
+    content: np.ndarray,
+    firm: np.ndarray,
+) -> np.ndarray:
+    """Which facts hold words that say something when they hold (nearly) all of the turn.
+
+    Everyday words found alone are no evidence because the turn is short: they are all of
+    "can you check again?", "any update?" or "one more thing", and still the turn says
+    nothing about any fact. So where the words found cover :data:`C_FULL` of the turn, their
+    information (``firm``: each word's prior, a word found only through a translation at
+    :data:`~reasonix_tui.core.lang.terms.TRANSLATED` of it) must reach :data:`LONE_PRIOR` for
+    one word, :data:`PAIR_PRIOR` for two or more. Two query words glossed to the same word
+    of the fact (回头 and 再说 both "later") are one word, counted once (``count``,
+    ``content`` and ``firm`` are corrected in place)."""
+    whole = c >= C_FULL
+    if _glossed_alike(units):
+        for p in np.flatnonzero(count >= 2).tolist():
+            best: dict[str, tuple[float, float]] = {}
+            for unit, a in zip(units, which[:, p].tolist()):
+                if a >= 0:
+                    key, _, channel = unit.alternatives[a]
+                    w = unit.prior if channel == "lexical" else unit.prior * TRANSLATED
+                    best[key] = max(best.get(key, (0.0, 0.0)), (w, unit.prior))
+            count[p] = len(best)
+            content[p] = sum(1 for _, prior in best.values() if prior >= CONTENT_PRIOR)
+            firm[p] = sum(w for w, _ in best.values())
+    return ~whole | (firm >= LONE_PRIOR) | ((count >= 2) & (firm >= PAIR_PRIOR))
+
+
+def _glossed_alike(units: Sequence[QueryUnit]) -> bool:
+    """Whether two of the turn's words share an alternative (a gloss, most often)."""
+    seen: set[str] = set()
+    for unit in units:
+        keys = {key for key, _, _ in unit.alternatives}
+        if keys & seen:
+            return True
+        seen |= keys
+    return False
+
+
+def about_fact(query: str, fact: Fact) -> bool:
+    """Whether a turn is about one given fact (one that is not in the recall pool, such as a
+    pinned default): two of its content words (prior ≥ :data:`CONTENT_PRIOR`) are in the
+    fact, directly or through the dictionary; or two or more words carrying the information
+    of two content words (priors summing to 2 × :data:`CONTENT_PRIOR`: "Jest" 1.0 and
+    "tests" 0.45) and :data:`ABOUT_SHARE` of the turn's; or the words found cover
+    :data:`C_FULL` of the turn."""
+    units = query_units(query)
+    if not units:
+        return False
+    keys = fact_fields(fact).keys()
+    found = [u for u in units if any(key in keys for key, _, _ in u.alternatives)]
+    content = sum(1 for u in found if u.prior >= CONTENT_PRIOR)
+    mass = sum(u.prior for u in found)
+    share = mass / (sum(u.prior for u in units) or 1.0)
+    firm = sum(u.prior if _as_written(u, keys) else u.prior * TRANSLATED for u in found)
+    return (
+        content >= 2
+        or (len(found) >= 2 and mass >= 2 * CONTENT_PRIOR and share >= ABOUT_SHARE)
+        or (
+            bool(found)
+            and share >= C_FULL
+            and (firm >= PAIR_PRIOR if len(found) >= 2 else firm >= LONE_PRIOR and _as_written(found[0], keys))
+        )
+    )
+
+
+def _as_written(unit: QueryUnit, keys: Any) -> bool:
+    """Whether ``unit`` is in a fact's ``keys`` itself, not only through a gloss (稍等一下 →
+    "time")."""
+    return any(channel == "lexical" and key in keys for key, _, channel in unit.alternatives)
