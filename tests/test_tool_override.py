@@ -170,3 +170,55 @@ def test_a_name_standing_alone_is_found_as_the_boundary_pattern_finds_it() -> No
         name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
         want = _re.search(r"(?<![a-z0-9-])" + _re.escape(name) + r"(?![a-z0-9-])", text) is not None
         assert stands_alone(name, text) == want, (name, text)
+
+
+def test_a_project_fact_overrides_its_nearest_default_that_is_still_free() -> None:
+    """ "Biome checks the front end" is nearer by meaning to the Jest default (front end,
+    pnpm) than to the ESLint one; Jest is overridden by the Vitest fact, so ESLint is the
+    nearest free default and Biome overrides it. A hyphenated compound of everyday words
+    ("type-check") is no tool name: pyright overrides mypy, both about type checks."""
+    jest = G(
+        "g-jest", "JavaScript unit tests", "Write JavaScript unit tests with Jest and keep them in __tests__ folders."
+    )
+    eslint = G("g-eslint", "JavaScript linting", "Lint JavaScript and TypeScript with ESLint using the airbnb config.")
+    mypy = G("g-mypy", "Python type checks", "Type-check Python code with mypy in strict mode before opening a PR.")
+    tone = G("g-tone", "Answer tone", "Keep answers short and skip the pleasantries.")
+    vitest = F(
+        "p-vitest",
+        "Front-end tests",
+        "The Vue app's unit tests run on Vitest (`pnpm vitest`); specs sit next to the components as *.spec.ts.",
+    )
+    biome = F("p-biome", "Front-end lint", "Biome checks and formats the front end here (`pnpm biome check --write`).")
+    pyright = F(
+        "p-pyright", "API typing", "The Django API is type-checked by pyright (basic mode); run `pyright api/`."
+    )
+    facts = [jest, eslint, mypy, tone, vitest, biome, pyright, *_others()]
+    res = resolve(facts)
+    pairs = {str(s.old.id): str(s.current.id) for s in res.items if s.kind == "override"}
+    assert pairs == {"g-jest": "p-vitest", "g-eslint": "p-biome", "g-mypy": "p-pyright"}
+    assert _pinned(facts) == ["g-tone"]
+
+
+def test_a_project_fact_nearer_to_a_free_default_overrides_no_other() -> None:
+    """A project fact whose nearest default is still in force (the pytest default, nearest to
+    a fact that uses pytest) is no override of a farther default that happens to have it as
+    its nearest (the Makefile default and the Playwright fact)."""
+    make = G(
+        "g-make", "Task runner", "Common tasks (lint, test, build) go in a Makefile so `make <task>` works everywhere."
+    )
+    pytest_ = G(
+        "g-pytest", "Python tests", "Python tests use pytest; files are named test_*.py next to the package they test."
+    )
+    e2e = F(
+        "p-e2e",
+        "End-to-end tests",
+        "Storefront end-to-end tests are Playwright specs in e2e/; run them with `pnpm e2e` against a local build.",
+    )
+    hypothesis = F(
+        "p-hypothesis",
+        "Property tests",
+        "Price rounding has property-based tests with Hypothesis; they run in the normal pytest run.",
+    )
+    facts = [make, pytest_, e2e, hypothesis, *_others()]
+    assert [s for s in resolve(facts).items if s.kind == "override"] == []
+    assert sorted(_pinned(facts)) == ["g-make", "g-pytest"]

@@ -8,9 +8,12 @@ pairs in three steps:
 
 1. **Neighbours by meaning.** Every pinned global fact is compared by meaning with every
    project fact (one matrix product per block of globals); a pair is a candidate only when
-   each is the other's nearest (the project fact is the global's nearest project fact, the
-   global the project fact's nearest pinned global) and the cosine reaches
-   :data:`MIN_MEANING`.
+   the project fact is the global's nearest project fact, the cosine reaches
+   :data:`MIN_MEANING`, and the global is the project fact's nearest pinned global that no
+   other project fact overrides yet (pairs are taken closest first; a project fact does at
+   most one default's job). "Biome checks the front end" is nearer to the Jest default
+   than to the ESLint one, but Jest is taken by "the Vue app's tests run on Vitest": ESLint
+   is the nearest free default, and Biome's.
 2. **Another name on each side.** Each fact's *names* are the Latin-script words written
    like a tool or product name: capitalised inside a sentence, rare in written English
    (``wordfreq``), or inside Chinese text and not an everyday English word. Each side must
@@ -50,7 +53,7 @@ __all__ = [
 ]
 
 MIN_MEANING = 0.15
-"""The lowest meaning cosine of a candidate pair (mutual nearest neighbours)."""
+"""The lowest meaning cosine of a candidate pair (a default and its nearest project fact)."""
 PURPOSE_PRIOR = 0.4
 """A shared term counts as a purpose only when its prior is at least this (the gate's
 content-word line, :data:`~reasonix_tui.core.lang.terms.CONTENT_PRIOR`)."""
@@ -88,9 +91,21 @@ class ToolProfile:
 
 
 def _zipf(word: str) -> float:
+    """A word's corpus frequency; a hyphenated compound's is its rarest part's ("type-check"
+    is made of two everyday words, "e2e-tests" is not)."""
     from .lang.prior import _freq_table
 
-    return _freq_table().get(word, 0.0)
+    table = _freq_table()
+    if "-" in word and word.strip("-"):
+        return min(table.get(part, 0.0) for part in word.split("-") if part)
+    return table.get(word, 0.0)
+
+
+def _known(word: str) -> bool:
+    """Whether the dictionary's glosses use ``word`` (every part of a hyphenated compound)."""
+    from .lang.prior import word_known
+
+    return all(word_known(part) for part in word.split("-") if part)
 
 
 def _names(text: str) -> dict[str, bool]:
@@ -98,8 +113,6 @@ def _names(text: str) -> dict[str, bool]:
     sentence, unknown to the dictionary's glosses, or inside Chinese text — a weak name is
     only a rare word (ruff, uv; also "formatting"), or a value written like a path or an
     identifier (``feature/<slug>``, ``eng-1423-fix``)."""
-    from .lang.prior import word_known
-
     out: dict[str, bool] = {}
     for clause in _CLAUSE.split(text):
         han = bool(_HAN.search(clause))
@@ -108,7 +121,7 @@ def _names(text: str) -> dict[str, bool]:
             initial = bool(_STARTS.search(clause[: m.start()]))
             if (word[0].isupper() and not initial) or any(c.isupper() for c in word[1:]):
                 out[low] = True
-            elif (han and _zipf(low) <= HAN_ZIPF) or (_zipf(low) <= RARE_ZIPF and not word_known(low)):
+            elif (han and _zipf(low) <= HAN_ZIPF) or (_zipf(low) <= RARE_ZIPF and not _known(low)):
                 out[low] = True
             elif _zipf(low) <= RARE_ZIPF:
                 out.setdefault(low, False)
@@ -256,28 +269,29 @@ BLOCK = 256
 """Pinned globals compared with every project fact at once."""
 
 
-def _mutual(vecs: np.ndarray, defaults: np.ndarray, locals_: np.ndarray) -> list[tuple[int, int, float]]:
-    """Mutual nearest pairs ``(default, local, cosine)`` by meaning, cosine ≥ MIN_MEANING."""
+def _nearest(vecs: np.ndarray, defaults: np.ndarray, locals_: np.ndarray) -> list[tuple[int, int, float]]:
+    """Each pinned global's nearest project fact by meaning, ``(default, local, cosine)``
+    with cosine ≥ MIN_MEANING, the closest pairs first."""
     best_local = np.zeros(len(defaults), dtype=np.int64)
     best_local_sim = np.full(len(defaults), -2.0)
-    best_default = np.zeros(len(locals_), dtype=np.int64)
-    best_default_sim = np.full(len(locals_), -2.0)
     lv = vecs[locals_]
     for s in range(0, len(defaults), BLOCK):
         sims = vecs[defaults[s : s + BLOCK]] @ lv.T
-        rows = np.arange(sims.shape[0])
         arg = sims.argmax(axis=1)
-        best_local[s : s + BLOCK], best_local_sim[s : s + BLOCK] = arg, sims[rows, arg]
-        col = sims.argmax(axis=0)
-        col_sim = sims[col, np.arange(sims.shape[1])]
-        better = col_sim > best_default_sim
-        best_default[better], best_default_sim[better] = col[better] + s, col_sim[better]
-    out = []
-    for gi, li in enumerate(best_local.tolist()):
-        sim = float(best_local_sim[gi])
-        if sim >= MIN_MEANING and int(best_default[li]) == gi:
-            out.append((int(defaults[gi]), int(locals_[li]), sim))
-    return out
+        best_local[s : s + BLOCK], best_local_sim[s : s + BLOCK] = arg, sims[np.arange(sims.shape[0]), arg]
+    order = np.argsort(-best_local_sim, kind="stable")
+    return [
+        (int(defaults[gi]), int(locals_[best_local[gi]]), float(best_local_sim[gi]))
+        for gi in order.tolist()
+        if best_local_sim[gi] >= MIN_MEANING
+    ]
+
+
+def _free_before(vecs: np.ndarray, defaults: np.ndarray, gi: int, li: int, sim: float, busy: set[int]) -> bool:
+    """Whether every default nearer to project fact ``li`` than ``gi`` is already overridden
+    (``busy``): the project fact's nearest default that is still free is ``gi``."""
+    nearer = defaults[(vecs[defaults] @ vecs[li]) > sim]
+    return all(int(g) in busy for g in nearer.tolist() if int(g) != gi)
 
 
 def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[int]) -> list[tuple[Fact, Fact, str]]:
@@ -293,12 +307,16 @@ def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[
     if not len(defaults) or not len(locals_):
         return []
     out = []
-    for gi, li, sim in _mutual(vecs, defaults, locals_):
-        if id(facts[gi]) in settled:
+    taken: set[int] = set()
+    busy = {int(g) for g in defaults.tolist() if id(facts[g]) in settled}
+    for gi, li, sim in _nearest(vecs, defaults, locals_):
+        if gi in busy or li in taken or not _free_before(vecs, defaults, gi, li, sim, busy):
             continue
         ev = tool_evidence(facts[gi], facts[li], sim)
         if ev is None:
             continue
+        taken.add(li)
+        busy.add(gi)
         why = (
             f"a project fact does this global default's job with another tool: {', '.join(ev.new_names)} "
             f"instead of {', '.join(ev.old_names)} (both about {', '.join(ev.purpose)}; meaning {sim:.2f})"
