@@ -1775,3 +1775,69 @@ def test_a_turn_is_not_about_a_pinned_default_through_everyday_words() -> None:
     )
     assert not about_fact("one more thing", rule)
     assert about_fact("how big should a pull request be?", rule)
+
+
+def test_a_change_stated_without_a_replace_verb_supersedes_the_older_fact() -> None:
+    """A newer fact on the same topic that states a change without a replacement verb — a
+    separable phrasal verb ("turned Celery off"), a dictionary sense that removes (撤掉 "to
+    throw out"), a date from which it holds ("As of the October upgrade", 从九月份开始) — makes
+    the older one not current; the evidence names what was turned off, not the phrase."""
+    from reasonix_tui.core.resolve import resolve
+
+    pairs = [
+        (
+            F(
+                "q-old",
+                "background-jobs",
+                "Background jobs",
+                body="Background jobs (emails, PDF tickets) run on Celery with RabbitMQ.",
+                updated=ago(300),
+            ),
+            F(
+                "q-new",
+                "job-queue",
+                "Job queue",
+                body="We turned Celery off in March. Emails and PDF tickets are handled by the Go worker.",
+                updated=ago(30),
+            ),
+        ),
+        (
+            F(
+                "d-old",
+                "staging-db",
+                "Staging database",
+                body="The staging database is staging-db-1.internal (Postgres 13).",
+                updated=ago(200),
+            ),
+            F(
+                "d-new",
+                "staging-db-host",
+                "Staging database host",
+                body="As of the October upgrade the staging database is pg-staging.internal, Postgres 16.",
+                updated=ago(20),
+            ),
+        ),
+        (
+            F(
+                "c-old",
+                "灰度工具",
+                "灰度工具",
+                body="灰度发布用 Argo Rollouts，按 10%、50%、100% 三步放量。",
+                updated=ago(300),
+            ),
+            F(
+                "c-new",
+                "灰度发布",
+                "灰度发布",
+                body="从九月份开始灰度交给 Flagger 做，Argo Rollouts 那套已经撤掉了。",
+                updated=ago(40),
+            ),
+        ),
+    ]
+    for old, new in pairs:
+        res = resolve([old, new, *_office(8)])
+        sup = res.of(old)
+        assert sup is not None and sup.current is new, (old.id, sup)
+        assert res.of(new) is None
+    res = resolve([*pairs[0], *_office(8)])
+    assert "celery" in (res.of(pairs[0][0]).evidence or "").lower()  # type: ignore[union-attr]

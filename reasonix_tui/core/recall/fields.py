@@ -52,6 +52,15 @@ _STRONG_EN = re.compile(
 """English replacement language: active and passive past forms and fixed phrases ("moved to
 X" with or without an object between; "the old / former / legacy X" names the thing
 replaced)."""
+_CHANGE = re.compile(
+    r"\b(?:(?:turned|switched|shut)\s+(?:[\w./-]+\s+){1,2}(?:off|down)|as\s+of)\b"
+    r"|从[^，。；！？\n]{1,8}?(?:开始|起)",
+    re.I,
+)
+"""A change stated without a replacement verb: a separable phrasal verb with its object
+between ("turned Celery off"), a date from which something holds ("as of the October
+upgrade", "从十月起", "从九月份开始"). What the clause names is kept (it is the thing that
+changed), but for the phrase's own words."""
 _NEG = re.compile(r"\b(?:not|no|never|don'?t|do\s+not|must\s+not|rather\s+than|avoid)\b", re.I)
 """Words that reject an alternative ("use pnpm, not npm", "no feat: prefixes here", "don't run
 the full suite", "black is not installed"): a weak cue. The rejected thing is named in the
@@ -62,7 +71,7 @@ _ZH_REJECT = re.compile(
 """A Chinese word rejects an alternative when one of its CC-CEDICT senses reads so (别 "don't
 ...!", 不要 "must not", 不用 "need not", 禁止 "to prohibit", 避免 "to avoid")."""
 ZH_CUE_VERBS = frozenset(
-    "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi chang".split()
+    "replac supers deprec retire abando migrat switch decomm discon stop elimin discar exchan offlin substi chang remov".split()
 )
 """Keys of the English verbs that make a Chinese word a replacement cue when one of its
 CC-CEDICT senses is "to <verb> ..." (弃用 "to stop using", 改用 "to switch to", 下线 "to go
@@ -111,6 +120,8 @@ def zh_cue(word: str) -> bool:
             return True
         if m and m.group(1) == "turn" and m.group(2) == "into" and len(word) > 1:  # 改成 "to turn into (sth else)"
             return True
+        if m and (m.group(1), m.group(2)) in _RID:  # 撤掉 "to throw out", 干掉 "to get rid of"
+            return True
     return False
 
 
@@ -123,6 +134,8 @@ def zh_reject(word: str) -> bool:
     return any(_ZH_REJECT.match(sense.strip().lower()) for sense in raw.split("/"))
 
 
+_RID = frozenset({("throw", "out"), ("throw", "away"), ("get", "rid"), ("phase", "out"), ("take", "down")})
+"""Phrasal senses that remove something (the English side's "got rid of", "phased out")."""
 _TO_VERB = re.compile(r"to (?:\([^)]*\) )?([a-z]+)(?: ([a-z]+))?")
 _PAREN = re.compile(r"\([^)]*\)")
 
@@ -196,11 +209,13 @@ def _clause_cues(text: str) -> list[tuple[tuple[tuple[str, str], ...], bool]]:
         cue_words = {"z:" + w for w in words if zh_cue(w)}
         if _negated_cues(clause, words):
             continue  # "这不能代替人工 review", "is not deprecated": no replacement, no rejection
-        strong = bool(_STRONG_EN.search(clause)) or bool(cue_words)
+        strong = bool(_STRONG_EN.search(clause)) or bool(cue_words) or bool(_CHANGE.search(clause))
         weak = not strong and (_NEG.search(clause) is not None or any(zh_reject(w) for w in words))
         if strong or weak:
             cue_words |= _negation_keys(clause, words)
             said = {en_key(w.lower()) for w in _STRONG_EN.findall(clause) for w in w.split()}
+            said |= {en_key(m.group(0).split()[0].lower()) for m in _CHANGE.finditer(clause) if m.group(0).isascii()}
+            said |= {en_key(m.group(0).split()[-1].lower()) for m in _CHANGE.finditer(clause) if m.group(0).isascii()}
             own = tuple(
                 {
                     t.key: (t.key, t.source)
