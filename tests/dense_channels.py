@@ -112,6 +112,9 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
         held = passed.copy()
         sims = _meaning(cidx, query, np.flatnonzero(focus), score, passed, e)
         passed &= held | weighty | literal
+        for d in np.flatnonzero(passed & ~held & ~weighty).tolist():
+            if sims.get(d, 0.0) < ch.SIM_GATE:
+                passed[d] = False
         for d in np.flatnonzero(passed & (count == 1) & ~literal & ~titled).tolist():
             if d in sims and sims[d] < ch.SINGLE_SIM:
                 passed[d] = False

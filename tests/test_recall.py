@@ -1841,3 +1841,43 @@ def test_a_change_stated_without_a_replace_verb_supersedes_the_older_fact() -> N
         assert res.of(new) is None
     res = resolve([*pairs[0], *_office(8)])
     assert "celery" in (res.of(pairs[0][0]).evidence or "").lower()  # type: ignore[union-attr]
+
+
+def test_one_everyday_chinese_word_passes_on_meaning_only_when_the_fact_is_about_it() -> None:
+    """A turn whose only word is an everyday Chinese word found as written (进展 "progress")
+    is carried by the meaning channel only when the fact is about that word (cosine ≥ the
+    gate's line), not because the one fact holding the word stands out in the store: 有什么进展吗
+    stays silent beside a weekly-sync fact titled 进展同步, while a real question recalls it."""
+    sync = F(
+        "mem-sync", "进展同步", "进展同步", body="每周五下午四点在飞书群同步项目进展，周报写在飞书文档「调度周报」里。"
+    )
+    owner = F("mem-owner", "计费负责人", "计费负责人", body="计费模块由刘洋负责，改价格规则前先找他确认。")
+    others = [
+        F(
+            "mem-app",
+            "司机端",
+            "司机端 App",
+            body="司机端是 Flutter 写的，发版前要在华为和小米真机上各跑一遍冒烟测试。",
+        ),
+        F(
+            "mem-k8s",
+            "部署",
+            "部署",
+            body="服务部署在阿里云 ACK 集群 yunshan-prod，命名空间 dispatch，用 Helm chart 发布。",
+        ),
+        F("mem-port", "调度端口", "调度服务端口", body="调度服务本地监听 9091，管理端口 9092（actuator）。"),
+        F(
+            "mem-nacos",
+            "配置中心",
+            "配置中心",
+            body="配置放在 Nacos，测试环境地址 nacos.test.yunshan.cn，命名空间按环境分。",
+        ),
+        F("mem-logs", "日志", "日志查询", body="日志接入了阿里云 SLS，logstore 叫 dispatch-app。"),
+        F("mem-week", "周会", "周会", body="技术周会每周二上午十点，会议纪要由当周值班的人写。"),
+    ]
+    facts = [sync, owner, *others, *_office(8)]
+    for turn in ("有什么进展吗？", "进展如何？"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
+    assert ids(recall(facts, "周报写在哪里？", NOW))[:1] == ["mem-sync"]
+    assert ids(recall(facts, "计费谁负责？", NOW))[:1] == ["mem-owner"]

@@ -411,6 +411,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         # The cosine of a turn of everyday words only repeats them (a Chinese word found as
         # written, as for the single-word veto, keeps the channel: "锁" → "锁文件").
         passed &= held | weighty | literal
+        _echo_only(sims, docs, passed & ~held & ~weighty, passed)
         vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
     cs = ChannelScores(
         docs=docs,
@@ -427,6 +428,18 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     if qv is not None and not passed.any():
         _admit_alone(cidx, cs, qv)
     return cs
+
+
+def _echo_only(sims: Similarities, docs: np.ndarray, light: np.ndarray, passed: np.ndarray) -> None:
+    """A fact the meaning channel passed on a turn of everyday words (a Chinese word found
+    as written) stays in only when its cosine itself reaches :data:`SIM_GATE` (the fact is
+    about that word: 锁 against a lockfile rule, 0.60): how far it stands above the store's
+    other facts says nothing, since the one fact holding the turn's only word always does
+    (有什么进展吗 against a weekly-sync fact titled 进展同步: 0.37)."""
+    at = np.flatnonzero(light)
+    for i, sim in zip(at.tolist(), sims.get_many(docs[at])):
+        if sim is None or sim < SIM_GATE:
+            passed[i] = False
 
 
 def _query_vector(query: str) -> np.ndarray | None:
