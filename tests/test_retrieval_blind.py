@@ -139,6 +139,14 @@ def test_precision6_is_a_valid_store_part_after_the_others() -> None:
     assert {"override", "supersession", "literal"} <= {t.cls for t in tasks}
 
 
+def test_resolve7_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("resolve7", 5, 30)
+    # overrides (and a default that stays), changes without a replace verb, silent turns
+    assert sum(t.cls == "override" for t in tasks) >= 8
+    assert sum(t.cls == "supersession" for t in tasks) >= 5
+    assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 10
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

@@ -49,6 +49,10 @@ Five parts:
   seventh round: turns made only of everyday words that the stores also hold (must stay
   silent), short real questions in everyday words (must recall), overrides by another tool,
   and supersession with no "replace" verb (turned off, 撤掉, a dated change).
+* ``resolve7`` (``resolve7/*.yaml``) — a mixed English/Chinese parcel-tracking team's store,
+  written with its tasks before the eighth round: eight overrides by another tool (the
+  default never named), five changes stated without a "replace" verb, turns of everyday
+  words the store also holds (silent), short real questions (recall).
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -80,7 +84,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7]
 """
 
 from __future__ import annotations
@@ -122,6 +126,7 @@ STORE6_DIR = Path(__file__).resolve().parent / "override5"
 PARA5_DIR = Path(__file__).resolve().parent / "paraphrase5"
 ZH6_DIR = Path(__file__).resolve().parent / "zh6"
 PREC6_DIR = Path(__file__).resolve().parent / "precision6"
+RES7_DIR = Path(__file__).resolve().parent / "resolve7"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -185,6 +190,7 @@ PARTS = (
     "paraphrase5",
     "zh6",
     "precision6",
+    "resolve7",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -320,6 +326,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(ZH6_DIR, "zh6")
     if part in ("", "precision6"):
         out += load_store_tasks(PREC6_DIR, "precision6")
+    if part in ("", "resolve7"):
+        out += load_store_tasks(RES7_DIR, "resolve7")
     return out
 
 
