@@ -222,3 +222,32 @@ def test_a_project_fact_nearer_to_a_free_default_overrides_no_other() -> None:
     facts = [make, pytest_, e2e, hypothesis, *_others()]
     assert [s for s in resolve(facts).items if s.kind == "override"] == []
     assert sorted(_pinned(facts)) == ["g-make", "g-pytest"]
+
+
+def test_a_compound_name_a_file_name_and_a_prose_verb() -> None:
+    """ "Buildkite" is no mention of the default's "build" (a closed compound's parts are not
+    the name's words); a task runner named by its file (``Taskfile.yml``) is a name; a rare
+    inflection of an everyday verb ("clashed") is prose, not a tool: the Datadog default is
+    not overridden by a port fact that mentions the dashboard."""
+    travis = G(
+        "g-travis", "Continuous integration", "CI runs on Travis CI; keep the build configuration in .travis.yml."
+    )
+    make = G(
+        "g-make", "Task runner", "Put the common project tasks behind a Makefile so `make test` works in every repo."
+    )
+    datadog = G("g-datadog", "Service metrics", "Send service metrics to Datadog and build the dashboards there.")
+    buildkite = F(
+        "p-buildkite",
+        "CI pipeline",
+        "Every push runs the Buildkite pipeline defined in .buildkite/pipeline.yml on our own agents.",
+    )
+    task = F("p-task", "Dev tasks", "Dev tasks are in Taskfile.yml (go-task) — `task test`, `task lint`, `task dev`.")
+    port = F(
+        "p-port",
+        "Tracking API locally",
+        "Starting with v3 the tracking API listens on 9090 locally (8080 clashed with the dashboard).",
+    )
+    facts = [travis, make, datadog, buildkite, task, port, *_others()]
+    pairs = {str(s.old.id): str(s.current.id) for s in resolve(facts).items if s.kind == "override"}
+    assert pairs.get("g-travis") == "p-buildkite" and pairs.get("g-make") == "p-task"
+    assert "g-datadog" not in pairs

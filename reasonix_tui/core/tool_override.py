@@ -71,6 +71,10 @@ _VALUE = re.compile(r"(?<![\w./<>-])[A-Za-z][\w-]*/[\w<][\w/<>-]*[\w>](?![\w./<>
 """A value written like a branch or path pattern (``feature/<slug>``) or an issue key with
 a slug (``eng-1423-fix``)."""
 _HAN = re.compile(r"[\u3400-\u9fff]")
+_FILE = re.compile(r"(?<![\w./<>*-])([A-Za-z][A-Za-z-]*[A-Za-z])\.[a-z]{2,4}(?![\w./-])")
+"""A file's name and its extension (``Taskfile.yml``, ``Fly.io``)."""
+_PROGRAM = re.compile(r"`([a-z][a-z0-9-]*[a-z0-9])(?=[ `])")
+"""The program a command in a code span runs: its first word (`` `uv sync` ``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,25 +112,41 @@ def _known(word: str) -> bool:
     return all(word_known(part) for part in word.split("-") if part)
 
 
+def _inflected(word: str) -> bool:
+    """Whether a rare lower-case word is an inflection of an everyday one ("clashed",
+    "formatted": the Snowball stem, a word above :data:`RARE_ZIPF`): a verb of the prose,
+    not a name."""
+    from .lang.english import stem
+
+    base = stem(word)
+    return word.endswith(("ed", "ing", "s")) and base != word and _zipf(base) > RARE_ZIPF
+
+
 def _names(text: str) -> dict[str, bool]:
     """The names of ``text``, each with whether it is *strong*: capitalised inside a
     sentence, unknown to the dictionary's glosses, or inside Chinese text — a weak name is
-    only a rare word (ruff, uv; also "formatting"), or a value written like a path or an
-    identifier (``feature/<slug>``, ``eng-1423-fix``)."""
+    only a rare word (ruff; not an inflection of an everyday word: "clashed"), a value
+    written like a path or an identifier (``feature/<slug>``, ``eng-1423-fix``), or the
+    program a command in a code span runs (`` `uv sync` ``, `` `task test` ``). A file's
+    name is read as a word (``Taskfile.yml``: "Taskfile")."""
     out: dict[str, bool] = {}
     for clause in _CLAUSE.split(text):
         han = bool(_HAN.search(clause))
-        for m in _WORD.finditer(clause):
-            word, low = m.group(0), m.group(0).lower()
-            initial = bool(_STARTS.search(clause[: m.start()]))
+        words = [(m.group(0), m.start()) for m in _WORD.finditer(clause)]
+        words += [(m.group(1), m.start()) for m in _FILE.finditer(clause)]
+        for word, start in words:
+            low = word.lower()
+            initial = bool(_STARTS.search(clause[:start]))
             if (word[0].isupper() and not initial) or any(c.isupper() for c in word[1:]):
                 out[low] = True
             elif (han and _zipf(low) <= HAN_ZIPF) or (_zipf(low) <= RARE_ZIPF and not _known(low)):
                 out[low] = True
-            elif _zipf(low) <= RARE_ZIPF:
+            elif _zipf(low) <= RARE_ZIPF and not _inflected(low):
                 out.setdefault(low, False)
         for token in _VALUE.findall(clause):
             out.setdefault(token.lower().strip(".-"), False)
+    for program in _PROGRAM.findall(text):
+        out.setdefault(program, False)
     return out
 
 
@@ -164,6 +184,13 @@ def stands_alone(name: str, text: str) -> bool:
     return False
 
 
+def _name_keys(name: str) -> frozenset[str]:
+    """The keys of a name: the whole word's key, not the parts a closed compound splits into
+    ("buildkite" is no mention of "build"); a hyphenated name keeps every part's."""
+    keys = [k for k, _, _ in _terms(name)]
+    return frozenset(keys if "-" in name else keys[:1])
+
+
 def _profile(fact: Fact) -> ToolProfile:
     from .recall.fields import meaning_text
 
@@ -178,7 +205,7 @@ def _profile(fact: Fact) -> ToolProfile:
         if held:
             clauses.append((held, frozenset(k for k, _, c in _terms(clause) if c)))
     return ToolProfile(
-        names=tuple((n, frozenset(k for k, _, _ in _terms(n)), strong) for n, strong in sorted(names.items())),
+        names=tuple((n, _name_keys(n), strong) for n, strong in sorted(names.items())),
         keys=frozenset(k for k, _, _ in terms),
         content=tuple({k: s for k, s, c in terms if c}.items()),
         title=frozenset(k for k, _, c in _terms(title) if c),

@@ -86,6 +86,7 @@ def code_version() -> str:
     stamp = source_stamp(
         *(os.path.join(core, "agent", f"{m}.py") for m in ("secrets", "secret_kinds", "secret_detection", "policy")),
         os.path.join(core, "resolve.py"),
+        os.path.join(core, "tool_override.py"),
         os.path.join(core, "recall", "fields.py"),
         os.path.join(core, "store", "freshness.py"),
         os.path.join(core, "store", "model.py"),

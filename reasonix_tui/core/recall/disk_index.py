@@ -86,6 +86,7 @@ VERSION = (
             )
         ),
         os.path.join(_CORE, "resolve.py"),
+        os.path.join(_CORE, "tool_override.py"),
         os.path.join(_CORE, "topic_search.py"),
         os.path.join(_CORE, "freshness.py"),
         os.path.join(_CORE, "store", "precedence.py"),
