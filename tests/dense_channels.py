@@ -87,15 +87,19 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
-    weighty = _weighty(units, whiches, c, count, content)
+    weighty, echo = _weighty(units, whiches, c, count, content)
+    if echo.any():
+        held_name = gate.named(units, np.stack(whiches), echo, lambda d: cidx.docs[d])
+        weighty |= held_name
+        echo &= ~held_name
+    free = distinct | ((content >= 2) & (e >= ch.E_PAIR) & (c >= ch.C_PAIR)) | rare
     passed = candidates & (
-        ((e >= ch.E_STRONG) & (c >= ch.C_STRONG) & weighty)
-        | ((e >= ch.E_MIN) & (c >= ch.C_MIN) & weighty)
-        | distinct
-        | ((c >= ch.C_FULL) & (count >= 2) & weighty)
-        | ((content >= 2) & (e >= ch.E_PAIR) & (c >= ch.C_PAIR))
-        | rare
+        ((e >= ch.E_STRONG) & (c >= ch.C_STRONG) & (weighty | echo))
+        | ((e >= ch.E_MIN) & (c >= ch.C_MIN) & (weighty | echo))
+        | ((c >= ch.C_FULL) & (count >= 2) & (weighty | echo))
+        | free
     )
+    on_echo = passed & ~free & ~weighty
     titled = passed.copy()
     near = np.flatnonzero(candidates & ~passed & (c >= ch.C_FULL))
     if len(near) > ch.TITLE_CHECKS:
@@ -115,17 +119,22 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
         for d in np.flatnonzero(passed & ~held & ~weighty).tolist():
             if sims.get(d, 0.0) < ch.SIM_GATE:
                 passed[d] = False
+        for d in np.flatnonzero(passed & on_echo).tolist():
+            if sims.get(d, 0.0) < ch.SIM_GATE:
+                passed[d] = False
         for d in np.flatnonzero(passed & (count == 1) & ~literal & ~titled).tolist():
             if d in sims and sims[d] < ch.SINGLE_SIM:
                 passed[d] = False
                 vetoed.append(d)
+    else:
+        passed &= ~on_echo
     alone = _alone(cidx, query, units, score, candidates, passed, sims) if meaning and not passed.any() else -1
     return Dense(score, candidates, passed, e, c, bests, whiches, sims, frozenset(vetoed), alone)
 
 
 def _weighty(
     units: tuple[QueryUnit, ...], whiches: list[np.ndarray], c: np.ndarray, count: np.ndarray, content: np.ndarray
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Every fact's words, each of the fact's words counted once (two query words glossed to
     the same word are one), weighed by prior (a translated one at ``TRANSLATED``); ``count``
     and ``content`` are corrected in place."""
@@ -141,7 +150,10 @@ def _weighty(
         count[d] = len(best)
         content[d] = sum(1 for _, prior in best.values() if prior >= ch.CONTENT_PRIOR)
         firm[d] = sum(weight for weight, _ in best.values())
-    return (c < ch.C_FULL) | (firm >= gate.LONE_PRIOR) | ((count >= 2) & (firm >= gate.PAIR_PRIOR))
+    loose = (c < ch.C_FULL) | (firm >= gate.LONE_PRIOR) | ((count >= 2) & (firm >= gate.PAIR_PRIOR))
+    if units and max(u.prior for u in units) < gate.LONE_PRIOR:
+        return loose & (count >= 2), loose & (count < 2)
+    return loose, np.zeros(len(c), dtype=bool)
 
 
 def _alone(

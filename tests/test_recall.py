@@ -1881,3 +1881,34 @@ def test_one_everyday_chinese_word_passes_on_meaning_only_when_the_fact_is_about
         assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
     assert ids(recall(facts, "周报写在哪里？", NOW))[:1] == ["mem-sync"]
     assert ids(recall(facts, "计费谁负责？", NOW))[:1] == ["mem-owner"]
+
+
+def test_one_everyday_word_of_a_turn_of_everyday_words_needs_the_turns_meaning() -> None:
+    """In a turn made only of everyday words ("give me a minute", "sounds good, ship it"),
+    one word a fact holds is no evidence, however rare it is in the store or whatever share
+    of the turn it holds — unless the meaning channel finds the turn about the fact ("where
+    can I read the logs?" against the logging fact)."""
+    labels = F(
+        "mem-labels",
+        "shipping-labels",
+        "Shipping labels",
+        body="Shipping labels are rendered by label-svc; a label takes about a minute, so the dashboard polls.",
+    )
+    retry = F(
+        "mem-retry",
+        "webhook-retries",
+        "Webhook retries",
+        body="Failed webhook deliveries are retried after 1, 5 and 30 minutes, then parked.",
+    )
+    logs = F(
+        "mem-logs",
+        "logs",
+        "Logs",
+        body='Production logs are in Grafana Loki; query them with {app="api"} and keep 14 days.',
+    )
+    facts = [labels, retry, logs, *_office(8)]
+    for turn in ("give me a minute", "sounds good, ship it"):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
+    assert ids(recall(facts, "where can I read the logs?", NOW))[:1] == ["mem-logs"]
+    assert ids(recall(facts, "how long does a shipping label take?", NOW))[:1] == ["mem-labels"]

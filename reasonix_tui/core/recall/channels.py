@@ -43,6 +43,7 @@ from ..store.model import Fact
 from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .gate import C_FULL, CONTENT_PRIOR, about_fact
+from .gate import named as gate_named
 from .gate import weighty as gate_weighty
 from .meaning_alone import admit, best_alone
 from .memo import FACT_MEMO
@@ -388,15 +389,16 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     e = evidence / cidx.idf_one
     c = matched / prior_total
     candidates = matched > 0
-    weighty = gate_weighty(units, which, c, count, content, firm)
-    passed = candidates & (
-        (((e >= E_STRONG) & (c >= C_STRONG)) & weighty)
-        | ((e >= E_MIN) & (c >= C_MIN) & weighty)
-        | distinct
-        | ((c >= C_FULL) & (count >= 2) & weighty)
-        | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR))
-        | _marked(docs, rare_docs)
-    )
+    weighty, echo = gate_weighty(units, which, c, count, content, firm)
+    if echo.any():
+        held_name = gate_named(units, which, echo, lambda p: cidx.docs[int(docs[p])])
+        weighty |= held_name
+        echo &= ~held_name
+    ruled = ((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | ((c >= C_FULL) & (count >= 2))
+    free = distinct | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | _marked(docs, rare_docs)
+    passed = candidates & ((ruled & (weighty | echo)) | free)
+    # passed only if the turn's meaning is the fact's (gate.weighty: a turn of everyday words)
+    on_echo = passed & ~free & ~weighty
     titled = passed.copy()
     _title_pass(cidx, units, which, docs, score, candidates & ~passed & (c >= C_FULL), passed)
     titled = passed & ~titled
@@ -412,7 +414,10 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         # written, as for the single-word veto, keeps the channel: "锁" → "锁文件").
         passed &= held | weighty | literal
         _echo_only(sims, docs, passed & ~held & ~weighty, passed)
+        _echo_only(sims, docs, passed & on_echo, passed)
         vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
+    else:
+        passed &= ~on_echo
     cs = ChannelScores(
         docs=docs,
         score=score,

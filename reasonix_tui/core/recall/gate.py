@@ -10,6 +10,7 @@ dictionaries), and the words found must carry enough of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .fields import fact_fields
 
-__all__ = ["C_FULL", "CONTENT_PRIOR", "ABOUT_SHARE", "LONE_PRIOR", "PAIR_PRIOR", "weighty", "about_fact"]
+__all__ = ["C_FULL", "CONTENT_PRIOR", "ABOUT_SHARE", "LONE_PRIOR", "PAIR_PRIOR", "weighty", "named", "about_fact"]
 
 C_FULL = 0.8
 """Two or more words covering this share of the query pass whatever the store's idf (a
@@ -50,8 +51,9 @@ def weighty(
     count: np.ndarray,
     content: np.ndarray,
     firm: np.ndarray,
-) -> np.ndarray:
-    """Which facts hold words that say something when they hold (nearly) all of the turn.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which facts hold words that say something when they hold (nearly) all of the turn,
+    and which hold them only if the turn's meaning is the fact's (see below).
 
     Everyday words found alone are no evidence because the turn is short: they are all of
     "can you check again?", "any update?" or "one more thing", and still the turn says
@@ -60,7 +62,15 @@ def weighty(
     :data:`~reasonix_tui.core.lang.terms.TRANSLATED` of it) must reach :data:`LONE_PRIOR` for
     one word, :data:`PAIR_PRIOR` for two or more. Two query words glossed to the same word
     of the fact (回头 and 再说 both "later") are one word, counted once (``count``,
-    ``content`` and ``firm`` are corrected in place)."""
+    ``content`` and ``firm`` are corrected in place).
+
+    In a turn made only of everyday words (every prior below :data:`LONE_PRIOR`: "sounds
+    good, ship it", "give me a minute", "can you double-check that?") a fact holding one of
+    them only, whatever share of the turn it holds or however rare it is in the store, is
+    returned in the second array instead: it passes only when the meaning channel's cosine
+    with the turn reaches the gate's line (the turn is about the fact: "where can I read the
+    logs?" against a logging fact, 0.53; "give me a minute" against a retry schedule in
+    minutes, 0.14)."""
     whole = c >= C_FULL
     if _glossed_alike(units):
         for p in np.flatnonzero(count >= 2).tolist():
@@ -73,7 +83,33 @@ def weighty(
             count[p] = len(best)
             content[p] = sum(1 for _, prior in best.values() if prior >= CONTENT_PRIOR)
             firm[p] = sum(w for w, _ in best.values())
-    return ~whole | (firm >= LONE_PRIOR) | ((count >= 2) & (firm >= PAIR_PRIOR))
+    loose = ~whole | (firm >= LONE_PRIOR) | ((count >= 2) & (firm >= PAIR_PRIOR))
+    if units and max(u.prior for u in units) < LONE_PRIOR:
+        # every word of the turn is an everyday one ("sounds good, ship it", "give me a
+        # minute"): one of them found alone says nothing by itself, whatever share of the
+        # turn it holds or however rare it is in the store
+        lone = loose & (count < 2)
+        return loose & ~lone, lone
+    return loose, np.zeros_like(loose)
+
+
+def named(units: Sequence[QueryUnit], which: np.ndarray, lone: np.ndarray, fact_at: Any) -> np.ndarray:
+    """Which of the ``lone`` facts (positions; ``fact_at(p)`` is the fact) hold the turn's one
+    word as a name: a tool or product written as such (:func:`~reasonix_tui.core.tool_override.names_term`:
+    capitalised inside a sentence, rare, a command's program), or a sentence that opens with
+    the word in lower case ("black is not installed here": a name written as its users write
+    it). "should I run black on my changes?" asks about that tool, everyday word or not."""
+    from ..tool_override import names_term
+
+    out = np.zeros(len(lone), dtype=bool)
+    for p in np.flatnonzero(lone).tolist():
+        fact = fact_at(p)
+        for unit, a in zip(units, which[:, p].tolist()):
+            if a >= 0 and unit.label.isascii() and unit.label.isalpha():
+                text = fact.body or ""
+                opens = re.search(r"(?:^|[.!?;]\s+)" + re.escape(unit.label) + r"\b", text)
+                out[p] = out[p] or names_term(fact, unit.label) or opens is not None
+    return out
 
 
 def _glossed_alike(units: Sequence[QueryUnit]) -> bool:
