@@ -1912,3 +1912,55 @@ def test_one_everyday_word_of_a_turn_of_everyday_words_needs_the_turns_meaning()
         assert ids(r) == [], (turn, [(h.fact.id, h.channels) for h in r.hits])
     assert ids(recall(facts, "where can I read the logs?", NOW))[:1] == ["mem-logs"]
     assert ids(recall(facts, "how long does a shipping label take?", NOW))[:1] == ["mem-labels"]
+
+
+def test_a_change_from_a_version_or_a_month_supersedes_but_a_causal_since_does_not() -> None:
+    """ "Starting with v3 …" and "Since March, …" state from when a newer fact holds: the
+    older fact on the same topic is not current. "Since Redis is single-threaded, …" gives a
+    reason, not a date: nothing is replaced."""
+    from reasonix_tui.core.resolve import resolve
+
+    port_old = F(
+        "p-old",
+        "api-port",
+        "Tracking API port",
+        body="The tracking API listens on port 8080 locally.",
+        updated=ago(300),
+    )
+    port_new = F(
+        "p-new",
+        "api-local",
+        "Tracking API locally",
+        body="Starting with v3 the tracking API listens on 9090 locally (8080 clashed with the dashboard).",
+        updated=ago(40),
+    )
+    region_old = F(
+        "r-old", "staging-cluster", "Staging cluster", body="Staging runs in AWS eu-central-1.", updated=ago(300)
+    )
+    region_new = F(
+        "r-new",
+        "staging-cluster-region",
+        "Staging cluster region",
+        body="Since March, the staging cluster runs in AWS eu-west-1.",
+        updated=ago(30),
+    )
+    for old, new in ((port_old, port_new), (region_old, region_new)):
+        res = resolve([old, new, *_office(8)])
+        sup = res.of(old)
+        assert sup is not None and sup.current is new, (old.id, sup)
+    cache_old = F(
+        "c-old",
+        "session-cache",
+        "Session cache",
+        body="Sessions are cached in Redis with a 30 minute TTL.",
+        updated=ago(300),
+    )
+    cache_new = F(
+        "c-new",
+        "session-cache-keys",
+        "Session cache keys",
+        body="Since Redis is single-threaded, keep session cache keys small.",
+        updated=ago(30),
+    )
+    res = resolve([cache_old, cache_new, *_office(8)])
+    assert res.of(cache_old) is None

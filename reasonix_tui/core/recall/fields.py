@@ -53,13 +53,14 @@ _STRONG_EN = re.compile(
 X" with or without an object between; "the old / former / legacy X" names the thing
 replaced)."""
 _CHANGE = re.compile(
-    r"\b(?:(?:turned|switched|shut)\s+(?:[\w./-]+\s+){1,2}(?:off|down)|as\s+of)\b"
-    r"|从[^，。；！？\n]{1,8}?(?:开始|起)",
+    r"\b(?:(?:turned|switched|shut)\s+(?:[\w./-]+\s+){1,2}(?:off|down)|as\s+of|starting\s+(?:with|from))\b"
+    r"|\bsince\s+(?=v?\d|(?-i:[A-Z][a-z]+)(?:\s+\d{1,4})?(?:,|$))"
+    r"|[自从][^，。；！？\n]{1,8}?(?:开始|起)",
     re.I,
 )
 """A change stated without a replacement verb: a separable phrasal verb with its object
-between ("turned Celery off"), a date from which something holds ("as of the October
-upgrade", "从十月起", "从九月份开始"). What the clause names is kept (it is the thing that
+between ("turned Celery off"), a date or version from which something holds ("as of the
+October upgrade", "starting with v3", "since March," or "since 2.0" — not "since Redis is …", "从十月起", "自 4 月起", "从九月份开始"). What the clause names is kept (it is the thing that
 changed), but for the phrase's own words."""
 _NEG = re.compile(r"\b(?:not|no|never|don'?t|do\s+not|must\s+not|rather\s+than|avoid)\b", re.I)
 """Words that reject an alternative ("use pnpm, not npm", "no feat: prefixes here", "don't run
