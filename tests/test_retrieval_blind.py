@@ -147,6 +147,13 @@ def test_resolve7_is_a_valid_store_part_after_the_others() -> None:
     assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 10
 
 
+def test_morph6_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("morph6", 5, 30)
+    by_class = {c: sum(t.cls == c for t in tasks) for c in ("morphology", "paraphrase", "generic", "irrelevant")}
+    assert by_class["morphology"] >= 8 and by_class["paraphrase"] >= 8
+    assert by_class["generic"] + by_class["irrelevant"] >= 10
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

@@ -53,6 +53,10 @@ Five parts:
   written with its tasks before the eighth round: eight overrides by another tool (the
   default never named), five changes stated without a "replace" verb, turns of everyday
   words the store also holds (silent), short real questions (recall).
+* ``morph6`` (``morph6/*.yaml``) — an invoicing team's store, written with its tasks before
+  the seventh round: tools named by what they do ("the error tracker", "the linter") against
+  facts that say what the team does ("we track exceptions", "we lint with"), paraphrase, and
+  everyday turns sharing a word with a fact (dock, fold, contain, serve) that must stay silent.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -84,7 +88,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6]
 """
 
 from __future__ import annotations
@@ -127,6 +131,7 @@ PARA5_DIR = Path(__file__).resolve().parent / "paraphrase5"
 ZH6_DIR = Path(__file__).resolve().parent / "zh6"
 PREC6_DIR = Path(__file__).resolve().parent / "precision6"
 RES7_DIR = Path(__file__).resolve().parent / "resolve7"
+MORPH6_DIR = Path(__file__).resolve().parent / "morph6"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -191,6 +196,7 @@ PARTS = (
     "zh6",
     "precision6",
     "resolve7",
+    "morph6",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -328,11 +334,13 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(PREC6_DIR, "precision6")
     if part in ("", "resolve7"):
         out += load_store_tasks(RES7_DIR, "resolve7")
+    if part in ("", "morph6"):
+        out += load_store_tasks(MORPH6_DIR, "morph6")
     return out
 
 
 def _classes(part: str) -> tuple[str, ...]:
-    if part == "realistic2":
+    if part in ("realistic2", "morph6"):
         return REALISTIC2_CLASSES
     if part in STORE_PARTS:
         return REALISTIC_CLASSES
