@@ -291,3 +291,22 @@ def test_a_single_character_with_one_sense_is_translated() -> None:
     units = {u.label: u for u in lang.query_units("慢查询日志在哪里看")}
     assert ("w:slow", "translated") in {(a[0], a[2]) for a in units["慢"].alternatives}
     assert all(a[2] == "lexical" for a in lang.query_units("表")[0].alternatives)
+
+
+def test_an_agent_noun_in_er_meets_its_short_verb_only_when_the_resources_agree() -> None:
+    """Snowball keeps a short base apart from its -er noun (tracker/track, linter/lint). The
+    two are joined when the base is a dictionary word, the noun is not the more frequent
+    word, and the shipped meaning model puts them close — not docker/dock, folder/fold,
+    number/numb, mother/moth."""
+    from reasonix_tui.core.lang.english import er_base
+    from reasonix_tui.core.lang.terms import derived_base, word_variants
+
+    pairs = {"tracker": "track", "linter": "lint", "parser": "parse", "bundler": "bundle", "seeder": "seed"}
+    for noun, verb in pairs.items():
+        assert er_base(noun) == verb and derived_base(noun) == lang.en_key(verb), noun
+    assert er_base("trackers") == "track" and er_base("timer") == "time"  # a plural; a dropped silent e
+    for word in ("docker", "folder", "number", "mother", "water", "container", "corner"):
+        assert er_base(word) == "" and derived_base(word) == "", word
+    assert derived_base("server") == "" and derived_base("printer") == ""  # words of their own in the glosses
+    assert lang.en_key("lint") in word_variants("linter")
+    assert ("w:" + lang.en_key("track"), 0.9, "lexical") in lang.query_units("error tracker")[1].alternatives

@@ -1964,3 +1964,32 @@ def test_a_change_from_a_version_or_a_month_supersedes_but_a_causal_since_does_n
     )
     res = resolve([cache_old, cache_new, *_office(8)])
     assert res.of(cache_old) is None
+
+
+def test_a_tool_named_by_what_it_does_meets_the_fact_saying_what_the_team_does() -> None:
+    """A question "which linter…" recalls "we lint with ESLint", "what parser…" recalls "parsed with
+    papaparse" (Snowball keeps a short verb apart from its -er noun); a turn about a ferry
+    that will dock or a sheet to fold does not meet a Docker or a folder fact."""
+    facts = [
+        F(
+            "mem-lint",
+            "lint",
+            "Lint",
+            body="We lint with ESLint (flat config); pnpm lint must pass with zero warnings.",
+        ),
+        F(
+            "mem-csv",
+            "csv-import",
+            "CSV import",
+            body="Customer spreadsheets are parsed with papaparse in a Web Worker.",
+        ),
+        F("mem-web", "bundling", "Bundling", body="The web app is bundled with Vite; library packages with tsup."),
+        F("mem-stack", "local-stack", "Local stack", body="docker compose up starts Postgres and Redis locally."),
+        F("mem-adr", "decision-records", "Decision records", body="Decision records go in the docs/adr folder."),
+        *_office(8),
+    ]
+    assert ids(recall(facts, "which linter is set up here?", NOW)) == ["mem-lint"]
+    assert ids(recall(facts, "what parser do we use?", NOW)) == ["mem-csv"]
+    assert ids(recall(facts, "which bundler should a new library use?", NOW))[:1] == ["mem-web"]
+    assert recall(facts, "our ferry will dock in Kiel around noon, any lunch spot near the harbour?", NOW).hits == ()
+    assert recall(facts, "how do you fold a fitted sheet neatly?", NOW).hits == ()

@@ -35,7 +35,7 @@ from . import chinese
 from .english import en_key
 from .keyed_tables import cached_table
 
-__all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_count"]
+__all__ = ["word_prior", "word_known", "load_priors", "compound_parts", "gloss_count", "zipf"]
 
 _LOCK = threading.Lock()
 _EN_LOADED = False
@@ -284,3 +284,9 @@ def compound_parts(word: str) -> tuple[str, ...]:
 def gloss_count(word: str) -> int:
     """How many times CC-CEDICT's glosses use exactly ``word`` (lowercased)."""
     return _en_exact(word)
+
+
+def zipf(word: str) -> float:
+    """wordfreq's Zipf frequency of a lowercased English word, 0 at or below
+    :data:`EN_ZIPF`'s lower end (the table keeps no rarer word)."""
+    return _freq_table().get(word, 0.0)

@@ -24,7 +24,7 @@ from typing import Any
 import regex
 
 from . import chinese
-from .english import FUNCTION_WORDS, agent_base, en_key
+from .english import FUNCTION_WORDS, agent_base, en_key, er_base
 from .prior import COMPOUND_PART_COUNT, COMPOUND_PART_MIN, compound_parts, gloss_count, word_known, word_prior
 
 __all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
@@ -88,20 +88,30 @@ def _word_terms(word: str) -> tuple[Term, ...]:
 
 LEXICALISED = 10
 """An agent noun CC-CEDICT's glosses use this often is a word of its own ("letter",
-"printer"), not read as derived."""
+"printer", "server"), not read as derived."""
+
+
+@lru_cache(maxsize=65536)
+def derived_base(low: str) -> str:
+    """The key of the word a plain English word (lowercased) is derived from, where
+    Snowball keeps them apart (logger → log, tracker → track, linter → lint), or ``""``."""
+    if gloss_count(low.rstrip("s")) >= LEXICALISED:
+        return ""
+    base = agent_base(low) or er_base(low)
+    return en_key(base) if base and en_key(base) != en_key(low) else ""
 
 
 @lru_cache(maxsize=65536)
 def word_variants(low: str) -> tuple[str, ...]:
     """Further keys of a plain English word (lowercased): the verb of an agent noun
-    Snowball keeps apart (logger → log, serializer → serial) and the parts of a closed
+    Snowball keeps apart (logger → log, serializer → serial, tracker → track) and the parts of a closed
     compound (deadletter → dead, letter; healthcheck → health, check)."""
     if not low.isalpha():
         return ()
     out: list[str] = []
-    base = agent_base(low)
-    if base and gloss_count(low.rstrip("s")) < LEXICALISED and en_key(base) != en_key(low):
-        out.append(en_key(base))
+    base = derived_base(low)
+    if base:
+        out.append(base)
     out += [en_key(p) for p in compound_parts(low) if p not in FUNCTION_WORDS]
     return tuple(dict.fromkeys(out))
 
@@ -230,9 +240,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 continue
             k = en_key(low)
             alts = [("w:" + k, 1.0, "lexical"), ("t:" + k, TRANSLATED, "translated")]
-            base = agent_base(low)
-            if base and gloss_count(low.rstrip("s")) < LEXICALISED and en_key(base) != k:
-                alts.append(("w:" + en_key(base), DERIVED, "lexical"))  # logger → log(ging)
+            base = derived_base(low)
+            if base:
+                alts.append(("w:" + base, DERIVED, "lexical"))  # logger → log(ging), tracker → track
             parts = [en_key(p) for p in compound_parts(low) if p not in FUNCTION_WORDS]
             if len(parts) >= 2:  # deadletter meets "dead letter"
                 alts.append(("&" + "&".join("w:" + p for p in parts), DERIVED, "lexical"))
