@@ -298,8 +298,7 @@ def test_an_agent_noun_in_er_meets_its_short_verb_only_when_the_resources_agree(
     two are joined when the base is a dictionary word, the noun is not the more frequent
     word, and the shipped meaning model puts them close — not docker/dock, folder/fold,
     number/numb, mother/moth."""
-    from reasonix_tui.core.lang.english import er_base
-    from reasonix_tui.core.lang.terms import derived_base, word_variants
+    from reasonix_tui.core.lang.terms import derived_base, er_base, word_variants
 
     pairs = {"tracker": "track", "linter": "lint", "parser": "parse", "bundler": "bundle", "seeder": "seed"}
     for noun, verb in pairs.items():

@@ -18,7 +18,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["stem", "en_key", "is_function_word", "FUNCTION_WORDS", "KEY_LEN", "agent_base", "er_base", "ER_MEANING"]
+__all__ = ["stem", "en_key", "is_function_word", "FUNCTION_WORDS", "KEY_LEN", "agent_base"]
 
 KEY_LEN = 6
 """Runes of a stem kept in a matching key."""
@@ -105,53 +105,3 @@ def agent_base(word: str) -> str:
         if body[-1] == body[-2] and body[-1] not in _VOWELS and body[-1] not in "lsz" and body[-3] in _VOWELS:
             return body[:-1]
     return ""
-
-
-ER_MEANING = 0.40
-"""Cosine (shipped meaning model) a word in -er needs with its base to be read as derived
-from it: "tracker"/"track" 0.49, "linter"/"lint" 0.46; "docker"/"dock" 0.27,
-"folder"/"fold" 0.20."""
-
-
-def _er_bases(w: str) -> tuple[str, ...]:
-    """The bases a word in -er may be spelled from: "track" + er, "parse" − e + er. A
-    one-syllable body ending in a single vowel and a single consonant (tim-er, fin-er) lost
-    a silent e: English doubles that consonant otherwise (run → runner)."""
-    body = w[:-2]
-    vowels = [c in _VOWELS or c == "y" for c in body]
-    one_syllable = sum(1 for i, v in enumerate(vowels) if v and (i == 0 or not vowels[i - 1])) == 1
-    if one_syllable and not vowels[-1] and body[-1] not in "wxy" and vowels[-2] and not vowels[-3]:
-        return (body + "e",)
-    return (body, body + "e")
-
-
-@lru_cache(maxsize=65536)
-def er_base(word: str) -> str:
-    """The word a lowercased word in -er (or -ers) is derived from, where Snowball keeps
-    the two apart because the base is short (tracker/track, linter/lint, parser/parse,
-    bundler/bundle, seeder/seed; also comparatives: cheaper/cheap), or ``""``.
-
-    Read from shipped resources, not a list: the base is a word CC-CEDICT's English glosses
-    use (not a function word); the derived word is not more frequent than its base
-    (wordfreq: "number" is not from "numb", "mother" not from "moth"); and the shipped
-    meaning model puts the two close (:data:`ER_MEANING`: "docker" is not from
-    "dock", "folder" not from "fold"). Measured over every -er word of wordfreq's English
-    list (see docs/recall.md)."""
-    w = word[:-1] if word.endswith("ers") else word
-    if len(w) < 5 or not w.endswith("er") or not w.isalpha() or not w.isascii() or agent_base(w):
-        return ""
-    from .prior import gloss_count, zipf
-
-    key = en_key(w)
-    bases = [b for b in _er_bases(w) if len(b) >= 3 and b not in FUNCTION_WORDS and gloss_count(b) and en_key(b) != key]
-    if not bases:
-        return ""
-    try:
-        from .meaning import model
-
-        vecs = model().embed([" " + b for b in (w, *bases)])
-    except (ImportError, OSError, ValueError):
-        return ""  # no meaning model: keep the two apart
-    # the more common spelling ("change", not "chang"); between equals, the closer one
-    (freq, cos), base = max(((zipf(b), float(vecs[0] @ v)), b) for b, v in zip(bases, vecs[1:], strict=True))
-    return base if zipf(w) <= freq and cos >= ER_MEANING else ""

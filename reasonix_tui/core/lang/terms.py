@@ -24,10 +24,19 @@ from typing import Any
 import regex
 
 from . import chinese
-from .english import FUNCTION_WORDS, agent_base, en_key, er_base
-from .prior import COMPOUND_PART_COUNT, COMPOUND_PART_MIN, compound_parts, gloss_count, word_known, word_prior
+from .english import FUNCTION_WORDS, agent_base, en_key
+from .prior import COMPOUND_PART_COUNT, COMPOUND_PART_MIN, compound_parts, gloss_count, word_known, word_prior, zipf
 
-__all__ = ["Term", "analyze", "query_units", "QueryUnit", "gloss_text", "identifier_segments"]
+__all__ = [
+    "Term",
+    "analyze",
+    "query_units",
+    "QueryUnit",
+    "gloss_text",
+    "identifier_segments",
+    "er_base",
+    "derived_base",
+]
 
 _RUNS = regex.compile(
     r"(?P<han>[\p{Han}]+)|(?P<kana>[\p{Hiragana}\p{Katakana}\p{Hangul}ー]+)|(?P<word>[[\p{L}\p{Nd}_]--[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]]+)",
@@ -84,6 +93,56 @@ def _word_terms(word: str) -> tuple[Term, ...]:
     if low in FUNCTION_WORDS or len(low) < 2 and not low.isdigit():
         return ()
     return (Term("w:" + en_key(low), low), *(Term("w:" + key, low) for key in word_variants(low)))
+
+
+_VOWELS_Y = frozenset("aeiouy")
+
+ER_MEANING = 0.40
+"""Cosine (shipped meaning model) a word in -er needs with its base to be read as derived
+from it: "tracker"/"track" 0.49, "linter"/"lint" 0.46; "docker"/"dock" 0.27,
+"folder"/"fold" 0.20."""
+
+
+def _er_bases(w: str) -> tuple[str, ...]:
+    """The bases a word in -er may be spelled from: "track" + er, "parse" − e + er. A
+    one-syllable body ending in a single vowel and a single consonant (tim-er, fin-er) lost
+    a silent e: English doubles that consonant otherwise (run → runner)."""
+    body = w[:-2]
+    vowels = [c in _VOWELS_Y for c in body]
+    one_syllable = sum(1 for i, v in enumerate(vowels) if v and (i == 0 or not vowels[i - 1])) == 1
+    if one_syllable and not vowels[-1] and body[-1] not in "wxy" and vowels[-2] and not vowels[-3]:
+        return (body + "e",)
+    return (body, body + "e")
+
+
+@lru_cache(maxsize=65536)
+def er_base(word: str) -> str:
+    """The word a lowercased word in -er (or -ers) is derived from, where Snowball keeps
+    the two apart because the base is short (tracker/track, linter/lint, parser/parse,
+    bundler/bundle, seeder/seed; also comparatives: cheaper/cheap), or ``""``.
+
+    Read from shipped resources, not a list: the base is a word CC-CEDICT's English glosses
+    use (not a function word); the derived word is not more frequent than its base
+    (wordfreq: "number" is not from "numb", "mother" not from "moth"); and the shipped
+    meaning model puts the two close (:data:`ER_MEANING`: "docker" is not from
+    "dock", "folder" not from "fold"). Measured over every -er word of wordfreq's English
+    list (see docs/recall.md)."""
+    w = word[:-1] if word.endswith("ers") else word
+    if len(w) < 5 or not w.endswith("er") or not w.isalpha() or not w.isascii() or agent_base(w):
+        return ""
+    key = en_key(w)
+    bases = [b for b in _er_bases(w) if len(b) >= 3 and b not in FUNCTION_WORDS and gloss_count(b) and en_key(b) != key]
+    if not bases:
+        return ""
+    try:
+        from .meaning import model
+
+        vecs = model().embed([" " + b for b in (w, *bases)])
+    except (ImportError, OSError, ValueError):
+        return ""  # no meaning model: keep the two apart
+    # the more common spelling ("change", not "chang"); between equals, the closer one
+    (freq, cos), base = max(((zipf(b), float(vecs[0] @ v)), b) for b, v in zip(bases, vecs[1:], strict=True))
+    return base if zipf(w) <= freq and cos >= ER_MEANING else ""
 
 
 LEXICALISED = 10
