@@ -307,5 +307,7 @@ def test_an_agent_noun_in_er_meets_its_short_verb_only_when_the_resources_agree(
     for word in ("docker", "folder", "number", "mother", "water", "container", "corner"):
         assert er_base(word) == "" and derived_base(word) == "", word
     assert derived_base("server") == "" and derived_base("printer") == ""  # words of their own in the glosses
+    for word in ("faster", "shorter", "cheaper", "clearer", "quicker", "bigger", "hotter"):
+        assert derived_base(word) == "", word  # comparatives: "make it faster" is not about something fast
     assert lang.en_key("lint") in word_variants("linter")
     assert ("w:" + lang.en_key("track"), 0.9, "lexical") in lang.query_units("error tracker")[1].alternatives

@@ -128,16 +128,24 @@ def _build_en() -> tuple[list[str], list[int], int]:
     return words, cum, max(len(senses), 1)
 
 
+SUPERLATIVE_ZIPF = 2.5
+"""Words in -est are kept down to this Zipf frequency ("clearest" 3.0, "quickest" 3.4):
+a comparative is told from an agent noun by its superlative (:func:`zipf`). The prior of
+a word this rare is the top one either way."""
+
+
 def _build_freq() -> dict[str, float]:
-    """English words (lowercased letters) more frequent than :data:`EN_ZIPF`'s lower end,
-    with their Zipf frequency (``log10`` of occurrences per billion words) in wordfreq's
-    large English list; a rarer or unlisted word has the top prior."""
+    """English words (lowercased letters) more frequent than :data:`EN_ZIPF`'s lower end
+    (words in -est down to :data:`SUPERLATIVE_ZIPF`), with their Zipf frequency (``log10``
+    of occurrences per billion words) in wordfreq's large English list; a rarer or unlisted
+    word has the top prior."""
     from wordfreq import get_frequency_dict
 
     out: dict[str, float] = {}
     for word, freq in get_frequency_dict("en", wordlist="large").items():
         zipf = math.log10(freq) + 9.0 if freq > 0 else 0.0
-        if zipf > EN_ZIPF[0] and word.isascii() and word.isalpha():
+        low = SUPERLATIVE_ZIPF if word.endswith("est") else EN_ZIPF[0]
+        if zipf > low and word.isascii() and word.isalpha():
             out[word] = round(zipf, 2)
     return out
 
@@ -288,5 +296,6 @@ def gloss_count(word: str) -> int:
 
 def zipf(word: str) -> float:
     """wordfreq's Zipf frequency of a lowercased English word, 0 at or below
-    :data:`EN_ZIPF`'s lower end (the table keeps no rarer word)."""
+    :data:`EN_ZIPF`'s lower end (the table keeps no rarer word; a word in -est, at or below
+    :data:`SUPERLATIVE_ZIPF`)."""
     return _freq_table().get(word, 0.0)

