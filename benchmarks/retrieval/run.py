@@ -56,7 +56,10 @@ Five parts:
 * ``morph6`` (``morph6/*.yaml``) — an invoicing team's store, written with its tasks before
   the seventh round: tools named by what they do ("the error tracker", "the linter") against
   facts that say what the team does ("we track exceptions", "we lint with"), paraphrase, and
-  everyday turns sharing a word with a fact (dock, fold, contain, serve) that must stay silent.
+  everyday turns sharing a word with a fact (dock, fold, contain, serve) that must stay silent;
+  and a parcel-delivery team's store, written after the -er rule: other derivations
+  (notifications / notify, failures / fails, maintain / maintenance) and everyday turns
+  holding such a word (a stamp collector, a permission slip).
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
