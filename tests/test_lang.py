@@ -311,3 +311,20 @@ def test_an_agent_noun_in_er_meets_its_short_verb_only_when_the_resources_agree(
         assert derived_base(word) == "", word  # comparatives: "make it faster" is not about something fast
     assert lang.en_key("lint") in word_variants("linter")
     assert ("w:" + lang.en_key("track"), 0.9, "lexical") in lang.query_units("error tracker")[1].alternatives
+
+
+def test_a_latin_noun_meets_its_verb_only_from_the_question_and_when_the_model_agrees() -> None:
+    """Snowball keeps notification/notify, decision/decide, maintenance/maintain apart. A
+    question's noun gets its verb as a weaker alternative when the verb is a dictionary word
+    and the meaning model puts the two close (not replication/reply, contention/contain,
+    commission/commit); a fact's noun is not indexed under its verb."""
+    from reasonix_tui.core.lang.terms import NOUN_VERB, noun_base, word_variants
+
+    pairs = {"notifications": "notify", "decision": "decide", "maintenance": "maintain", "resolution": "resolve"}
+    for noun, verb in pairs.items():
+        assert noun_base(noun) == verb, noun
+    for word in ("replication", "contention", "commission", "reception", "attention", "station", "notify"):
+        assert noun_base(word) == "", word
+    assert lang.en_key("decide") not in word_variants("decisions")
+    units = {u.label: u for u in lang.query_units("how do customer notifications go out?")}
+    assert ("w:" + lang.en_key("notify"), NOUN_VERB, "lexical") in units["notifications"].alternatives

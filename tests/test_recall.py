@@ -1993,3 +1993,28 @@ def test_a_tool_named_by_what_it_does_meets_the_fact_saying_what_the_team_does()
     assert ids(recall(facts, "which bundler should a new library use?", NOW))[:1] == ["mem-web"]
     assert recall(facts, "our ferry will dock in Kiel around noon, any lunch spot near the harbour?", NOW).hits == ()
     assert recall(facts, "how do you fold a fitted sheet neatly?", NOW).hits == ()
+
+
+def test_a_question_noun_meets_the_fact_that_uses_its_verb() -> None:
+    """ "How do customer notifications go out?" recalls "we notify customers by SMS"; a turn
+    about a photo's resolution does not meet the fact saying incidents are resolved (a noun
+    read through its verb weighs as a translation does)."""
+    facts = [
+        F(
+            "mem-sms",
+            "customer-sms",
+            "Telling customers about their parcel",
+            body="We notify customers by SMS through Twilio when the parcel is out for delivery.",
+        ),
+        F(
+            "mem-inc",
+            "incidents",
+            "Incidents",
+            body="The on-call engineer owns an incident until it is resolved and writes the postmortem.",
+        ),
+        F("mem-ports", "local-ports", "Local ports", body="Locally the API listens on 8081 and Postgres on 5433."),
+        *_office(8),
+    ]
+    assert ids(recall(facts, "how do customer notifications go out?", NOW))[:1] == ["mem-sms"]
+    assert ids(recall(facts, "who is responsible for incident resolution?", NOW))[:1] == ["mem-inc"]
+    assert recall(facts, "the resolution of this photo is too low", NOW).hits == ()

@@ -35,6 +35,7 @@ __all__ = [
     "gloss_text",
     "identifier_segments",
     "er_base",
+    "noun_base",
     "derived_base",
 ]
 
@@ -144,6 +145,63 @@ def er_base(word: str) -> str:
     # the more common spelling ("change", not "chang"); between equals, the closer one
     (freq, cos), base = max(((zipf(b), float(vecs[0] @ v)), b) for b, v in zip(bases, vecs[1:], strict=True))
     return base if zipf(w) <= freq and cos >= ER_MEANING else ""
+
+
+NOUN_SUFFIXES = (
+    ("ication", "y"),
+    ("ision", "ide"),
+    ("usion", "ude"),
+    ("ension", "end"),
+    ("ansion", "and"),
+    ("ention", "ain"),
+    ("ention", "end"),
+    ("ission", "it"),
+    ("olution", "olve"),
+    ("uction", "uce"),
+    ("umption", "ume"),
+    ("orption", "orb"),
+    ("iption", "ibe"),
+    ("eption", "eive"),
+    ("enance", "ain"),
+)
+"""English's Latin noun endings whose verb is spelled otherwise (notification/notify,
+decision/decide, extension/extend, permission/permit, resolution/resolve,
+reduction/reduce, maintenance/maintain): Snowball keeps such pairs apart, while it gives
+the regular ones (deletion, migration, deployment, performance) their verb's stem."""
+
+
+@lru_cache(maxsize=65536)
+def noun_base(word: str) -> str:
+    """The verb a lowercased noun (or its plural) in one of :data:`NOUN_SUFFIXES` is
+    derived from, or ``""``: the verb is a word CC-CEDICT's glosses use, and the shipped
+    meaning model puts the two close (:data:`ER_MEANING`: "decision"/"decide" 0.66,
+    "notification"/"notify" 0.71; not "replication"/"reply" 0.19, "contention"/"contain"
+    0.23, "commission"/"commit" 0.13, "reception"/"receive" 0.20). Measured over every such
+    word of wordfreq's English list (see docs/recall.md).
+
+    Used one way only: a query's noun meets a fact's verb ("what's the retention on scan
+    events?" → "retained for 90 days"); a fact's noun is not indexed under its verb, since
+    a turn built on a verb is often a request about nothing stored ("you decide" is not
+    about the decision log)."""
+    w = word[:-1] if word.endswith("s") else word
+    if not w.isalpha() or not w.isascii():
+        return ""
+    key = en_key(w)
+    bases = [
+        b
+        for b in dict.fromkeys(w[: -len(suf)] + rep for suf, rep in NOUN_SUFFIXES if w.endswith(suf))
+        if len(b) >= 4 and b not in FUNCTION_WORDS and gloss_count(b) and en_key(b) != key
+    ]
+    if not bases:
+        return ""
+    try:
+        from .meaning import model
+
+        vecs = model().embed([" " + b for b in (w, *bases)])
+    except (ImportError, OSError, ValueError):
+        return ""  # no meaning model: keep the two apart
+    cos, base = max((float(vecs[0] @ v), b) for b, v in zip(bases, vecs[1:], strict=True))
+    return base if cos >= ER_MEANING else ""
 
 
 LEXICALISED = 10
@@ -314,6 +372,9 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             base = derived_base(low)
             if base:
                 alts.append(("w:" + base, DERIVED, "lexical"))  # logger → log(ging), tracker → track
+            noun = noun_base(low)  # a question's noun meets its verb: notifications → "we notify"
+            if noun:
+                alts.append(("w:" + en_key(noun), NOUN_VERB, "lexical"))
             parts = [en_key(p) for p in compound_parts(low) if p not in FUNCTION_WORDS]
             if len(parts) >= 2:  # deadletter meets "dead letter"
                 alts.append(("&" + "&".join("w:" + p for p in parts), DERIVED, "lexical"))
@@ -379,6 +440,11 @@ TRANSLATED = 0.6
 """Weight of a match through the dictionary, relative to a real word match."""
 DERIVED = 0.9
 """Weight of a match through derivation (logger → log) or a compound's parts."""
+NOUN_VERB = TRANSLATED
+"""Weight of a query noun's match through its verb (:func:`noun_base`: "notifications"
+meets "we notify"): such a noun often has senses of its own (a screen's resolution, an
+application), so it counts as a translation does (at the weight of a real match, "the
+resolution of this photo is too low" passed on a fact saying an incident is resolved)."""
 FILE_PREFIX = 0.8
 """Weight of a query word that begins a file name of a fact (``^f:nvm`` meets ``.nvmrc``:
 configuration files are named after their tool — ``.eslintrc``, ``tsconfig.json``)."""
