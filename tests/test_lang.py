@@ -328,3 +328,15 @@ def test_a_latin_noun_meets_its_verb_only_from_the_question_and_when_the_model_a
     assert lang.en_key("decide") not in word_variants("decisions")
     units = {u.label: u for u in lang.query_units("how do customer notifications go out?")}
     assert ("w:" + lang.en_key("notify"), NOUN_VERB, "lexical") in units["notifications"].alternatives
+
+
+def test_an_acronyms_plural_is_the_word_as_written_and_its_acronym() -> None:
+    """ "ADRs", "PRs", "APIs" are no identifiers cut at an inner capital ("ad" + "rs"): they
+    keep their spelling (a fact saying "PRs" still meets "PRs") and meet the acronym."""
+    units = {u.label: u for u in lang.query_units("where do ADRs go? who merges PRs?")}
+    assert ("x:adrs", 1.0, "lexical") in units["adrs"].alternatives
+    assert ("w:" + lang.en_key("adr"), 1.0, "lexical") in units["adrs"].alternatives
+    assert units["prs"].prior == word_prior("pr")  # read as the acronym, it says as little
+    keys = {t.key for t in lang.analyze("Renovate opens PRs for APIs")}
+    assert {"x:prs", "w:" + lang.en_key("pr"), "x:apis", "w:" + lang.en_key("api")} <= keys
+    assert "w:rs" not in keys and "w:pi" not in keys

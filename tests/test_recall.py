@@ -2018,3 +2018,18 @@ def test_a_question_noun_meets_the_fact_that_uses_its_verb() -> None:
     assert ids(recall(facts, "how do customer notifications go out?", NOW))[:1] == ["mem-sms"]
     assert ids(recall(facts, "who is responsible for incident resolution?", NOW))[:1] == ["mem-inc"]
     assert recall(facts, "the resolution of this photo is too low", NOW).hits == ()
+
+
+def test_an_acronyms_plural_meets_the_acronym() -> None:
+    """ "Where do ADRs go?" recalls the fact about the docs/adr folder."""
+    facts = [
+        F(
+            "mem-adr",
+            "decision-records",
+            "Decision records",
+            body="Architecture decision records go in the docs/adr folder, numbered like 0007-use-temporal.md.",
+        ),
+        F("mem-ports", "local-ports", "Local ports", body="Locally the API listens on 8081 and Postgres on 5433."),
+        *_office(8),
+    ]
+    assert ids(recall(facts, "where do ADRs go?", NOW)) == ["mem-adr"]

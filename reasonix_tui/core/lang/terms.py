@@ -68,6 +68,16 @@ def identifier_segments(word: str) -> list[str]:
     return segs if len(segs) >= 2 else []
 
 
+_ACRONYM_PLURAL = regex.compile(r"[A-Z]{2,}s")
+"""An acronym's plural (APIs, PRs, ADRs, PDFs): the word as written and its acronym, not an
+identifier cut at its inner capital ("ADRs" is no "ad" + "rs")."""
+
+
+def _acronym(word: str) -> str:
+    """The acronym (lowercased) an acronym's plural is written with, or ``""``."""
+    return word[:-1].lower() if word[-1:] == "s" and _ACRONYM_PLURAL.fullmatch(word) else ""
+
+
 def _is_identifier(word: str) -> bool:
     """Written like a code identifier: an underscore, a digit, or an inner capital in a word
     that also has lower-case letters."""
@@ -85,6 +95,9 @@ def _is_identifier(word: str) -> bool:
 def _word_terms(word: str) -> tuple[Term, ...]:
     """The terms of one word (memoised: a store repeats its words)."""
     low = word.lower()
+    acronym = _acronym(word)
+    if acronym:  # "PRs": the word as written, and "PR"
+        return (Term("x:" + low, word), Term("w:" + en_key(acronym), acronym))
     if _is_identifier(word):
         out = [Term("x:" + low, word)]
         for seg in identifier_segments(word):
@@ -358,6 +371,13 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
         han, kana, word = m.group("han"), m.group("kana"), m.group("word")
         if word is not None:
             low = word.lower()
+            acronym = _acronym(word)
+            if acronym:  # "ADRs" as written, or the acronym ("ADR", "adr"): not "ad" + "rs"
+                both = (("x:" + low, 1.0, "lexical"), ("w:" + en_key(acronym), 1.0, "lexical"))
+                # written as is, an identifier (a fact saying "PRs" passes as on any name);
+                # read as the acronym, the acronym's prior ("IDs" says as little as "id")
+                units.setdefault(low, QueryUnit(low, both, True, word_prior(acronym), known=word_known(acronym)))
+                continue
             if _is_identifier(word):
                 alts: list[tuple[str, float, str]] = [("x:" + low, 1.0, "lexical")]
                 segs = [en_key(s) for s in identifier_segments(word) if s not in FUNCTION_WORDS and not s.isdigit()]
