@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 from script_modules import bench
 
@@ -120,3 +121,26 @@ def test_health_bench_measures_its_own_part_at_a_size(capsys: pytest.CaptureFixt
     assert hb.main(["--own-peak", "60", "--traces", "12"]) == 0
     out = capsys.readouterr().out
     assert "health's own part" in out and "peak resident memory (MB)" in out and "after a write" in out
+
+
+def test_meaning_probe_reads_no_held_out_part_and_applies_the_shipped_rule() -> None:
+    probe = bench("meaning_probe")
+    assert not {"blind", "blind2"} & set(probe.OPEN_PARTS)
+    rule = probe.rule
+    n = rule.MIN_FACTS
+    sims = np.full(n, 0.05, dtype=np.float32)
+    sims[3] = 0.5  # far above the store, and above SIM_ALONE
+    words = ["alpha", "beta", "gamma"]
+    word_sims = np.zeros((3, n), dtype=np.float32)
+    word_sims[:, 3] = rule.SUPPORT_SIM  # every word points to fact 3
+
+    def turn(cls: str, ws: np.ndarray, mass: float = 3.0) -> Any:
+        return probe.Turn("p", "t", cls, [f"f{i}" for i in range(n)], ["f3"], [], words, mass, sims, ws)
+
+    shipped = (rule.SIM_ALONE, rule.Z_ALONE, rule.SUPPORT_SIM, rule.SUPPORT_WORDS)
+    assert probe.admitted(turn("paraphrase", word_sims), *shipped) == "f3"
+    few = word_sims.copy()
+    few[0, 3] = 0.0  # two words point to it: not enough
+    assert probe.admitted(turn("paraphrase", few), *shipped) is None
+    assert probe.admitted(turn("paraphrase", word_sims, mass=rule.SUPPORT_MASS / 2), *shipped) is None
+    assert probe.score([turn("paraphrase", word_sims), turn("irrelevant", word_sims)], *shipped)[:3] == (1, 0, 1)
