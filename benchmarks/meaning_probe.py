@@ -55,7 +55,18 @@ from reasonix_tui.core.lang import embed, gloss_text, query_units  # noqa: E402
 from reasonix_tui.core.recall import meaning_alone as rule  # noqa: E402
 from reasonix_tui.core.recall.fields import meaning_text  # noqa: E402
 
-OPEN_PARTS = ("realistic", "realistic2", "realistic3", "realistic4", "zh5", "zh6", "override5", "paraphrase5")
+OPEN_PARTS = (
+    "realistic",
+    "realistic2",
+    "realistic3",
+    "realistic4",
+    "zh5",
+    "zh6",
+    "override5",
+    "paraphrase5",
+    "precision6",
+    "resolve7",
+)
 SILENT_CLASSES = ("generic", "irrelevant")
 COSINES = (0.15, 0.2, 0.26, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
 """The grid's least cosines (a model's cosines have their own scale: e5's sit at 0.7-0.9)."""
