@@ -26,6 +26,7 @@ import importlib.util
 import logging
 import os
 import re
+import stat
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
@@ -89,11 +90,18 @@ def _default_cache_dir() -> str:
     base = os.path.join(tempfile.gettempdir(), f"reasonix-tui-{uid}")
     path = os.path.join(base, "lang")
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
         for d in (base, path):
-            st = os.stat(d)
-            if (hasattr(os, "getuid") and st.st_uid != uid) or st.st_mode & 0o077:
+            try:
+                os.mkdir(d, 0o700)  # each level 0700 (``makedirs`` makes the parent with the umask's mode)
+            except FileExistsError:
+                pass
+            st = os.lstat(d)
+            if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != uid):
                 return ""
+            if st.st_mode & 0o077:  # ours, made open by an earlier version or another tool: close it
+                os.chmod(d, 0o700)
+                if os.lstat(d).st_mode & 0o077:
+                    return ""
     except OSError:
         return ""
     return path
