@@ -17,7 +17,7 @@ from reasonix_tui.core.recall.disk_index import MAGIC, StoredRecallIndex, index_
 from reasonix_tui.core.recall.memo import FACT_MEMO, memo_path
 from reasonix_tui.core.settings import Settings
 from reasonix_tui.core.store.requests import SaveRequest
-from reasonix_tui.core.store.sealed import read_sealed
+from reasonix_tui.core.store.sectioned import open_sectioned
 from reasonix_tui.core.store.store import Store
 
 
@@ -76,9 +76,13 @@ CHANGES: dict[str, Callable[[Layout], None]] = {
 
 
 def _payload(layout: Layout) -> Any:
-    data = read_sealed(index_path(Store(layout)), MAGIC)
-    assert type(data) is tuple
-    return data
+    """The index file's header and every section's bytes (checked)."""
+    sec = open_sectioned(index_path(Store(layout)), MAGIC)
+    assert sec is not None
+    try:
+        return sec.header, {name: sec.raw(name) for name in sorted(sec._table)}
+    finally:
+        sec.close()
 
 
 def _full_build(layout: Layout) -> Any:

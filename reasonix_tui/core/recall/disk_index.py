@@ -39,9 +39,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compat import tokenize as _tokenize
+from ..store.atomic import atomic_write
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
-from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..store.sealed import source_stamp
+from ..store.sectioned import Sectioned, from_blob, open_sectioned, sectioned_blob
+from .disk_sections import to_sections
 from .index import RecallIndex, _Freshness
 from .listing import Listing, list_fact_files, stat_keys
 from .stored_views import (
@@ -50,19 +53,17 @@ from .stored_views import (
     LazyExclusions,
     LazyFacts,
     LazyTexts,
-    StoredBM25,
     StoredPool,
     Successors,
 )
-from .term_matrix import TermMatrix
 
 if TYPE_CHECKING:
     from ..store.model import Fact
     from ..store.store import Store
 
-__all__ = ["index_for", "index_path", "Changed", "StoredRecallIndex", "by_id"]
+__all__ = ["index_for", "index_path", "Changed", "Corrupt", "StoredRecallIndex", "by_id", "listing_digest"]
 
-MAGIC = b"RXTUI-RECALL-INDEX\n"
+MAGIC = b"RXTUI-RECALL-INDEX2\n"
 _HERE = os.path.dirname(__file__)
 _CORE = os.path.dirname(_HERE)
 VERSION = (
@@ -81,6 +82,7 @@ VERSION = (
                 "listing.py",
                 "stored_views.py",
                 "disk_rows.py",
+                "disk_sections.py",
                 "row_table.py",
                 "memo.py",
             )
@@ -93,7 +95,7 @@ VERSION = (
         os.path.join(_CORE, "store", "model.py"),
         *sorted(glob.glob(os.path.join(_CORE, "lang", "*.py"))),
     )
-    + ":1"
+    + ":2"
 )
 """Everything in the file is derived by this code: a change of any of it discards the file."""
 
@@ -152,31 +154,28 @@ def _channel_class() -> type:
     class StoredChannels(ChannelIndex):
         """A :class:`~.channels.ChannelIndex` read from disk: postings by key string."""
 
-        def __init__(
-            self,
-            docs: LazyFacts,
-            keys: list[str],
-            start: np.ndarray,
-            end: np.ndarray,
-            pdocs: np.ndarray,
-            tfs: np.ndarray,
-            norm: np.ndarray,
-            idf_one: float,
-            vectors: Any,
-            sources: tuple[bytes, bytes, str],
-        ) -> None:
+        def __init__(self, docs: LazyFacts, sec: Sectioned, ch: dict[str, Any]) -> None:
+            from .disk_sections import KeyPostings
+
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
-            self.n = len(docs)
-            self._key_list = keys
-            self._start, self._end, self._docs, self._tfs = start, end, pdocs, tfs
-            self.norm = norm
-            self.idf_one = idf_one
+            self.n = n = len(docs)
+            self._sec = sec
+            self._key_list = keys = ch["keys"]
+            self._start = sec.array("ch_start", np.int64)
+            self._end = sec.array("ch_end", np.int64)
+            self._postings = KeyPostings(sec, ch["tfs32"])
+            self.norm = sec.array("ch_norm", np.float64)
+            self.idf_one = ch["idf_one"]
             self._lock = threading.Lock()
-            self._vectors = vectors
+            self._vectors = None
+            self._has_vectors = ch["has_vectors"]
             self._moments = None
-            self._source_docs = np.frombuffer(sources[0], dtype=np.int32)
-            self._source_starts = np.frombuffer(sources[1], dtype=np.int64)
-            self._source_text = sources[2]
+            if ch["moments_d"] is not None:
+                d = ch["moments_d"]
+                self._moments = (sec.array("ch_mean", np.float64), sec.array("ch_second", np.float64).reshape(d, d))
+            self._source_docs: np.ndarray | None = None
+            self._source_starts: np.ndarray | None = None
+            self._n_docs = n
             _known_file_keys(keys)
 
         def source(self, doc: int, key: str) -> str:
@@ -185,10 +184,13 @@ def _channel_class() -> type:
             decoded)."""
             import json
 
+            if self._source_docs is None or self._source_starts is None:
+                self._source_docs = self._sec.array("src_docs", np.int32)
+                self._source_starts = self._sec.array("src_starts", np.int64)
             i = int(np.searchsorted(self._source_docs, doc))
             if i >= len(self._source_docs) or int(self._source_docs[i]) != doc:
                 return ""
-            piece = self._source_text[int(self._source_starts[i]) : int(self._source_starts[i + 1])]
+            piece = self._sec.text("src_text", int(self._source_starts[i]), int(self._source_starts[i + 1]))
             words: dict[str, str] = dict(json.loads(piece))
             return words.get(key, "")
 
@@ -196,12 +198,19 @@ def _channel_class() -> type:
             i = bisect_left(self._key_list, key)
             if i >= len(self._key_list) or self._key_list[i] != key:
                 return None
-            s, e = int(self._start[i]), int(self._end[i])
-            return self._docs[s:e], self._tfs[s:e]
+            return self._postings.get(int(self._start[i]), int(self._end[i]))
 
         def vectors(self) -> Any:
             if self._vectors is None:
-                raise ValueError("no meaning vectors")
+                if not self._has_vectors:
+                    raise ValueError("no meaning vectors")
+                # no lock: similarity_spread holds self._lock when it asks; two threads would
+                # read the same checked bytes
+                if self._n_docs:
+                    half = self._sec.array("ch_vectors", np.float16).reshape(self._n_docs, -1)
+                    self._vectors = HalfRows(half)  # type: ignore[assignment]  # rows widened on use
+                else:
+                    self._vectors = np.zeros((0, 256), dtype=np.float32)
             return self._vectors
 
     return StoredChannels
@@ -260,7 +269,11 @@ def _resolution_class() -> type:
 class StoredRecallIndex(RecallIndex):
     """A :class:`~.index.RecallIndex` read from disk; facts are read from their files on use."""
 
-    def __init__(self, data: dict[str, Any], listing: Listing) -> None:  # noqa: D107 - see class
+    def __init__(self, sec: Sectioned, listing: Listing) -> None:  # noqa: D107 - see class
+        from .disk_sections import TermPostings
+
+        data: dict[str, Any] = sec.header
+        self.sections = sec
         loader = self.loader = _Loader(listing.paths, listing.scopes, listing.keys)
         self._ids: dict[str, int] = data["ids"]
         self.docs = LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
@@ -271,19 +284,10 @@ class StoredRecallIndex(RecallIndex):
         )
         self._all = LazyFacts(loader, data["all_files"])
         n = len(data["doc_files"])
-        matrix = TermMatrix(
-            [""] * n,
-            [],
-            [],
-            data["terms"],
-            np.frombuffer(data["offsets"], dtype=np.int64),
-            np.frombuffer(data["term_ids"], dtype=np.int32),
-            np.frombuffer(data["counts"], dtype=np.int32),
-        )
-        self.bm25 = StoredBM25(matrix) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
+        self.bm25 = TermPostings(sec, data["terms"], n) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
 
         def arr(name: str, dtype: Any) -> np.ndarray:
-            return np.frombuffer(data[name], dtype=dtype)
+            return sec.array(name, dtype)
 
         self.is_project = arr("is_project", bool)
         self.volatile = arr("volatile", bool)
@@ -296,30 +300,7 @@ class StoredRecallIndex(RecallIndex):
         self._excluded_tokens = data["ex_tokens"]
         self._lock = threading.RLock()
         self._extras = {}
-        ch = data["channels"]
-        vectors: Any = None
-        if ch["vectors"] is not None and n:
-            vectors = HalfRows(np.frombuffer(ch["vectors"], dtype=np.float16).reshape(n, -1))
-        elif ch["vectors"] is not None:
-            vectors = np.zeros((0, 256), dtype=np.float32)
-        self._extras["channels"] = _channel_class()(
-            self.docs,
-            ch["keys"],
-            np.frombuffer(ch["start"], dtype=np.int64),
-            np.frombuffer(ch["end"], dtype=np.int64),
-            np.frombuffer(ch["docs"], dtype=np.int32).astype(np.int64),
-            np.frombuffer(ch["tfs"], dtype=np.float32 if ch["tfs32"] else np.float64).astype(np.float64),
-            np.frombuffer(ch["norm"], dtype=np.float64),
-            ch["idf_one"],
-            vectors,
-            ch["sources"],
-        )
-        if ch["moments"] is not None:
-            d, mean_vec, second = ch["moments"]
-            self._extras["channels"]._moments = (
-                np.frombuffer(mean_vec, dtype=np.float64),
-                np.frombuffer(second, dtype=np.float64).reshape(d, d),
-            )
+        self._extras["channels"] = _channel_class()(self.docs, sec, data["channels"])
         from .enhance import EnhancedIndex
 
         self._extras["enhanced"] = EnhancedIndex(
@@ -371,17 +352,66 @@ def by_id(index: RecallIndex) -> Any:
     return {f.id: f for f in index.source}
 
 
-def _load(path: str, folders: str, listing: Listing) -> StoredRecallIndex | None:
-    data = read_sealed(path, MAGIC)
-    if type(data) is not tuple or len(data) != 5 or data[0] != VERSION or data[1] != folders:
+def listing_digest(listing: Listing) -> bytes:
+    """SHA-256 of the listing (paths and stat keys): what the index was built from, checked
+    without keeping every path and key in the file's header."""
+    import itertools
+
+    digest = hashlib.sha256("\0".join(listing.paths).encode("utf-8", "surrogateescape"))
+    digest.update(b"\1" + "\0".join(listing.scopes).encode("utf-8", "surrogateescape"))
+    keys = np.fromiter(itertools.chain.from_iterable(listing.keys), dtype=np.int64, count=4 * len(listing.keys))
+    digest.update(keys.tobytes())
+    return digest.digest()
+
+
+class Corrupt(Changed):
+    """The index file's bytes do not match their digests: answer from the store (the file
+    is removed, so the next run writes it again)."""
+
+
+def _discard(path: str) -> Any:
+    def discard() -> None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+    return discard
+
+
+def _open(sec: Sectioned | None, folders: str, listing: Listing) -> StoredRecallIndex | None:
+    if sec is None:
         return None
-    _v, _f, files, keys, payload = data
-    if files != listing.paths or keys != listing.keys:
+    head = sec.header
+    if type(head) is not tuple or len(head) != 4 or head[0] != VERSION or head[1] != folders:
         return None
+    if head[2] != listing_digest(listing) or type(head[3]) is not dict:
+        return None
+    sec.header = head[3]
     try:
-        return StoredRecallIndex(payload, listing)
-    except (KeyError, TypeError, ValueError, IndexError):
+        return StoredRecallIndex(sec, listing)
+    except (KeyError, TypeError, ValueError, IndexError, Changed):
         return None
+
+
+def _load(path: str, folders: str, listing: Listing) -> StoredRecallIndex | None:
+    return _open(open_sectioned(path, MAGIC, Corrupt, _discard(path)), folders, listing)
+
+
+def _written(
+    path: str, folders: str, listing: Listing, payload: dict[str, Any], table: Any
+) -> StoredRecallIndex | None:
+    """Write the index (and its rows); the index over the bytes written (in memory)."""
+    from . import disk_rows
+
+    header, sections = to_sections(payload)
+    blob = sectioned_blob(MAGIC, (VERSION, folders, listing_digest(listing), header), sections)
+    try:
+        atomic_write(path, blob, 0o600, durable=False)
+        disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, table)
+    except (OSError, ValueError):
+        pass  # a failure only costs the next run
+    return _open(from_blob(MAGIC, blob, Corrupt), folders, listing)
 
 
 def index_for(store: Store) -> RecallIndex | None:
@@ -414,9 +444,7 @@ def index_for(store: Store) -> RecallIndex | None:
         payload = disk_rows.payload(index, listing, table)
     if patched is None and stat_keys(listing.paths) != listing.keys:
         return index  # changed while it was built: answer, write nothing (a patch checked after its load)
-    try:
-        write_sealed(path, MAGIC, (VERSION, folders, listing.paths, listing.keys, payload))
-        disk_rows.write_rows(disk_rows.rows_path(path), VERSION, folders, listing, table)
-    except (OSError, ValueError):
-        pass  # a failure only costs the next run
-    return StoredRecallIndex(payload, listing) if patched is not None else index
+    written = _written(path, folders, listing, payload, table)
+    if patched is not None and written is not None:
+        return written
+    return index

@@ -26,6 +26,7 @@ __all__ = [
     "SEARCH_FLOOR",
     "INCREMENTAL_SHARE",
     "TermMatrix",
+    "doc_norms",
     "search_text",
     "term_freqs",
     "rank",
@@ -197,11 +198,7 @@ class TermMatrix:
         if where.size:
             n = len(self.names)
             if self._norm is None:
-                doc_len = np.add.reduceat(self.counts, self.offsets[:-1]).astype(float)
-                avgdl = float(int(doc_len.sum())) / n  # rank-bm25: total tokens / corpus size
-                if avgdl <= 0:
-                    avgdl = 1.0
-                self._norm = length_norm(doc_len, avgdl)
+                self._norm = doc_norms(self.offsets, self.counts, n)
             idx = np.searchsorted(self.offsets, where, side="right") - 1
             tf = self.counts[where].astype(float)
             df = int(where.size)
@@ -214,6 +211,17 @@ class TermMatrix:
         :meth:`.index.PoolBM25.accumulate` does (every match scores above zero: the idf
         and the term frequency are positive)."""
         return summed_scores(len(self.names), terms, self._contributions)
+
+
+def doc_norms(offsets: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
+    """Each row's BM25 length normalisation, as :class:`~.index.PoolBM25` computes it
+    (rank-bm25's average length: total tokens / corpus size)."""
+    doc_len = np.add.reduceat(counts, offsets[:-1]).astype(float)
+    avgdl = float(int(doc_len.sum())) / n
+    if avgdl <= 0:
+        avgdl = 1.0
+    norm: np.ndarray = length_norm(doc_len, avgdl)
+    return norm
 
 
 def summed_scores(
