@@ -10,7 +10,10 @@ cover. A cheap prefilter keeps ordinary text from importing detect-secrets at al
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,12 +36,53 @@ _PLUGINS: list[Any] | None = None
 _SKIPPED_PLUGINS = {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
 
 
-def _plugins() -> list[Any]:
-    global _PLUGINS
-    if _PLUGINS is None:
+class _RequestsOnUse(types.ModuleType):
+    """``requests`` as detect-secrets' plugin modules see it while they are imported: every
+    plugin module imports it (about 0.1 s: urllib3, charset detection, certificates) for its
+    ``verify`` — network checks this code never asks for. Any attribute loads the real
+    module and hands out its value (a verification, or an exception class, gets the real
+    thing); only ``Response``, read by two return annotations while the modules are
+    imported, is a placeholder during that window."""
+
+    importing = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if _RequestsOnUse.importing and name == "Response":
+            return _AnnotationOnly
+        real = sys.modules.get("requests")
+        if real is self or real is None:
+            sys.modules.pop("requests", None)
+            real = importlib.import_module("requests")
+        return getattr(real, name)
+
+
+class _AnnotationOnly:
+    """Stands for ``requests.Response`` in annotations evaluated at import."""
+
+
+def _plugin_mapping() -> dict[str, Any]:
+    """detect-secrets' plugin classes, imported with ``requests`` loaded only on use."""
+    stub = None
+    if "requests" not in sys.modules:
+        stub = sys.modules["requests"] = _RequestsOnUse("requests")
+    try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
         mapping: dict[str, Any] = get_mapping_from_secret_type_to_class()
+    finally:
+        if stub is not None:
+            _RequestsOnUse.importing = False
+            if sys.modules.get("requests") is stub:
+                del sys.modules["requests"]  # a later ``import requests`` gets the real module
+    return mapping
+
+
+def _plugins() -> list[Any]:
+    global _PLUGINS
+    if _PLUGINS is None:
+        mapping = _plugin_mapping()
         plugins: list[Any] = []
         for cls in mapping.values():
             if cls.__name__ in _SKIPPED_PLUGINS:
