@@ -165,3 +165,32 @@ def test_sectioned_round_trip_and_damage(tmp_path: Path) -> None:
     opened = open_sectioned(path, b"T\n")
     assert opened is not None and opened.raw("s") == b"abc"
     opened.close()
+
+
+def test_pinned_global_defaults_read_without_every_left_out_fact(layout: Layout) -> None:
+    from reasonix_tui.core.recall.stored_views import pinned_global
+    from reasonix_tui.core.store.requests import SaveRequest
+
+    store = seeded(layout)
+    store.save(
+        SaveRequest(
+            name="pkg-default",
+            scope="global",
+            type="feedback",
+            activation="pinned",
+            description="always use npm for installs",
+            body="use npm install in every repo",
+        )
+    )
+    store.save(
+        SaveRequest(name="pkg-here", type="project", description="this repo uses pnpm", body="pnpm install here")
+    )
+    index_for(Store(layout))
+    stored = index_for(Store(layout))
+    assert isinstance(stored, StoredRecallIndex)
+    got = pinned_global(stored.pool.excluded)
+    pinned_files = {f for f, kind, _by, _key in stored.pool.excluded._rows if kind == "pinned"}
+    assert set(stored.loader._facts) <= pinned_files  # only the pinned facts' files read
+    want = [ex.fact for ex in list(stored.pool.excluded) if ex.kind == "pinned" and ex.fact.scope == "global"]
+    assert [f.path for f in got] == [f.path for f in want] and got
+    same_answers(layout)

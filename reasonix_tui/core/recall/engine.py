@@ -44,6 +44,7 @@ from .results import (
     RecallHit,
     RecallResult,
 )
+from .stored_views import pinned_global
 
 __all__ = ["recall", "FLOOR", "MODES"]
 
@@ -246,7 +247,7 @@ class _Run(Explained):
         """A pinned global default that a project fact overrides is left out of the pinned
         block; when the turn is about that default (two of its content words, or nearly all
         of the turn's words), the project fact is recalled in its place, first."""
-        pinned = [ex.fact for ex in self.idx.pool.excluded if ex.kind == "pinned" and ex.fact.scope == "global"]
+        pinned = pinned_global(self.idx.pool.excluded)
         if not pinned:
             return sel, scores, codes
         res = self.resolution()

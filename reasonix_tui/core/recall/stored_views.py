@@ -28,6 +28,7 @@ __all__ = [
     "DocOf",
     "Successors",
     "HalfRows",
+    "pinned_global",
 ]
 
 
@@ -90,6 +91,26 @@ class LazyExclusions(Sequence[Exclusion]):
             f, kind, by, key = self._rows[i]
             got = self._made[i] = Exclusion(self._loader.fact(f), kind, self._loader.fact(by) if by >= 0 else None, key)
         return got
+
+    def pinned_global(self) -> list[Fact]:
+        """As :func:`pinned_global`: only the pinned facts' files are read."""
+        out = []
+        for f, kind, _by, _key in self._rows:
+            if kind == "pinned":
+                fact = self._loader.fact(f)
+                if fact.scope == "global":
+                    out.append(fact)
+        return out
+
+
+def pinned_global(excluded: Sequence[Exclusion]) -> list[Fact]:
+    """The pinned global facts among a pool's exclusions, in order. A stored index reads
+    only those facts (not every left-out fact and the fact that shadows it: at 100k facts
+    thousands of files)."""
+    fast = getattr(excluded, "pinned_global", None)
+    if fast is not None:
+        return fast()  # type: ignore[no-any-return]  # LazyExclusions.pinned_global
+    return [ex.fact for ex in excluded if ex.kind == "pinned" and ex.fact.scope == "global"]
 
 
 class StoredPool:
