@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from ..store.cache import stat_key
@@ -31,6 +32,7 @@ class Listing:
 _REG = stat_mod.S_IFREG
 _DIR = stat_mod.S_IFDIR
 _FMT = 0o170000
+_NAME = attrgetter("name")
 
 
 def list_fact_files(store: Store) -> Listing | None:
@@ -42,32 +44,33 @@ def list_fact_files(store: Store) -> Listing | None:
     paths: list[str] = []
     scopes: list[str] = []
     keys: list[tuple[int, int, int, int]] = []
+    add_path, add_key = paths.append, keys.append
     for scope, directory in store._dirs():  # noqa: SLF001
         try:
             with os.scandir(directory) as it:
-                found = [(e.name, e) for e in it if e.name.endswith(".md") and e.name != INDEX_NAME]
+                found = [e for e in it if e.name.endswith(".md") and e.name != INDEX_NAME]
         except FileNotFoundError:
             continue
         except OSError:
             return None
         try:
-            "".join(n for n, _e in found).encode("utf-8")
-            found.sort(key=lambda ne: ne[0])
+            "".join([e.name for e in found]).encode("utf-8")
+            found.sort(key=_NAME)
         except UnicodeEncodeError:
-            found.sort(key=lambda ne: ne[0].encode("utf-8", "surrogateescape"))
-        for _name, entry in found:
+            found.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+        before = len(paths)
+        for entry in found:
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 return None
-            kind = st.st_mode & _FMT
-            if kind != _REG:
-                if kind == _DIR:
+            if st.st_mode & _FMT != _REG:
+                if st.st_mode & _FMT == _DIR:
                     continue
                 return None  # a symlink or a special file: the store's own rules decide
-            paths.append(entry.path)
-            scopes.append(scope)
-            keys.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+            add_path(entry.path)
+            add_key((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+        scopes.extend([scope] * (len(paths) - before))
     return Listing(paths, scopes, keys)
 
 
