@@ -146,3 +146,86 @@ def test_the_workers_first_answer_is_the_last_full_run_and_equals_a_run_from_scr
     cut, _ = health_worker.run(HealthChecker(), demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW, budget_s=0.0)
     assert any(p.startswith("secrets:") for p in cut.partial)
     assert not os.path.exists(quick_path(demo))
+
+
+class _Judged:
+    """Counts the near-duplicate word test's analyses, the tool-override profiles and the
+    recall memo's reads from disk."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from reasonix_tui.core import tool_override
+        from reasonix_tui.core.health import similar
+
+        self.analysed: list[str] = []
+        self.profiled: list[str] = []
+        self.loads = 0
+        analysed, profile, load = similar._analysed, tool_override._profile, memo._load_memo
+
+        def counted_analysed(fact):
+            self.analysed.append(fact.id)
+            return analysed(fact)
+
+        def counted_profile(fact):
+            self.profiled.append(fact.id)
+            return profile(fact)
+
+        def counted_load(*args):
+            self.loads += 1
+            return load(*args)
+
+        monkeypatch.setattr(similar, "_analysed", counted_analysed)
+        monkeypatch.setattr(tool_override, "_profile", counted_profile)
+        monkeypatch.setattr(memo, "_load_memo", counted_load)
+
+
+def _pair_ids(report, kinds=("near-duplicate", "duplicate")) -> list[frozenset[str]]:
+    return [frozenset(r.id for r in f.facts) for f in report.findings if f.kind in kinds]
+
+
+def test_a_new_process_judges_a_changed_facts_pairs_from_the_partners_kept_values(demo: Layout, monkeypatch) -> None:
+    """A finding that goes and one that comes because of the changed fact's partner: the
+    word-test terms and tool profiles of the facts an earlier run read come from the
+    checker's state (none analysed again, the recall memo not read), and the answer
+    equals a run from scratch."""
+    FACT_MEMO.clear()
+    with monkeypatch.context() as m:
+        first = _Judged(m)
+        start = health_report(demo, SETTINGS, now=NOW)
+    assert first.analysed and first.profiled  # the demo has pairs judged and project/global pairs
+    dup = next(f for f in start.findings if f.kind == "near-duplicate")
+    gone, partner = dup.facts[0], dup.facts[1]
+    store = Store(demo, settings=SETTINGS)
+    # the pair goes: one of its facts now says something else
+    store.save(SaveRequest(name=_stem(gone.path), description="Rewritten", body="Nothing of the kind."))
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    with monkeypatch.context() as m:
+        counts = _Judged(m)
+        answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "a pair gone")
+    assert frozenset((gone.id, partner.id)) not in _pair_ids(answer)
+    assert counts.loads == 0
+    assert set(counts.analysed) & set(first.analysed) <= {gone.id}
+    assert set(counts.profiled) & set(first.profiled) <= {gone.id}
+    read = set(first.analysed + counts.analysed), set(first.profiled + counts.profiled)
+
+    # a pair comes: another fact rewritten to say what the partner says
+    quiet = next(f for f in answer.findings if f.kind == "never-recalled" and partner.id not in {r.id for r in f.facts})
+    said = Store(demo, settings=SETTINGS).get(partner.id)
+    store = Store(demo, settings=SETTINGS)
+    # (other words: an exact copy of a field would be a duplicate, judged by digests alone)
+    store.save(
+        SaveRequest(
+            name=_stem(quiet.facts[0].path), description=f"Also: {said.description}", body=f"{said.body} Still so."
+        )
+    )
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    with monkeypatch.context() as m:
+        counts = _Judged(m)
+        answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "a pair new")
+    assert frozenset((quiet.facts[0].id, partner.id)) in _pair_ids(answer, ("near-duplicate",))
+    assert counts.loads == 0
+    assert set(counts.analysed) & read[0] <= {quiet.facts[0].id}
+    assert set(counts.profiled) & read[1] <= {quiet.facts[0].id}

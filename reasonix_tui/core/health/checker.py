@@ -369,6 +369,13 @@ class HealthChecker:
         self._inputs.collect(facts, self.key)
         return found
 
+    def kept_values(self) -> Callable[[Fact, str], Any]:
+        """Per-fact values of the recall's memo that the saved state keeps
+        (:meth:`~.resolver_inputs.ResolverInputs.kept`)."""
+        with self._lock:
+            self._load()
+        return self._inputs.kept(self.key)
+
     def uncovered(self, facts: Sequence[Fact]) -> int:
         """How many of ``facts`` the saved state holds no resolver values for (the caller
         attaches the recall's memo on disk when many are new to it)."""
@@ -522,7 +529,7 @@ def health_report(
             # many facts new to the saved state (a first run, a pull): their analysed fields
             # and meaning vectors may be in the recall's memo on disk (read whole)
             FACT_MEMO.attach(recall_memo)
-        with attach_on_miss(recall_memo):
+        with attach_on_miss(recall_memo, checker.kept_values()):
             report = checker.report(ctx, Dismissals(layout).fingerprints())
         checker.save()
         FACT_MEMO.save()

@@ -9,15 +9,18 @@ language resource (the Chinese and Japanese segmenters take seconds to load; an 
 fact is analysed in milliseconds). So :func:`attach_on_miss` leaves the memo's path
 pending, and :func:`before` attaches it the first time a value not held in memory is asked
 for a fact written in those scripts: the memo then answers for every fact whose content an
-earlier process analysed.
+earlier process analysed. Before that, a value the checker's own state keeps for the fact
+(``kept``: the near-duplicate word test's terms of every fact it judged) is handed to the
+memo instead, so the memo is read only for a fact no earlier run analysed.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..recall.memo import FACT_MEMO, recall_text
 from ..store.model import Fact
@@ -27,19 +30,23 @@ __all__ = ["attach_on_miss", "before"]
 _SEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 """Scripts whose analysis loads a segmenter (kana, Han)."""
 _pending: list[str] = []
+_kept: list[Callable[[Fact, str], Any]] = []
 _lock = threading.Lock()
 
 
 @contextmanager
-def attach_on_miss(path: str) -> Iterator[None]:
-    """Within the block, :func:`before` attaches the memo at ``path`` on the first miss."""
+def attach_on_miss(path: str, kept: Callable[[Fact, str], Any] | None = None) -> Iterator[None]:
+    """Within the block, :func:`before` attaches the memo at ``path`` on the first miss;
+    ``kept(fact, kind)`` (a value the caller keeps, or ``None``) is asked first."""
     with _lock:
         _pending[:] = [path]
+        _kept[:] = [kept] if kept is not None else []
     try:
         yield
     finally:
         with _lock:
             _pending.clear()
+            _kept.clear()
 
 
 def before(facts: Iterable[Fact], kind: str) -> None:
@@ -48,9 +55,16 @@ def before(facts: Iterable[Fact], kind: str) -> None:
     no-op outside :func:`attach_on_miss`)."""
     if not _pending:
         return
+    kept = _kept[0] if _kept else None
     for f in facts:
         # peek reads memory only while no disk layer is attached
-        if not FACT_MEMO.peek(f, kind) and _SEGMENTED.search(recall_text(f)):
+        if FACT_MEMO.peek(f, kind):
+            continue
+        value = kept(f, kind) if kept is not None else None
+        if value is not None:
+            FACT_MEMO.seed(f, kind, value)
+            continue
+        if _SEGMENTED.search(recall_text(f)):
             with _lock:
                 if _pending:
                     FACT_MEMO.attach(_pending.pop())

@@ -65,6 +65,7 @@ _STAMPED = (
     "state",
     "usage",
     "quick",
+    "resolver_inputs",
 )
 """Modules of this package whose code shapes findings."""
 
@@ -86,6 +87,7 @@ def code_version() -> str:
     stamp = source_stamp(
         *(os.path.join(core, "agent", f"{m}.py") for m in ("secrets", "secret_kinds", "secret_detection", "policy")),
         os.path.join(core, "resolve.py"),
+        os.path.join(core, "topic_search.py"),
         os.path.join(core, "tool_override.py"),
         os.path.join(core, "recall", "fields.py"),
         os.path.join(core, "store", "freshness.py"),

@@ -10,10 +10,15 @@ recall's per-fact memo (:data:`~reasonix_tui.core.recall.memo.FACT_MEMO`):
 * the meaning vector (``meaning``), which the near-duplicate search keeps too;
 * for a fact that states a change, its meaning read without the replacement words
   (``topic-meaning``: in memory only in the recall, and costly in a new process — the
-  Chinese segmenter and the model are loaded to read a few facts again).
+  Chinese segmenter and the model are loaded to read a few facts again);
+* for the two facts of a project/global pair, the names and terms the tool-override test
+  reads (``tool-profile``, :func:`~reasonix_tui.core.tool_override.tool_profile`: in
+  memory only, and it analyses the whole text again — a Chinese word in any of them loads
+  the segmenter, seconds in a new process).
 
-:class:`ResolverInputs` keeps the first and the third by :func:`~.state.fact_key` (the
-second comes from the near-duplicate search's own vector matrix, by content), and
+:class:`ResolverInputs` keeps the first, the third and the fourth by
+:func:`~.state.fact_key` (the second comes from the near-duplicate search's own vector
+matrix, by content), and
 :meth:`ResolverInputs.seed` hands them to the memo before the resolver runs, so a new
 process neither reads the recall's whole memo from disk nor analyses unchanged facts
 again. Values are the very ones the memo would give (vectors at the half precision they
@@ -45,12 +50,23 @@ class ResolverInputs:
     def __init__(self, state: Any = None) -> None:
         self.vocabulary: list[str] = []
         self.entries: dict[bytes, Entry] = {}
+        self.terms: dict[bytes, tuple[Any, ...]] = {}
+        """The near-duplicate word test's terms (``health-terms``) of the facts it judged,
+        words as ids into :attr:`vocabulary`, by fact key."""
+        self.profiles: dict[bytes, tuple[Any, ...]] = {}
+        """The tool-override test's per-fact values (:class:`~reasonix_tui.core.tool_override.
+        ToolProfile` fields in order) by fact key."""
         self.dirty = False
         if state is not None:
             try:
-                vocabulary, entries = state
-                if isinstance(vocabulary, tuple) and isinstance(entries, dict):
-                    self.vocabulary, self.entries = list(vocabulary), entries
+                vocabulary, entries, profiles, terms = state
+                if all(isinstance(x, dict) for x in (entries, profiles, terms)) and isinstance(vocabulary, tuple):
+                    self.vocabulary, self.entries, self.profiles, self.terms = (
+                        list(vocabulary),
+                        entries,
+                        profiles,
+                        terms,
+                    )
             except (TypeError, ValueError):
                 pass
         self._ids: dict[str, int] | None = None
@@ -59,7 +75,7 @@ class ResolverInputs:
 
     def state(self) -> tuple[Any, ...]:
         """What :class:`ResolverInputs` is made from again (marshal-able)."""
-        return tuple(self.vocabulary), dict(self.entries)
+        return tuple(self.vocabulary), dict(self.entries), dict(self.profiles), dict(self.terms)
 
     def _encode(self, terms: Any) -> tuple[int, ...]:
         if self._ids is None:
@@ -102,6 +118,7 @@ class ResolverInputs:
             FACT_MEMO.seed(f, "topic-strings", (frozenset(map(word, keys)), frozenset(map(word, labels)), cues, strong))
             if topic is not None:
                 FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(topic, dtype=np.float16).astype(np.float32))
+        self._seed_profiles(facts, key)
         rows = meaning.rows() if meaning is not None else None
         if rows is None:
             return unseeded
@@ -111,6 +128,61 @@ class ResolverInputs:
             if i is not None:
                 FACT_MEMO.seed(f, "meaning", matrix[i].astype(np.float32))
         return unseeded
+
+    def _seed_profiles(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
+        if not self.profiles:
+            return
+        from ..recall.memo import FACT_MEMO
+        from ..tool_override import ToolProfile
+
+        FACT_MEMO.register_transient("tool-profile")
+        profiles = self.profiles
+        for f in facts:
+            kept = profiles.get(key(f))
+            if kept is not None:
+                FACT_MEMO.seed(f, "tool-profile", ToolProfile(*kept))
+
+    def _collect_kept(self, fact: Fact, k: bytes) -> None:
+        from ..recall.memo import FACT_MEMO
+
+        if k not in self.profiles and FACT_MEMO.peek(fact, "tool-profile"):
+            p = FACT_MEMO.get(fact, "tool-profile", _unknown)
+            self.profiles[k] = (p.names, p.keys, p.content, p.title, p.clauses)
+            self.dirty = True
+        if k not in self.terms and FACT_MEMO.peek(fact, "health-terms"):
+            words, change = FACT_MEMO.get(fact, "health-terms", _unknown)
+            keys = self._encode_list([w[0] for w in words])
+            surfaces = self._encode_list([w[2] for w in words])
+            self.terms[k] = (keys, tuple(w[1] for w in words), surfaces, bool(change))
+            self.dirty = True
+
+    def _encode_list(self, terms: Sequence[str]) -> tuple[int, ...]:
+        """``terms`` as ids, in their order."""
+        if self._ids is None:
+            self._ids = {t: i for i, t in enumerate(self.vocabulary)}
+        ids, vocabulary = self._ids, self.vocabulary
+        out = []
+        for t in terms:
+            i = ids.get(t)
+            if i is None:
+                i = ids[t] = len(vocabulary)
+                vocabulary.append(t)
+            out.append(i)
+        return tuple(out)
+
+    def kept(self, key: Callable[[Fact], bytes]) -> Callable[[Fact, str], Any]:
+        """``kept(fact, kind)``: the value of ``kind`` kept for ``fact`` (``health-terms``
+        only), or ``None`` (for :func:`~.memo_link.attach_on_miss`)."""
+
+        def value(fact: Fact, kind: str) -> Any:
+            hit = self.terms.get(key(fact)) if kind == "health-terms" else None
+            if hit is None:
+                return None
+            keys, weights, surfaces, change = hit
+            word = self.vocabulary.__getitem__
+            return tuple(zip(map(word, keys), weights, map(word, surfaces))), change
+
+        return value
 
     def collect(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
         """Keep what the resolver computed for ``facts`` (after it ran), forget facts gone."""
@@ -124,6 +196,7 @@ class ResolverInputs:
         for f in facts:
             k = key(f)
             alive.add(k)
+            self._collect_kept(f, k)
             hit = entries.get(k)
             # both kinds are the process's own (in memory only): peek never reads the disk
             topic = FACT_MEMO.peek(f, "topic-meaning")
@@ -138,10 +211,11 @@ class ResolverInputs:
             else:
                 continue  # the resolver did not read it (no language resources): nothing to keep
             self.dirty = True
-        if len(entries) > len(alive):
-            for gone in [k for k in entries if k not in alive]:
-                del entries[gone]
-            self.dirty = True
+        for kept in (entries, self.profiles, self.terms):
+            if len(kept) > len(alive) or (kept is not entries and kept.keys() - alive):
+                for gone in [k for k in kept if k not in alive]:
+                    del kept[gone]
+                self.dirty = True
 
 
 def _unknown(fact: Fact) -> Any:
