@@ -27,6 +27,7 @@ are made at), so the answer is the same.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ResolverInputs"]
 
-Entry = tuple[tuple[int, ...], tuple[int, ...], Any, bool, bytes | None]
+Entry = tuple[bytes, bytes, Any, bool, bytes | None]
 """``(term ids, label term ids, replacement-clause terms, states a change, topic vector as
-float16 bytes or None)``; ids index :attr:`ResolverInputs.vocabulary`."""
+float16 bytes or None)``; ids index :attr:`ResolverInputs.vocabulary`, packed as unsigned
+32-bit arrays (a new process reads them as a few blocks of bytes, not as small ints)."""
 
 
 class ResolverInputs:
@@ -51,8 +53,10 @@ class ResolverInputs:
         self.vocabulary: list[str] = []
         self.entries: dict[bytes, Entry] = {}
         self.terms: dict[bytes, tuple[Any, ...]] = {}
-        """The near-duplicate word test's terms (``health-terms``) of the facts it judged,
-        words as ids into :attr:`vocabulary`, by fact key."""
+        """The near-duplicate word test's terms (``health-terms``) of the facts it judged, by
+        fact key: ``(word ids, weights, surface ids, states a change)``, the ids (into
+        :attr:`vocabulary`) and weights as packed arrays — read whole in a few milliseconds,
+        turned back into terms only for a fact a new pair needs (:meth:`kept`)."""
         self.profiles: dict[bytes, tuple[Any, ...]] = {}
         """The tool-override test's per-fact values (:class:`~reasonix_tui.core.tool_override.
         ToolProfile` fields in order) by fact key."""
@@ -115,7 +119,8 @@ class ResolverInputs:
                 unseeded.append(f)
                 continue
             keys, labels, cues, strong, topic = hit
-            FACT_MEMO.seed(f, "topic-strings", (frozenset(map(word, keys)), frozenset(map(word, labels)), cues, strong))
+            terms, label_terms = frozenset(map(word, _unpack("I", keys))), frozenset(map(word, _unpack("I", labels)))
+            FACT_MEMO.seed(f, "topic-strings", (terms, label_terms, cues, strong))
             if topic is not None:
                 FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(topic, dtype=np.float16).astype(np.float32))
         self._seed_profiles(facts, key)
@@ -151,9 +156,9 @@ class ResolverInputs:
             self.dirty = True
         if k not in self.terms and FACT_MEMO.peek(fact, "health-terms"):
             words, change = FACT_MEMO.get(fact, "health-terms", _unknown)
-            keys = self._encode_list([w[0] for w in words])
-            surfaces = self._encode_list([w[2] for w in words])
-            self.terms[k] = (keys, tuple(w[1] for w in words), surfaces, bool(change))
+            keys = _pack(self._encode_list([w[0] for w in words]))
+            surfaces = _pack(self._encode_list([w[2] for w in words]))
+            self.terms[k] = (keys, array("d", [w[1] for w in words]).tobytes(), surfaces, bool(change))
             self.dirty = True
 
     def _encode_list(self, terms: Sequence[str]) -> tuple[int, ...]:
@@ -178,7 +183,7 @@ class ResolverInputs:
             hit = self.terms.get(key(fact)) if kind == "health-terms" else None
             if hit is None:
                 return None
-            keys, weights, surfaces, change = hit
+            keys, weights, surfaces, change = (_unpack("I", hit[0]), _unpack("d", hit[1]), _unpack("I", hit[2]), hit[3])
             word = self.vocabulary.__getitem__
             return tuple(zip(map(word, keys), weights, map(word, surfaces))), change
 
@@ -207,7 +212,7 @@ class ResolverInputs:
                 entries[k] = (*hit[:4], vec)
             elif FACT_MEMO.peek(f, "topic-sets"):
                 keys, labels, cues, strong = FACT_MEMO.get(f, "topic-sets", _unknown)[:4]
-                entries[k] = (self._encode(keys), self._encode(labels), cues, bool(strong), vec)
+                entries[k] = (_pack(self._encode(keys)), _pack(self._encode(labels)), cues, bool(strong), vec)
             else:
                 continue  # the resolver did not read it (no language resources): nothing to keep
             self.dirty = True
@@ -216,6 +221,16 @@ class ResolverInputs:
                 for gone in [k for k in kept if k not in alive]:
                     del kept[gone]
                 self.dirty = True
+
+
+def _pack(ids: Sequence[int]) -> bytes:
+    return array("I", ids).tobytes()
+
+
+def _unpack(code: str, data: bytes) -> list[Any]:
+    values = array(code)
+    values.frombytes(data)
+    return values.tolist()
 
 
 def _unknown(fact: Fact) -> Any:
