@@ -229,3 +229,24 @@ def test_a_new_process_judges_a_changed_facts_pairs_from_the_partners_kept_value
     assert counts.loads == 0
     assert set(counts.analysed) & read[0] <= {quiet.facts[0].id}
     assert set(counts.profiled) & read[1] <= {quiet.facts[0].id}
+
+
+def test_a_first_run_keeps_the_change_statement_vector_of_every_fact_that_states_a_change(demo: Layout) -> None:
+    """A write can put an unchanged fact that states a change in a new candidate pair: its
+    vector then comes from the state, so a new process does not load the model for it."""
+    # a fact that states a change in words no other fact uses: in no candidate pair
+    Store(demo, settings=SETTINGS).save(
+        SaveRequest(
+            name="quokka-lanterns",
+            description="Quokka lanterns on the pier",
+            body="We replaced the quokka lanterns with wombat lamps along the pier.",
+        )
+    )
+    health_report(demo, SETTINGS, now=NOW)
+    checker = HealthChecker(memo_path(demo))
+    facts = Store(demo, settings=SETTINGS).snapshot().facts
+    assert checker.uncovered(facts) == 0
+    entries = checker._inputs.entries
+    changed = [k for k, e in entries.items() if e[3]]
+    assert changed  # the demo has facts that state a change
+    assert all(entries[k][4] is not None for k in changed)

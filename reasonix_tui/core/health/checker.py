@@ -366,7 +366,8 @@ class HealthChecker:
         unseeded = self._inputs.seed(facts, self.key, meaning)
         before(unseeded, "topic-strings")
         found = pair_checks(facts, scans, memo=self._memo, meaning=meaning, notes=notes)
-        self._inputs.collect(facts, self.key)
+        complete = len(unseeded) > RECALL_MEMO_AFTER or len(unseeded) == len(facts) > 0  # a first run
+        self._inputs.collect(facts, self.key, complete=complete)
         return found
 
     def kept_values(self) -> Callable[[Fact, str], Any]:

@@ -90,6 +90,11 @@ def code_version() -> str:
         os.path.join(core, "topic_search.py"),
         os.path.join(core, "tool_override.py"),
         os.path.join(core, "recall", "fields.py"),
+        os.path.join(core, "compat", "tokenize.py"),
+        *(
+            os.path.join(core, "lang", f"{m}.py")
+            for m in ("__init__", "terms", "chinese", "english", "meaning", "prior")
+        ),
         os.path.join(core, "store", "freshness.py"),
         os.path.join(core, "store", "model.py"),
         *(os.path.join(here, f"{m}.py") for m in _STAMPED),

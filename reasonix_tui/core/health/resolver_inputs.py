@@ -189,8 +189,12 @@ class ResolverInputs:
 
         return value
 
-    def collect(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
-        """Keep what the resolver computed for ``facts`` (after it ran), forget facts gone."""
+    def collect(self, facts: Sequence[Fact], key: Callable[[Fact], bytes], *, complete: bool = False) -> None:
+        """Keep what the resolver computed for ``facts`` (after it ran), forget facts gone.
+        With ``complete`` (a first run: the model and the segmenter are loaded anyway) the
+        change-statement vector of every fact that states a change is made and kept too, so
+        a later process never loads them for an unchanged fact that a write puts in a new
+        candidate pair."""
         import numpy as np
 
         from ..recall.fields import topic_vector
@@ -205,16 +209,17 @@ class ResolverInputs:
             hit = entries.get(k)
             # both kinds are the process's own (in memory only): peek never reads the disk
             topic = FACT_MEMO.peek(f, "topic-meaning")
-            if hit is not None and (hit[4] is not None or not topic):
+            if hit is not None and (hit[4] is not None or not (topic or (complete and hit[3]))):
                 continue
-            vec = np.asarray(topic_vector(f), dtype=np.float32).astype(np.float16).tobytes() if topic else None
-            if hit is not None:
-                entries[k] = (*hit[:4], vec)
-            elif FACT_MEMO.peek(f, "topic-sets"):
+            if hit is None:
+                if not FACT_MEMO.peek(f, "topic-sets"):
+                    continue  # the resolver did not read it (no language resources): nothing to keep
                 keys, labels, cues, strong = FACT_MEMO.get(f, "topic-sets", _unknown)[:4]
-                entries[k] = (_pack(self._encode(keys)), _pack(self._encode(labels)), cues, bool(strong), vec)
-            else:
-                continue  # the resolver did not read it (no language resources): nothing to keep
+                hit = (_pack(self._encode(keys)), _pack(self._encode(labels)), cues, bool(strong), None)
+            vec = None
+            if topic or (complete and hit[3]):
+                vec = np.asarray(topic_vector(f), dtype=np.float32).astype(np.float16).tobytes()
+            entries[k] = (*hit[:4], vec)
             self.dirty = True
         for kept in (entries, self.profiles, self.terms):
             if len(kept) > len(alive) or (kept is not entries and kept.keys() - alive):
