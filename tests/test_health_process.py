@@ -250,3 +250,59 @@ def test_a_first_run_keeps_the_change_statement_vector_of_every_fact_that_states
     changed = [k for k, e in entries.items() if e[3]]
     assert changed  # the demo has facts that state a change
     assert all(entries[k][4] is not None for k in changed)
+
+
+def test_one_shot_runs_after_a_create_an_edit_an_archive_and_a_deletion_equal_a_full_recompute(
+    demo: Layout, monkeypatch
+) -> None:
+    """On a big store a one-shot run after a few writes elsewhere does not write the checker's
+    state back (each later process redoes the few facts new to it): every answer still equals
+    a run from scratch, on a store holding every finding kind, and only the facts changed
+    since the state was written are analysed; past KEEP_STATE_AFTER new facts it is written."""
+    from reasonix_tui.core.health import checker as checker_module
+    from reasonix_tui.core.health.model import KINDS
+
+    monkeypatch.setattr(checker_module, "KEEP_STATE_FACTS", 0)  # the demo's 22 facts count as big
+    start = health_report(demo, SETTINGS, now=NOW)  # a first run: everything new, the state written
+    assert {f.kind for f in start.findings} == set(KINDS)
+    state = memo_path(demo)
+    written = os.stat(state).st_mtime_ns
+    quiet = next(f for f in start.findings if f.kind == "never-recalled").facts[0]
+    dup = next(f for f in start.findings if f.kind == "near-duplicate")
+    topic = next(f for f in start.findings if f.kind == "topic-supersession")
+    store = Store(demo, settings=SETTINGS)
+    changes = {
+        "create": lambda: store.save(
+            SaveRequest(name="quokka-lamps", description="Quokka lamps", body="The pier uses quokka lamps.")
+        ),
+        "edit": lambda: store.save(SaveRequest(name=_stem(quiet.path), description="Rewritten", body="New.")),
+        "archive": lambda: store.archive(dup.facts[-1].id),
+        "deletion": lambda: os.unlink(topic.facts[0].path),
+    }
+    changed = 0  # facts new to the state written by the first run
+    for what, change in changes.items():
+        change()
+        changed += what in ("create", "edit")
+        truth = _scratch(demo)
+        FACT_MEMO.clear()  # a new process
+        with monkeypatch.context() as m:
+            counts = _Counts(m)
+            answer = health_report(demo, SETTINGS, now=NOW)
+        _same(answer, truth, what)
+        assert os.stat(state).st_mtime_ns == written, what  # a few new facts: the state is kept as it was
+        assert counts.loads == 0 and counts.strings == changed, what
+        assert what != "deletion" or topic.facts[0].id not in {r.id for f in answer.findings for r in f.facts}
+
+    monkeypatch.setattr(checker_module, "KEEP_STATE_AFTER", 1)  # more new facts than that: written
+    FACT_MEMO.clear()
+    os.unlink(quick_path(demo))
+    _same(health_report(demo, SETTINGS, now=NOW), _scratch(demo), "written")
+    assert os.stat(state).st_mtime_ns != written
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    os.unlink(quick_path(demo))
+    with monkeypatch.context() as m:
+        counts = _Counts(m)
+        answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "from the written state")
+    assert counts.strings == 0
