@@ -113,6 +113,7 @@ class ResolverInputs:
         before, self._seeded = self._seeded, {id(f): f for f in facts}
         facts = [f for f in facts if before.get(id(f)) is not f]
         unseeded = []
+        seeded: list[tuple[Fact, Entry, tuple[Any, ...]]] = []
         for f in facts:
             hit = entries.get(key(f))
             if hit is None:
@@ -120,9 +121,12 @@ class ResolverInputs:
                 continue
             keys, labels, cues, strong, topic = hit
             terms, label_terms = frozenset(map(word, _unpack("I", keys))), frozenset(map(word, _unpack("I", labels)))
-            FACT_MEMO.seed(f, "topic-strings", (terms, label_terms, cues, strong))
+            value = (terms, label_terms, cues, strong)
+            FACT_MEMO.seed(f, "topic-strings", value)
+            seeded.append((f, hit, value))
             if topic is not None:
                 FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(topic, dtype=np.float16).astype(np.float32))
+        self._seed_sets(seeded)
         self._seed_profiles(facts, key)
         rows = meaning.rows() if meaning is not None else None
         if rows is None:
@@ -133,6 +137,30 @@ class ResolverInputs:
             if i is not None:
                 FACT_MEMO.seed(f, "meaning", matrix[i].astype(np.float32))
         return unseeded
+
+    def _seed_sets(self, seeded: Sequence[tuple[Fact, Entry, tuple[Any, ...]]]) -> None:
+        """Hand the resolver each seeded fact's interned topic sets too (its ``topic-sets``:
+        the strings just seeded and their ids in this process), the kept ids mapped in one
+        array operation instead of every fact's strings hashed again."""
+        if not seeded:
+            return
+        import numpy as np
+
+        from ..recall.memo import FACT_MEMO
+        from ..topic_search import IDS, IDS_LOCK, intern_sorted
+
+        FACT_MEMO.register_transient("topic-sets")
+        vocabulary = self.vocabulary
+        with IDS_LOCK:
+            for term in set(vocabulary).difference(IDS):
+                IDS[term] = len(IDS)
+            remap = np.fromiter(map(IDS.__getitem__, vocabulary), dtype=np.int64, count=len(vocabulary))
+        key_ids = _ids_by_fact([hit[0] for _, hit, _ in seeded], remap)
+        label_ids = _ids_by_fact([hit[1] for _, hit, _ in seeded], remap)
+        cue_ids = intern_sorted([[c[0] for c in hit[2]] for _, hit, _ in seeded], sort=False)
+        for i, (f, _, (terms, label_terms, cues, strong)) in enumerate(seeded):
+            value = (terms, label_terms, cues, bool(strong), key_ids[i], label_ids[i], cue_ids[i])
+            FACT_MEMO.seed(f, "topic-sets", value)
 
     def _seed_profiles(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
         if not self.profiles:
@@ -226,6 +254,19 @@ class ResolverInputs:
                 for gone in [k for k in kept if k not in alive]:
                     del kept[gone]
                 self.dirty = True
+
+
+def _ids_by_fact(blobs: Sequence[bytes], remap: Any) -> list[Any]:
+    """Each packed array of vocabulary ids as this process's term ids, sorted (what
+    :func:`~reasonix_tui.core.topic_search.intern_sorted` gives for the same terms)."""
+    import numpy as np
+
+    size = array("I").itemsize
+    lens = np.fromiter((len(b) // size for b in blobs), dtype=np.int64, count=len(blobs))
+    ids = remap[np.frombuffer(b"".join(blobs), dtype=np.dtype(f"=u{size}"))]
+    owner = np.repeat(np.arange(len(blobs), dtype=np.int64), lens)
+    ids = ids[np.lexsort((ids, owner))]
+    return np.split(ids, np.cumsum(lens)[:-1])
 
 
 def _pack(ids: Sequence[int]) -> bytes:
