@@ -59,6 +59,8 @@ __all__ = [
     "C_MIN",
     "SIM_GATE",
     "SINGLE_SIM",
+    "EVERYDAY_LONE",
+    "EVERYDAY_LIGHT",
     "Z_GATE",
     "E_MEANING",
     "RARE_PRIOR",
@@ -86,6 +88,13 @@ SINGLE_SIM = 0.13
 :func:`_single_word_veto`). Calibration on the open parts: unrelated turns passing on one
 everyday word score 0.02-0.12 against the fact; the targets that pass on one word 0.15-0.60
 (one Chinese question about an English fact at 0.00)."""
+EVERYDAY_LONE = 1
+""":attr:`ChannelScores.everyday`: a turn made only of everyday words, the fact holds one of
+them only and not as a name (:func:`~.gate.weighty`'s second array)."""
+EVERYDAY_LIGHT = 2
+""":attr:`ChannelScores.everyday`: the words found hold :data:`~.gate.C_FULL` of the turn and
+carry less information than :data:`~.gate.LONE_PRIOR` (one word) or
+:data:`~.gate.PAIR_PRIOR` (two or more)."""
 MEANING_MIN_FACTS = 10
 E_MEANING = 0.5
 MEANING_WEIGHT = 2.0
@@ -278,6 +287,19 @@ class ChannelScores:
     """Facts that passed on one word alone and were kept out by the meaning channel."""
     alone: int = -1
     """The fact the meaning channel admitted alone (no word matched enough; -1: none)."""
+    everyday: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """By position: which test of a turn's everyday words (:mod:`.gate`) holds the fact back
+    unless something else passes it — :data:`EVERYDAY_LONE` (a turn made only of everyday
+    words, the fact holds one of them, not as a name), :data:`EVERYDAY_LIGHT` (the words
+    found hold the turn and carry too little information), 0: neither. For the trace only."""
+    ruled: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """By position: the words met an evidence/coverage rule (before the everyday-words tests)."""
+    barred: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """By position: the meaning channel passed the fact and the everyday-words tests took it back."""
+    firm: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """By position: the information of the words found (priors; a translation at a discount)."""
+    count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """By position: the query words found (two glossed to the same word counted once)."""
 
     def chosen(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(documents, scores, passed the gate)`` of the candidates, by document number."""
@@ -285,6 +307,11 @@ class ChannelScores:
         if keep.all():  # every fact matched a word of some information (the usual case)
             return self.docs, self.score, self.passed
         return self.docs[keep], self.score[keep], self.passed[keep]
+
+    def position(self, doc: int) -> int:
+        """``doc``'s position in :attr:`docs` (-1 when it matched no query word)."""
+        i = int(self.docs.searchsorted(doc))
+        return i if i < len(self.docs) and int(self.docs[i]) == doc else -1
 
     def gate_figures(self, doc: int) -> tuple[float, float]:
         """``(evidence, coverage)`` of ``doc`` for the gate (zeros when it matched nothing)."""
@@ -397,6 +424,8 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     ruled = ((e >= E_STRONG) & (c >= C_STRONG)) | ((e >= E_MIN) & (c >= C_MIN)) | ((c >= C_FULL) & (count >= 2))
     free = distinct | ((content >= 2) & (e >= E_PAIR) & (c >= C_PAIR)) | _marked(docs, rare_docs)
     passed = candidates & ((ruled & (weighty | echo)) | free)
+    everyday = np.where(echo, EVERYDAY_LONE, np.where(weighty, 0, EVERYDAY_LIGHT)).astype(np.int8)
+    barred = np.zeros(m, dtype=bool)
     # passed only if the turn's meaning is the fact's (gate.weighty: a turn of everyday words)
     on_echo = passed & ~free & ~weighty
     titled = passed.copy()
@@ -410,6 +439,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     if qv is not None and len(focus):
         held = passed.copy()
         sims = _meaning_channel(cidx, qv, docs[focus], focus, score, passed, e)
+        barred = passed & ~held & ~weighty
         # The cosine of a turn of everyday words only repeats them (a Chinese word found as
         # written, as for the single-word veto, keeps the channel: "锁" → "锁文件").
         passed &= held | weighty | literal
@@ -429,6 +459,11 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         which=which,
         sims=sims,
         vetoed=vetoed,
+        everyday=everyday,
+        ruled=ruled,
+        barred=barred,
+        firm=firm,
+        count=count,
     )
     if qv is not None and not passed.any():
         _admit_alone(cidx, cs, qv)

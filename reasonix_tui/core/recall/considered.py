@@ -9,13 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from ..lang.terms import TRANSLATED
 from ..store.model import Fact
-from .channels import C_MIN, E_MIN, E_STRONG, SINGLE_SIM, ChannelScores
+from .channels import C_MIN, E_MIN, E_STRONG, EVERYDAY_LONE, SIM_GATE, SINGLE_SIM, ChannelScores
 from .enhance import Enhancements
+from .gate import LONE_PRIOR, PAIR_PRIOR
 from .index import EXPIRED, LABELS, RecallIndex
 from .results import Considered
 
-__all__ = ["Hit", "Explained", "best_first"]
+__all__ = ["Hit", "Explained", "best_first", "everyday_detail"]
 
 
 @dataclass
@@ -162,6 +164,8 @@ class Explained:
                         f"weak match: only {', '.join(matched) or 'nothing'} matched, and the turn means something "
                         f"else (meaning {self.cs.sims.get(doc) or 0.0:.2f}, under {SINGLE_SIM})"
                     )
+                elif self.cs is not None and doc is not None and (everyday := everyday_detail(self.cs, doc)):
+                    detail = everyday
                 elif self.cs is not None and doc is not None:
                     e, c = self.cs.gate_figures(doc)
                     detail = (
@@ -188,3 +192,50 @@ class Explained:
                 )
             )
         return tuple(out)
+
+
+def everyday_detail(cs: ChannelScores, doc: int) -> str:
+    """Why ``doc`` lost when one of the gate's tests of a turn's everyday words
+    (:mod:`.gate`) decided it, in the words of that test ("" when none did: the fact's
+    evidence and coverage decided, or another rule). Those tests only take back what a
+    channel passed, so a fact they name met an evidence rule on its words (lexical or
+    translated) or was passed by the meaning channel."""
+    i = cs.position(doc)
+    if i < 0 or i >= len(cs.everyday) or not cs.everyday[i] or not (cs.ruled[i] or cs.barred[i]):
+        return ""
+    e, c = float(cs.evidence[i]), float(cs.coverage[i])
+    found = []
+    pairs = list(zip(cs.units, cs.which[:, i].tolist()))
+    for unit, a in pairs:
+        if a >= 0:
+            key, _, channel = unit.alternatives[a]
+            via = "" if channel == "lexical" else f" (translated: ×{TRANSLATED})"
+            found.append(f"{unit.label} {unit.prior:.2f}{via}")
+    sim = cs.sims.get(doc)
+    cosine = f"meaning {sim:.2f}" if sim is not None else "no meaning cosine"
+    if cs.everyday[i] == EVERYDAY_LONE:
+        priors = ", ".join(f"{u.label} {u.prior:.2f}" for u in cs.units)
+        held = next(
+            (u.label + ("" if u.alternatives[a][2] == "lexical" else " (translated)") for u, a in pairs if a >= 0),
+            "nothing",
+        )
+        head = f"everyday-words turn ({priors}; all under {LONE_PRIOR}): only {held} found, not written as a name"
+        if cs.ruled[i]:
+            return (
+                f"{head}, and {cosine} is under {SIM_GATE} (the words met the line: {c:.0%} of the query's "
+                f"words, evidence {e:.2f})"
+            )
+    else:
+        one = int(cs.count[i]) < 2
+        alike = " (glossed to one word of the fact, counted once)" if one and len(found) > 1 else ""
+        head = (
+            f"everyday words: {', '.join(found) or 'nothing'}{alike} {'holds' if len(found) < 2 else 'hold'} "
+            f"{c:.0%} of the query's words but {'carries' if len(found) < 2 else 'carry'} {float(cs.firm[i]):.2f} "
+            f"of information, under {LONE_PRIOR if one else PAIR_PRIOR} for {'one word' if one else 'two or more'}"
+        )
+        if cs.ruled[i]:
+            return f"{head} (evidence {e:.2f})"
+    return (
+        f"{head}; the meaning channel does not carry a turn of everyday words ({cosine}), and the words miss "
+        f"the line ({c:.0%} of the query's words, evidence {e:.2f})"
+    )
