@@ -160,3 +160,19 @@ def test_a_meaning_pass_taken_back_by_the_everyday_words_test_says_so() -> None:
         rf"and the words miss the line \(100% of the query's words, evidence {NUM}\)",
         detail,
     ), detail
+
+
+def test_without_the_meaning_channel_the_lone_word_rule_says_no_cosine_reaches_its_line() -> None:
+    """With the meaning channel off, a lone everyday word of an everyday turn never passes:
+    the trace says no cosine reaches 0.45."""
+    from reasonix_tui.core.recall import Enhancements
+
+    r = recall([LABELS, STATUS, *_office()], "give me a minute", NOW, enhancements=Enhancements().without("meaning"))
+    assert [h.fact.id for h in r.hits] == []
+    detail = next(c.detail for c in r.considered if c.fact.id == "mem-labels")
+    assert re.fullmatch(
+        rf"everyday-words turn \(give {NUM}, minute {NUM}; all under 0\.7\): only minute found, not written "
+        rf"as a name, and no meaning cosine reaches 0\.45 \(the words met the line: \d+% of the query's words, "
+        rf"evidence {NUM}\)",
+        detail,
+    ), detail

@@ -208,11 +208,12 @@ def everyday_detail(cs: ChannelScores, doc: int) -> str:
     pairs = list(zip(cs.units, cs.which[:, i].tolist()))
     for unit, a in pairs:
         if a >= 0:
-            key, _, channel = unit.alternatives[a]
+            channel = unit.alternatives[a][2]
             via = "" if channel == "lexical" else f" (translated: ×{TRANSLATED})"
             found.append(f"{unit.label} {unit.prior:.2f}{via}")
     sim = cs.sims.get(doc)
     cosine = f"meaning {sim:.2f}" if sim is not None else "no meaning cosine"
+    under = f"{cosine} is under {SIM_GATE}" if sim is not None else f"no meaning cosine reaches {SIM_GATE}"
     if cs.everyday[i] == EVERYDAY_LONE:
         priors = ", ".join(f"{u.label} {u.prior:.2f}" for u in cs.units)
         held = next(
@@ -221,10 +222,7 @@ def everyday_detail(cs: ChannelScores, doc: int) -> str:
         )
         head = f"everyday-words turn ({priors}; all under {LONE_PRIOR}): only {held} found, not written as a name"
         if cs.ruled[i]:
-            return (
-                f"{head}, and {cosine} is under {SIM_GATE} (the words met the line: {c:.0%} of the query's "
-                f"words, evidence {e:.2f})"
-            )
+            return f"{head}, and {under} (the words met the line: {c:.0%} of the query's words, evidence {e:.2f})"
     else:
         one = int(cs.count[i]) < 2
         alike = " (glossed to one word of the fact, counted once)" if one and len(found) > 1 else ""
