@@ -122,6 +122,31 @@ _GOOD_SHAPES: set[tuple[type, ...]] = set()
 _NEW = object.__new__
 _SETTERS = tuple(getattr(Fact, n).__set__ for n in _FIELDS)
 """Each field's slot, in row order (``tests/test_parse_cache_rows.py`` checks it names every field)."""
+(
+    _ID,
+    _REVISION,
+    _CREATED,
+    _UPDATED,
+    _NAME,
+    _TITLE,
+    _DESCRIPTION,
+    _KEYWORDS,
+    _ACTIVATION,
+    _VOLATILITY,
+    _SUBJECT,
+    _EXPIRES,
+    _VERIFIED,
+    _TYPE,
+    _SCOPE,
+    _BODY,
+    _FILE_SCOPE,
+    _SUPERSEDES,
+    _EXTRA,
+    _PATH,
+    _RAW_TIMES,
+    _PARSE_ERROR,
+    _ENCODING,
+) = _SETTERS
 _SET_NS = getattr(Timestamp, "ns").__set__  # noqa: B009 - the slot's descriptor, not a value
 
 
@@ -138,7 +163,8 @@ def fact_from_row(row: Any) -> Fact:
     writes (its length and the type of each value; a store has only a few such shapes, each
     checked once). The nested tuples are taken as written: the file they come from is
     sealed (SHA-256) and versioned. The fact is assembled slot by slot — the same object
-    :class:`Fact`'s constructor makes, without its keyword handling (a load makes thousands)."""
+    :class:`Fact`'s constructor makes, without its keyword handling (a load makes thousands),
+    one statement per slot (no loop, no tuple of values in between)."""
     if type(row) is not tuple:
         raise ValueError("bad row")
     shape = tuple(map(type, row))
@@ -148,22 +174,37 @@ def fact_from_row(row: Any) -> Fact:
         _GOOD_SHAPES.add(shape)
     if row[1] < 1:
         raise ValueError("bad revision")
-    created = _ts(row[2])
     fact = _NEW(Fact)
-    for put, value in zip(
-        _SETTERS,
-        (
-            row[0],
-            row[1],
-            created,
-            created if row[3] == row[2] else _ts(row[3]),
-            *row[4:11],
-            None if row[11] is None else _ts(row[11]),
-            None if row[12] is None else _ts(row[12]),
-            *row[13:],
-        ),
-    ):
-        put(fact, value)
+    _ID(fact, row[0])
+    _REVISION(fact, row[1])
+    created = row[2]
+    if created is None:
+        _CREATED(fact, None)
+        _UPDATED(fact, _ts(row[3]))
+    else:
+        ts = _NEW(Timestamp)
+        _SET_NS(ts, created)
+        _CREATED(fact, ts)
+        _UPDATED(fact, ts if row[3] == created else _ts(row[3]))
+    _NAME(fact, row[4])
+    _TITLE(fact, row[5])
+    _DESCRIPTION(fact, row[6])
+    _KEYWORDS(fact, row[7])
+    _ACTIVATION(fact, row[8])
+    _VOLATILITY(fact, row[9])
+    _SUBJECT(fact, row[10])
+    _EXPIRES(fact, None if row[11] is None else _ts(row[11]))
+    _VERIFIED(fact, None if row[12] is None else _ts(row[12]))
+    _TYPE(fact, row[13])
+    _SCOPE(fact, row[14])
+    _BODY(fact, row[15])
+    _FILE_SCOPE(fact, row[16])
+    _SUPERSEDES(fact, row[17])
+    _EXTRA(fact, row[18])
+    _PATH(fact, row[19])
+    _RAW_TIMES(fact, row[20])
+    _PARSE_ERROR(fact, row[21])
+    _ENCODING(fact, row[22])
     return fact
 
 
@@ -190,18 +231,28 @@ class ParseCache:
             return
         raw = decode_cache(blob, self.directory)
         entries = self._entries
+        from_row = fact_from_row
         with collector_paused():
             for name, item in raw.items():
                 try:
                     if type(item) is not tuple or len(item) != 2 or name in entries:
                         continue
-                    key = item[0]
+                    key, row = item
                     if type(key) is not tuple:
                         continue
-                    entries[name] = (key, fact_from_row(item[1]))
+                    entries[name] = (key, from_row(row))
                 except (TypeError, ValueError):
                     continue
-        self._stale = set(raw) - set(entries)
+        if not raw.keys() <= entries.keys():
+            self._stale = set(raw) - set(entries)
+
+    def loaded(self) -> dict[str, tuple[StatKey, Fact]]:
+        """Every cached ``name: (stat key, fact)`` (read on first use; the caller only
+        looks: a hit is a fact whose key is the file's :func:`stat_key`, see
+        :func:`~.scan.read_through`)."""
+        if not self._loaded:
+            self._load()
+        return self._entries
 
     def get(self, name: str, key: StatKey) -> Fact | None:
         """The cached fact for ``name`` if its stat key matches."""
@@ -218,13 +269,17 @@ class ParseCache:
         self._dirty = True
 
     def retain(self, names: set[str]) -> None:
-        """Forget entries for files no longer present."""
+        """Forget entries for files no longer present (one set test when none is gone)."""
+        if not names.issuperset(self._entries):
+            self._forget_missing(names)
+        if self._stale:
+            self._dirty = True
+
+    def _forget_missing(self, names: set[str]) -> None:
         for name in list(self._entries):
             if name not in names:
                 del self._entries[name]
                 self._dirty = True
-        if self._stale:
-            self._dirty = True
 
     def save(self) -> None:
         """Persist when something changed (best effort)."""

@@ -32,7 +32,7 @@ from .model import (
 )
 from .precedence import Override, find_overrides, pinned_guidance
 from .results import FileError, Snapshot
-from .scan import fact_entries, fact_file_problem, read_fact_file, read_through
+from .scan import read_dir_through, read_fact_file
 from .sealed import collector_paused
 
 __all__ = ["StoreReader"]
@@ -140,25 +140,10 @@ class StoreReader:
         return result
 
     def _scan_dir_uncached(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
-        facts: list[Fact] = []
-        errors: list[FileError] = []
         cache = self._cache_for(directory)
-        seen: set[str] = set()
-        with collector_paused():  # thousands of facts and entries made in one go
-            for path, name, st, error in fact_entries(directory):
-                if st is None:
-                    errors.append(FileError(path, scope, error))
-                    continue
-                seen.add(name)
-                try:
-                    fact = read_through(cache, path, scope, st, name)
-                except OSError as exc:
-                    errors.append(FileError(path, scope, f"cannot read: {exc.strerror or exc}"))
-                    continue
-                facts.append(fact)
-                problem = fact_file_problem(fact)
-                if problem:
-                    errors.append(FileError(path, scope, problem))
+        with collector_paused():  # thousands of facts made in one go
+            facts, problems, seen = read_dir_through(cache, scope, directory)
+        errors = [FileError(path, scope, message) for path, message in problems]
         if cache is not None:
             cache.retain(seen)
             cache.save()

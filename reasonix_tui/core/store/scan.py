@@ -13,9 +13,18 @@ from ..compat.gotime import Timestamp
 from . import index_md, safeio
 from .cache import ParseCache, stat_key
 from .fileformat import parse_fact_bytes
+from .fsflags import O_CLOEXEC, O_DIRECTORY
 from .model import Fact
 
-__all__ = ["FactEntry", "scan_fact_entries", "fact_entries", "read_fact_file", "read_through", "fact_file_problem"]
+__all__ = [
+    "FactEntry",
+    "scan_fact_entries",
+    "fact_entries",
+    "read_fact_file",
+    "read_through",
+    "read_dir_through",
+    "fact_file_problem",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,43 +53,72 @@ def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
 
 def fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_result | None, str]]:
     """:func:`scan_fact_entries` as plain ``(path, file name, stat, error)`` rows (the
-    store's load makes one per fact file)."""
+    store's load makes one per fact file).
+
+    Where the platform allows, the folder is listed through a descriptor, so each file's
+    ``stat`` is taken relative to it (``fstatat``: the kernel does not walk the whole path
+    again for every file; the stats are a fifth of a cached load); the answers are the same."""
     directory = str(directory)
+    dir_fd = -1
     try:
-        entries = _byte_order(list(os.scandir(directory)))
+        if _LIST_BY_FD:
+            dir_fd = os.open(directory, _DIR_FLAGS)
+            entries = _byte_order(list(os.scandir(dir_fd)))
+        else:
+            entries = _byte_order(list(os.scandir(directory)))
     except FileNotFoundError:
+        _close(dir_fd)
         return
     except NotADirectoryError:
+        _close(dir_fd)
         yield directory, "", None, "store path is not a directory"
         return
     except OSError as exc:
+        _close(dir_fd)
         yield directory, "", None, f"cannot list directory: {exc.strerror or exc}"
         return
-    real_dir: str | None = None
-    for entry in entries:
-        name = entry.name
-        if not name.endswith(".md") or name == index_md.INDEX_NAME:
-            continue
-        path = entry.path
-        try:
-            if entry.is_dir(follow_symlinks=False):
+    prefix = directory if directory.endswith(os.sep) else directory + os.sep
+    try:
+        real_dir: str | None = None
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name == index_md.INDEX_NAME:
                 continue
-            if entry.is_symlink():
-                real_dir = real_dir or os.path.realpath(directory)
-                target = os.path.realpath(path)
-                if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                    yield path, name, None, f"symlink points outside the store ({target}); not loaded"
+            path = prefix + name
+            try:
+                if entry.is_file(follow_symlinks=False):  # the common case: no symlink, no folder
+                    st = entry.stat(follow_symlinks=False)
+                elif entry.is_dir(follow_symlinks=False):
                     continue
-                st = os.stat(path)
-            else:
-                st = entry.stat(follow_symlinks=False)
-        except OSError as exc:
-            yield path, name, None, f"cannot read: {exc.strerror or exc}"
-            continue
-        if not stat_mod.S_ISREG(st.st_mode):
-            yield path, name, None, "not a regular file"
-            continue
-        yield path, name, st, ""
+                elif entry.is_symlink():
+                    real_dir = real_dir or os.path.realpath(directory)
+                    target = os.path.realpath(path)
+                    if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
+                        yield path, name, None, f"symlink points outside the store ({target}); not loaded"
+                        continue
+                    st = os.stat(path)
+                else:
+                    st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                yield path, name, None, f"cannot read: {exc.strerror or exc}"
+                continue
+            if st.st_mode & _S_IFMT != _S_IFREG:
+                yield path, name, None, "not a regular file"
+                continue
+            yield path, name, st, ""
+    finally:
+        _close(dir_fd)
+
+
+_LIST_BY_FD = os.name == "posix" and os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
+"""Folders are listed through a descriptor and their files' ``stat`` taken relative to it."""
+_DIR_FLAGS = os.O_RDONLY | O_DIRECTORY | O_CLOEXEC
+_S_IFMT, _S_IFREG = stat_mod.S_IFMT(0o777777), stat_mod.S_IFREG
+
+
+def _close(fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)
 
 
 def _byte_order(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
@@ -124,6 +162,42 @@ def read_through(cache: ParseCache | None, path: str, scope: str, st: os.stat_re
         if cache is not None:
             cache.put(name, key, fact)
     return fact
+
+
+def read_dir_through(
+    cache: ParseCache | None, scope: str, directory: Path | str
+) -> tuple[list[Fact], list[tuple[str, str]], set[str]]:
+    """Every fact file of a ``scope`` directory (:func:`fact_entries`) through its parse
+    cache (:func:`read_through`), in ``ReadDir`` order: the facts, ``(path, problem)`` for
+    each file listed but not loaded or loaded with a problem (:func:`fact_file_problem`),
+    in the same order, and the names of the files found. A store load makes one call per
+    directory, so a cache hit is checked here, in line, not through a call per file."""
+    facts: list[Fact] = []
+    problems: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    cached = cache.loaded() if cache is not None else {}
+    found, add = seen.add, facts.append
+    for path, name, st, error in fact_entries(directory):
+        if st is None:
+            problems.append((path, error))
+            continue
+        found(name)
+        hit = cached.get(name)
+        if (
+            hit is None
+            or hit[0] != (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)  # stat_key(st)
+            or (fact := hit[1]).scope != (fact.file_scope or scope)
+        ):
+            try:
+                fact = read_through(cache, path, scope, st, name)
+            except OSError as exc:
+                problems.append((path, f"cannot read: {exc.strerror or exc}"))
+                continue
+        add(fact)
+        problem = fact_file_problem(fact)
+        if problem:
+            problems.append((path, problem))
+    return facts, problems, seen
 
 
 def fact_file_problem(fact: Fact) -> str:
