@@ -132,3 +132,28 @@ def test_a_store_loaded_through_the_cache_is_the_store_parsed_afresh(layout: Lay
     assert cached == first and [f.path for f in cached] == [f.path for f in first]
     assert all(a.raw_times == b.raw_times for a, b in zip(cached, first))
     assert cached == fresh
+
+
+def test_list_all_orders_a_name_held_twice_by_scope_then_id(layout: Layout) -> None:
+    """The load sorts by name alone and sorts again by (name, scope, id) only when a name
+    is held by more than one fact: the same order in both cases, cached or parsed afresh."""
+    from reasonix_tui.core.store.fileformat import render_fact
+
+    layout.project_dir.mkdir(parents=True, exist_ok=True)
+    layout.global_dir.mkdir(parents=True, exist_ok=True)
+    files = [  # (folder, file stem, name, id): "dup" twice in the project folder, once in global
+        (layout.project_dir, "a", "dup", "mem-9"),
+        (layout.project_dir, "b", "dup", "mem-1"),
+        (layout.project_dir, "c", "zeta", "mem-5"),
+        (layout.global_dir, "dup", "dup", "mem-7"),
+        (layout.global_dir, "alpha", "alpha", "mem-3"),
+    ]
+    for folder, stem, name, fid in files:
+        scope = "global" if folder == layout.global_dir else "project"
+        fact = Fact(id=FactId(fid), revision=1, created_at=T1, updated_at=T1, name=name, scope=scope)
+        (folder / f"{stem}.md").write_text(render_fact(fact), encoding="utf-8")
+    want = [("alpha", "global", "mem-3"), ("dup", "global", "mem-7"), ("dup", "project", "mem-1")]
+    want += [("dup", "project", "mem-9"), ("zeta", "project", "mem-5")]
+    for use_cache in (False, True, True):  # parsed, then written to the cache, then read from it
+        got = Store(layout, use_cache=use_cache).list_all()
+        assert [(f.name, f.scope, f.id) for f in got] == want

@@ -38,6 +38,7 @@ from .sealed import collector_paused
 __all__ = ["StoreReader"]
 
 _LIST_ALL_ORDER = attrgetter("name", "scope", "id")
+_BY_NAME = attrgetter("name")
 
 
 class StoreReader:
@@ -163,7 +164,9 @@ class StoreReader:
                 facts.extend(fs)
                 errors.extend(es)
             # By name (as UTF-8 bytes: code-point order is the same order), scope, id.
-            facts.sort(key=_LIST_ALL_ORDER)
+            facts.sort(key=_BY_NAME)
+            if len(set(map(_BY_NAME, facts))) != len(facts):  # a name twice: then scope, id
+                facts.sort(key=_LIST_ALL_ORDER)
         return facts, errors
 
     def list_all(self) -> list[Fact]:
