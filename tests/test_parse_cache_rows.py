@@ -157,3 +157,40 @@ def test_list_all_orders_a_name_held_twice_by_scope_then_id(layout: Layout) -> N
     for use_cache in (False, True, True):  # parsed, then written to the cache, then read from it
         got = Store(layout, use_cache=use_cache).list_all()
         assert [(f.name, f.scope, f.id) for f in got] == want
+
+
+_LONG_LIVED_PAUSE = """
+import gc
+from reasonix_tui.core.store.sealed import collector_paused
+
+assert gc.isenabled() and gc.get_freeze_count() == 0
+with collector_paused(long_lived=True):
+    made = [[i] for i in range(1000)]
+assert gc.isenabled() and gc.get_freeze_count() == 0
+oldest = {id(o) for o in gc.get_objects(generation=2)}
+assert all(id(o) in oldest for o in made) and made[999] == [999]
+
+with collector_paused():
+    with collector_paused(long_lived=True):
+        inner = [[1]]
+    assert not gc.isenabled() and gc.get_freeze_count() == 0
+assert gc.isenabled()
+
+gc.freeze()
+frozen = gc.get_freeze_count()
+with collector_paused(long_lived=True):
+    more = [[i] for i in range(10)]
+assert gc.get_freeze_count() == frozen and gc.isenabled()
+print("ok")
+"""
+
+
+def test_a_long_lived_pause_moves_what_it_made_to_the_oldest_generation() -> None:
+    """``collector_paused(long_lived=True)``: the collector is back on after the outermost
+    pause, the objects made are alive and in the oldest generation (no young collection
+    walks them again); an inner pause changes nothing; objects the process froze stay
+    frozen. In a fresh interpreter: the collector's generations are process-wide."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _LONG_LIVED_PAUSE], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

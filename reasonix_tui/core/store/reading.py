@@ -142,7 +142,7 @@ class StoreReader:
 
     def _scan_dir_uncached(self, scope: str, directory: Path) -> tuple[list[Fact], list[FileError]]:
         cache = self._cache_for(directory)
-        with collector_paused():  # thousands of facts made in one go
+        with collector_paused(long_lived=True):  # thousands of facts made in one go
             facts, problems, seen = read_dir_through(cache, scope, directory)
         errors = [FileError(path, scope, message) for path, message in problems]
         if cache is not None:
@@ -158,7 +158,7 @@ class StoreReader:
     def _list_all_with_errors(self) -> tuple[list[Fact], list[FileError]]:
         facts: list[Fact] = []
         errors: list[FileError] = []
-        with collector_paused():
+        with collector_paused(long_lived=True):
             for scope, directory in self._dirs():
                 fs, es = self._scan_dir(scope, directory)
                 facts.extend(fs)
