@@ -5,6 +5,12 @@ same run, so the figures can be read as ratios on any machine.
 
     python benchmarks/store_bench.py            # 1k and 10k
     python benchmarks/store_bench.py --sizes 1000
+    python benchmarks/store_bench.py --sizes 10000 --against DIR   # A/B of the cached load
+
+``--against DIR``: an interleaved A/B of the cached load on one store of each size, this
+checkout against the ``reasonix_tui`` package found in ``DIR`` (for instance
+``git archive main reasonix_tui | tar -x -C DIR``), each measured in a fresh process
+(``--rounds`` times each, alternating), with its own raw read of the same files beside it.
 
 Targets (DESIGN.md): 10k facts cold ≤ 1.5 s, with the parse cache ≤ 0.3 s.
 """
@@ -12,9 +18,12 @@ Targets (DESIGN.md): 10k facts cold ≤ 1.5 s, with the parse cache ≤ 0.3 s.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -91,6 +100,50 @@ def raw_read(layout: Layout) -> None:
                     fh.read()
 
 
+def raw_and_cached(layout: Layout, repeat: int = 5) -> tuple[float, float, float, float]:
+    """Best wall and CPU time of the raw read and of the cached load (``list_all`` of a new
+    :class:`Store`), sampled alternately so that both see the same moments of a shared
+    machine: ``(raw wall, cached wall, raw CPU, cached CPU)``."""
+    raw_fn = lambda: raw_read(layout)  # noqa: E731
+    cached_fn = lambda: Store(layout, settings=Settings()).list_all()  # noqa: E731
+    raw = cached = raw_cpu = cached_cpu = float("inf")
+    for _ in range(repeat):
+        raw = min(raw, timed(raw_fn, repeat=1))
+        raw_cpu = min(raw_cpu, CPU[id(raw_fn)])
+        cached = min(cached, timed(cached_fn, repeat=1))
+        cached_cpu = min(cached_cpu, CPU[id(cached_fn)])
+    return raw, cached, raw_cpu, cached_cpu
+
+
+def load_only(root: Path) -> None:
+    """Print the raw read and the cached load of the store built under ``root`` (JSON)."""
+    layout = Layout.resolve(home=root, workspace=root / "ws")
+    Store(layout, settings=Settings()).list_all()  # the parse cache as this code writes it
+    raw, cached, raw_cpu, cached_cpu = raw_and_cached(layout)
+    print(json.dumps({"raw": raw, "cached": cached, "raw_cpu": raw_cpu, "cached_cpu": cached_cpu}))
+
+
+def against(n: int, other: Path, rounds: int) -> None:
+    """Interleaved A/B of the cached load at ``n`` facts: this checkout, then the package in
+    ``other``, each in a fresh process on the same store, ``rounds`` times."""
+    here = Path(__file__).resolve().parent.parent
+    print(f"cached load at {n} facts, this checkout (A) against {other} (B), CPU time, fresh process each")
+    with tempfile.TemporaryDirectory() as tmp:
+        build(Path(tmp), n)
+        for r in range(rounds):
+            for label, src in (("A", here), ("B", other.resolve())):
+                env = dict(os.environ, PYTHONPATH=str(src))
+                out = subprocess.run(
+                    [sys.executable, __file__, "--load-only", tmp], env=env, capture_output=True, text=True, check=True
+                )
+                m = json.loads(out.stdout.strip().splitlines()[-1])
+                print(
+                    f"  round {r + 1} {label}: raw read {m['raw_cpu'] * 1000:.0f} ms, cached {m['cached_cpu'] * 1000:.0f} ms "
+                    f"= {m['cached_cpu'] / m['raw_cpu']:.2f}x the raw read (wall {m['cached'] * 1000:.0f} ms); "
+                    f"load {os.getloadavg()[0]:.1f}"
+                )
+
+
 def clear_parse_cache(layout: Layout) -> int:
     """Delete every parse-cache file (``facts-*.cache``), so the next load parses YAML."""
     removed = 0
@@ -105,8 +158,7 @@ def clear_parse_cache(layout: Layout) -> int:
 def run(n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         layout = build(Path(tmp), n)
-        raw_fn = lambda: raw_read(layout)  # noqa: E731
-        floor = timed(raw_fn)
+        raw_read(layout)  # the files in the page cache, as for every later read
 
         def cold() -> None:
             clear_parse_cache(layout)
@@ -114,9 +166,7 @@ def run(n: int) -> dict[str, float]:
 
         cold_s = timed(cold)
         Store(layout, settings=Settings()).list_all()  # warm the parse cache on disk
-        cached_fn = lambda: Store(layout, settings=Settings()).list_all()  # noqa: E731
-        cached_s = timed(cached_fn)
-        raw_cpu, cached_cpu = CPU[id(raw_fn)], CPU[id(cached_fn)]
+        floor, cached_s, raw_cpu, cached_cpu = raw_and_cached(layout)
         nocache_s = timed(lambda: Store(layout, settings=Settings(), use_cache=False).list_all(), repeat=1)
 
         store = Store(layout, settings=Settings())
@@ -156,7 +206,19 @@ def run(n: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--against", type=Path, help="A/B the cached load against the reasonix_tui package in DIR")
+    parser.add_argument("--rounds", type=int, default=3, help="A/B rounds (with --against)")
+    parser.add_argument("--load-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.load_only is not None:
+        load_only(args.load_only)
+        return
+    if args.against is not None:
+        if not (args.against / "reasonix_tui").is_dir():
+            parser.error(f"{args.against} holds no reasonix_tui package")
+        for n in args.sizes:
+            against(n, args.against, args.rounds)
+        return
     print(
         f"{'facts':>7} {'raw read':>9} {'cold':>8} {'cached':>8} {'cold/raw':>9} {'cached/raw':>10} "
         f"{'update':>8} {'create':>8} {'archive':>8} {'recover':>8}"
