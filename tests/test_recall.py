@@ -1337,6 +1337,45 @@ def test_one_shared_everyday_word_in_an_unrelated_turn_recalls_nothing() -> None
     assert ids(recall(facts, "what is trk-exports for?", NOW))[:1] == ["mem-o3"]
 
 
+def test_one_shared_name_in_a_turn_about_something_the_memory_does_not_hold_recalls_nothing() -> None:
+    """A fact that matches one word of a turn ("Lisbon", "Berlin") stays out when the turn's
+    other words are found in no fact and, read without the shared word, are far from the fact
+    by meaning (weather, weekend; Prague), even though the whole turn's cosine, carried by the
+    shared word, is high; the meaning channel does not bring it back alone. A real question
+    naming the same thing still recalls it, and the trace says why the fact stayed out."""
+    import numpy as np
+
+    from reasonix_tui.core.recall.aside import ASIDE_MASS, aside
+
+    standup = F(
+        "mem-stand",
+        "standup",
+        "Standup",
+        body="Standup is at 10:00 Lisbon time in the #quill-daily huddle; keep it under 15 minutes.",
+    )
+    regions = F(
+        "mem-reg",
+        "aws-regions",
+        "AWS regions",
+        body="Production runs in AWS eu-central-1 (Frankfurt); staging runs in eu-west-1 (Ireland).",
+    )
+    facts = [standup, regions, *_office(8)]
+    for turn, fid in (
+        ("what's the weather like in Lisbon this weekend?", "mem-stand"),
+        ("are there any good restaurants near Frankfurt airport?", "mem-reg"),
+    ):
+        r = recall(facts, turn, NOW)
+        assert ids(r) == [], turn
+        why = next(c for c in r.considered if c.fact.id == fid)
+        assert why.decision == "gate" and "about something no fact holds" in why.detail, turn
+    assert ids(recall(facts, "what time is standup, Lisbon time?", NOW))[:1] == ["mem-stand"]
+    assert ids(recall(facts, "is Frankfurt production or staging?", NOW))[:1] == ["mem-reg"]
+    # too little information outside the store: nothing is kept out
+    none = np.ones(1, dtype=bool)
+    assert ASIDE_MASS == 1.0
+    assert not aside((), np.zeros((0, 1), dtype=np.int16), np.zeros(0, dtype=bool), none, lambda p: np.zeros(4)).any()
+
+
 def test_a_chinese_word_whose_sense_is_to_turn_into_states_a_change() -> None:
     """改成 "to turn into (sth else)" states a change like 改为 "to change into": the newer
     deploy fact replaces the older one; 成 alone (a bound character in most words) does not."""

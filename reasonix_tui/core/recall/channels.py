@@ -30,8 +30,9 @@ from __future__ import annotations
 import bisect
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from .. import bm25
 from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact
+from .aside import aside
 from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .gate import C_FULL, CONTENT_PRIOR, about_fact
@@ -285,6 +287,9 @@ class ChannelScores:
     """Meaning cosine of the candidates (when the channel is on)."""
     vetoed: frozenset[int] = frozenset()
     """Facts that passed on one word alone and were kept out by the meaning channel."""
+    astray: frozenset[int] = frozenset()
+    """Facts that passed on one word alone in a turn about something the store does not
+    hold (:func:`~.aside.aside`)."""
     alone: int = -1
     """The fact the meaning channel admitted alone (no word matched enough; -1: none)."""
     everyday: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
@@ -433,6 +438,9 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
     titled = passed & ~titled
     sims = Similarities()
     vetoed: frozenset[int] = frozenset()
+    astray: frozenset[int] = frozenset()
+    astray_of: Callable[[np.ndarray], np.ndarray] | None = None
+    single = np.zeros(len(docs), dtype=bool)
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = np.flatnonzero(candidates & (passed | (e >= E_MEANING)))
     qv = _query_vector(query) if meaning and (len(focus) or len(units)) else None
@@ -448,6 +456,15 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         vetoed = _single_word_veto(sims, docs, passed & (count == 1) & ~literal & ~titled, passed)
     else:
         passed &= ~on_echo
+    if qv is not None:
+        # one shared word in a turn about something the memory does not hold (aside.py):
+        # kept out, and not brought back by the meaning channel alone
+        unknown = np.array([size == 0 for size in sizes], dtype=bool)
+        single = candidates & (count == 1) & ~literal & ~titled
+        astray_of = partial(_astray, cidx, units, which, unknown, docs)
+        away = astray_of(passed & single)
+        astray = frozenset(docs[away].tolist())
+        passed &= ~away
     cs = ChannelScores(
         docs=docs,
         score=score,
@@ -464,9 +481,10 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         barred=barred,
         firm=firm,
         count=count,
+        astray=astray,
     )
     if qv is not None and not passed.any():
-        _admit_alone(cidx, cs, qv)
+        _admit_alone(cidx, cs, qv, single, astray_of)
     return cs
 
 
@@ -493,15 +511,30 @@ def _query_vector(query: str) -> np.ndarray | None:
     return qv if float(np.abs(qv).sum()) > 0 else None
 
 
-def _admit_alone(cidx: ChannelIndex, cs: ChannelScores, qv: np.ndarray) -> None:
+def _admit_alone(
+    cidx: ChannelIndex,
+    cs: ChannelScores,
+    qv: np.ndarray,
+    single: np.ndarray,
+    astray_of: Callable[[np.ndarray], np.ndarray] | None,
+) -> None:
     """When no fact passed on words, let the meaning channel admit the one fact the turn
-    clearly means (:mod:`.meaning_alone`), scored by its meaning alone."""
+    clearly means (:mod:`.meaning_alone`), scored by its meaning alone, unless one word of the
+    turn matched it and the rest is about something else (``single`` by position,
+    ``astray_of``: :func:`~.aside.aside`; the turn's vector is then carried by that word)."""
     try:
         found = best_alone(cidx.vectors(), cidx.n, cs.units, qv, cidx.similarity_spread)
     except (ImportError, OSError, ValueError):
         return
-    if found is not None:
-        admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, 0.0))
+    if found is None:
+        return
+    i = int(cs.docs.searchsorted(found[0]))
+    if astray_of is not None and i < len(cs.docs) and int(cs.docs[i]) == found[0] and single[i]:
+        mask = np.zeros(len(single), dtype=bool)
+        mask[i] = True
+        if astray_of(mask)[i]:
+            return
+    admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, 0.0))
 
 
 _NO_DOCS = np.zeros(0, dtype=np.int64)
@@ -555,6 +588,18 @@ def _title_pass(
         title = FACT_MEMO.get(cidx.docs[d], "title-keys", _title_keys)
         if title and title <= {units[u].alternatives[a][0] for u, a in enumerate(row) if a >= 0}:
             passed[p] = True
+
+
+def _astray(
+    cidx: ChannelIndex,
+    units: Sequence[QueryUnit],
+    which: np.ndarray,
+    unknown: np.ndarray,
+    docs: np.ndarray,
+    mask: np.ndarray,
+) -> np.ndarray:
+    """:func:`~.aside.aside` over the positions ``mask`` of ``docs``."""
+    return aside(units, which, unknown, mask, lambda at: np.asarray(cidx.vectors()[docs[at]], dtype=np.float32))
 
 
 def _cosines(vec: Any, rows: np.ndarray, qv: np.ndarray) -> np.ndarray:

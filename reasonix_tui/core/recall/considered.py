@@ -164,6 +164,11 @@ class Explained:
                         f"weak match: only {', '.join(matched) or 'nothing'} matched, and the turn means something "
                         f"else (meaning {self.cs.sims.get(doc) or 0.0:.2f}, under {SINGLE_SIM})"
                     )
+                elif self.cs is not None and doc is not None and doc in self.cs.astray:
+                    detail = (
+                        f"weak match: only {', '.join(matched) or 'nothing'} matched, and the rest of the turn "
+                        "is about something no fact holds"
+                    )
                 elif self.cs is not None and doc is not None and (everyday := everyday_detail(self.cs, doc)):
                     detail = everyday
                 elif self.cs is not None and doc is not None:
