@@ -4,6 +4,7 @@ rendering, ``run_recall``/``try_recall``, and the CLI round trip
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from pathlib import Path
@@ -254,6 +255,20 @@ def test_cli_recall_prints_the_block_and_memory_recall_text(seeded: Layout, caps
     text = capsys.readouterr().out
     assert text.startswith("last memory recall\n  query=deploy payments target cluster\n  budget=")
     assert "  id=mem-deploy revision=1 scope=project type=project freshness=" in text
+
+
+def test_cli_recall_puts_the_cycle_collector_back(seeded: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    # the one-shot command pauses the collector (and freezes what it made) for its run only
+    try:
+        assert gc.isenabled()
+        assert main(cli(seeded, "recall", "deploy payments target cluster")) == 0
+        assert gc.isenabled() and "green cluster" in capsys.readouterr().out
+        gc.disable()
+        assert main(cli(seeded, "recall", "deploy payments target cluster", "--dry-run")) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def test_cli_recall_suppressed_and_dry_run(seeded: Layout, capsys: pytest.CaptureFixture[str]) -> None:
