@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from dataclasses import dataclass
+from functools import partial
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..store.cache import stat_key
 from ..store.index_md import INDEX_NAME
@@ -32,7 +33,41 @@ class Listing:
 _REG = stat_mod.S_IFREG
 _DIR = stat_mod.S_IFDIR
 _FMT = 0o170000
-_NAME = attrgetter("name")
+_KEY = attrgetter("st_size", "st_mtime_ns", "st_ino", "st_ctime_ns")
+_MODE = attrgetter("st_mode")
+_OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _sorted_names(names: list[str]) -> list[str]:
+    try:
+        "".join(names).encode("utf-8")
+        names.sort()
+    except UnicodeEncodeError:
+        names.sort(key=lambda n: n.encode("utf-8", "surrogateescape"))
+    return names
+
+
+def _folder(directory: str) -> tuple[list[str], list[Any]] | None:
+    """The fact files' names of one folder (sorted) and their ``lstat``: the names read
+    from the open folder and each ``stat`` relative to it (no ``DirEntry`` per name, no
+    path walk per file, no Python frame per file). ``None``: no such folder; any other
+    failure (a file gone between the listing and its ``stat`` included) raises."""
+    if not (os.stat in os.supports_dir_fd and os.listdir in os.supports_fd):
+        try:
+            listed = os.listdir(directory)
+        except FileNotFoundError:
+            return None
+        names = _sorted_names([n for n in listed if n.endswith(".md") and n != INDEX_NAME])
+        return names, [os.stat(os.path.join(directory, n), follow_symlinks=False) for n in names]
+    try:
+        fd = os.open(directory, _OPEN_DIR)
+    except FileNotFoundError:
+        return None
+    try:
+        names = _sorted_names([n for n in os.listdir(fd) if n.endswith(".md") and n != INDEX_NAME])
+        return names, list(map(partial(os.stat, dir_fd=fd, follow_symlinks=False), names))
+    finally:
+        os.close(fd)
 
 
 def list_fact_files(store: Store) -> Listing | None:
@@ -44,33 +79,27 @@ def list_fact_files(store: Store) -> Listing | None:
     paths: list[str] = []
     scopes: list[str] = []
     keys: list[tuple[int, int, int, int]] = []
-    add_path, add_key = paths.append, keys.append
     for scope, directory in store._dirs():  # noqa: SLF001
+        folder = os.fspath(directory)
         try:
-            with os.scandir(directory) as it:
-                found = [e for e in it if e.name.endswith(".md") and e.name != INDEX_NAME]
-        except FileNotFoundError:
-            continue
+            got = _folder(folder)
         except OSError:
             return None
-        try:
-            "".join([e.name for e in found]).encode("utf-8")
-            found.sort(key=_NAME)
-        except UnicodeEncodeError:
-            found.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
-        before = len(paths)
-        for entry in found:
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                return None
-            if st.st_mode & _FMT != _REG:
-                if st.st_mode & _FMT == _DIR:
-                    continue
-                return None  # a symlink or a special file: the store's own rules decide
-            add_path(entry.path)
-            add_key((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-        scopes.extend([scope] * (len(paths) - before))
+        if got is None:
+            continue
+        names, stats = got
+        if any(m & _FMT != _REG for m in map(_MODE, stats)):
+            kept = []
+            for name, st in zip(names, stats):
+                if st.st_mode & _FMT == _REG:
+                    kept.append((name, st))
+                elif st.st_mode & _FMT != _DIR:
+                    return None  # a symlink or a special file: the store's own rules decide
+            names, stats = [n for n, _s in kept], [s for _n, s in kept]
+        prefix = os.path.join(folder, "")
+        paths.extend([prefix + n for n in names])
+        keys.extend(map(_KEY, stats))
+        scopes.extend([scope] * len(names))
     return Listing(paths, scopes, keys)
 
 
