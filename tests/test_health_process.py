@@ -18,7 +18,7 @@ from reasonix_tui.core import resolve as resolver
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp
 from reasonix_tui.core.health import Dismissals, HealthChecker, gather, health_report, memo_path
 from reasonix_tui.core.health import worker as health_worker
-from reasonix_tui.core.health.quick import quick_path
+from reasonix_tui.core.health.quick import quick_path, quick_report
 from reasonix_tui.core.paths import Layout
 from reasonix_tui.core.recall import fields, memo
 from reasonix_tui.core.recall.memo import FACT_MEMO
@@ -289,6 +289,9 @@ def test_one_shot_runs_after_a_create_an_edit_an_archive_and_a_deletion_equal_a_
             counts = _Counts(m)
             answer = health_report(demo, SETTINGS, now=NOW)
         _same(answer, truth, what)
+        kept = quick_report(demo, SETTINGS, now=NOW)  # the report kept (findings taken as decoded, not re-encoded)
+        assert kept is not None, what
+        _same(kept, truth, f"{what}, the kept report")
         assert os.stat(state).st_mtime_ns == written, what  # a few new facts: the state is kept as it was
         assert counts.loads == 0 and counts.strings == changed, what
         assert what != "deletion" or topic.facts[0].id not in {r.id for f in answer.findings for r in f.facts}

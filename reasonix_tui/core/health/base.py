@@ -177,7 +177,9 @@ class FindingMemo:
     With ``key`` (a fact's :func:`~.state.fact_key`) the per-fact findings are also kept
     in :attr:`disk` by fact key, so a new process decodes what an earlier one built."""
 
-    def __init__(self, key: Callable[[Fact], bytes] | None = None) -> None:
+    def __init__(
+        self, key: Callable[[Fact], bytes] | None = None, encoded: dict[int, tuple[Finding, Any]] | None = None
+    ) -> None:
         self._items: dict[tuple[str, int], tuple[Fact, Hashable, Finding | None]] = {}
         self._groups: dict[tuple[str, tuple[int, ...]], tuple[tuple[Fact, ...], Hashable, Finding | None]] = {}
         self._key = key
@@ -186,7 +188,10 @@ class FindingMemo:
         encoded finding or None)`` (marshal-able)."""
         self.dirty = False
         """:attr:`disk` has entries a saved copy lacks."""
-        self._decoder = Decoder()
+        self.encoded = encoded
+        """Findings this memo decoded or encoded, by object, with their encoded values
+        (:func:`~.state.encode_with`; kept by the caller, which also bounds it)."""
+        self._decoder = Decoder(encoded)
 
     def get(self, kind: str, fact: Fact, signature: Hashable, build: Callable[[], Finding | None]) -> Finding | None:
         """``build()``, or what it gave for this fact and signature last time."""
@@ -211,7 +216,12 @@ class FindingMemo:
             except (TypeError, ValueError):
                 pass  # not a finding (a foreign or damaged entry): build it again
         value = build()
-        self.disk[key] = (signature, None if value is None else encode_finding(value))
+        raw = None
+        if value is not None:
+            raw = encode_finding(value)
+            if self.encoded is not None:
+                self.encoded[id(value)] = (value, raw)
+        self.disk[key] = (signature, raw)
         self.dirty = True
         return value
 

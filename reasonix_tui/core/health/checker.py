@@ -134,7 +134,11 @@ class HealthChecker:
         self._loaded = not self._disk_path
         self._scans: dict[bytes, Any] = {}
         self._dirty = False
-        self._memo = FindingMemo(self.key)
+        self.encoded: dict[int, tuple[Finding, Any]] = {}
+        """The last run's findings by object with their encoded values (as decoded from
+        the state, or as encoded for it), so the last report is kept without encoding
+        every finding again (:func:`~.quick.save_quick`)."""
+        self._memo = FindingMemo(self.key, self.encoded)
         self._meaning_pairs = MeaningPairs()
         self._meaning_state: Any = None
         self._inputs = ResolverInputs()
@@ -296,7 +300,7 @@ class HealthChecker:
             hit = None
             if raw is not None and raw[0] == digest:
                 try:
-                    decoder = Decoder()
+                    decoder = Decoder(self.encoded)
                     hit = (digest, tuple(decoder.finding(v) for v in raw[1]), tuple(str(n) for n in raw[2]))
                 except (TypeError, ValueError):
                     hit = None
@@ -309,7 +313,10 @@ class HealthChecker:
         found = compute(mine)
         notes.extend(mine)
         self._results[name] = (digest, tuple(found), tuple(mine))
-        self._stored[name] = (digest, tuple(encode_finding(f) for f in found), tuple(mine))
+        encoded = self.encoded
+        for f in found:
+            encoded[id(f)] = (f, encode_finding(f))
+        self._stored[name] = (digest, tuple(encoded[id(f)][1] for f in found), tuple(mine))
         self._dirty = True
         return found
 
@@ -354,6 +361,9 @@ class HealthChecker:
         findings = run_checks(ctx, memo=self._memo, usage=usage, notes=notes, pairs=pairs, pinned_unused=unused)
         self._memo.retain(facts)
         self.last_findings = tuple(findings)
+        kept = [(id(f), e) for f in findings if (e := self.encoded.get(id(f))) is not None and e[0] is f]
+        self.encoded.clear()
+        self.encoded.update(kept)
         gone = frozenset(dismissed)
         open_ = sorted((f for f in findings if f.fingerprint not in gone), key=sort_key)
         hidden = sorted((f for f in findings if f.fingerprint in gone), key=sort_key)
@@ -549,5 +559,5 @@ def health_report(
         FACT_MEMO.save()
         if key is not None:
             until = valid_until(ctx.facts, ctx.now)
-            save_quick(quick_path(layout), key, checker.last_findings, report, until)
+            save_quick(quick_path(layout), key, checker.last_findings, report, until, checker.encoded)
         return report

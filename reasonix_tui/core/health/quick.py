@@ -40,7 +40,7 @@ from ..store import safeio
 from ..store.atomic import atomic_write
 from ..store.sealed import seal, source_stamp, unseal
 from .model import Finding, HealthReport, TraceSpan, sort_key
-from .state import Decoder, encode_finding
+from .state import Decoder, encode_with
 
 if TYPE_CHECKING:
     from ..store.store import Store
@@ -157,14 +157,16 @@ def save_quick(
     findings: Sequence[Finding],
     report: HealthReport,
     valid_until: int,
+    encoded: dict[int, tuple[Finding, Any]] | None = None,
 ) -> bool:
     """Keep ``findings`` (every finding of the run, in the run's order, dismissed ones
-    too) for :func:`quick_report` (best effort)."""
+    too) for :func:`quick_report` (best effort; ``encoded``: values already encoded,
+    :func:`~.state.encode_with`)."""
     if report.generated_at is None or valid_until <= report.generated_at.ns:
         _drop(path)
         return False
     at = next((i for i, f in enumerate(findings) if f.kind in LIVE_KINDS), None)
-    kept = [encode_finding(f) for f in findings if f.kind not in LIVE_KINDS]
+    kept = [encode_with(f, encoded) for f in findings if f.kind not in LIVE_KINDS]
     live_at = len(kept) if at is None else sum(1 for f in findings[:at] if f.kind not in LIVE_KINDS)
     value = (
         code_version(),

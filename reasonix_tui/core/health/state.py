@@ -28,7 +28,7 @@ from typing import Any
 from ..store.model import Fact
 from .model import FactRef, Finding, Fix
 
-__all__ = ["fact_key", "store_digest", "encode_finding", "decode_finding", "Decoder"]
+__all__ = ["fact_key", "store_digest", "encode_finding", "encode_with", "decode_finding", "Decoder"]
 
 _TIMES = frozenset(("created_at", "updated_at", "expires_at", "last_verified_at"))
 _PLAIN = attrgetter(*(f.name for f in fields(Fact) if f.name not in _TIMES))
@@ -69,33 +69,46 @@ def encode_finding(f: Finding) -> tuple[Any, ...]:
 
 class Decoder:
     """Turns encoded findings back into findings, sharing equal fixes and fact references
-    (most findings end with the same ``dismiss`` fix)."""
+    (most findings end with the same ``dismiss`` fix). With ``encoded``, each finding made
+    is recorded there by object with the value it came from, so :func:`encode_with` gives
+    that value back instead of encoding the finding again."""
 
-    def __init__(self) -> None:
-        self._refs: dict[tuple[Any, ...], FactRef] = {}
-        self._fixes: dict[tuple[Any, ...], Fix] = {}
+    def __init__(self, encoded: dict[int, tuple[Finding, Any]] | None = None) -> None:
+        self._refs: dict[tuple[Any, ...], tuple[FactRef, ...]] = {}
+        self._fixes: dict[tuple[Any, ...], tuple[Fix, ...]] = {}
+        self._encoded = encoded
 
-    def _ref(self, raw: Any) -> FactRef:
-        ref = self._refs.get(raw)
-        if ref is None:
-            ref = self._refs[raw] = FactRef(*raw)
-        return ref
+    def _ref(self, raw: Any) -> tuple[FactRef, ...]:
+        refs = self._refs.get(raw)
+        if refs is None:
+            refs = self._refs[raw] = tuple(FactRef(*r) for r in raw)
+        return refs
 
-    def _fix(self, raw: Any) -> Fix:
-        fix = self._fixes.get(raw)
-        if fix is None:
-            fix = self._fixes[raw] = Fix(*raw)
-        return fix
+    def _fix(self, raw: Any) -> tuple[Fix, ...]:
+        fixes = self._fixes.get(raw)
+        if fixes is None:
+            fixes = self._fixes[raw] = tuple(Fix(*x) for x in raw)
+        return fixes
 
     def finding(self, value: Any) -> Finding:
         """The finding ``value`` encodes (``TypeError``/``ValueError`` when it is not one).
         The disk memo is sealed (checksummed) and versioned, so its values are the tuples
         :func:`encode_finding` made: they are taken as they are."""
         kind, severity, title, refs, evidence, fixes, key, fp, path, overlap, data = value
-        ref, fix = self._ref, self._fix
-        return Finding(
-            kind, severity, title, tuple(map(ref, refs)), evidence, tuple(map(fix, fixes)), key, fp, path, overlap, data
-        )
+        f = Finding(kind, severity, title, self._ref(refs), evidence, self._fix(fixes), key, fp, path, overlap, data)
+        if self._encoded is not None:
+            self._encoded[id(f)] = (f, value)
+        return f
+
+
+def encode_with(f: Finding, encoded: dict[int, tuple[Finding, Any]] | None) -> tuple[Any, ...]:
+    """:func:`encode_finding` of ``f``, or the value ``encoded`` holds for this very object."""
+    if encoded is not None:
+        hit = encoded.get(id(f))
+        if hit is not None and hit[0] is f:
+            value: tuple[Any, ...] = hit[1]
+            return value
+    return encode_finding(f)
 
 
 def decode_finding(value: Any, decoder: Decoder | None = None) -> Finding:

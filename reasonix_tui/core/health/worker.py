@@ -58,5 +58,7 @@ def run(
     checker.save()
     if not any(p.startswith("secrets:") for p in report.partial):
         with collector_paused():
-            save_quick(quick_path(layout), key, checker.last_findings, report, valid_until(ctx.facts, ctx.now))
+            save_quick(
+                quick_path(layout), key, checker.last_findings, report, valid_until(ctx.facts, ctx.now), checker.encoded
+            )
     return report, ctx.facts
