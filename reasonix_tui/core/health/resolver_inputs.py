@@ -132,10 +132,14 @@ class ResolverInputs:
         if rows is None:
             return unseeded
         at, matrix = rows
+        single = None  # the matrix at single precision, made once (each fact gets its row, read-only)
         for f in facts:
             i = at.get(meaning_key(f))
             if i is not None:
-                FACT_MEMO.seed(f, "meaning", matrix[i].astype(np.float32))
+                if single is None:
+                    single = matrix.astype(np.float32)
+                    single.flags.writeable = False
+                FACT_MEMO.seed(f, "meaning", single[i])
         return unseeded
 
     def _seed_sets(self, seeded: Sequence[tuple[Fact, Entry, tuple[Any, ...]]]) -> None:
@@ -264,9 +268,14 @@ def _ids_by_fact(blobs: Sequence[bytes], remap: Any) -> list[Any]:
     size = array("I").itemsize
     lens = np.fromiter((len(b) // size for b in blobs), dtype=np.int64, count=len(blobs))
     ids = remap[np.frombuffer(b"".join(blobs), dtype=np.dtype(f"=u{size}"))]
+    if not len(ids):
+        return [ids[:0] for _ in blobs]
+    # sorted within each fact: one sort of (fact, id) packed in one integer
+    span = int(ids.max()) + 1
     owner = np.repeat(np.arange(len(blobs), dtype=np.int64), lens)
-    ids = ids[np.lexsort((ids, owner))]
-    return np.split(ids, np.cumsum(lens)[:-1])
+    ids = np.sort(owner * span + ids) - owner * span
+    ends = np.cumsum(lens).tolist()
+    return [ids[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
 
 def _pack(ids: Sequence[int]) -> bytes:
