@@ -21,7 +21,7 @@ import numpy as np
 
 from ..bm25 import idf, term_score
 from ..store.sectioned import Sectioned
-from .term_matrix import doc_norms
+from .term_matrix import accumulated, doc_norms
 
 __all__ = ["to_sections", "TermPostings", "KeyPostings"]
 
@@ -127,19 +127,7 @@ class TermPostings:
 
     def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
         """As :meth:`.index.PoolBM25.accumulate`."""
-        score = np.zeros(self.size)
-        count = np.zeros(self.size, dtype=np.int32)
-        per_term: list[np.ndarray | None] = []
-        for term in terms:
-            post = self._contributions(term)
-            if post is None:
-                per_term.append(None)
-                continue
-            idx, contrib = post
-            score[idx] += contrib
-            count[idx] += 1
-            per_term.append(idx)
-        return score, count, per_term
+        return accumulated(self.size, terms, self._contributions)
 
 
 class KeyPostings:

@@ -148,19 +148,9 @@ class StoredBM25:
 
     def accumulate(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
         """As :meth:`PoolBM25.accumulate`."""
-        score = np.zeros(self.size)
-        count = np.zeros(self.size, dtype=np.int32)
-        per_term: list[np.ndarray | None] = []
-        for term in terms:
-            post = self._m._contributions(term)  # noqa: SLF001
-            if post is None:
-                per_term.append(None)
-                continue
-            idx, contrib = post
-            score[idx] += contrib
-            count[idx] += 1
-            per_term.append(idx)
-        return score, count, per_term
+        from .term_matrix import accumulated
+
+        return accumulated(self.size, terms, self._m._contributions)  # noqa: SLF001
 
 
 class DocOf:

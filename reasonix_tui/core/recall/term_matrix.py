@@ -238,6 +238,27 @@ def summed_scores(
     return rows, score[rows]
 
 
+def accumulated(
+    n: int, terms: Sequence[str], contributions: Callable[[str], tuple[Any, np.ndarray] | None]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+    """As :meth:`.index.PoolBM25.accumulate`, from each term's ``(rows, contributions)``:
+    the ``n`` rows' summed scores, how many terms matched each row, and each term's rows
+    (``None`` for a term no row holds)."""
+    score = np.zeros(n)
+    count = np.zeros(n, dtype=np.int32)
+    per_term: list[np.ndarray | None] = []
+    for term in terms:
+        post = contributions(term)
+        if post is None:
+            per_term.append(None)
+            continue
+        idx, contrib = post
+        score[idx] += contrib
+        count[idx] += 1
+        per_term.append(idx)
+    return score, count, per_term
+
+
 class _Warm:
     """The warm search matrix of the last snapshot a long-lived process searched."""
 
