@@ -82,17 +82,8 @@ class ResolverInputs:
         return tuple(self.vocabulary), dict(self.entries), dict(self.profiles), dict(self.terms)
 
     def _encode(self, terms: Any) -> tuple[int, ...]:
-        if self._ids is None:
-            self._ids = {t: i for i, t in enumerate(self.vocabulary)}
-        ids, vocabulary = self._ids, self.vocabulary
-        out = []
-        for t in sorted(terms):
-            i = ids.get(t)
-            if i is None:
-                i = ids[t] = len(vocabulary)
-                vocabulary.append(t)
-            out.append(i)
-        return tuple(out)
+        """``terms`` (a set) as ids, in sorted order."""
+        return self._encode_list(sorted(terms))
 
     def missing(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> int:
         """How many of ``facts`` have no values kept."""
