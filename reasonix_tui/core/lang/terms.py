@@ -149,15 +149,24 @@ def er_base(word: str) -> str:
     bases = [b for b in _er_bases(w) if len(b) >= 3 and b not in FUNCTION_WORDS and gloss_count(b) and en_key(b) != key]
     if not bases:
         return ""
+    near = _closeness(w, bases)
+    if near is None:
+        return ""  # no meaning model: keep the two apart
+    # the more common spelling ("change", not "chang"); between equals, the closer one
+    (freq, cos), base = max(((zipf(b), c), b) for c, b in near)
+    return base if zipf(w) <= freq and cos >= ER_MEANING else ""
+
+
+def _closeness(word: str, bases: list[str]) -> list[tuple[float, str]] | None:
+    """``(cosine, base)`` of ``word`` with each candidate base in the shipped meaning model
+    (each embedded as a lone word), or ``None`` when the model cannot be loaded."""
     try:
         from .meaning import model
 
-        vecs = model().embed([" " + b for b in (w, *bases)])
+        vecs = model().embed([" " + b for b in (word, *bases)])
     except (ImportError, OSError, ValueError):
-        return ""  # no meaning model: keep the two apart
-    # the more common spelling ("change", not "chang"); between equals, the closer one
-    (freq, cos), base = max(((zipf(b), float(vecs[0] @ v)), b) for b, v in zip(bases, vecs[1:], strict=True))
-    return base if zipf(w) <= freq and cos >= ER_MEANING else ""
+        return None
+    return [(float(vecs[0] @ v), b) for b, v in zip(bases, vecs[1:], strict=True)]
 
 
 NOUN_SUFFIXES = (
@@ -207,13 +216,10 @@ def noun_base(word: str) -> str:
     ]
     if not bases:
         return ""
-    try:
-        from .meaning import model
-
-        vecs = model().embed([" " + b for b in (w, *bases)])
-    except (ImportError, OSError, ValueError):
+    near = _closeness(w, bases)
+    if near is None:
         return ""  # no meaning model: keep the two apart
-    cos, base = max((float(vecs[0] @ v), b) for b, v in zip(bases, vecs[1:], strict=True))
+    cos, base = max(near)
     return base if cos >= ER_MEANING else ""
 
 
