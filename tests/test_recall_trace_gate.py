@@ -5,44 +5,17 @@ meaning cosine against its line; an ordinary weak match keeps its evidence/cover
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
+from test_recall import F, _office  # tests/ is on sys.path
+
+from reasonix_tui.core.compat.gotime import parse_rfc3339
 from reasonix_tui.core.recall import recall
-from reasonix_tui.core.store.model import Fact, FactId
+from reasonix_tui.core.store.model import Fact
 
 NOW = parse_rfc3339("2026-07-27T00:00:00Z")
 assert NOW is not None
 
 NUM = r"\d+\.\d\d"
-
-
-def F(fid: str, name: str, title: str = "", body: str = "", **kw: Any) -> Fact:
-    updated = Timestamp(NOW.ns - 5 * DAY_NS)
-    return Fact(
-        id=FactId(fid),
-        revision=1,
-        created_at=updated,
-        updated_at=updated,
-        name=name,
-        title=title,
-        body=body,
-        **kw,
-    )
-
-
-def _office() -> list[Fact]:
-    topics = [
-        "Staging database is Postgres 15 on port 5433.",
-        "Priya owns the billing service.",
-        "The design files are in Figma, project Harbor.",
-        "Nightly exports land in the S3 bucket trk-exports.",
-        "Standup is at 9:45 in the team channel.",
-        "The API gateway listens on 8080 locally.",
-        "Feature flags are LaunchDarkly keys prefixed hb_.",
-        "Grafana dashboards live in ops/grafana.",
-    ]
-    return [F(f"mem-o{i}", f"office-{i}", f"Office note {i}", body=t) for i, t in enumerate(topics)]
 
 
 def _why(facts: list[Fact], turn: str, fid: str) -> str:
@@ -83,7 +56,7 @@ FRIDAY = F(
     "Friday deploys",
     body="No production deploys after 16:00 on Friday; anything later waits until Monday.",
 )
-FACTS = [RETRY, LABELS, STATUS, ONE_THING, FRIDAY, *_office()]
+FACTS = [RETRY, LABELS, STATUS, ONE_THING, FRIDAY, *_office(8)]
 
 
 def test_a_lone_everyday_word_names_the_everyday_turn_rule_not_the_evidence_line() -> None:
@@ -91,7 +64,7 @@ def test_a_lone_everyday_word_names_the_everyday_turn_rule_not_the_evidence_line
     evidence line (E ≥ 0.8 with ≥ 40 % of the turn) — the trace says the turn is made of
     everyday words (each word's prior), that the fact does not write the word as a name and
     that the meaning cosine is under 0.45, not that the evidence was too little."""
-    facts = [LABELS, STATUS, *_office()]
+    facts = [LABELS, STATUS, *_office(8)]
     for turn in ("give me a minute",):
         detail = _why(facts, turn, "mem-labels")
         assert re.fullmatch(
@@ -153,7 +126,7 @@ def test_a_meaning_pass_taken_back_by_the_everyday_words_test_says_so() -> None:
         body="Releases are cut from release/* branches; the current one is release/2026-07.",
     )
     notes = F("mem-notes", "release-notes", "Release notes", body="Release notes are drafted in docs/releases.")
-    detail = _why([branch, notes, *_office()], "what about the release?", "mem-branch")
+    detail = _why([branch, notes, *_office(8)], "what about the release?", "mem-branch")
     assert re.fullmatch(
         rf"everyday words: release {NUM} holds 100% of the query's words but carries {NUM} of information, "
         rf"under 0\.7 for one word; the meaning channel does not carry a turn of everyday words \(meaning {NUM}\), "
@@ -167,7 +140,7 @@ def test_without_the_meaning_channel_the_lone_word_rule_says_no_cosine_reaches_i
     the trace says no cosine reaches 0.45."""
     from reasonix_tui.core.recall import Enhancements
 
-    r = recall([LABELS, STATUS, *_office()], "give me a minute", NOW, enhancements=Enhancements().without("meaning"))
+    r = recall([LABELS, STATUS, *_office(8)], "give me a minute", NOW, enhancements=Enhancements().without("meaning"))
     assert [h.fact.id for h in r.hits] == []
     detail = next(c.detail for c in r.considered if c.fact.id == "mem-labels")
     assert re.fullmatch(
