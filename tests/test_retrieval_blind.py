@@ -154,6 +154,16 @@ def test_morph6_is_a_valid_store_part_after_the_others() -> None:
     assert by_class["generic"] + by_class["irrelevant"] >= 10
 
 
+def test_override8_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("override8", 5, 40)
+    assert len({t.store for t in tasks}) >= 3
+    # overrides, defaults that must stay (another role), session start in every store
+    assert sum(t.cls == "override" for t in tasks) >= 20
+    assert sum(t.cls == "override" and bool(t.expect.get("pinned")) for t in tasks) >= 6
+    assert sum(t.cls == "session-start" for t in tasks) >= 3
+    assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 6
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

@@ -60,6 +60,13 @@ Five parts:
   and a parcel-delivery team's store, written after the -er rule: other derivations
   (notifications / notify, failures / fails, maintain / maintenance) and everyday turns
   holding such a word (a stamp collector, a permission slip).
+* ``override8`` (``override8/*.yaml``) — three stores (a Python data platform in English, a
+  Chinese-speaking Go payment gateway, a React Native/Next.js app), written with their tasks
+  before the override8 round: project facts doing a pinned default's job with another tool of
+  the same role or another value (uv / conda, Rollbar / Sentry, just / Makefile, Prometheus /
+  Datadog, asdf / gvm, ports, versions, branches, commit prefixes), tools of another role
+  beside a default that must stay (a linter beside a formatter, a queue beside a cache), and
+  each store's session-start block.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -91,7 +98,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8]
 """
 
 from __future__ import annotations
@@ -135,6 +142,7 @@ ZH6_DIR = Path(__file__).resolve().parent / "zh6"
 PREC6_DIR = Path(__file__).resolve().parent / "precision6"
 RES7_DIR = Path(__file__).resolve().parent / "resolve7"
 MORPH6_DIR = Path(__file__).resolve().parent / "morph6"
+OVER8_DIR = Path(__file__).resolve().parent / "override8"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -200,6 +208,7 @@ PARTS = (
     "precision6",
     "resolve7",
     "morph6",
+    "override8",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -339,6 +348,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(RES7_DIR, "resolve7")
     if part in ("", "morph6"):
         out += load_store_tasks(MORPH6_DIR, "morph6")
+    if part in ("", "override8"):
+        out += load_store_tasks(OVER8_DIR, "override8")
     return out
 
 
