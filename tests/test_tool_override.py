@@ -251,3 +251,96 @@ def test_a_compound_name_a_file_name_and_a_prose_verb() -> None:
     pairs = {str(s.old.id): str(s.current.id) for s in resolve(facts).items if s.kind == "override"}
     assert pairs.get("g-travis") == "p-buildkite" and pairs.get("g-make") == "p-task"
     assert "g-datadog" not in pairs
+
+
+def test_the_role_reading_finds_a_default_whose_nearest_project_fact_is_another(tmp_path: Path) -> None:
+    """The ``kestrel`` store of the retrieval suite's resolve7 part: by the whole text the
+    Datadog default's nearest project fact is a port fact ("clashed with the Datadog agent"),
+    which does no monitoring; read by role — each fact's title and the clauses holding its
+    names, the names masked out — "services expose /metrics for …" and "send service metrics
+    to … and build the dashboards there" single each other out, so the Prometheus fact
+    overrides the default. The defaults nothing replaces stay."""
+    run = retrieval_runner()
+    task = next(t for t in run.load_all("resolve7") if t.store == "kestrel")
+    _, facts = run.build_facts(task, tmp_path)
+    by_id = {str(f.id): f for f in facts}
+    sup = resolve(facts).of(by_id["k-g-datadog"])
+    assert sup is not None and str(sup.current.id) == "k-prom"
+    assert "role" in sup.evidence and "prometheus" in sup.evidence
+    pinned = set(_pinned(facts))
+    assert "k-g-datadog" not in pinned
+    assert {"k-g-commits", "k-g-tone"} <= pinned
+
+
+def test_role_text_masks_the_names_and_keeps_what_they_are_for() -> None:
+    from reasonix_tui.core.tool_override import role_text
+
+    rollbar = F("p-rb", "Crash alerts", "Crashes in the payment workers go to Rollbar. The team meets at ten.")
+    text = role_text(rollbar)
+    assert text == "Crash alerts. crashes in the payment workers go to ."
+    assert role_text(F("p-none", "Reviews", "Reviews happen every morning.")) == ""
+
+
+def test_a_project_fact_giving_the_defaults_word_another_number_overrides_it() -> None:
+    """ "The app needs Node 20" against "Target Node 18 LTS": no other tool, the same word with
+    another number. The same number, or a number on another word, is no override."""
+    node18 = G("g-node", "Node runtime", "Target Node 18 LTS for every JavaScript project.")
+    node20 = F("p-node", "Engines", "The app needs Node 20 — it is pinned in .nvmrc and in package.json.")
+    facts = [node18, node20, *_others()]
+    sup = resolve(facts).of(node18)
+    assert sup is not None and sup.current is node20
+    assert "node another value: 20 instead of 18" in sup.evidence
+    assert _pinned(facts) == []
+    same = F("p-node", "Engines", "The app runs on Node 18 — it is pinned in .nvmrc and in package.json.")
+    assert resolve([node18, same, *_others()]).of(node18) is None
+    other = F("p-node", "Engines", "The app needs 2 GB of memory; Node is pinned in .nvmrc.")
+    assert resolve([node18, other, *_others()]).of(node18) is None
+
+
+def test_a_function_word_is_a_name_and_a_hyphenated_names_parts_are_no_role() -> None:
+    """`` `just --list` `` names the task runner "just" (a function word of English: its key is
+    the word itself), and "just dag-check" says nothing about checking: the linter default
+    that runs `ruff check` stays beside it."""
+    from reasonix_tui.core.tool_override import tool_profile
+
+    just = F(
+        "p-just",
+        "Recipes",
+        "We use just as the task runner — `just --list` shows the recipes (just test, just dag-check).",
+    )
+    names = {n: keys for n, keys, _ in tool_profile(just).names}
+    assert names["just"] == frozenset({"n:just"})
+    ruff = G("g-ruff", "Python linting", "Lint Python with ruff (`ruff check`) before pushing.")
+    facts = [ruff, just, *_others()]
+    assert resolve(facts).of(ruff) is None
+    assert _pinned(facts) == ["g-ruff"]
+
+
+def test_the_session_start_block_never_carries_an_overridden_default_nor_two_values(tmp_path: Path) -> None:
+    """Every store of the override8 part: no fact of the session-start block is superseded
+    (an overridden default, or a fact of a subject another fact holds), the defaults whose job a
+    project fact does with another tool or value are out, and the defaults beside a tool of
+    another role (a formatter beside the linter default, a queue beside the cache default)
+    stay."""
+    run = retrieval_runner()
+    stores: dict[str, Any] = {}
+    for t in run.load_all("override8"):
+        stores.setdefault(t.store, t)
+    assert len(stores) == 3
+    for i, task in enumerate(stores.values()):
+        _, facts = run.build_facts(task, tmp_path / str(i))
+        res = resolve(facts)
+        block = _pinned(facts)
+        by_id = {str(f.id): f for f in facts}
+        assert all(res.of(by_id[fid]) is None for fid in block), task.store
+        keys = [by_id[fid].subject_key for fid in block if by_id[fid].subject_key]
+        assert len(keys) == len(set(keys))
+    larch, wren = (next(t for t in stores.values() if t.store == s) for s in ("larch", "wren"))
+    _, facts = run.build_facts(larch, tmp_path / "larch2")
+    block = set(_pinned(facts))
+    assert {"l-g-ruff", "l-g-redis", "l-g-tone"} <= block
+    assert not {"l-g-conda", "l-g-datadog"} & block
+    _, facts = run.build_facts(wren, tmp_path / "wren2")
+    block = set(_pinned(facts))
+    assert {"w-g-prettier", "w-g-sentry"} <= block
+    assert not {"w-g-node", "w-g-cypress", "w-g-heroku", "w-g-mkdocs"} & block

@@ -27,8 +27,21 @@ pairs in three steps:
    *packages*; "链路追踪用 Jaeger" and "日志统一用 zap" share nothing, though the Jaeger
    fact mentions 日志 in another clause.
 
+Two more ways, for the defaults still in force after those steps:
+
+4. **The role reading.** Among a free default's :data:`ROLE_CANDIDATES` nearest project
+   facts by meaning, the one whose *role* (:func:`role_text`: the title and the clauses
+   holding its names, the names masked out) the default's role singles out — cosine at
+   least :data:`ROLE_MIN`, :data:`ROLE_MARGIN` above the other candidates and above every
+   other default's role — is checked with steps 2 and 3. "Services expose /metrics for
+   Prometheus" is not the Datadog default's nearest fact by its whole text (a port fact
+   that mentions the Datadog agent is), but it is by role.
+5. **Another value.** A default's nearest project fact (step 1) that names no other tool
+   but writes another number beside one of the default's words ("The app needs Node 20"
+   against "Target Node 18 LTS", :func:`value_evidence`) overrides it.
+
 The result is a :class:`~reasonix_tui.core.resolve.Supersession` of kind ``override``
-whose evidence names both tools and the shared purpose.
+whose evidence names both tools and the shared purpose (or the word and both values).
 """
 
 from __future__ import annotations
@@ -188,6 +201,9 @@ def _name_keys(name: str) -> frozenset[str]:
     """The keys of a name: the whole word's key, not the parts a closed compound splits into
     ("buildkite" is no mention of "build"); a hyphenated name keeps every part's."""
     keys = [k for k, _, _ in _terms(name)]
+    if not keys:
+        # a name that is a function word of English ("just", the task runner): the word itself
+        return frozenset({"n:" + name})
     return frozenset(keys if "-" in name else keys[:1])
 
 
@@ -203,10 +219,14 @@ def _profile(fact: Fact) -> ToolProfile:
         low = clause.lower()
         held = frozenset(n for n in names if stands_alone(n, low))
         if held:
-            clauses.append((held, frozenset(k for k, _, c in _terms(clause) if c)))
+            # the clause's words around its names: the parts of a hyphenated name are no
+            # role ("just dag-check" says nothing about checking)
+            own = frozenset().union(*(k for k in map(_name_keys, held) if len(k) > 1))
+            clauses.append((held, frozenset(k for k, _, c in _terms(clause) if c and k not in own)))
+    named = tuple((n, _name_keys(n), strong) for n, strong in sorted(names.items()))
     return ToolProfile(
-        names=tuple((n, _name_keys(n), strong) for n, strong in sorted(names.items())),
-        keys=frozenset(k for k, _, _ in terms),
+        names=named,
+        keys=frozenset(k for k, _, _ in terms).union(*(keys for _, keys, _ in named)),
         content=tuple({k: s for k, s, c in terms if c}.items()),
         title=frozenset(k for k, _, c in _terms(title) if c),
         clauses=tuple(clauses),
@@ -262,6 +282,50 @@ def tool_evidence(default: Fact, local: Fact, meaning: float) -> ToolEvidence | 
     if not [k for k, _ in g.content if k in around and k not in distinct and k not in strong]:
         return None
     return ToolEvidence(meaning, _shown(g, old), _shown(p, new), tuple(dict.fromkeys(purpose)))
+
+
+_VALUE_TOKEN = re.compile(r"\d+(?:\.\d+)*[a-z]?|[A-Za-z][A-Za-z0-9_-]*|[\u3400-\u9fff]+|[^\sA-Za-z0-9\u3400-\u9fff]")
+_NUMBER = re.compile(r"\d+(?:\.\d+)*[a-z]?")
+
+
+def _slots(text: str) -> frozenset[tuple[str, str]]:
+    """``(word key, number)`` for each number of ``text`` written right beside a content word
+    ("Node 18", "port 8080", "监听 8080 端口", "Python 3.12"): the value a fact gives that
+    word. A punctuation mark or a function word between them breaks the bond."""
+    from .lang import segment
+    from .lang.english import FUNCTION_WORDS
+
+    tokens: list[str] = []
+    for tok in _VALUE_TOKEN.findall(text):
+        tokens.extend(segment(tok) if _HAN.match(tok) else (tok,))
+    out = set()
+    for i, tok in enumerate(tokens):
+        if not _NUMBER.fullmatch(tok):
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(tokens) and tokens[j].lower() not in FUNCTION_WORDS:
+                keys = [k for k, _, c in _terms(tokens[j]) if c or _HAN.match(tokens[j]) is None]
+                if keys:
+                    out.add((keys[0], tok))
+    return frozenset(out)
+
+
+def value_evidence(default: Fact, local: Fact) -> tuple[str, str, str] | None:
+    """``(word, new value, old value)`` when ``local`` gives a word of ``default`` another
+    number ("The app needs Node 20" against "Target Node 18 LTS"), and gives it none of the
+    default's numbers; ``None`` otherwise."""
+    from .recall.fields import meaning_text
+
+    if normalize_type(local.type) == "reference":
+        return None
+    old, new = _slots(meaning_text(default)), _slots(meaning_text(local))
+    old_by: dict[str, set[str]] = {}
+    for k, v in old:
+        old_by.setdefault(k, set()).add(v)
+    for k, v in sorted(new):
+        if k in old_by and v not in old_by[k] and not any((k, o) in new for o in old_by[k]):
+            return k.split(":", 1)[-1], v, sorted(old_by[k])[0]
+    return None
 
 
 def _shown(profile: ToolProfile, names: list[tuple[str, frozenset[str]]]) -> tuple[str, ...]:
@@ -321,10 +385,65 @@ def _free_before(vecs: np.ndarray, defaults: np.ndarray, gi: int, li: int, sim: 
     return all(int(g) in busy for g in nearer.tolist() if int(g) != gi)
 
 
+def role_text(fact: Fact) -> str:
+    """What a fact says its tools are *for*: its title and the clauses holding one of its
+    names, with every name masked out ("Crash alerts. crashes in the payment workers go to ."
+    for "Crash alerts: Crashes in the payment workers go to Rollbar."; a rare word is a name
+    too, see :func:`_names`). Two facts that name different tools for one job read alike here,
+    whatever the tools are called; the names themselves carry no role a static meaning
+    model knows (Sentry and Rollbar: cosine -0.04)."""
+    from .recall.fields import meaning_text
+
+    title = fact.title or fact.name.replace("-", " ")
+    text = meaning_text(fact)[len(title) :]
+    names = sorted(_names(text), key=len, reverse=True)
+    held = []
+    for clause in _CLAUSE.split(text):
+        low = clause.lower()
+        if not any(stands_alone(n, low) for n in names):
+            continue
+        for n in names:
+            low = re.sub(r"(?<![a-z0-9-])" + re.escape(n) + r"(?![a-z0-9-])", " ", low)
+        held.append(" ".join(low.split()))
+    return ". ".join([title, *held]) if held else ""
+
+
+def _role_vector(fact: Fact) -> np.ndarray | None:
+    from .lang import embed
+
+    text = role_text(fact)
+    return embed([text])[0].astype(np.float32) if text else None
+
+
+def role_vectors(facts: Sequence[Fact], rows: np.ndarray) -> np.ndarray:
+    """The role vectors (:func:`role_text`, embedded) of ``facts[rows]``, memoised per fact
+    object: a snapshot after one write embeds one fact. A fact that names nothing has the
+    zero vector (it is nobody's nearest by role)."""
+    from .recall.memo import FACT_MEMO
+
+    FACT_MEMO.register_transient("role-meaning")
+    missing = [facts[i] for i in rows.tolist() if not FACT_MEMO.peek(facts[i], "role-meaning")]
+    if missing:
+        from .lang import embed
+
+        texts = [role_text(f) for f in missing]
+        todo = [t for t in texts if t]
+        vecs = iter(embed(todo).astype(np.float32)) if todo else iter(())
+        for f, t in zip(missing, texts):
+            FACT_MEMO.put(f, "role-meaning", next(vecs) if t else None)
+    found = {i: FACT_MEMO.get(facts[i], "role-meaning", _role_vector) for i in rows.tolist()}
+    dim = next((len(v) for v in found.values() if v is not None), 1)
+    out = np.zeros((len(facts), dim), dtype=np.float32)
+    for i, v in found.items():
+        if v is not None:
+            out[i] = v
+    return out
+
+
 def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[int]) -> list[tuple[Fact, Fact, str]]:
     """``(default, project fact, why)`` for each pinned global fact whose job a project fact
-    does with another tool (see the module docstring); ``settled`` holds the ``id()`` of
-    facts already superseded."""
+    does with another tool or value (see the module docstring); ``settled`` holds the
+    ``id()`` of facts already superseded."""
     if vecs is None or not len(facts):
         return []
     scope = np.fromiter((f.scope == "global" for f in facts), dtype=bool, count=len(facts))
@@ -336,17 +455,79 @@ def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[
     out = []
     taken: set[int] = set()
     busy = {int(g) for g in defaults.tolist() if id(facts[g]) in settled}
+
+    def take(gi: int, li: int, how: str, values: bool = False) -> bool:
+        ev = tool_evidence(facts[gi], facts[li], float(vecs[gi] @ vecs[li]))
+        if ev is not None:
+            why = (
+                f"a project fact does this global default's job with another tool: {', '.join(ev.new_names)} "
+                f"instead of {', '.join(ev.old_names)} (both about {', '.join(ev.purpose)}; {how})"
+            )
+        elif values and (val := value_evidence(facts[gi], facts[li])) is not None:
+            why = f"a project fact gives this global default's {val[0]} another value: {val[1]} instead of {val[2]} ({how})"
+        else:
+            return False
+        taken.add(li)
+        busy.add(gi)
+        out.append((facts[gi], facts[li], why))
+        return True
+
     for gi, li, sim in _nearest(vecs, defaults, locals_):
         if gi in busy or li in taken or not _free_before(vecs, defaults, gi, li, sim, busy):
             continue
-        ev = tool_evidence(facts[gi], facts[li], sim)
-        if ev is None:
-            continue
-        taken.add(li)
-        busy.add(gi)
-        why = (
-            f"a project fact does this global default's job with another tool: {', '.join(ev.new_names)} "
-            f"instead of {', '.join(ev.old_names)} (both about {', '.join(ev.purpose)}; meaning {sim:.2f})"
-        )
-        out.append((facts[gi], facts[li], why))
+        take(gi, li, f"meaning {sim:.2f}", values=True)
+    # then by role: among a free default's nearest project facts by meaning, the one the
+    # role reading singles out, both ways
+    free = np.asarray([g for g in defaults.tolist() if g not in busy], dtype=np.int64)
+    if not len(free):
+        return out
+    near = _candidates(vecs, free, locals_)
+    role = role_vectors(facts, np.union1d(defaults, near.ravel()))
+    for gi, li, sim in _decisive(role, free, near, defaults):
+        if gi not in busy and li not in taken:
+            take(gi, li, f"role {sim:.2f}, meaning {float(vecs[gi] @ vecs[li]):.2f}")
     return out
+
+
+ROLE_CANDIDATES = 5
+"""A free default's nearest project facts by meaning that the role reading compares."""
+
+
+def _candidates(vecs: np.ndarray, free: np.ndarray, locals_: np.ndarray) -> np.ndarray:
+    """Per free default (rows), its :data:`ROLE_CANDIDATES` nearest project facts by meaning."""
+    k = min(ROLE_CANDIDATES, len(locals_))
+    out = np.zeros((len(free), k), dtype=np.int64)
+    lv = vecs[locals_]
+    for s in range(0, len(free), BLOCK):
+        sims = vecs[free[s : s + BLOCK]] @ lv.T
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        out[s : s + BLOCK] = locals_[top]
+    return out
+
+
+ROLE_MIN = 0.35
+"""The lowest role cosine of a pair found by role (:func:`role_text`)."""
+ROLE_MARGIN = 0.1
+"""A pair found by role must stand this far above the default's other candidates and every
+other default (role cosines, both ways): the role reading singles it out."""
+
+
+def _decisive(
+    role: np.ndarray, free: np.ndarray, near: np.ndarray, defaults: np.ndarray
+) -> list[tuple[int, int, float]]:
+    """``(default, local, role cosine)`` for each free default whose candidate nearest by role
+    (:func:`role_text`) reaches :data:`ROLE_MIN` and is nearer by :data:`ROLE_MARGIN` than its
+    other candidates, and to which no other default is within the same margin; closest first."""
+    out = []
+    for a, gi in enumerate(free.tolist()):
+        sims = role[near[a]] @ role[gi]
+        b = int(sims.argmax())
+        best, li = float(sims[b]), int(near[a, b])
+        if best < ROLE_MIN or (len(sims) > 1 and np.delete(sims, b).max() > best - ROLE_MARGIN):
+            continue
+        back = role[defaults] @ role[li]
+        others = back[defaults != gi]
+        if len(others) and others.max() > best - ROLE_MARGIN:
+            continue
+        out.append((gi, li, best))
+    return sorted(out, key=lambda x: -x[2])
