@@ -344,3 +344,23 @@ def test_the_session_start_block_never_carries_an_overridden_default_nor_two_val
     block = set(_pinned(facts))
     assert {"w-g-prettier", "w-g-sentry"} <= block
     assert not {"w-g-node", "w-g-cypress", "w-g-heroku", "w-g-mkdocs"} & block
+
+
+def test_a_capitalised_inflection_of_an_everyday_word_is_no_name() -> None:
+    """ "Tuesdays" or the "Commits" of Conventional Commits are written capitalised, but each is
+    the plural of an everyday word: prose, not a tool. So "commit" is a purpose the commit-style
+    default and a project fact about commit subjects share, and the Jira-key fact overrides
+    the default."""
+    from reasonix_tui.core.tool_override import tool_profile
+
+    release = F("p-rel", "Store release", "App store releases go out on Tuesdays; Sam submits them after QA sign-off.")
+    assert "tuesdays" not in {n for n, _, _ in tool_profile(release).names}
+    commits = G("g-commits", "Commit messages", "Commit messages follow Conventional Commits (feat:, fix:, chore:).")
+    assert {n for n, _, _ in tool_profile(commits).names} >= {"conventional"}
+    assert "commits" not in {n for n, _, _ in tool_profile(commits).names}
+    jira = F(
+        "p-jira", "Commit prefix", 'Every commit subject starts with the Jira key, e.g. "WREN-412 add waitlist banner".'
+    )
+    facts = [commits, jira, *_others()]
+    sup = resolve(facts).of(commits)
+    assert sup is not None and sup.current is jira and "jira" in sup.evidence

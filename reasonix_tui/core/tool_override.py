@@ -150,8 +150,11 @@ def _names(text: str) -> dict[str, bool]:
         for word, start in words:
             low = word.lower()
             initial = bool(_STARTS.search(clause[:start]))
-            if (word[0].isupper() and not initial) or any(c.isupper() for c in word[1:]):
+            if any(c.isupper() for c in word[1:]):
                 out[low] = True
+            elif word[0].isupper() and not initial:
+                if not _inflected(low):
+                    out[low] = True
             elif (han and _zipf(low) <= HAN_ZIPF) or (_zipf(low) <= RARE_ZIPF and not _known(low)):
                 out[low] = True
             elif _zipf(low) <= RARE_ZIPF and not _inflected(low):
