@@ -200,6 +200,22 @@ def stands_alone(name: str, text: str) -> bool:
     return False
 
 
+def _masked(name: str, text: str) -> str:
+    """``text`` with each occurrence of ``name`` that :func:`stands_alone` replaced by a space
+    (what ``re.sub`` with that function's pattern does, without compiling one per name)."""
+    out, last = [], 0
+    i = text.find(name)
+    while i >= 0:
+        j = i + len(name)
+        if (i == 0 or text[i - 1] not in _INWORD) and (j == len(text) or text[j] not in _INWORD):
+            out += [text[last:i], " "]
+            last = j
+            i = text.find(name, j)
+        else:
+            i = text.find(name, i + 1)
+    return "".join(out) + text[last:] if out else text
+
+
 def _name_keys(name: str) -> frozenset[str]:
     """The keys of a name: the whole word's key, not the parts a closed compound splits into
     ("buildkite" is no mention of "build"); a hyphenated name keeps every part's."""
@@ -406,41 +422,59 @@ def role_text(fact: Fact) -> str:
         if not any(stands_alone(n, low) for n in names):
             continue
         for n in names:
-            low = re.sub(r"(?<![a-z0-9-])" + re.escape(n) + r"(?![a-z0-9-])", " ", low)
+            low = _masked(n, low)
         held.append(" ".join(low.split()))
     return ". ".join([title, *held]) if held else ""
 
 
-def _role_vector(fact: Fact) -> np.ndarray | None:
+def _half(v: np.ndarray) -> np.ndarray:
+    """A role vector at the precision the memo keeps on disk (a memoised and a fresh vector agree)."""
+    return v.astype(np.float16).astype(np.float32)
+
+
+def _role_vector(fact: Fact) -> np.ndarray:
+    """The embedded :func:`role_text`; an empty vector for a fact that names nothing."""
     from .lang import embed
 
     text = role_text(fact)
-    return embed([text])[0].astype(np.float32) if text else None
+    return _half(embed([text])[0]) if text else np.zeros(0, dtype=np.float32)
 
 
 def role_vectors(facts: Sequence[Fact], rows: np.ndarray) -> np.ndarray:
-    """The role vectors (:func:`role_text`, embedded) of ``facts[rows]``, memoised per fact
-    object: a snapshot after one write embeds one fact. A fact that names nothing has the
-    zero vector (it is nobody's nearest by role)."""
+    """The role vectors (:func:`role_text`, embedded) of ``facts[rows]``, memoised by fact
+    content (in memory and in the memo on disk: a new process after one write embeds one
+    fact). A fact that names nothing has the zero vector (it is nobody's nearest by role)."""
     from .recall.memo import FACT_MEMO
 
-    FACT_MEMO.register_transient("role-meaning")
     missing = [facts[i] for i in rows.tolist() if not FACT_MEMO.peek(facts[i], "role-meaning")]
     if missing:
         from .lang import embed
 
         texts = [role_text(f) for f in missing]
         todo = [t for t in texts if t]
-        vecs = iter(embed(todo).astype(np.float32)) if todo else iter(())
+        vecs = iter(_half(embed(todo))) if todo else iter(())
         for f, t in zip(missing, texts):
-            FACT_MEMO.put(f, "role-meaning", next(vecs) if t else None)
+            FACT_MEMO.put(f, "role-meaning", next(vecs) if t else np.zeros(0, dtype=np.float32))
     found = {i: FACT_MEMO.get(facts[i], "role-meaning", _role_vector) for i in rows.tolist()}
-    dim = next((len(v) for v in found.values() if v is not None), 1)
+    dim = next((len(v) for v in found.values() if len(v)), 1)
     out = np.zeros((len(facts), dim), dtype=np.float32)
     for i, v in found.items():
-        if v is not None:
+        if len(v):
             out[i] = v
     return out
+
+
+def _register_role_codec() -> None:
+    from .recall.memo import FACT_MEMO
+
+    FACT_MEMO.register_codec(
+        "role-meaning",
+        lambda v: v.astype(np.float16).tobytes(),
+        lambda b: np.frombuffer(b, dtype=np.float16).astype(np.float32),
+    )
+
+
+_register_role_codec()
 
 
 def tool_overrides(facts: Sequence[Fact], vecs: np.ndarray | None, settled: set[int]) -> list[tuple[Fact, Fact, str]]:
