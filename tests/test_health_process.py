@@ -309,3 +309,68 @@ def test_one_shot_runs_after_a_create_an_edit_an_archive_and_a_deletion_equal_a_
         answer = health_report(demo, SETTINGS, now=NOW)
     _same(answer, truth, "from the written state")
     assert counts.strings == 0
+
+
+def test_a_write_to_a_fact_of_the_sample_reads_only_that_facts_words(demo: Layout, monkeypatch) -> None:
+    """The pinned-unused check counts document frequencies over a sample of the store (the
+    whole demo): a new process after a write to one fact reads the others' words from the
+    checker's state (each fact's words among the candidates), not from the recall's memo.
+    A change of the candidates (a recorded turn asks about other words of a pinned fact)
+    makes the kept words useless: they are read again, and the answer is still exact."""
+    from reasonix_tui.core.health import checker as checker_module
+
+    start = health_report(demo, SETTINGS, now=NOW)
+    assert any(f.kind == "pinned-unused" for f in start.findings)
+    quiet = next(f for f in start.findings if f.kind == "never-recalled").facts[0]
+    Store(demo, settings=SETTINGS).save(SaveRequest(name=_stem(quiet.path), description="Rewritten", body="New."))
+    words, read = checker_module._words, []
+
+    def counted(fact):
+        read.append(fact.id)
+        return words(fact)
+
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    with monkeypatch.context() as m:
+        m.setattr(checker_module, "_words", counted)
+        counts = _Counts(m)
+        answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "a write to a fact of the sample")
+    assert read == [quiet.id] and counts.loads == 0
+
+    # other words of a pinned fact asked: other candidates, every fact's words read again
+    facts = Store(demo, settings=SETTINGS).snapshot().facts
+    pinned = next(f for f in facts if f.pinned)
+    asked = tuple(sorted(words(pinned)))
+    TraceStore(demo).record(RecallTrace(query=" ".join(asked), at=NOW.rfc3339(), hits=(), terms=asked))
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    read.clear()
+    with monkeypatch.context() as m:
+        m.setattr(checker_module, "_words", counted)
+        answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "other candidates")
+    assert set(read) == {f.id for f in facts if not f.pinned}  # (the pinned facts' words are kept whole)
+
+
+def test_a_state_file_of_the_format_before_is_refused_and_rebuilt(demo: Layout) -> None:
+    """A sealed state of another shape (the format before the kept words: six parts) is
+    not trusted: the run starts from nothing, answers exactly, and writes the state again."""
+    from reasonix_tui.core.health.checker import HealthChecker as Checker
+    from reasonix_tui.core.health.quick import code_version
+    from reasonix_tui.core.store.sealed import read_sealed, write_sealed
+
+    health_report(demo, SETTINGS, now=NOW)
+    path = memo_path(demo)
+    state = read_sealed(path, Checker._MAGIC)
+    assert type(state) is tuple and len(state) == 7 and state[0] == code_version()
+    write_sealed(path, Checker._MAGIC, state[:6])
+    FACT_MEMO.clear()
+    checker = Checker(path)
+    answer = checker.report(
+        gather(demo, SETTINGS, Store(demo, settings=SETTINGS), now=NOW), Dismissals(demo).fingerprints()
+    )
+    _same(answer, _scratch(demo), "a state of the format before")
+    assert checker.scanned == answer.facts and checker.reused == ()
+    assert checker.save() and len(read_sealed(path, Checker._MAGIC)) == 7
+

@@ -52,6 +52,7 @@ from .resolver_inputs import ResolverInputs
 from .similar import MeaningPairs, near_duplicates
 from .state import Decoder, encode_finding, fact_key, store_digest
 from .usage import (
+    KeptWords,
     Usage,
     check_pinned_budget,
     check_pinned_unused,
@@ -142,6 +143,7 @@ class HealthChecker:
         self._meaning_pairs = MeaningPairs()
         self._meaning_state: Any = None
         self._inputs = ResolverInputs()
+        self._words = KeptWords()
         self._stored: dict[str, tuple[bytes, tuple[Any, ...], tuple[str, ...]]] = {}
         self._results: dict[str, tuple[bytes, tuple[Finding, ...], tuple[str, ...]]] = {}
         self._usage: tuple[tuple[tuple[str, str, int], ...], Usage] | None = None
@@ -167,12 +169,13 @@ class HealthChecker:
             return
         self._loaded = True
         data = read_sealed(self._disk_path, self._MAGIC)
-        if type(data) is not tuple or len(data) != 6 or data[0] != code_version():
+        if type(data) is not tuple or len(data) != 7 or data[0] != code_version():
             return
-        _, scans, meaning, findings, stored, inputs = data
+        _, scans, meaning, findings, stored, inputs, words = data
         if not all(isinstance(x, dict) for x in (scans, findings, stored)):
             return
         self._inputs = ResolverInputs(inputs)
+        self._words = KeptWords(words)
         self._scans = scans
         self._meaning_state = meaning  # taken when the pairs are searched (an unchanged store never is)
         self._memo.disk = findings
@@ -264,7 +267,7 @@ class HealthChecker:
         with self._lock:
             if not self._disk_path or not self._loaded:
                 return False
-            if not (self._dirty or self._memo.dirty or self._inputs.dirty):
+            if not (self._dirty or self._memo.dirty or self._inputs.dirty or self._words.dirty):
                 return False
             state = (
                 code_version(),
@@ -273,8 +276,9 @@ class HealthChecker:
                 dict(self._memo.disk),
                 dict(self._stored),
                 self._inputs.state(),
+                self._words.state(),
             )
-            self._dirty = self._memo.dirty = self._inputs.dirty = False
+            self._dirty = self._memo.dirty = self._inputs.dirty = self._words.dirty = False
         try:
             write_sealed(self._disk_path, self._MAGIC, state)
         except (OSError, ValueError):
@@ -355,9 +359,12 @@ class HealthChecker:
             unused = self._per_store(
                 "pinned-unused",
                 unused_digest,
-                lambda n: check_pinned_unused(facts, usage, _words, ctx.function_words),
+                lambda n: check_pinned_unused(
+                    facts, usage, self._words.reader(pinned, usage, self.key, _words), ctx.function_words
+                ),
                 notes,
             )
+            self._words.retain(pinned, sample, self.key)
         findings = run_checks(ctx, memo=self._memo, usage=usage, notes=notes, pairs=pairs, pinned_unused=unused)
         self._memo.retain(facts)
         self.last_findings = tuple(findings)

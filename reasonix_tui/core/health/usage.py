@@ -7,6 +7,7 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..compat.gostr import trim_space
 from ..compat.gotime import DAY_NS, Timestamp
@@ -38,7 +39,9 @@ __all__ = [
     "check_recall_usage",
     "DF_SAMPLE",
     "pinned_unused_inputs",
+    "pinned_candidates",
     "check_pinned_unused",
+    "KeptWords",
 ]
 
 MIN_TURNS = 10
@@ -261,6 +264,17 @@ def pinned_unused_inputs(facts: Sequence[Fact]) -> tuple[list[Fact], Sequence[Fa
     return [f for f in facts if f.pinned and trim_space(f.body)], _sample(facts)
 
 
+def pinned_candidates(pinned: Sequence[Fact], usage: Usage, words: Callable[[Fact], frozenset[str]]) -> frozenset[str]:
+    """The words :func:`check_pinned_unused` counts document frequencies of: the pinned
+    facts' words that some recorded turn asked about."""
+    asked = _asked(usage)
+    return frozenset().union(*(words(f) & asked for f in pinned)) if asked else frozenset()
+
+
+def _asked(usage: Usage) -> frozenset[str]:
+    return frozenset().union(*(t for _, t in usage.terms)) if usage.terms else frozenset()
+
+
 def check_pinned_unused(
     facts: Sequence[Fact],
     usage: Usage,
@@ -273,10 +287,9 @@ def check_pinned_unused(
     pinned, sample = pinned_unused_inputs(facts)
     if not pinned or usage.span.turns < MIN_TURNS:
         return []
-    asked = frozenset().union(*(t for _, t in usage.terms)) if usage.terms else frozenset()
-    if not asked:
+    if not _asked(usage):
         return []  # prompts are not recorded: nothing to judge by
-    candidates = frozenset().union(*(words(f) & asked for f in pinned))
+    candidates = pinned_candidates(pinned, usage, words)
     df: Counter[str] = Counter()
     if candidates:
         for f in sample:
@@ -318,3 +331,83 @@ def check_pinned_unused(
             )
         )
     return out
+
+
+class KeptWords:
+    """What :func:`check_pinned_unused` read of each fact's words, kept by fact key between
+    processes (the checker's state): every word of each pinned fact, and of each fact of
+    the document-frequency sample only its words among the candidates
+    (:func:`pinned_candidates`) — all the check reads of it, valid while the candidates are
+    the same. A write to a fact of the sample then has that fact alone analysed, not the
+    whole sample (2,000 facts' recall tokens: the recall's memo read whole from disk, or
+    every fact analysed again)."""
+
+    def __init__(self, state: Any = None) -> None:
+        self.candidates: tuple[str, ...] = ()
+        self.pinned: dict[bytes, tuple[str, ...]] = {}
+        self.sample: dict[bytes, tuple[str, ...]] = {}
+        self.dirty = False
+        if type(state) is tuple and len(state) == 3 and all(isinstance(x, dict) for x in state[1:]):
+            self.candidates, self.pinned, self.sample = tuple(state[0]), state[1], state[2]
+
+    def state(self) -> tuple[Any, ...]:
+        """What ``KeptWords(state)`` takes (marshal-able)."""
+        return (self.candidates, dict(self.pinned), dict(self.sample))
+
+    def reader(
+        self,
+        pinned: Sequence[Fact],
+        usage: Usage,
+        key: Callable[[Fact], bytes],
+        words: Callable[[Fact], frozenset[str]],
+    ) -> Callable[[Fact], frozenset[str]]:
+        """A ``words`` for :func:`check_pinned_unused` over a store whose pinned facts are
+        ``pinned``: kept values where they hold, ``words(fact)`` computed (and kept) for
+        the others. For a fact that is not pinned it gives the words among the candidates
+        only, which is all the check reads of it."""
+        kept = self
+        mine = {key(f) for f in pinned}
+        full: dict[bytes, frozenset[str]] = {}
+        found: list[frozenset[str]] = []
+
+        def pinned_words(fact: Fact, k: bytes) -> frozenset[str]:
+            w = full.get(k)
+            if w is None:
+                held = kept.pinned.get(k)
+                w = full[k] = frozenset(held) if held is not None else words(fact)
+                if held is None:
+                    kept.pinned[k] = tuple(sorted(w))
+                    kept.dirty = True
+            return w
+
+        def candidates() -> frozenset[str]:
+            if not found:
+                found.append(pinned_candidates(pinned, usage, lambda f: pinned_words(f, key(f))))
+                now = tuple(sorted(found[0]))
+                if now != kept.candidates:
+                    kept.candidates, kept.sample, kept.dirty = now, {}, True
+            return found[0]
+
+        def read(fact: Fact) -> frozenset[str]:
+            k = key(fact)
+            if k in mine:
+                return pinned_words(fact, k)
+            cands = candidates()
+            held = kept.sample.get(k)
+            if held is not None:
+                return frozenset(held)
+            part = words(fact) & cands
+            kept.sample[k] = tuple(sorted(part))
+            kept.dirty = True
+            return part
+
+        return read
+
+    def retain(self, pinned: Sequence[Fact], sample: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
+        """Forget the facts no longer pinned or in the sample."""
+        for kept, facts in ((self.pinned, pinned), (self.sample, sample)):
+            if len(kept) > len(facts) or len(kept) > 2 * DF_SAMPLE:
+                alive = {key(f) for f in facts}
+                for gone in [k for k in kept if k not in alive]:
+                    del kept[gone]
+                self.dirty = True
