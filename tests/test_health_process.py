@@ -374,3 +374,34 @@ def test_a_state_file_of_the_format_before_is_refused_and_rebuilt(demo: Layout) 
     assert checker.scanned == answer.facts and checker.reused == ()
     assert checker.save() and len(read_sealed(path, Checker._MAGIC)) == 7
 
+
+def test_the_resolver_fed_the_kept_arrays_answers_as_through_the_memo(demo: Layout) -> None:
+    """A new process hands the resolver every kept fact's topic ids and meaning vector as
+    arrays (:class:`~reasonix_tui.core.resolve.Given`): the resolution is the one the
+    per-fact memo gives, and only the facts of candidate pairs have their strings made."""
+    health_report(demo, SETTINGS, now=NOW)
+    facts = Store(demo, settings=SETTINGS).snapshot().facts
+    FACT_MEMO.clear()
+    checker = HealthChecker(memo_path(demo))
+    checker._load()
+    unseeded, given = checker._inputs.seed(facts, checker.key, checker._meaning())
+    assert not unseeded and all(x is not None and x[0] is None for x in given.sets)
+    assert given.vectors is not None and given.vectors.shape[0] == len(facts)
+    made: list[int] = []
+    strings = given.strings
+
+    def counted(i: int):
+        made.append(i)
+        return strings(i)
+
+    resolver._CACHE.clear()
+    fed = resolver.resolve(facts, given=resolver.Given(given.sets, counted, given.vectors))
+    FACT_MEMO.clear()
+    resolver._CACHE.clear()
+    plain = resolver.resolve(facts)
+
+    def items(resolution):
+        return [(s.old.id, s.current.id, s.kind, s.evidence, s.certain) for s in resolution.items]
+
+    assert items(fed) == items(plain) and any(s.kind == "topic" for s in plain.items)
+    assert made and len(set(made)) < len(facts)

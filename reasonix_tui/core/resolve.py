@@ -20,7 +20,7 @@ search and the Context Center (and memory health).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy as np
 from .store.model import Fact, normalize_subject_key
 from .topic_search import DECISIONS, IDS, IDS_LOCK, TopicStats, change_pairs, ids_of, intern_sorted
 
-__all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence"]
+__all__ = ["Supersession", "Resolution", "resolve_subjects", "topic_pairs", "resolve", "TopicEvidence", "Given"]
 
 _NO_TIME = -(1 << 62)
 
@@ -196,10 +196,13 @@ def _topic_sets(fact: Fact) -> tuple[Any, ...]:
     return keys, labels, cues, bool(strong), ids_of(keys), ids_of(labels), cue_ids
 
 
-def _meaning_vectors(facts: Sequence[Fact], meaning: bool) -> np.ndarray | None:
-    """The facts' meaning vectors, or ``None`` when the channel is off or its model is missing."""
+def _meaning_vectors(facts: Sequence[Fact], meaning: bool, given: Given | None = None) -> np.ndarray | None:
+    """The facts' meaning vectors (``given``'s when it holds them), or ``None`` when the
+    channel is off or its model is missing."""
     if not meaning:
         return None
+    if given is not None and given.vectors is not None:
+        return given.vectors
     from .recall.fields import fact_vectors
 
     try:
@@ -208,12 +211,31 @@ def _meaning_vectors(facts: Sequence[Fact], meaning: bool) -> np.ndarray | None:
         return None
 
 
-def _all_topic_sets(facts: Sequence[Fact]) -> list[tuple[Any, ...]]:
-    """:func:`_topic_sets` of every fact; the facts not memoised yet are interned in one
-    batch (their strings from the per-fact memo on disk when it holds them)."""
+@dataclass(frozen=True)
+class Given:
+    """What a caller already holds of a snapshot's facts, handed to :func:`resolve` as
+    arrays instead of through the per-fact memo (the health checker's kept values: a new
+    process would otherwise build every fact's string sets and memo entries). The values
+    are the very ones the memo would give, so the answer is the same."""
+
+    sets: Sequence[tuple[Any, ...] | None]
+    """Per fact (snapshot order), its :func:`_topic_sets` with the two string sets ``None``
+    (made by :attr:`strings` for the few facts of candidate pairs), or ``None`` for a fact
+    not held (the memo's path)."""
+    strings: Callable[[int], tuple[frozenset[str], frozenset[str]]]
+    """Fact ``i``'s terms and label terms, for a fact :attr:`sets` holds."""
+    vectors: np.ndarray | None = None
+    """Every fact's meaning vector (single precision, snapshot order), or ``None``."""
+
+
+def _all_topic_sets(facts: Sequence[Fact], given: Given | None = None) -> list[tuple[Any, ...]]:
+    """:func:`_topic_sets` of every fact (``given``'s where it holds them); the facts not
+    memoised yet are interned in one batch (their strings from the per-fact memo on disk
+    when it holds them)."""
     from .recall.memo import FACT_MEMO
 
-    missing = [f for f in facts if not FACT_MEMO.peek(f, "topic-sets")]
+    held = given.sets if given is not None else [None] * len(facts)
+    missing = [f for f, x in zip(facts, held) if x is None and not FACT_MEMO.peek(f, "topic-sets")]
     if missing:
         strings = [FACT_MEMO.get_durable(f, "topic-strings", _topic_strings) for f in missing]
         keys = [frozenset(x[0]) for x in strings]
@@ -223,11 +245,16 @@ def _all_topic_sets(facts: Sequence[Fact]) -> list[tuple[Any, ...]]:
         cue_ids = intern_sorted([[c[0] for c in x[2]] for x in strings], sort=False)
         for i, (f, x) in enumerate(zip(missing, strings)):
             FACT_MEMO.put(f, "topic-sets", (keys[i], labels[i], x[2], bool(x[3]), key_ids[i], label_ids[i], cue_ids[i]))
-    return [FACT_MEMO.get(f, "topic-sets", _topic_sets) for f in facts]
+    return [x if x is not None else FACT_MEMO.get(f, "topic-sets", _topic_sets) for f, x in zip(facts, held)]
 
 
 def topic_pairs(
-    facts: Sequence[Fact], *, meaning: bool = True, max_df: float = 0.2, max_postings: int = 50
+    facts: Sequence[Fact],
+    *,
+    meaning: bool = True,
+    max_df: float = 0.2,
+    max_postings: int = 50,
+    given: Given | None = None,
 ) -> list[Supersession]:
     """Pairs of facts about the same topic; the newer (or the project) one is current.
 
@@ -242,10 +269,10 @@ def topic_pairs(
     # process-specific (interned ids, arrays): never to the disk layer, even in a process
     # that resolves without the recall channels loaded (``memory health``)
     FACT_MEMO.register_transient("topic-sets")
-    sets = _all_topic_sets(facts)
-    stats = TopicStats(sets)
+    sets = _all_topic_sets(facts, given)
+    stats = TopicStats(sets, given.strings if given is not None else None)
     changed = np.asarray([bool(x[3]) for x in sets], dtype=bool)
-    vecs = _meaning_vectors(facts, meaning)
+    vecs = _meaning_vectors(facts, meaning, given)
     cand = stats.candidates(
         max_df, max_postings, changed=changed, vecs=vecs, change_meaning=CHANGE_MEANING, keep_all=DEBUG is not None
     )
@@ -406,9 +433,10 @@ _CACHE: dict[tuple[tuple[int, ...], bool], tuple[tuple[Fact, ...], Resolution]] 
 _CACHE_LOCK = threading.Lock()
 
 
-def resolve(facts: Sequence[Fact], *, meaning: bool = True) -> Resolution:
+def resolve(facts: Sequence[Fact], *, meaning: bool = True, given: Given | None = None) -> Resolution:
     """Subject resolution and topic pairs of one snapshot (the last few snapshots are
-    cached by the identity of their fact objects, which are immutable)."""
+    cached by the identity of their fact objects, which are immutable). ``given``: what
+    the caller holds of the facts (the same values, handed over as arrays)."""
     held = tuple(facts)
     key = (tuple(map(id, held)), meaning)
     with _CACHE_LOCK:
@@ -417,12 +445,12 @@ def resolve(facts: Sequence[Fact], *, meaning: bool = True) -> Resolution:
         return hit[1]
     items = resolve_subjects(held)
     settled = {id(s.old) for s in items}
-    items += [s for s in topic_pairs(held, meaning=meaning) if id(s.old) not in settled]
+    items += [s for s in topic_pairs(held, meaning=meaning, given=given) if id(s.old) not in settled]
     if meaning:
         from .tool_override import tool_overrides
 
         settled = {id(s.old) for s in items}
-        found = tool_overrides(held, _meaning_vectors(held, meaning), settled)
+        found = tool_overrides(held, _meaning_vectors(held, meaning, given), settled)
         items += [Supersession(old, new, "override", why) for old, new, why in found]
     out = Resolution(tuple(items))
     with _CACHE_LOCK:

@@ -113,12 +113,19 @@ class TopicStats:
     """Document frequencies of one snapshot's topic terms, counted over per-fact arrays (the
     cost of a snapshot is a sort), and the pair measures built on them."""
 
-    def __init__(self, sets: list[tuple[Any, ...]]) -> None:
+    def __init__(
+        self,
+        sets: Sequence[tuple[Any, ...]],
+        strings: Callable[[int], tuple[frozenset[str], frozenset[str]]] | None = None,
+    ) -> None:
+        """``sets[i]``: fact ``i``'s ``(terms, label terms, replacement-clause terms, states
+        a change, term ids, label term ids, clause term ids)``. The two string sets may be
+        ``None`` when ``strings(i)`` gives them: only the candidate pairs' facts read them."""
         n = len(sets)
         self.n = n
-        self.keys: list[frozenset[str]] = [x[0] for x in sets]
-        self.labels: list[frozenset[str]] = [x[1] for x in sets]
         self.sets = sets
+        self._strings = strings
+        self._made: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         key_ids = [x[4] for x in sets]
         lens = np.fromiter((len(a) for a in key_ids), dtype=np.int64, count=n)
         self.all_ids = np.concatenate(key_ids) if n else np.zeros(0, dtype=np.int64)
@@ -147,6 +154,16 @@ class TopicStats:
         else:
             self._cue_two = np.zeros(len(cue_all), dtype=bool)
         self._cue_all = cue_all
+
+    def terms(self, i: int) -> tuple[frozenset[str], frozenset[str]]:
+        """Fact ``i``'s terms and label terms (strings)."""
+        x = self.sets[i]
+        if x[0] is not None or self._strings is None:
+            return x[0], x[1]
+        made = self._made.get(i)
+        if made is None:
+            made = self._made[i] = self._strings(i)
+        return made
 
     def df_of(self, ids: np.ndarray) -> np.ndarray:
         """Document frequencies of term ids present in the snapshot."""
@@ -302,7 +319,7 @@ class TopicStats:
     def cover(self, a: int, b: int) -> float:
         """idf-weighted share of fact ``a``'s label terms found in fact ``b``."""
         total = float(self.label_mass[a])
-        return sum(self.weight(k) for k in self.labels[a] & self.keys[b]) / total if total else 0.0
+        return sum(self.weight(k) for k in self.terms(a)[1] & self.terms(b)[0]) / total if total else 0.0
 
     def stated(self, new: int, old: int) -> tuple[str, bool]:
         """The older fact's term that a replacement clause of the newer one names — one of
@@ -310,10 +327,14 @@ class TopicStats:
         (for a replacement verb, a term the newer fact is not itself about: "Build cache: we
         switched from the old build cache" does not say building was replaced; a rejection,
         "use pnpm, not npm", may name the term in the newer fact's description)."""
+        cues = self.cues(new)
+        if not cues:
+            return "", False
+        (old_keys, old_labels), new_labels = self.terms(old), self.terms(new)[1]
         found = [
-            (strong, k in self.labels[old], self.weight(k), surface)
-            for k, surface, strong in self.cues(new)
-            if k in self.keys[old] and not (strong and k in self.labels[new])
+            (strong, k in old_labels, self.weight(k), surface)
+            for k, surface, strong in cues
+            if k in old_keys and not (strong and k in new_labels)
         ]
         if not found:
             return "", False

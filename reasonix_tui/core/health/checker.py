@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..compat.gostr import trim_space
 from ..compat.gotime import Timestamp
 from ..paths import Layout
-from ..resolve import Resolution, resolve, resolve_subjects
+from ..resolve import Given, Resolution, resolve, resolve_subjects
 from ..settings import Settings
 from ..store.model import Fact
 from ..store.sealed import collector_paused, read_sealed, write_sealed
@@ -380,9 +380,9 @@ class HealthChecker:
     def _pair_checks(self, facts: Sequence[Fact], scans: dict[str, FactScan], notes: list[str] | None) -> list[Finding]:
         """:func:`pair_checks` with the resolver's per-fact values kept between processes."""
         meaning = self._meaning()
-        unseeded = self._inputs.seed(facts, self.key, meaning)
+        unseeded, given = self._inputs.seed(facts, self.key, meaning)
         before(unseeded, "topic-strings")
-        found = pair_checks(facts, scans, memo=self._memo, meaning=meaning, notes=notes)
+        found = pair_checks(facts, scans, memo=self._memo, meaning=meaning, notes=notes, given=given)
         complete = len(unseeded) > RECALL_MEMO_AFTER or len(unseeded) == len(facts) > 0  # a first run
         self._inputs.collect(facts, self.key, complete=complete)
         return found
@@ -440,12 +440,14 @@ def pair_checks(
     memo: FindingMemo | None = None,
     meaning: MeaningPairs | None = None,
     notes: list[str] | None = None,
+    given: Given | None = None,
 ) -> list[Finding]:
     """The findings about pairs and groups of facts, from the facts alone: same-subject
     conflicts and overrides (the resolver's view), duplicates, near-duplicates by meaning,
-    topic supersessions (pairs already reported as something else left out)."""
+    topic supersessions (pairs already reported as something else left out). ``given``:
+    the resolver's per-fact values as kept (:meth:`~.resolver_inputs.ResolverInputs.seed`)."""
     try:
-        resolution = resolve(facts)
+        resolution = resolve(facts, given=given)
     except (ImportError, OSError, ValueError) as exc:  # the topic pairs need the language resources
         resolution = Resolution(tuple(resolve_subjects(facts)))
         if notes is not None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..store.model import Fact
 
 if TYPE_CHECKING:
+    from ..resolve import Given
     from .neighbours import MeaningPairs
 
 __all__ = ["ResolverInputs"]
@@ -74,8 +75,11 @@ class ResolverInputs:
             except (TypeError, ValueError):
                 pass
         self._ids: dict[str, int] | None = None
-        self._seeded: dict[int, Fact] = {}
-        """The fact objects of the last :meth:`seed` (their values are in the memo already)."""
+        self._made: dict[int, tuple[Fact, tuple[Any, ...], Entry]] = {}
+        """The topic sets :meth:`seed` made last, by fact object (a long-lived worker makes
+        only the written facts')."""
+        self._remap: Any = None
+        """:attr:`vocabulary` as this process's term ids (it only grows)."""
 
     def state(self) -> tuple[Any, ...]:
         """What :class:`ResolverInputs` is made from again (marshal-able)."""
@@ -90,72 +94,85 @@ class ResolverInputs:
         entries = self.entries
         return sum(1 for f in facts if key(f) not in entries)
 
-    def seed(self, facts: Sequence[Fact], key: Callable[[Fact], bytes], meaning: MeaningPairs | None) -> list[Fact]:
-        """Hand the kept values of ``facts`` to the per-fact memo (in memory, for these
-        fact objects), meaning vectors from ``meaning``'s matrix where it holds the text;
-        the facts without kept values are returned."""
+    def seed(
+        self, facts: Sequence[Fact], key: Callable[[Fact], bytes], meaning: MeaningPairs | None
+    ) -> tuple[list[Fact], Given]:
+        """The kept values of ``facts`` for the resolver: their topic sets and meaning
+        vectors (from ``meaning``'s matrix where it holds the text) as arrays
+        (:class:`~reasonix_tui.core.resolve.Given`: no fact's string sets are built, no
+        memo entry is made for them), and the change-statement vectors and tool-override
+        profiles handed to the per-fact memo (in memory, for these fact objects). The
+        facts without kept values are returned too (the resolver reads them through the memo)."""
         import numpy as np
 
         from ..recall.memo import FACT_MEMO
-        from .neighbours import meaning_key
+        from ..resolve import Given
 
-        entries, word = self.entries, self.vocabulary.__getitem__
-        # a long-lived worker seeds only the facts new since its last run
-        before, self._seeded = self._seeded, {id(f): f for f in facts}
-        facts = [f for f in facts if before.get(id(f)) is not f]
+        entries, made = self.entries, self._made
+        sets: list[tuple[Any, ...] | None] = []
+        held: list[Entry | None] = []
+        todo: list[tuple[int, Entry]] = []
+        fresh: list[Fact] = []  # objects new since the last call (a long-lived worker: the written ones)
         unseeded = []
-        seeded: list[tuple[Fact, Entry, tuple[Any, ...]]] = []
-        for f in facts:
-            hit = entries.get(key(f))
-            if hit is None:
+        for i, f in enumerate(facts):
+            hit = made.get(id(f))
+            if hit is not None and hit[0] is f:
+                sets.append(hit[1])
+                held.append(hit[2])
+                continue
+            fresh.append(f)
+            entry = entries.get(key(f))
+            held.append(entry)
+            sets.append(None)
+            if entry is None:
                 unseeded.append(f)
                 continue
-            keys, labels, cues, strong, topic = hit
-            terms, label_terms = frozenset(map(word, _unpack("I", keys))), frozenset(map(word, _unpack("I", labels)))
-            value = (terms, label_terms, cues, strong)
-            FACT_MEMO.seed(f, "topic-strings", value)
-            seeded.append((f, hit, value))
-            if topic is not None:
-                FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(topic, dtype=np.float16).astype(np.float32))
-        self._seed_sets(seeded)
-        self._seed_profiles(facts, key)
-        rows = meaning.rows() if meaning is not None else None
-        if rows is None:
-            return unseeded
-        at, matrix = rows
-        single = None  # the matrix at single precision, made once (each fact gets its row, read-only)
-        for f in facts:
-            i = at.get(meaning_key(f))
-            if i is not None:
-                if single is None:
-                    single = matrix.astype(np.float32)
-                    single.flags.writeable = False
-                FACT_MEMO.seed(f, "meaning", single[i])
-        return unseeded
+            todo.append((i, entry))
+            if entry[4] is not None:
+                FACT_MEMO.seed(f, "topic-meaning", np.frombuffer(entry[4], dtype=np.float16).astype(np.float32))
+        self._intern(todo, sets)
+        self._made = {id(f): (f, x, e) for f, x, e in zip(facts, sets, held) if x is not None and e is not None}
+        self._seed_profiles(fresh, key)
+        word = self.vocabulary.__getitem__
 
-    def _seed_sets(self, seeded: Sequence[tuple[Fact, Entry, tuple[Any, ...]]]) -> None:
-        """Hand the resolver each seeded fact's interned topic sets too (its ``topic-sets``:
-        the strings just seeded and their ids in this process), the kept ids mapped in one
-        array operation instead of every fact's strings hashed again."""
-        if not seeded:
+        def strings(i: int) -> tuple[frozenset[str], frozenset[str]]:
+            entry = held[i]
+            assert entry is not None  # asked only for a fact ``sets`` holds
+            return frozenset(map(word, _unpack("I", entry[0]))), frozenset(map(word, _unpack("I", entry[1])))
+
+        return unseeded, Given(sets, strings, _vectors(facts, meaning))
+
+    def _intern(self, todo: Sequence[tuple[int, Entry]], sets: list[tuple[Any, ...] | None]) -> None:
+        """Fill ``sets[i]`` for each ``(i, entry)`` of ``todo``: the resolver's topic sets
+        without their strings, the kept ids mapped to this process's term ids (IDS) in
+        one array operation instead of every fact's strings hashed again."""
+        if not todo:
             return
         import numpy as np
 
-        from ..recall.memo import FACT_MEMO
         from ..topic_search import IDS, IDS_LOCK, intern_sorted
 
-        FACT_MEMO.register_transient("topic-sets")
         vocabulary = self.vocabulary
-        with IDS_LOCK:
-            for term in set(vocabulary).difference(IDS):
-                IDS[term] = len(IDS)
-            remap = np.fromiter(map(IDS.__getitem__, vocabulary), dtype=np.int64, count=len(vocabulary))
-        key_ids = _ids_by_fact([hit[0] for _, hit, _ in seeded], remap)
-        label_ids = _ids_by_fact([hit[1] for _, hit, _ in seeded], remap)
-        cue_ids = intern_sorted([[c[0] for c in hit[2]] for _, hit, _ in seeded], sort=False)
-        for i, (f, _, (terms, label_terms, cues, strong)) in enumerate(seeded):
-            value = (terms, label_terms, cues, bool(strong), key_ids[i], label_ids[i], cue_ids[i])
-            FACT_MEMO.seed(f, "topic-sets", value)
+        if self._remap is None or len(self._remap) != len(vocabulary):
+            with IDS_LOCK:
+                fresh = not IDS
+                if fresh:  # a new process: the kept vocabulary's order is as good as any
+                    IDS.update(zip(vocabulary, range(len(vocabulary))))
+                if fresh and len(IDS) == len(vocabulary):  # (no term twice: each id is its position)
+                    self._remap = np.arange(len(vocabulary), dtype=np.int64)
+                else:
+                    for term in set(vocabulary).difference(IDS):
+                        IDS[term] = len(IDS)
+                    self._remap = np.fromiter(map(IDS.__getitem__, vocabulary), dtype=np.int64, count=len(vocabulary))
+        key_ids = _ids_by_fact([e[0] for _, e in todo], self._remap)
+        label_ids = _ids_by_fact([e[1] for _, e in todo], self._remap)
+        # most facts name no replacement clause: only the others' terms are interned
+        stated = [n for n, (_, e) in enumerate(todo) if e[2]]
+        cue_ids = [np.zeros(0, dtype=np.int64)] * len(todo)
+        for n, ids in zip(stated, intern_sorted([[c[0] for c in todo[n][1][2]] for n in stated], sort=False)):
+            cue_ids[n] = ids
+        for n, (i, (_, _, cues, strong, _)) in enumerate(todo):
+            sets[i] = (None, None, cues, bool(strong), key_ids[n], label_ids[n], cue_ids[n])
 
     def _seed_profiles(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
         if not self.profiles:
@@ -249,6 +266,32 @@ class ResolverInputs:
                 for gone in [k for k in kept if k not in alive]:
                     del kept[gone]
                 self.dirty = True
+
+
+def _vectors(facts: Sequence[Fact], meaning: MeaningPairs | None) -> Any:
+    """Every fact's meaning vector at single precision, from ``meaning``'s matrix (the
+    half-precision values the memo would give), the texts it lacks embedded (and memoised)
+    as the resolver would; ``None`` when there is no matrix or the model is missing."""
+    import numpy as np
+
+    from .neighbours import meaning_key
+
+    rows = meaning.rows() if meaning is not None else None
+    if rows is None:
+        return None
+    at, matrix = rows
+    idx = np.fromiter((at.get(meaning_key(f), -1) for f in facts), dtype=np.int64, count=len(facts))
+    out = matrix[np.maximum(idx, 0)].astype(np.float32)
+    missing = np.flatnonzero(idx < 0)
+    if len(missing):
+        from ..recall.fields import fact_vectors
+
+        try:
+            out[missing] = fact_vectors([facts[i] for i in missing.tolist()])
+        except (ImportError, OSError, ValueError):
+            return None
+    out.flags.writeable = False
+    return out
 
 
 def _ids_by_fact(blobs: Sequence[bytes], remap: Any) -> list[Any]:
