@@ -10,6 +10,7 @@ import os
 import re
 import secrets as _secrets
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NewType
 
 from ..compat.gostr import bound_filename_component, is_digit, is_letter, is_number, one_line, to_lower, trim_space
@@ -105,8 +106,10 @@ def normalize_volatility(value: str | None) -> str:
     return v if v in VOLATILITIES else ""
 
 
+@lru_cache(maxsize=1 << 14)
 def normalize_subject_key(value: str | None) -> str:
-    """``NormalizeSubjectKey`` (spec §4)."""
+    """``NormalizeSubjectKey`` (spec §4). Memoised: a snapshot's checks ask it of every
+    fact several times."""
     parts: list[str] = []
     for segment in to_lower(trim_space(value or "")).split("."):
         chars: list[str] = []
@@ -121,8 +124,11 @@ def normalize_subject_key(value: str | None) -> str:
     return ".".join(parts)
 
 
+@lru_cache(maxsize=256)
 def resolve_activation(activation: str, scope: str, type_: str) -> str:
-    """``ResolveActivation``: explicit value, else legacy global user/feedback → pinned."""
+    """``ResolveActivation``: explicit value, else legacy global user/feedback → pinned.
+    Memoised (a few distinct values; ``Fact.pinned`` asks it of every fact several times
+    per health run)."""
     act = normalize_activation(activation)
     if act:
         return act
