@@ -405,3 +405,35 @@ def test_the_resolver_fed_the_kept_arrays_answers_as_through_the_memo(demo: Layo
 
     assert items(fed) == items(plain) and any(s.kind == "topic" for s in plain.items)
     assert made and len(set(made)) < len(facts)
+
+
+def test_a_one_shot_call_lists_each_store_folder_once(demo: Layout, monkeypatch) -> None:
+    """The last report's validation key and the snapshot read one listing of each folder
+    (10k stats once at 10k facts); a later call lists the folders again."""
+    from reasonix_tui.core.store import scan
+
+    health_report(demo, SETTINGS, now=NOW)
+    Store(demo, settings=SETTINGS).save(
+        SaveRequest(name="quokka-lamps", description="Quokka lamps", body="The pier uses quokka lamps.")
+    )
+    listed: list[str] = []
+    entries = scan._fact_entries
+
+    def counted(directory):
+        listed.append(str(directory))
+        return entries(directory)
+
+    truth = _scratch(demo)
+    for _ in range(2):
+        FACT_MEMO.clear()
+        listed.clear()
+        with monkeypatch.context() as m:
+            m.setattr(scan, "_fact_entries", counted)
+            answer = health_report(demo, SETTINGS, now=NOW)
+        _same(answer, truth, "listed once")
+        assert sorted(listed) == sorted({str(demo.project_dir), str(demo.global_dir)})
+    with scan.listings_kept():
+        rows = list(scan.fact_entries(demo.project_dir))
+        (demo.project_dir / "late-fact.md").write_text("---\nname: late\n---\nLate.\n")
+        assert list(scan.fact_entries(demo.project_dir)) == rows  # the listing the block began with
+    assert len(list(scan.fact_entries(demo.project_dir))) == len(rows) + 1

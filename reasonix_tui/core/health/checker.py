@@ -28,6 +28,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -544,8 +545,10 @@ def health_report(
     caller tried that already."""
     from ..recall.memo import FACT_MEMO
     from ..recall.memo import memo_path as recall_memo_path
+    from ..store.scan import listings_kept
 
-    with collector_paused():
+    # a one-shot call lists the store once: its key and its snapshot read the same stats
+    with collector_paused(), listings_kept() if checker is None else nullcontext():
         key = quick_key
         if checker is None and key is None:  # a one-shot call: an unchanged store answers from the last report
             key = validation_key(layout, settings, store)

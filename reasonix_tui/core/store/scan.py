@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
@@ -20,6 +22,7 @@ __all__ = [
     "FactEntry",
     "scan_fact_entries",
     "fact_entries",
+    "listings_kept",
     "read_fact_file",
     "read_through",
     "read_dir_through",
@@ -51,9 +54,43 @@ def scan_fact_entries(scope: str, directory: Path | str) -> Iterator[FactEntry]:
         yield FactEntry(path, st, error)
 
 
+_LISTED: ContextVar[dict[str, list[tuple[str, str, os.stat_result | None, str]]] | None] = ContextVar(
+    "reasonix_listed", default=None
+)
+
+
+@contextmanager
+def listings_kept() -> Iterator[None]:
+    """Within the block, each directory is listed (and its files stat'ed) once by
+    :func:`fact_entries`: a one-shot command that digests the store's file stats and then
+    loads the store (``memory health``: the last report's validation key, then the
+    snapshot) reads the 10k stats of a big store once, and loads exactly the listing its
+    key was made from. Nested blocks share the outer one's listings."""
+    if _LISTED.get() is not None:
+        yield
+        return
+    token = _LISTED.set({})
+    try:
+        yield
+    finally:
+        _LISTED.reset(token)
+
+
 def fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_result | None, str]]:
     """:func:`scan_fact_entries` as plain ``(path, file name, stat, error)`` rows (the
-    store's load makes one per fact file).
+    store's load makes one per fact file); inside :func:`listings_kept` a directory
+    listed before gives the same rows again."""
+    listed = _LISTED.get()
+    if listed is None:
+        return _fact_entries(directory)
+    rows = listed.get(str(directory))
+    if rows is None:
+        rows = listed[str(directory)] = list(_fact_entries(directory))
+    return iter(rows)
+
+
+def _fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_result | None, str]]:
+    """:func:`fact_entries` itself.
 
     Where the platform allows, the folder is listed through a descriptor, so each file's
     ``stat`` is taken relative to it (``fstatat``: the kernel does not walk the whole path

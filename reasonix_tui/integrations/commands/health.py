@@ -74,15 +74,18 @@ def register(reg: Registry) -> None:
 
 def _report(ctx: CliContext) -> HealthReport:
     from ...core.health.quick import quick_report, validation_key
+    from ...core.store.scan import listings_kept
 
     # an unchanged store answers from the last report without loading the checks (numpy,
-    # the resolver, the store's snapshot)
-    key = validation_key(ctx.layout, ctx.settings, ctx.store)
-    report = quick_report(ctx.layout, ctx.settings, ctx.store, key=key)
-    if report is None:
-        from ...core.health.checker import health_report
+    # the resolver, the store's snapshot); a changed one is loaded from the listing the
+    # key was made of (each file stat'ed once)
+    with listings_kept():
+        key = validation_key(ctx.layout, ctx.settings, ctx.store)
+        report = quick_report(ctx.layout, ctx.settings, ctx.store, key=key)
+        if report is None:
+            from ...core.health.checker import health_report
 
-        report = health_report(ctx.layout, ctx.settings, ctx.store, quick_key=key)
+            report = health_report(ctx.layout, ctx.settings, ctx.store, quick_key=key)
     return report
 
 
