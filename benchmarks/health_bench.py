@@ -364,7 +364,7 @@ def own_peak(n: int, traces: int) -> dict[str, float]:
     fact_vectors(facts)
     out["vectors_s"], out["vectors_cpu"], out["vectors"] = time.perf_counter() - t, time.process_time() - c, peak()
     kept = checker_module.resolve
-    checker_module.resolve = lambda fs: resolver.Resolution(tuple(resolver.resolve_subjects(fs)))  # type: ignore[assignment]
+    checker_module.resolve = lambda fs, **_: resolver.Resolution(tuple(resolver.resolve_subjects(fs)))  # type: ignore[assignment]
     try:
         ctx = HealthContext(
             facts=facts, scans={}, now=NOW, pinned_budget=1500, traces=recorded, function_words=function_words()
