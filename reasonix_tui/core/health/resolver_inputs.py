@@ -19,9 +19,10 @@ recall's per-fact memo (:data:`~reasonix_tui.core.recall.memo.FACT_MEMO`):
 :class:`ResolverInputs` keeps the first, the third and the fourth by
 :func:`~.state.fact_key` (the second comes from the near-duplicate search's own vector
 matrix, by content), and
-:meth:`ResolverInputs.seed` hands them to the memo before the resolver runs, so a new
-process neither reads the recall's whole memo from disk nor analyses unchanged facts
-again. Values are the very ones the memo would give (vectors at the half precision they
+:meth:`ResolverInputs.seed` hands them over before the resolver runs — the topic ids and
+meaning vectors as arrays (:class:`~reasonix_tui.core.resolve.Given`), the change-statement
+vectors and tool profiles through the memo — so a new process neither reads the recall's
+whole memo from disk nor analyses unchanged facts again. Values are the very ones the memo would give (vectors at the half precision they
 are made at), so the answer is the same.
 """
 
