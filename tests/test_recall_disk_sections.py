@@ -108,7 +108,9 @@ def _flip(path: Path, section: str) -> None:
     path.write_bytes(bytes(blob))
 
 
-@pytest.mark.parametrize("section", ["bt_docs", "ch_vectors", "ch_tfs", "is_project"])
+@pytest.mark.parametrize(
+    "section", ["bt_docs", "ch_vectors", "ch_tfs", "is_project", "terms_text", "ch_keys_off", "doc_files", "ids_text"]
+)
 def test_a_damaged_section_means_the_store_answers_and_the_index_is_written_again(layout: Layout, section: str) -> None:
     seeded(layout)
     index_for(Store(layout))
@@ -121,6 +123,44 @@ def test_a_damaged_section_means_the_store_answers_and_the_index_is_written_agai
     index_for(Store(layout))
     assert isinstance(index_for(Store(layout)), StoredRecallIndex)
     same_answers(layout)
+
+
+def test_the_vocabularies_file_lists_and_left_out_postings_read_by_offset(layout: Layout) -> None:
+    """What used to be unpacked whole from the header at every query — the term and key
+    vocabularies, the id map, the file lists, the left-out facts' postings — is read from
+    sections, by lookup, with the same answers as the payload's values."""
+    from reasonix_tui.core.recall.disk_index import by_id
+
+    payload, stored = _built(layout)  # the seeded store has pinned and suppressed facts
+    bm = stored.bm25
+    assert list(bm._terms) == sorted(payload["terms"])  # type: ignore[union-attr]
+    cidx = stored.extra("channels", lambda _i: None)
+    assert list(cidx._key_list) == payload["channels"]["keys"]
+    for key in [*payload["channels"]["keys"], "", "zzz-absent", "\udcff"]:
+        i = cidx._key_list.find(key)
+        assert (i is not None) == (key in payload["channels"]["keys"]), key
+    assert list(stored.docs._files) == payload["doc_files"]
+    assert list(stored.pool.facts._files) == payload["pool_files"]
+    assert list(stored._all._files) == payload["all_files"]
+    ids = by_id(stored)
+    for fact_id, f in payload["ids"].items():
+        assert fact_id in ids and ids[fact_id].path == stored.loader.listing.path(f)
+    assert "mem-absent" not in ids and ids.get("mem-absent") is None
+    memory = fresh_index(layout)
+    assert stored.pool.excluded and len(stored.pool.excluded) == len(memory.pool.excluded)
+    terms = sorted(payload["ex_postings"]) + ["absent-term"]
+    for probe in (terms, terms[:3], ["redis", "pinned"]):
+        assert stored.excluded_hits(probe) == memory.excluded_hits(probe)
+        for i in stored.excluded_hits(probe):
+            ex, matched = stored.excluded_match(i, probe)
+            want_ex, want = memory.excluded_match(i, probe)
+            assert matched == want and ex.fact.path == want_ex.fact.path
+
+
+def fresh_index(layout: Layout) -> object:
+    from reasonix_tui.core.recall.index import RecallIndex
+
+    return RecallIndex(Store(layout).snapshot().facts)
 
 
 def test_a_truncated_or_extended_file_is_refused_at_open(layout: Layout) -> None:

@@ -33,7 +33,7 @@ import hashlib
 import os
 import threading
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -114,8 +114,8 @@ def index_path(store: Store) -> str:
 class _Loader:
     """Facts by file number, read on first use (the same object afterwards)."""
 
-    def __init__(self, files: list[str], scopes: list[str], keys: list[tuple[int, int, int, int]]) -> None:
-        self.files, self.scopes, self.keys = files, scopes, keys
+    def __init__(self, listing: Listing) -> None:
+        self.listing = listing
         self._facts: dict[int, Fact] = {}
         self._pos: dict[int, int] = {}
         self._lock = threading.Lock()
@@ -124,10 +124,10 @@ class _Loader:
         got = self._facts.get(f)
         if got is not None:
             return got
-        path = self.files[f]
+        path = self.listing.path(f)
         try:
-            fact = read_fact_file(path, self.scopes[f])
-            same = stat_key(os.stat(path, follow_symlinks=False)) == tuple(self.keys[f])
+            fact = read_fact_file(path, self.listing.scope(f))
+            same = stat_key(os.stat(path, follow_symlinks=False)) == self.listing.key(f)
         except OSError as exc:
             raise Changed(path) from exc
         if not same:
@@ -155,12 +155,12 @@ def _channel_class() -> type:
         """A :class:`~.channels.ChannelIndex` read from disk: postings by key string."""
 
         def __init__(self, docs: LazyFacts, sec: Sectioned, ch: dict[str, Any]) -> None:
-            from .disk_sections import KeyPostings
+            from .disk_sections import KeyPostings, Vocab
 
             self.docs = docs  # type: ignore[assignment]  # lazy facts stand in for the list
             self.n = n = len(docs)
             self._sec = sec
-            self._key_list = keys = ch["keys"]
+            self._key_list = keys = Vocab(sec, "ch_keys")
             self._start = sec.array("ch_start", np.int64)
             self._end = sec.array("ch_end", np.int64)
             self._postings = KeyPostings(sec, ch["tfs32"])
@@ -216,7 +216,7 @@ def _channel_class() -> type:
     return StoredChannels
 
 
-def _known_file_keys(keys: list[str]) -> None:
+def _known_file_keys(keys: Sequence[str]) -> None:
     """The channels' prefix search over file names (``^f:nvm`` → ``f:nvmrc``) looks among
     the ``f:`` keys this process has seen: add the stored ones (``keys`` is sorted)."""
     from . import channels
@@ -270,21 +270,22 @@ class StoredRecallIndex(RecallIndex):
     """A :class:`~.index.RecallIndex` read from disk; facts are read from their files on use."""
 
     def __init__(self, sec: Sectioned, listing: Listing) -> None:  # noqa: D107 - see class
-        from .disk_sections import TermPostings
+        from .disk_sections import ExcludedPostings, TermPostings, Vocab
 
         data: dict[str, Any] = sec.header
         self.sections = sec
-        loader = self.loader = _Loader(listing.paths, listing.scopes, listing.keys)
-        self._ids: dict[str, int] = data["ids"]
-        self.docs = LazyFacts(loader, data["doc_files"])  # type: ignore[assignment]  # lazy facts stand in for the list
+        loader = self.loader = _Loader(listing)
+        self._ids = Vocab(sec, "ids")
+        doc_files = _FileList(sec, "doc_files")
+        self.docs = LazyFacts(loader, doc_files)  # type: ignore[assignment]  # lazy facts stand in for the list
         self.texts = LazyTexts(self.docs)  # type: ignore[arg-type,assignment]  # lazy texts stand in for the list
         self.pool = StoredPool(
-            LazyFacts(loader, data["pool_files"]),  # type: ignore[assignment]  # a pool read from disk
+            LazyFacts(loader, _FileList(sec, "pool_files")),  # type: ignore[assignment]  # a pool read from disk
             LazyExclusions(loader, data["excluded"]),
         )
-        self._all = LazyFacts(loader, data["all_files"])
-        n = len(data["doc_files"])
-        self.bm25 = TermPostings(sec, data["terms"], n) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
+        self._all = LazyFacts(loader, _FileList(sec, "all_files"))
+        n = len(doc_files)
+        self.bm25 = TermPostings(sec, Vocab(sec, "terms"), n) if n else None  # type: ignore[assignment]  # PoolBM25's interface, from disk
 
         def arr(name: str, dtype: Any) -> np.ndarray:
             return sec.array(name, dtype)
@@ -296,8 +297,7 @@ class StoredRecallIndex(RecallIndex):
         self._fresh = _Freshness(
             arr("f_start", np.int64), arr("f_fresh", np.int64), arr("f_current", np.int64), arr("f_expires", np.int64)
         )
-        self._excluded_postings = data["ex_postings"]
-        self._excluded_tokens = data["ex_tokens"]
+        self._ex = ExcludedPostings(sec)
         self._lock = threading.RLock()
         self._extras = {}
         self._extras["channels"] = _channel_class()(self.docs, sec, data["channels"])
@@ -305,7 +305,7 @@ class StoredRecallIndex(RecallIndex):
 
         self._extras["enhanced"] = EnhancedIndex(
             superseded_by=Successors(loader, data["successors"]),  # type: ignore[arg-type]  # mappings read from disk
-            doc_of=DocOf(loader, data["doc_files"]),  # type: ignore[arg-type]  # mappings read from disk
+            doc_of=DocOf(loader, doc_files),  # type: ignore[arg-type]  # mappings read from disk
         )
         self._extras["resolution"] = _resolution_class()(loader, data["resolution"])
 
@@ -320,8 +320,51 @@ class StoredRecallIndex(RecallIndex):
 
     def fact_by_id(self, fact_id: str) -> Fact | None:
         """The active fact with this id (read from its file), or ``None``."""
-        f = self._ids.get(fact_id)
-        return self.loader.fact(f) if f is not None else None
+        i = self._ids.find(fact_id)
+        if i is None:
+            return None
+        return self.loader.fact(int(self.sections.part("id_files", np.int32, i, i + 1)[0]))
+
+    def has_id(self, fact_id: str) -> bool:
+        return self._ids.find(fact_id) is not None
+
+    def excluded_hits(self, terms: Sequence[str]) -> list[int]:
+        """As :meth:`~.index.RecallIndex.excluded_hits`: only the query terms' postings
+        are read."""
+        hits: set[int] = set()
+        for term in terms:
+            hits.update(self._ex.get(term))
+        return sorted(hits)
+
+    def excluded_match(self, i: int, terms: Sequence[str]) -> tuple[Any, list[str]]:
+        """As :meth:`~.index.RecallIndex.excluded_match`: a left-out fact holds a term when
+        the term's posting names it (the postings were made from those very tokens)."""
+        return self.pool.excluded[i], [t for t in terms if i in self._ex.get(t)]
+
+
+class _FileList(Sequence[int]):
+    """File numbers by position (an ``int32`` section, read on first use)."""
+
+    def __init__(self, sec: Sectioned, name: str) -> None:
+        self._sec, self._name = sec, name
+        self._n = sec.size(name) // 4
+        self._arr: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def array(self) -> np.ndarray:
+        if self._arr is None:
+            self._arr = self._sec.array(self._name, np.int32)
+        return self._arr
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return self.array()[i].tolist()
+        return int(self.array()[i])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.array().tolist())
 
 
 class _ById:
@@ -341,7 +384,7 @@ class _ById:
         return got
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in self._index._ids  # noqa: SLF001
+        return isinstance(key, str) and self._index.has_id(key)
 
 
 def by_id(index: RecallIndex) -> Any:
@@ -354,14 +397,8 @@ def by_id(index: RecallIndex) -> Any:
 
 def listing_digest(listing: Listing) -> bytes:
     """SHA-256 of the listing (paths and stat keys): what the index was built from, checked
-    without keeping every path and key in the file's header."""
-    import itertools
-
-    digest = hashlib.sha256("\0".join(listing.paths).encode("utf-8", "surrogateescape"))
-    digest.update(b"\1" + "\0".join(listing.scopes).encode("utf-8", "surrogateescape"))
-    keys = np.fromiter(itertools.chain.from_iterable(listing.keys), dtype=np.int64, count=4 * len(listing.keys))
-    digest.update(keys.tobytes())
-    return digest.digest()
+    without keeping every path and key in the file's header (:meth:`.listing.Listing.digest`)."""
+    return listing.digest()
 
 
 class Corrupt(Changed):

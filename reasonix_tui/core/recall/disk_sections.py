@@ -23,7 +23,7 @@ from ..bm25 import idf, term_score
 from ..store.sectioned import Sectioned
 from .term_matrix import accumulated, doc_norms
 
-__all__ = ["to_sections", "TermPostings", "KeyPostings"]
+__all__ = ["to_sections", "TermPostings", "KeyPostings", "Vocab", "vocab_sections", "ExcludedPostings"]
 
 _ARRAYS = ("is_project", "volatile", "updated", "id_rank", "f_start", "f_fresh", "f_current", "f_expires")
 _CHANNEL_ARRAYS = ("start", "end", "docs", "tfs", "norm", "vectors")
@@ -73,10 +73,97 @@ def to_sections(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, byte
     sections["src_docs"] = src_docs
     sections["src_starts"] = byte_starts.tobytes()
     sections["src_text"] = b"".join(pieces)
-    header = {k: v for k, v in payload.items() if k not in _ARRAYS and k not in ("offsets", "term_ids", "counts")}
-    header["terms"] = [terms[i] for i in order]
+    sections.update(vocab_sections("terms", [terms[i] for i in order]))
+    sections.update(vocab_sections("ch_keys", ch.pop("keys")))
+    ids: dict[str, int] = payload["ids"]
+    by_id = sorted(ids)
+    sections.update(vocab_sections("ids", by_id))
+    sections["id_files"] = np.asarray([ids[k] for k in by_id], dtype=np.int32).tobytes()
+    for name in _FILE_LISTS:
+        sections[name] = np.asarray(payload[name], dtype=np.int32).tobytes()
+    ex_postings: dict[str, list[int]] = payload["ex_postings"]
+    ex_terms = sorted(ex_postings)
+    sections.update(vocab_sections("ex_terms", ex_terms))
+    ex_start = np.zeros(len(ex_terms) + 1, dtype=np.int64)
+    np.cumsum([len(ex_postings[t]) for t in ex_terms], out=ex_start[1:])
+    sections["ex_start"] = ex_start.tobytes()
+    sections["ex_items"] = np.asarray([i for t in ex_terms for i in ex_postings[t]], dtype=np.int32).tobytes()
+    header = {k: v for k, v in payload.items() if k not in _ARRAYS and k not in _NOT_IN_HEADER}
     header["channels"] = ch
     return header, sections
+
+
+_FILE_LISTS = ("doc_files", "pool_files", "all_files")
+_NOT_IN_HEADER = ("offsets", "term_ids", "counts", "terms", "ids", "ex_postings", "ex_tokens", *_FILE_LISTS)
+"""Sections now (the header keeps the small values: a query unpacks no value per fact)."""
+
+
+def vocab_sections(name: str, words: list[str]) -> dict[str, bytes]:
+    """A sorted list of strings as two sections: ``<name>_text`` (the UTF-8 bytes, one
+    after the other) and ``<name>_off`` (``int64`` offsets, one more than words)."""
+    pieces = [w.encode("utf-8", "surrogateescape") for w in words]
+    off = np.zeros(len(pieces) + 1, dtype=np.int64)
+    if pieces:
+        np.cumsum([len(p) for p in pieces], out=off[1:])
+    return {f"{name}_text": b"".join(pieces), f"{name}_off": off.tobytes()}
+
+
+class Vocab(Sequence[str]):
+    """A sorted list of strings read from :func:`vocab_sections` (both sections read and
+    checked on first use; a word is decoded when a search or a slice touches it), so a
+    lookup costs a binary search, not unpacking every word of the store."""
+
+    def __init__(self, sec: Sectioned, name: str) -> None:
+        self._sec, self._name = sec, name
+        self._text: bytes | None = None
+        self._off: list[int] | np.ndarray = []
+        self._n = (sec.size(f"{name}_off") // 8 - 1) if sec.has(f"{name}_off") else 0
+
+    def _load(self) -> bytes:
+        if self._text is None:
+            self._off = self._sec.array(f"{self._name}_off", np.int64)
+            self._text = self._sec.raw(f"{self._name}_text")
+        return self._text
+
+    def __len__(self) -> int:
+        return max(self._n, 0)
+
+    def __getitem__(self, i: Any) -> Any:
+        text = self._load()
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return text[int(self._off[i]) : int(self._off[i + 1])].decode("utf-8", "surrogateescape")
+
+    def find(self, word: str) -> int | None:
+        """The position of ``word``, or ``None``."""
+        i = bisect_left(self, word)
+        return i if i < len(self) and self[i] == word else None
+
+
+class ExcludedPostings:
+    """The left-out facts' postings (term → positions in the pool's exclusions), read by
+    term: :meth:`~.index.RecallIndex.excluded_hits` and ``excluded_match`` over them."""
+
+    def __init__(self, sec: Sectioned) -> None:
+        self._sec = sec
+        self._terms = Vocab(sec, "ex_terms")
+        self._cache: dict[str, list[int]] = {}
+
+    def get(self, term: str) -> list[int]:
+        cached = self._cache.get(term)
+        if cached is not None:
+            return cached
+        i = self._terms.find(term)
+        got: list[int] = []
+        if i is not None:
+            start = self._sec.part("ex_start", np.int64, i, i + 2)
+            got = self._sec.part("ex_items", np.int32, int(start[0]), int(start[1])).tolist()
+        self._cache[term] = got
+        return got
 
 
 class TermPostings:
@@ -84,7 +171,7 @@ class TermPostings:
     :class:`~.stored_views.StoredBM25`), over the by-term postings: a query reads its own
     terms' documents and counts only."""
 
-    def __init__(self, sec: Sectioned, terms: list[str], n: int) -> None:
+    def __init__(self, sec: Sectioned, terms: Sequence[str], n: int) -> None:
         self._sec = sec
         self._terms = terms
         self.size = n

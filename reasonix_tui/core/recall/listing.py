@@ -3,71 +3,104 @@ are validated against (no file is opened, nothing is parsed)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat as stat_mod
-from dataclasses import dataclass
-from functools import partial
+from functools import cached_property
+from itertools import repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
 
 from ..store.cache import stat_key
-from ..store.index_md import INDEX_NAME
+from ..store.scan import stat_folder
 
 if TYPE_CHECKING:
     from ..store.store import Store
 
 __all__ = ["Listing", "list_fact_files", "stat_keys"]
 
+_KEY_FIELDS = ("st_size", "st_mtime_ns", "st_ino", "st_ctime_ns")
 
-@dataclass
+
 class Listing:
     """The fact files of both folders now: paths in the store's scan order, their scopes
-    and stat keys (``None`` when a file needs the store's full rules: a symlink, an
-    unreadable entry, a folder that is not a directory)."""
+    and stat keys (``(size, mtime_ns, inode, ctime_ns)``).
 
-    paths: list[str]
-    scopes: list[str]
-    keys: list[tuple[int, int, int, int]]
+    Kept as it was read — per folder its path prefix, scope and names, and the keys as one
+    ``int64`` array of four columns — so a check that only compares it with an index (its
+    :meth:`digest`) and reads a few files (:meth:`path`, :meth:`key`) makes no object per
+    file; ``paths``, ``scopes`` and ``keys`` as lists are made on first use."""
+
+    def __init__(self, folders: list[tuple[str, str, list[str]]], keys: Any) -> None:
+        self._folders = [(prefix, scope, names) for prefix, scope, names in folders if names]
+        self._key_array: np.ndarray = np.asarray(keys, dtype=np.int64).reshape(-1, 4)
+        self._starts: list[int] = []
+        at = 0
+        for _prefix, _scope, names in self._folders:
+            self._starts.append(at)
+            at += len(names)
+
+    @classmethod
+    def of(cls, paths: list[str], scopes: list[str], keys: list[tuple[int, int, int, int]]) -> Listing:
+        """A listing of these files (one folder per path: for tests and callers that made
+        their own list)."""
+        folders = [(os.path.join(os.path.dirname(p), ""), s, [os.path.basename(p)]) for p, s in zip(paths, scopes)]
+        return cls(folders, keys)
+
+    def __len__(self) -> int:
+        return len(self._key_array)
+
+    def _where(self, f: int) -> tuple[str, str, str]:
+        if not 0 <= f < len(self._key_array):
+            raise IndexError(f)
+        i = len(self._starts) - 1
+        while self._starts[i] > f:
+            i -= 1
+        prefix, scope, names = self._folders[i]
+        return prefix, scope, names[f - self._starts[i]]
+
+    def path(self, f: int) -> str:
+        """File ``f``'s path."""
+        prefix, _scope, name = self._where(f)
+        return prefix + name
+
+    def scope(self, f: int) -> str:
+        return self._where(f)[1]
+
+    def key(self, f: int) -> tuple[int, int, int, int]:
+        a, b, c, d = self._key_array[f].tolist()
+        return a, b, c, d
+
+    @cached_property
+    def paths(self) -> list[str]:
+        return [prefix + n for prefix, _scope, names in self._folders for n in names]
+
+    @cached_property
+    def scopes(self) -> list[str]:
+        return [scope for _prefix, scope, names in self._folders for _n in names]
+
+    @cached_property
+    def keys(self) -> list[tuple[int, int, int, int]]:
+        rows: list[list[int]] = self._key_array.tolist()
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def digest(self) -> bytes:
+        """SHA-256 of the paths, scopes and stat keys (in order), made without a string per
+        file: the bytes of ``"\\0".join(paths)``, ``b"\\1"``, ``"\\0".join(scopes)`` and the
+        keys as little-endian ``int64`` rows."""
+        paths = "\0".join(prefix + ("\0" + prefix).join(names) for prefix, _scope, names in self._folders)
+        scopes = "\0".join("\0".join(repeat(scope, len(names))) for _prefix, scope, names in self._folders)
+        digest = hashlib.sha256(paths.encode("utf-8", "surrogateescape"))
+        digest.update(b"\1" + scopes.encode("utf-8", "surrogateescape"))
+        digest.update(self._key_array.astype("<i8", copy=False).tobytes())
+        return digest.digest()
 
 
-_REG = stat_mod.S_IFREG
-_DIR = stat_mod.S_IFDIR
-_FMT = 0o170000
-_KEY = attrgetter("st_size", "st_mtime_ns", "st_ino", "st_ctime_ns")
+_FMT, _REG, _DIR = 0o170000, stat_mod.S_IFREG, stat_mod.S_IFDIR
 _MODE = attrgetter("st_mode")
-_OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def _sorted_names(names: list[str]) -> list[str]:
-    try:
-        "".join(names).encode("utf-8")
-        names.sort()
-    except UnicodeEncodeError:
-        names.sort(key=lambda n: n.encode("utf-8", "surrogateescape"))
-    return names
-
-
-def _folder(directory: str) -> tuple[list[str], list[Any]] | None:
-    """The fact files' names of one folder (sorted) and their ``lstat``: the names read
-    from the open folder and each ``stat`` relative to it (no ``DirEntry`` per name, no
-    path walk per file, no Python frame per file). ``None``: no such folder; any other
-    failure (a file gone between the listing and its ``stat`` included) raises."""
-    if not (os.stat in os.supports_dir_fd and os.listdir in os.supports_fd):
-        try:
-            listed = os.listdir(directory)
-        except FileNotFoundError:
-            return None
-        names = _sorted_names([n for n in listed if n.endswith(".md") and n != INDEX_NAME])
-        return names, [os.stat(os.path.join(directory, n), follow_symlinks=False) for n in names]
-    try:
-        fd = os.open(directory, _OPEN_DIR)
-    except FileNotFoundError:
-        return None
-    try:
-        names = _sorted_names([n for n in os.listdir(fd) if n.endswith(".md") and n != INDEX_NAME])
-        return names, list(map(partial(os.stat, dir_fd=fd, follow_symlinks=False), names))
-    finally:
-        os.close(fd)
+_FIELDS = [attrgetter(name) for name in _KEY_FIELDS]
 
 
 def list_fact_files(store: Store) -> Listing | None:
@@ -75,20 +108,21 @@ def list_fact_files(store: Store) -> Listing | None:
 
     Files come folder by folder (the store's order), each folder's names in code-point
     order — ``ReadDir``'s byte order, except for names that are not valid UTF-8, which get
-    the store's own byte-order sort."""
-    paths: list[str] = []
-    scopes: list[str] = []
-    keys: list[tuple[int, int, int, int]] = []
+    the store's own byte-order sort (:func:`~reasonix_tui.core.store.scan.stat_folder`)."""
+    folders: list[tuple[str, str, list[str]]] = []
+    columns: list[list[np.ndarray]] = []
     for scope, directory in store._dirs():  # noqa: SLF001
         folder = os.fspath(directory)
         try:
-            got = _folder(folder)
+            names, got, failed = stat_folder(folder)
+        except FileNotFoundError:
+            continue
         except OSError:
             return None
-        if got is None:
-            continue
-        names, stats = got
-        if any(m & _FMT != _REG for m in map(_MODE, stats)):
+        if failed:
+            return None  # a file gone before its stat: not an empty listing, the store decides
+        stats = cast("list[os.stat_result]", got)  # no error in it
+        if any(m & _FMT != _REG for m in set(map(_MODE, stats))):
             kept = []
             for name, st in zip(names, stats):
                 if st.st_mode & _FMT == _REG:
@@ -96,11 +130,12 @@ def list_fact_files(store: Store) -> Listing | None:
                 elif st.st_mode & _FMT != _DIR:
                     return None  # a symlink or a special file: the store's own rules decide
             names, stats = [n for n, _s in kept], [s for _n, s in kept]
-        prefix = os.path.join(folder, "")
-        paths.extend([prefix + n for n in names])
-        keys.extend(map(_KEY, stats))
-        scopes.extend([scope] * len(names))
-    return Listing(paths, scopes, keys)
+        folders.append((os.path.join(folder, ""), scope, names))
+        n = len(stats)
+        columns.append([np.fromiter(map(get, stats), dtype=np.int64, count=n) for get in _FIELDS])
+    if not columns:
+        return Listing([], np.zeros((0, 4), dtype=np.int64))
+    return Listing(folders, np.concatenate([np.column_stack(c) for c in columns]))
 
 
 def stat_keys(paths: list[str]) -> list[tuple[int, int, int, int]] | None:

@@ -47,7 +47,7 @@ class FactLoader(Protocol):
 class LazyFacts(Sequence["Fact"]):
     """Facts by position, read from their files on first use."""
 
-    def __init__(self, loader: FactLoader, files: list[int]) -> None:
+    def __init__(self, loader: FactLoader, files: Sequence[int]) -> None:
         self._loader, self._files = loader, files
 
     def __len__(self) -> int:
@@ -156,18 +156,23 @@ class StoredBM25:
 class DocOf:
     """``id(fact) → document`` for facts read through the loader."""
 
-    def __init__(self, loader: FactLoader, doc_files: list[int]) -> None:
+    def __init__(self, loader: FactLoader, doc_files: Sequence[int]) -> None:
         self._loader = loader
         self._doc_files = doc_files
-        self._by_file: dict[int, int] | None = None
+        self._by_file: np.ndarray | None = None
 
     def get(self, key: int, default: Any = None) -> Any:
         f = self._loader.file_of_id(key)
         if f is None:
             return default
         if self._by_file is None:
-            self._by_file = {g: d for d, g in enumerate(self._doc_files)}
-        return self._by_file.get(f, default)
+            whole = getattr(self._doc_files, "array", None)  # a file list read from disk
+            files = np.asarray(whole() if whole is not None else self._doc_files, dtype=np.int64)
+            by_file = np.full(int(files.max()) + 1 if len(files) else 0, -1, dtype=np.int64)
+            by_file[files] = np.arange(len(files), dtype=np.int64)
+            self._by_file = by_file
+        d = int(self._by_file[f]) if 0 <= f < len(self._by_file) else -1
+        return d if d >= 0 else default
 
 
 class Successors:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from operator import attrgetter
+from functools import partial
 from pathlib import Path
 
 from ..compat.gotime import Timestamp
@@ -27,6 +27,7 @@ __all__ = [
     "read_through",
     "read_dir_through",
     "fact_file_problem",
+    "stat_folder",
 ]
 
 
@@ -90,88 +91,104 @@ def fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_resu
 
 
 def _fact_entries(directory: Path | str) -> Iterator[tuple[str, str, os.stat_result | None, str]]:
-    """:func:`fact_entries` itself.
-
-    Where the platform allows, the folder is listed through a descriptor, so each file's
-    ``stat`` is taken relative to it (``fstatat``: the kernel does not walk the whole path
-    again for every file; the stats are a fifth of a cached load); the answers are the same."""
+    """:func:`fact_entries` itself. The folder is listed and each name's ``lstat`` taken by
+    :func:`stat_folder`; a symlink is followed only when it stays in the store."""
     directory = str(directory)
-    dir_fd = -1
     try:
-        if _LIST_BY_FD:
-            dir_fd = os.open(directory, _DIR_FLAGS)
-            entries = _byte_order(list(os.scandir(dir_fd)))
-        else:
-            entries = _byte_order(list(os.scandir(directory)))
+        names, stats, _failed = stat_folder(directory)
     except FileNotFoundError:
-        _close(dir_fd)
         return
     except NotADirectoryError:
-        _close(dir_fd)
         yield directory, "", None, "store path is not a directory"
         return
     except OSError as exc:
-        _close(dir_fd)
         yield directory, "", None, f"cannot list directory: {exc.strerror or exc}"
         return
     prefix = directory if directory.endswith(os.sep) else directory + os.sep
-    try:
-        real_dir: str | None = None
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name == index_md.INDEX_NAME:
+    real_dir: str | None = None
+    for name, st in zip(names, stats):
+        path = prefix + name
+        if isinstance(st, OSError):
+            yield path, name, None, f"cannot read: {st.strerror or st}"
+            continue
+        kind = st.st_mode & _S_IFMT
+        if kind == _S_IFDIR:
+            continue
+        if kind == _S_IFLNK:
+            real_dir = real_dir or os.path.realpath(directory)
+            target = os.path.realpath(path)
+            if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
+                yield path, name, None, f"symlink points outside the store ({target}); not loaded"
                 continue
-            path = prefix + name
             try:
-                if entry.is_file(follow_symlinks=False):  # the common case: no symlink, no folder
-                    st = entry.stat(follow_symlinks=False)
-                elif entry.is_dir(follow_symlinks=False):
-                    continue
-                elif entry.is_symlink():
-                    real_dir = real_dir or os.path.realpath(directory)
-                    target = os.path.realpath(path)
-                    if os.path.dirname(target) != real_dir and not target.startswith(real_dir + os.sep):
-                        yield path, name, None, f"symlink points outside the store ({target}); not loaded"
-                        continue
-                    st = os.stat(path)
-                else:
-                    st = entry.stat(follow_symlinks=False)
+                st = os.stat(path)
             except OSError as exc:
                 yield path, name, None, f"cannot read: {exc.strerror or exc}"
                 continue
-            if st.st_mode & _S_IFMT != _S_IFREG:
-                yield path, name, None, "not a regular file"
-                continue
-            yield path, name, st, ""
-    finally:
-        _close(dir_fd)
+            kind = st.st_mode & _S_IFMT
+        if kind != _S_IFREG:
+            yield path, name, None, "not a regular file"
+            continue
+        yield path, name, st, ""
 
 
-_LIST_BY_FD = os.name == "posix" and os.scandir in os.supports_fd and os.stat in os.supports_dir_fd
+def stat_folder(directory: str) -> tuple[list[str], list[os.stat_result | OSError], bool]:
+    """The fact-file names of one folder (``*.md`` but ``MEMORY.md``), in ``ReadDir`` byte
+    order, and each one's ``lstat`` — or the ``OSError`` it raised (a file gone between the
+    listing and its ``stat``); the last value says whether any did. Raises the ``OSError``
+    of a folder that cannot be listed (``FileNotFoundError`` when there is none).
+
+    The one listing of a fact folder, shared by the store's scan and the on-disk indexes'
+    check (:mod:`~reasonix_tui.core.recall.listing`). Where the platform allows, the names
+    are read from the open folder and each ``stat`` is taken relative to it (``fstatat``:
+    no path walk per file), all in one C-level ``map`` (no ``DirEntry`` and no Python frame
+    per name); a failure sends that folder through a loop that keeps each file's error."""
+    if _LIST_BY_FD and os.stat in os.supports_dir_fd:
+        fd = os.open(directory, _DIR_FLAGS)
+        try:
+            names = _byte_order([n for n in os.listdir(fd) if n.endswith(".md") and n != index_md.INDEX_NAME])
+            look = partial(os.stat, dir_fd=fd, follow_symlinks=False)
+            try:
+                return names, list(map(look, names)), False
+            except OSError:
+                return names, *_one_by_one(look, names)
+        finally:
+            os.close(fd)
+    names = _byte_order([n for n in os.listdir(directory) if n.endswith(".md") and n != index_md.INDEX_NAME])
+    prefix = os.path.join(directory, "")
+    return names, *_one_by_one(lambda n: os.stat(prefix + n, follow_symlinks=False), names)
+
+
+def _one_by_one(look: Callable[[str], os.stat_result], names: list[str]) -> tuple[list[os.stat_result | OSError], bool]:
+    stats: list[os.stat_result | OSError] = []
+    failed = False
+    for name in names:
+        try:
+            stats.append(look(name))
+        except OSError as exc:
+            stats.append(exc)
+            failed = True
+    return stats, failed
+
+
+_LIST_BY_FD = os.name == "posix" and os.listdir in os.supports_fd
 """Folders are listed through a descriptor and their files' ``stat`` taken relative to it."""
 _DIR_FLAGS = os.O_RDONLY | O_DIRECTORY | O_CLOEXEC
-_S_IFMT, _S_IFREG = stat_mod.S_IFMT(0o777777), stat_mod.S_IFREG
+_S_IFMT = stat_mod.S_IFMT(0o777777)
+_S_IFREG, _S_IFDIR, _S_IFLNK = stat_mod.S_IFREG, stat_mod.S_IFDIR, stat_mod.S_IFLNK
 
 
-def _close(fd: int) -> None:
-    if fd >= 0:
-        os.close(fd)
-
-
-def _byte_order(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
-    """Entries sorted by the bytes of their names. Code-point order is UTF-8 byte order, so
-    names that are all valid UTF-8 sort as strings; a name with undecodable bytes (kept as
-    lone surrogates) needs its bytes."""
+def _byte_order(names: list[str]) -> list[str]:
+    """Names sorted by their bytes. Code-point order is UTF-8 byte order, so names that are
+    all valid UTF-8 sort as strings; a name with undecodable bytes (kept as lone
+    surrogates) needs its bytes."""
     try:
-        "".join(e.name for e in entries).encode("utf-8")
+        "".join(names).encode("utf-8")
     except UnicodeEncodeError:
-        entries.sort(key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+        names.sort(key=lambda n: n.encode("utf-8", "surrogateescape"))
     else:
-        entries.sort(key=_NAME)
-    return entries
-
-
-_NAME = attrgetter("name")
+        names.sort()
+    return names
 
 
 def read_fact_file(path: str, scope: str, st: os.stat_result | None = None) -> Fact:

@@ -115,6 +115,13 @@ class Sectioned:
     def has(self, name: str) -> bool:
         return name in self._table
 
+    def size(self, name: str) -> int:
+        """A section's length in bytes (nothing is read)."""
+        try:
+            return int(self._table[name][1])
+        except KeyError as exc:
+            raise self._fail(f"no section {name}") from exc
+
     def _fail(self, why: str) -> Exception:
         """The error to raise for damaged bytes (the owner's callback runs first: it removes
         the file, so the next run writes it again)."""
