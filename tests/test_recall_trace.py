@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -258,17 +260,35 @@ def test_cli_recall_prints_the_block_and_memory_recall_text(seeded: Layout, caps
 
 
 def test_cli_recall_puts_the_cycle_collector_back(seeded: Layout, capsys: pytest.CaptureFixture[str]) -> None:
-    # the one-shot command pauses the collector (and freezes what it made) for its run only
+    # the one-shot command pauses the collector for its run only; driven in-process (not the
+    # process's own entry) it freezes nothing
     try:
         assert gc.isenabled()
+        frozen = gc.get_freeze_count()
         assert main(cli(seeded, "recall", "deploy payments target cluster")) == 0
         assert gc.isenabled() and "green cluster" in capsys.readouterr().out
+        assert gc.get_freeze_count() == frozen
         gc.disable()
         assert main(cli(seeded, "recall", "deploy payments target cluster", "--dry-run")) == 0
         assert not gc.isenabled()
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_recall_freezes_only_in_a_process_started_for_it(seeded: Layout) -> None:
+    # `reasonix-tui recall` (main() with this process's own arguments) freezes what it made
+    # before exit; the same command driven in-process (above) does not
+    code = (
+        "import gc, sys\n"
+        "from reasonix_tui.integrations.cli import main\n"
+        "sys.argv = ['reasonix-tui'] + sys.argv[1:]\n"
+        "code = main()\n"
+        "print('frozen', gc.get_freeze_count() > 0, code, file=sys.stderr)\n"
+    )
+    args = cli(seeded, "recall", "deploy payments target cluster", "--dry-run")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    assert "frozen True 0" in done.stderr and "green cluster" in done.stdout
 
 
 def test_cli_recall_suppressed_and_dry_run(seeded: Layout, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from ...core.health.fixes import STORE_ACTIONS, apply_fix
 from ...core.health.model import KIND_LABELS, KINDS
 from ...core.store.model import InvalidInput, NotFound
 from ...core.store.sealed import collector_paused
+from ..cli import freeze_before_exit
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -108,9 +108,10 @@ def cmd_health(args: argparse.Namespace, ctx: CliContext) -> int:
     with collector_paused():
         code = _print_report(args, ctx)
         # What this call made (millions of objects when a store of 10k facts changed) dies
-        # with the process or by reference counting: moving it out of the collector's
-        # reach spares the first collection after the pause a walk over all of it.
-        gc.freeze()
+        # with the process or by reference counting: in a process started for this command,
+        # moving it out of the collector's reach spares the first collection after the
+        # pause a walk over all of it.
+        freeze_before_exit()
     return code
 
 

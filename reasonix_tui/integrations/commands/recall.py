@@ -14,7 +14,6 @@ the explicit ``memory`` tool's search and the session-start pinned block.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 
@@ -22,7 +21,7 @@ from ...core.compat.gotime import Timestamp
 from ...core.settings import RECALL_MODES as MODES  # the engine's MODES, without importing the engine
 from ...core.store.model import InvalidInput
 from ...core.store.sealed import collector_paused
-from ..cli import CliContext, Registry
+from ..cli import CliContext, Registry, freeze_before_exit
 
 # Each handler imports what it runs: a one-shot `memory search` does not load the recall engine.
 
@@ -65,11 +64,11 @@ def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
     # tokens and features of unchanged facts come from the last run.
     FACT_MEMO.attach(memo_path(ctx.layout.cache_dir))
     use_disk_index()
-    # The stored index's header (at 100k facts: millions of small objects) lives until the
-    # process ends: collection passes over it, set off by everything allocated after it
-    # (the query's tokenizer, the scoring), would only cost time (~90 ms CPU at 100k).
-    # What the call made dies with the process or by reference counting; frozen, it is not
-    # walked by the first collection after the pause nor at exit.
+    # What the stored index and the listing make (at 100k facts: many small objects) lives
+    # until the process ends: collection passes over it, set off by everything allocated
+    # after it (the query's tokenizer, the scoring), would only cost time. In a process
+    # started for this command it is frozen at the end (not walked by the first collection
+    # after the pause nor at exit); driven in-process, the collector is only paused.
     with collector_paused():
         try:
             trace = run_recall(
@@ -85,7 +84,7 @@ def _recall(args: argparse.Namespace, ctx: CliContext) -> int:
         finally:
             use_disk_index(False)  # the CLI can be driven in-process (tests, embedding)
         FACT_MEMO.save()
-        gc.freeze()
+        freeze_before_exit()
     if args.json:
         ctx.print_json(trace.to_json())
         return 0
