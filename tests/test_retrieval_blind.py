@@ -164,6 +164,15 @@ def test_override8_is_a_valid_store_part_after_the_others() -> None:
     assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 6
 
 
+def test_zh7_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("zh7", 5, 40)
+    assert len({t.store for t in tasks}) >= 3
+    assert sum(t.cls == "xlang-zh-en" for t in tasks) >= 40
+    assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 12
+    # no writer of these stores added keywords
+    assert not any(f.get("keywords") for t in tasks for f in t.facts)
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

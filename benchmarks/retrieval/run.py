@@ -67,6 +67,10 @@ Five parts:
   Datadog, asdf / gvm, ports, versions, branches, commit prefixes), tools of another role
   beside a default that must stay (a linter beside a formatter, a queue beside a cache), and
   each store's session-start block.
+* ``zh7`` (``zh7/*.yaml``) — three stores (a food-delivery backend, a web front-end monorepo, a
+  data/ML platform) of facts written in English, asked in Chinese and mixed Chinese/English the
+  way Chinese-speaking developers ask (压测, 灰度, 热修, 封版, 排期, 负责人, 联调, 补数, 跑批…),
+  written with its tasks before the ninth round; everyday and unrelated Chinese turns (silent).
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -98,7 +102,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7]
 """
 
 from __future__ import annotations
@@ -143,6 +147,7 @@ PREC6_DIR = Path(__file__).resolve().parent / "precision6"
 RES7_DIR = Path(__file__).resolve().parent / "resolve7"
 MORPH6_DIR = Path(__file__).resolve().parent / "morph6"
 OVER8_DIR = Path(__file__).resolve().parent / "override8"
+ZH7_DIR = Path(__file__).resolve().parent / "zh7"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -209,6 +214,7 @@ PARTS = (
     "resolve7",
     "morph6",
     "override8",
+    "zh7",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -350,6 +356,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(MORPH6_DIR, "morph6")
     if part in ("", "override8"):
         out += load_store_tasks(OVER8_DIR, "override8")
+    if part in ("", "zh7"):
+        out += load_store_tasks(ZH7_DIR, "zh7")
     return out
 
 
