@@ -340,3 +340,25 @@ def test_an_acronyms_plural_is_the_word_as_written_and_its_acronym() -> None:
     keys = {t.key for t in lang.analyze("Renovate opens PRs for APIs")}
     assert {"x:prs", "w:" + lang.en_key("pr"), "x:apis", "w:" + lang.en_key("api")} <= keys
     assert "w:rs" not in keys and "w:pi" not in keys
+
+
+def test_jargon_neither_dictionary_holds_is_read_as_the_initials_of_a_jieba_word() -> None:
+    assert chinese.load_segmenter().FREQ.get("单测") is None and not chinese.in_dictionary("单测")
+    assert chinese.expansion("单测") == "单元测试"  # 单元 + 测试, the most frequent such word
+    first, second = chinese.part_keys("单测")
+    assert "unit" in first and "test" in second
+    assert "unit test" in lang.gloss_text("单测用的什么框架")
+    # a word jieba knows keeps its own reading; names are not read as initials
+    assert chinese.expansion("回归") == "" and chinese.expansion("王磊") == ""
+    assert chinese.part_keys("部署") == ()  # a word with glosses of its own
+
+
+def test_a_verb_gloss_meets_its_noun_in_ment_only_when_the_two_mean_alike() -> None:
+    from reasonix_tui.core.lang.terms import ment_noun
+
+    assert ment_noun("pay") == lang.en_key("payments") == "paymen"
+    assert ment_noun("settle") == lang.en_key("settlement")
+    assert ment_noun("base") == "" and ment_noun("state") == "" and ment_noun("depart") == ""
+    assert ment_noun("deploy") == ""  # Snowball already gives deployment the verb's stem
+    pay = next(u for u in lang.query_units("支付服务") if u.label == "支付")
+    assert any(key == "w:paymen" for key, _, _ in pay.alternatives)

@@ -2072,3 +2072,53 @@ def test_an_acronyms_plural_meets_the_acronym() -> None:
         *_office(8),
     ]
     assert ids(recall(facts, "where do ADRs go?", NOW)) == ["mem-adr"]
+
+
+def test_one_rare_word_found_only_through_its_translation_passes_the_everyday_words_test() -> None:
+    """埋点 "event tracking" and 事件 "event" gloss to one word of the English fact and hold
+    the whole turn: a word found only through a translation counted at 0.6 of its prior, so
+    one rare word asked across languages (埋点, prior 1.0) never reached the 0.7 the test
+    asks of one word. The test asks whether the word says something, which is its own prior;
+    a turn of everyday words glossed into a fact still says nothing."""
+    events = F(
+        "mem-events",
+        "product-events",
+        "Product events",
+        body="Product events go to Amplitude; name an event Object Action in title case (Order Placed).",
+    )
+    progress = F("mem-progress", "progress-notes", "Progress notes", body="Post progress in #team-sync every Friday.")
+    facts = [events, progress, *_office(8)]
+    r = recall(facts, "埋点事件名怎么起？", NOW)
+    assert ids(r)[:1] == ["mem-events"]
+    assert ids(recall(facts, "有什么进展吗？", NOW)) == []
+
+
+def test_a_gloss_meets_the_noun_in_ment_it_makes() -> None:
+    """支付 glosses to "pay"; the fact says "payments", which Snowball keeps apart from "pay"
+    (its stem is ``payment``). The -ment noun the meaning model puts near the verb is read as
+    the verb's: with 服务 "service" the turn's two content words are both in the fact."""
+    pay = F(
+        "mem-pay",
+        "payments-team",
+        "Payments service",
+        body="The payments service belongs to the billing squad; page them through PagerDuty (billing-core).",
+    )
+    search = F("mem-search", "search-service", "Search service", body="The search service runs on OpenSearch 2.11.")
+    facts = [pay, search, *_office(8)]
+    r = recall(facts, "支付服务归哪个组管？", NOW)
+    assert ids(r)[:1] == ["mem-pay"]
+    assert any("支付→payment" in c for c in r.hits[0].channels)
+
+
+def test_team_jargon_is_read_as_the_initials_of_a_dictionary_word() -> None:
+    """单测 is in neither jieba's dictionary nor CC-CEDICT: read character by character it
+    meant "bill/list" + "survey/measure". Read as the initials of 单元测试 ("unit" + "test",
+    two words of jieba's dictionary), a fact holding both words is found, and the meaning
+    channel reads the turn as being about unit tests."""
+    unit = F(
+        "mem-unit", "unit-tests", "Unit tests", body="Unit tests run with Vitest; `pnpm test --run` runs them once."
+    )
+    e2e = F("mem-e2e", "e2e", "Browser tests", body="Playwright specs live in e2e/ and run on Chromium.")
+    facts = [unit, e2e, *_office(8)]
+    r = recall(facts, "单测用的什么框架？", NOW)
+    assert ids(r)[:1] == ["mem-unit"]

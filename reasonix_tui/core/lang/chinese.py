@@ -48,6 +48,7 @@ __all__ = [
     "is_function_word",
     "english_to_chinese",
     "head_acronyms",
+    "part_keys",
     "load_segmenter",
     "load_dictionary",
     "dictionary_path",
@@ -474,7 +475,8 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
         return tuple(dict.fromkeys(en_key(w) for w in direct)), True
     full = expansion(word)
     if full:
-        return tuple(dict.fromkeys(en_key(w) for w in glosses(full))), False
+        words = glosses(full) or tuple(g for part in (full[:2], full[2:]) for g in glosses(part)[:3])
+        return tuple(dict.fromkeys(en_key(w) for w in words)), False
     keys: list[str] = []
     pieces = _pieces(word)
     if list(pieces) == [word]:  # an entry with no usable sense (健康检查 "see 体格检查"): its parts
@@ -487,6 +489,42 @@ def gloss_keys(word: str) -> tuple[tuple[str, ...], bool]:
             g = g[:2]  # a lone character: its first sense only
         keys.extend(en_key(w) for w in g)
     return tuple(dict.fromkeys(keys)), False
+
+
+PART_KEYS = 2
+"""Keys of each part that :func:`part_keys` keeps (its first senses' words)."""
+
+
+@lru_cache(maxsize=65536)
+def part_keys(word: str) -> tuple[tuple[str, ...], ...]:
+    """For a word without glosses of its own read through two parts (the two words of the
+    word it abbreviates: 单测 → 单元测试 → 单元, 测试; else the dictionary words or characters
+    inside it), the first matching keys of each part: ``(("unit", "elemen"), ("test", "beta"))``.
+    ``()`` for a word with glosses of its own, a function word, or one not read as two parts
+    that both have glosses. Both parts found in one fact confirm the reading (a fact saying
+    "unit tests"), which one part's gloss alone does not."""
+    if is_function_word(word) or glosses(word):
+        return ()
+    full = expansion(word)
+    if full:
+        pieces = list(dictionary_cut(full)) if not glosses(full) else []
+        if len(pieces) != 2:
+            pieces = [full[:2], full[2:]] if len(full) == 4 else []
+    else:
+        pieces = _pieces(word)
+        if pieces == [word]:
+            pieces = list(dictionary_cut(word))
+    if len(pieces) != 2:
+        return ()
+    out: list[tuple[str, ...]] = []
+    for piece in pieces:
+        if is_function_word(piece):
+            return ()
+        keys = tuple(dict.fromkeys(en_key(w) for w in glosses(piece)))[:PART_KEYS]
+        if not keys:
+            return ()
+        out.append(keys)
+    return tuple(out)
 
 
 _ABBR = re.compile(r"abbr\. (?:for|of) ([^\s/,;(\[]+)")
@@ -518,7 +556,12 @@ def expansion(word: str) -> str:
     of three or four characters with glosses that begins with its first character and holds
     its second later (联调 → 联调联试 "debugging and commissioning/testing"). Measured on the
     dictionary's own two-character abbreviations: where exactly one such headword exists it
-    is the expansion the entry names (or a near form of it) about three times in four."""
+    is the expansion the entry names (or a near form of it) about three times in four.
+
+    A word neither dictionary knows (team jargon: 单测) and that spells no CC-CEDICT headword
+    is read as the initials of the two words of a four-character word of jieba's dictionary,
+    the most frequent one (单测 → 单元测试 "unit" + "test": :func:`_initials`), the way such
+    abbreviations are made."""
     if len(word) != 2 or glosses(word):
         return ""
     for sense in _senses(word):
@@ -531,7 +574,45 @@ def expansion(word: str) -> str:
     found = {  # one per entry (its traditional and simplified forms share it)
         d[w]: w for w in _spelled().get(word[0], ()) if word[1] in w[1:] and _HAN.fullmatch(w) and glosses(w)
     }
-    return next(iter(found.values())) if len(found) == 1 else ""
+    if len(found) == 1:
+        return next(iter(found.values()))
+    if found or load_segmenter().FREQ.get(word):
+        return ""
+    return _initials().get(word, "")
+
+
+_INITIALS: Mapping[str, str] | None = None
+
+
+def _initials() -> Mapping[str, str]:
+    """Two characters → the most frequent four-character word of jieba's dictionary made of
+    two two-character words of it that begin with them (单测 → 单元测试: 单元 + 测试)."""
+    global _INITIALS
+    if _INITIALS is None:
+        with _LOCK:
+            if _INITIALS is None:
+
+                def derive() -> tuple[dict[str, str], None]:
+                    freq: dict[str, int] = {}
+                    with open(_jieba_files()[1], encoding="utf-8") as fh:
+                        for line in fh:
+                            parts = line.split(" ", 2)
+                            if len(parts) >= 2 and parts[1].isdigit():
+                                freq[parts[0]] = int(parts[1])
+                    best: dict[str, tuple[int, str]] = {}
+                    for w, n in freq.items():
+                        if len(w) == 4 and n and freq.get(w[:2]) and freq.get(w[2:]) and _HAN.fullmatch(w):
+                            key = w[0] + w[2]
+                            if key not in best or n > best[key][0]:
+                                best[key] = (n, w)
+                    return {k: w for k, (_, w) in best.items()}, None
+
+                files = _jieba_files()
+                if len(files) < 2:
+                    _INITIALS = {}
+                else:
+                    _INITIALS = cached_table(cache_dir(), "initials", _stamp(files[1]), derive)[0]
+    return _INITIALS
 
 
 _HEAD_ACRONYMS: Mapping[str, tuple[str, ...]] | None = None

@@ -223,6 +223,33 @@ def noun_base(word: str) -> str:
     return base if cos >= ER_MEANING else ""
 
 
+MENT_MEANING = 0.6
+"""Cosine (shipped meaning model) a noun in -ment needs with the verb it spells to be read
+as derived from it: "payment"/"pay" 0.72, "settlement"/"settle" 0.74, "shipment"/"ship"
+0.95, "replacement"/"replace" 0.77; not "basement"/"base" 0.27, "statement"/"state" 0.08,
+"placement"/"place" 0.35, "department"/"depart" 0.51, "apartment"/"apart" 0.54."""
+
+
+@lru_cache(maxsize=65536)
+def ment_noun(verb: str) -> str:
+    """The key of the noun in -ment a lowercased English verb makes, where Snowball keeps
+    the two apart (pay/payment, settle/settlement: the noun's R2 region is too short for it
+    to strip -ment), or ``""``: the noun is an English word (wordfreq), and the shipped
+    meaning model puts it close to the verb (:data:`MENT_MEANING`).
+
+    Used for a Chinese word's English glosses only (支付 "to pay" meets "the payments
+    service", 结算 "to settle" meets "the settlement report"): a translation gives the verb
+    where the English fact names the thing done."""
+    if len(verb) < 3 or not verb.isalpha() or not verb.isascii() or verb in FUNCTION_WORDS:
+        return ""
+    noun = verb + "ment"
+    key = en_key(noun)
+    if key == en_key(verb) or zipf(noun) <= 0:
+        return ""
+    near = _closeness(noun, [verb])
+    return key if near is not None and near[0][0] >= MENT_MEANING else ""
+
+
 LEXICALISED = 10
 """An agent noun CC-CEDICT's glosses use this often is a word of its own ("letter",
 "printer", "server"), not read as derived."""
@@ -429,6 +456,18 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 shown = {en_key(g): g for g in reversed(words)}
                 # a gloss as common as "time" or "one" carries less than a specific one
                 alts += [("w:" + k, weight * min(1.0, word_prior(k) / GLOSS_PRIOR), "translated") for k in keys]
+                for g in words:  # 支付 "to pay" → "payment", at a derivation's weight
+                    noun = ment_noun(g)
+                    if noun:
+                        alts.append(("w:" + noun, weight * DERIVED, "translated"))
+                        shown[noun] = g + "ment"
+                if not direct:  # 单测 → 单元 + 测试: a fact holding a gloss of each part ("unit tests")
+                    first, second = chinese.part_keys(w) or ((), ())
+                    for a in first:
+                        for b in second:
+                            if a != b:
+                                alts.append((f"&w:{a}&w:{b}", TRANSLATED, "translated"))
+                                shown[f"{a}&w:{b}"] = f"{a} {b}"
                 for acr in chinese.head_acronyms(w):  # 接口 → API (应用程序接口), weaker
                     alts.append(("w:" + acr, TRANSLATED * 0.7, "translated"))
                     shown[acr] = acr.upper()
@@ -499,6 +538,20 @@ def shortened_form(short: str, gloss: str) -> bool:
     )
 
 
+def _abbreviated(word: str) -> tuple[str, ...]:
+    """The first gloss of each of the two words a word without glosses of its own
+    abbreviates (单测 → 单元测试 → "unit", "test"), or of the word itself when it has some
+    (联调 → 联调联试 → "debugging"); ``()`` when it abbreviates nothing known."""
+    full = chinese.expansion(word)
+    if not full:
+        return ()
+    own = chinese.glosses(full)
+    if own:
+        return own
+    halves = chinese.dictionary_cut(full) or (full[:2], full[2:])
+    return tuple(g[0] for g in (chinese.glosses(h) for h in halves) if g)
+
+
 def gloss_text(text: str, limit: int = 400) -> str:
     """``text`` with every Chinese word replaced by its first English glosses (for the
     meaning channel, whose model reads English)."""
@@ -511,7 +564,7 @@ def gloss_text(text: str, limit: int = 400) -> str:
             for w in chinese.segment(han):
                 if chinese.is_function_word(w):
                     continue
-                g = chinese.glosses(w)
+                g = chinese.glosses(w) or _abbreviated(w)
                 parts.extend(g[:2])
         if len(parts) >= limit:
             break

@@ -84,6 +84,9 @@ def weighty(
             content[p] = sum(1 for _, prior in best.values() if prior >= CONTENT_PRIOR)
             firm[p] = sum(w for w, _ in best.values())
     loose = ~whole | (firm >= LONE_PRIOR) | ((count >= 2) & (firm >= PAIR_PRIOR))
+    maybe = whole & ~loose & (count == 1)
+    if maybe.any():
+        loose |= maybe & (_own_gloss_prior(units, which, maybe) >= LONE_PRIOR)
     if units and max(u.prior for u in units) < LONE_PRIOR:
         # every word of the turn is an everyday one ("sounds good, ship it", "give me a
         # minute"): one of them found alone says nothing by itself, whatever share of the
@@ -91,6 +94,32 @@ def weighty(
         lone = loose & (count < 2)
         return loose & ~lone, lone
     return loose, np.zeros_like(loose)
+
+
+def _own_gloss_prior(units: Sequence[QueryUnit], which: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """By position (those of ``mask``): the highest prior of a turn word found there through
+    a gloss of its own dictionary entry that is a specific English word (a translated
+    alternative at the full :data:`~reasonix_tui.core.lang.terms.TRANSLATED` weight: 埋点 →
+    "event", 覆盖率 → "coverage"; not a gloss of the characters inside an unknown word, nor
+    one as common as "time"), else 0.
+
+    The everyday-words test asks whether the turn's one word says something: that is the
+    word's own prior, whichever language the fact wrote it in. The translation's
+    uncertainty is already in the evidence (a translated match weighs less there); counting
+    it a second time here kept every one-word question across languages silent (a word
+    found only through a translation could carry at most 0.6 < :data:`LONE_PRIOR`)."""
+    out = np.zeros(len(mask))
+    at = np.flatnonzero(mask)
+    for unit, row in zip(units, which[:, at]):
+        if unit.prior < LONE_PRIOR:
+            continue
+        own = np.asarray(
+            [channel == "translated" and weight >= TRANSLATED for _, weight, channel in unit.alternatives], dtype=bool
+        )
+        hit = row >= 0
+        sel = at[hit][own[row[hit]]]
+        out[sel] = np.maximum(out[sel], unit.prior)
+    return out
 
 
 def named(units: Sequence[QueryUnit], which: np.ndarray, lone: np.ndarray, fact_at: Any) -> np.ndarray:
