@@ -362,3 +362,10 @@ def test_a_verb_gloss_meets_its_noun_in_ment_only_when_the_two_mean_alike() -> N
     assert ment_noun("deploy") == ""  # Snowball already gives deployment the verb's stem
     pay = next(u for u in lang.query_units("支付服务") if u.label == "支付")
     assert any(key == "w:paymen" for key, _, _ in pay.alternatives)
+
+
+def test_a_word_that_asks_for_a_value_is_a_question_word_and_no_query_word() -> None:
+    assert chinese.is_question_word("几点") and chinese.is_question_word("多久")  # "what time?", "how long?"
+    assert chinese.is_question_word("哪天")  # not in CC-CEDICT; 哪 "which" is a function word
+    assert not chinese.is_question_word("部署") and not chinese.is_question_word("多少")  # "number; amount"
+    assert "几点" not in [u.label for u in lang.query_units("跑批几点开始")]

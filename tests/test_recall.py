@@ -2122,3 +2122,16 @@ def test_team_jargon_is_read_as_the_initials_of_a_dictionary_word() -> None:
     facts = [unit, e2e, *_office(8)]
     r = recall(facts, "单测用的什么框架？", NOW)
     assert ids(r)[:1] == ["mem-unit"]
+
+
+def test_a_word_that_asks_for_a_value_is_no_query_word() -> None:
+    """哪些 "which ones?" says what the turn asks, not what it is about: counted as a query
+    word it held a share of the turn that the words naming the topic (提测 "hand over for
+    testing", 内容 "contents") then lacked, and the fact holding them stayed under the gate.
+    A turn asking what time logs rotate is not about a fact on log time zones through 几点
+    "what time?"."""
+    qa = F("mem-qa", "提测", "提测", body="提测前先自测，提测单里写清楚改动范围和影响的接口，测试同学才会接。")
+    tz = F("mem-tz", "log-times", "Log times", body="Every time in the logs is UTC, not Beijing time.")
+    facts = [qa, tz, *_office(8)]
+    assert ids(recall(facts, "提测单要写哪些内容？", NOW))[:1] == ["mem-qa"]
+    assert ids(recall(facts, "日志几点轮转？", NOW)) == []

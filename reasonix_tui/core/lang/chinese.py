@@ -46,6 +46,7 @@ __all__ = [
     "gloss_keys",
     "in_dictionary",
     "is_function_word",
+    "is_question_word",
     "english_to_chinese",
     "head_acronyms",
     "part_keys",
@@ -444,6 +445,23 @@ def is_function_word(word: str) -> bool:
             continue
         return all(w in EN_FUNCTION_WORDS for w in words)
     return False
+
+
+@lru_cache(maxsize=65536)
+def is_question_word(word: str) -> bool:
+    """A Chinese word that asks for a value rather than naming a topic: its first usable
+    sense is a question (几点 "what time?", 多久 "how long?", 哪些 "which ones?", 几时
+    "when?"), or, a word CC-CEDICT lacks, one of its characters is a function word (哪天
+    "which day": 哪 "how; which"). What a turn asks is not what it is about: such a word is
+    no query word (its gloss "time" met every fact with a time in it, and it held a share of
+    the turn that the words naming the topic then lacked)."""
+    if len(word) < 2:
+        return False
+    for sense in _senses(word):
+        if _SKIP_SENSE.match(sense):
+            continue
+        return sense.rstrip().endswith("?")
+    return not in_dictionary(word) and any(is_function_word(ch) for ch in word)
 
 
 def _pieces(word: str) -> list[str]:

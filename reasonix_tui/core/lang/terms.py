@@ -438,7 +438,7 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             )
         elif han is not None:
             for w in chinese.segment(han):
-                if chinese.is_function_word(w):
+                if chinese.is_function_word(w) or chinese.is_question_word(w):
                     continue
                 prior = word_prior(w)
                 if len(w) == 1 and prior < CONTENT_PRIOR:
