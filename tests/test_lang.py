@@ -366,6 +366,7 @@ def test_a_verb_gloss_meets_its_noun_in_ment_only_when_the_two_mean_alike() -> N
 
 def test_a_word_that_asks_for_a_value_is_a_question_word_and_no_query_word() -> None:
     assert chinese.is_question_word("几点") and chinese.is_question_word("多久")  # "what time?", "how long?"
-    assert chinese.is_question_word("哪天")  # not in CC-CEDICT; 哪 "which" is a function word
+    assert chinese.is_question_word("那块") and chinese.is_question_word("哪种")  # function word + classifier
+    assert not chinese.is_question_word("最低")  # "lowest": 低 is no classifier
     assert not chinese.is_question_word("部署") and not chinese.is_question_word("多少")  # "number; amount"
     assert "几点" not in [u.label for u in lang.query_units("跑批几点开始")]

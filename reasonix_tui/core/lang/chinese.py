@@ -449,19 +449,25 @@ def is_function_word(word: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def is_question_word(word: str) -> bool:
-    """A Chinese word that asks for a value rather than naming a topic: its first usable
-    sense is a question (几点 "what time?", 多久 "how long?", 哪些 "which ones?", 几时
-    "when?"), or, a word CC-CEDICT lacks, one of its characters is a function word (哪天
-    "which day": 哪 "how; which"). What a turn asks is not what it is about: such a word is
-    no query word (its gloss "time" met every fact with a time in it, and it held a share of
-    the turn that the words naming the topic then lacked)."""
+    """A Chinese word that asks for a value or points at a thing without naming it: its
+    first usable sense is a question (几点 "what time?", 多久 "how long?", 哪些 "which ones?",
+    几时 "when?"), or, a word CC-CEDICT lacks, a function word followed by a classifier
+    (那块 "that piece", 哪种 "which kind", 每个 "each": 块, 种, 个 are counted things, not
+    topics). What a turn asks is not what it is about: such a word is no query word (几点's
+    gloss "time" met every fact with a time in it, and the word held a share of the turn
+    that the words naming the topic then lacked)."""
     if len(word) < 2:
         return False
     for sense in _senses(word):
         if _SKIP_SENSE.match(sense):
             continue
         return sense.rstrip().endswith("?")
-    return not in_dictionary(word) and any(is_function_word(ch) for ch in word)
+    return (
+        len(word) == 2
+        and not in_dictionary(word)
+        and is_function_word(word[0])
+        and any(s.lstrip("(").startswith("classifier") for s in _senses(word[1]))
+    )
 
 
 def _pieces(word: str) -> list[str]:
