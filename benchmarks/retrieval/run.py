@@ -70,7 +70,7 @@ Five parts:
 * ``zh7`` (``zh7/*.yaml``) — three stores (a food-delivery backend, a web front-end monorepo, a
   data/ML platform) of facts written in English, asked in Chinese and mixed Chinese/English the
   way Chinese-speaking developers ask (压测, 灰度, 热修, 封版, 排期, 负责人, 联调, 补数, 跑批…),
-  written with its tasks before the ninth round; everyday and unrelated Chinese turns (silent).
+  written with its tasks before the changes made for it (the zh7 round); everyday and unrelated Chinese turns (silent).
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
