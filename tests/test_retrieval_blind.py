@@ -173,6 +173,15 @@ def test_zh7_is_a_valid_store_part_after_the_others() -> None:
     assert not any(f.get("keywords") for t in tasks for f in t.facts)
 
 
+def test_rank8_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("rank8", 5, 30)
+    assert len({t.store for t in tasks}) >= 2
+    # title-rank (incl. head-noun questions) and literal turns all name the fact that must be first
+    assert sum(t.cls == "title-rank" for t in tasks) >= 12 and sum(t.cls == "literal" for t in tasks) >= 12
+    assert all(t.expect.get("first") for t in tasks if t.cls in ("title-rank", "literal"))
+    assert sum(t.cls in ("generic", "irrelevant") for t in tasks) >= 6
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

@@ -71,6 +71,11 @@ Five parts:
   data/ML platform) of facts written in English, asked in Chinese and mixed Chinese/English the
   way Chinese-speaking developers ask (压测, 灰度, 热修, 封版, 排期, 负责人, 联调, 补数, 跑批…),
   written with its tasks before the changes made for it (the zh7 round); everyday and unrelated Chinese turns (silent).
+* ``rank8`` (``rank8/*.yaml``) — two stores (a Go freight-tracking backend, a collaborative
+  editor), written with their tasks before the rank8 round: turns naming what a fact's title is
+  about, questions whose head noun decides between facts on one subject (owner / runtime /
+  deploys), quoted literals (env vars, flags, dotted keys, errors, paths, routes, ports) against
+  neighbours holding a sibling, and silent generic and irrelevant turns.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -102,7 +107,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7|rank8]
 """
 
 from __future__ import annotations
@@ -148,6 +153,7 @@ RES7_DIR = Path(__file__).resolve().parent / "resolve7"
 MORPH6_DIR = Path(__file__).resolve().parent / "morph6"
 OVER8_DIR = Path(__file__).resolve().parent / "override8"
 ZH7_DIR = Path(__file__).resolve().parent / "zh7"
+RANK8_DIR = Path(__file__).resolve().parent / "rank8"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -215,6 +221,7 @@ PARTS = (
     "morph6",
     "override8",
     "zh7",
+    "rank8",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -358,6 +365,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(OVER8_DIR, "override8")
     if part in ("", "zh7"):
         out += load_store_tasks(ZH7_DIR, "zh7")
+    if part in ("", "rank8"):
+        out += load_store_tasks(RANK8_DIR, "rank8")
     return out
 
 
