@@ -913,6 +913,7 @@ def test_each_improvement_can_be_switched_off() -> None:
         "supersedes",
         "stale_flags",
         "generic",
+        "focus",
     }
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "ChannelScores",
     "about_fact",
     "score_query",
+    "title_keys",
     "FIELD_WEIGHTS",
     "E_STRONG",
     "E_MIN",
@@ -640,6 +641,12 @@ def _meaning_channel(
         z = (s - mean) / sd
         passed[at] |= (z >= Z_GATE) & near
     return Similarities(rows, s)
+
+
+def title_keys(fact: Fact) -> frozenset[str]:
+    """Keys of a fact's title, or of its name when it has no title (memoised per fact)."""
+    keys: frozenset[str] = FACT_MEMO.get(fact, "title-keys", _title_keys)
+    return keys
 
 
 def _title_keys(fact: Fact) -> frozenset[str]:

@@ -25,10 +25,11 @@ from ..compat.tokenize import query_terms
 from ..resolve import Resolution, resolve
 from ..settings import Settings
 from ..store.model import Fact
-from .channels import ChannelIndex, ChannelScores, about_fact, score_query
+from .channels import ChannelIndex, ChannelScores, about_fact, score_query, title_keys
 from .considered import Explained, Hit, best_first
 from .enhance import ALL_ENHANCEMENTS, EnhancedIndex, Enhancements
 from .exact_gate import strong_term
+from .focus import focus_factor, query_literals
 from .generic import is_generic_enhanced, is_generic_exact
 from .index import EXPIRED, LABELS, NO_TIME, STALE, RecallIndex, get_index
 from .render import Renderable, build_block
@@ -401,6 +402,9 @@ class _Run(Explained):
         enh = self.enh
         assert enh is not None
         eidx: EnhancedIndex = self.idx.extra("enhanced", EnhancedIndex.build)
+        if enh.focus:  # before supersession: a replaced fact still ranks after its replacement
+            for h, factor in zip(hits, self._focus(hits)):
+                h.score *= factor
         if enh.supersedes and eidx.superseded_by:
             hits = self._supersede(hits, eidx)
         if (enh.subjects or enh.topics) and hits:
@@ -421,6 +425,26 @@ class _Run(Explained):
                 if h.code == STALE and before.index(h) < i:
                     h.notes.append("ranked lower because it is stale")
         return hits
+
+    def _focus(self, hits: list[Hit]) -> list[float]:
+        """The order weight of each hit (:mod:`.focus`): a quoted literal held verbatim, how
+        much of its title the turn's words cover (1.0 where it matched no word)."""
+        if self.cs is None or not hits:
+            return [1.0] * len(hits)
+        units = self.cs.units
+        literals = query_literals(self.query)
+        out: list[float] = []
+        for h, row in zip(hits, self.cs.alternatives_of(np.asarray([h.doc for h in hits], dtype=np.int64))):
+            matched = {units[u].alternatives[a][0] for u, a in enumerate(row) if a >= 0}
+            if not matched:
+                out.append(1.0)
+                continue
+            f = h.fact
+            text = "\n".join((f.title, f.description, f.keywords, f.body)) if literals else ""
+            out.append(focus_factor(literals, text, title_keys(f), matched, stale=h.code == STALE))
+        if any(x != 1.0 for x in out):
+            self.notes.append("enhanced: ordered by quoted literals held verbatim and by title focus")
+        return out
 
     def resolution(self) -> Resolution:
         """The snapshot's subject and topic resolution (computed once per index)."""

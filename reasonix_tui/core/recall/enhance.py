@@ -15,6 +15,9 @@ meaning channels; an idf-weighted gate). On top of the ranked matches:
   when only the old fact matched, the new one takes its place.
 * ``stale_flags``: stale hits carry a visible marker and rank after current hits.
 * ``generic``: acknowledgement-only turns ("ok, continue", "好的，继续下一步") stay silent.
+* ``focus``: among the facts shown, one holding the turn's quoted literal verbatim comes
+  first, and one whose title the turn covers only in part (another aspect of the turn's
+  subject) weighs less (:mod:`.focus`).
 * ``dictionary`` / ``meaning``: the translated and meaning channels of :mod:`.channels`.
 """
 
@@ -46,6 +49,9 @@ class Enhancements:
     """Mark stale hits in the entry and rank them after current hits."""
     generic: bool = True
     """Acknowledgement-only turns stay silent."""
+    focus: bool = True
+    """Order among passed facts: a quoted literal held verbatim first, a partly matched
+    title's uncovered share weighs a fact down (:mod:`.focus`)."""
 
     def without(self, name: str) -> Enhancements:
         """A copy with one improvement switched off (for ablations)."""
