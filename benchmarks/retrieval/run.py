@@ -76,6 +76,12 @@ Five parts:
   about, questions whose head noun decides between facts on one subject (owner / runtime /
   deploys), quoted literals (env vars, flags, dotted keys, errors, paths, routes, ports) against
   neighbours holding a sibling, and silent generic and irrelevant turns.
+* ``paraphrase8`` (``paraphrase8/*.yaml``) — two stores (a hotel-booking platform, a fitness
+  app), written with their tasks before the answer-type round: questions asked the way
+  developers ask them in chat ("who's the go-to person for …?", "what's the local port for
+  …?", "when do … go out?") sharing no content word with the fact, neighbours that hold the
+  same kind of answer (two owners, two ports, several schedules), and generic and unrelated
+  turns that ask who/when/where/which too and must stay silent.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -107,7 +113,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7|rank8]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7|rank8|paraphrase8]
 """
 
 from __future__ import annotations
@@ -154,6 +160,7 @@ MORPH6_DIR = Path(__file__).resolve().parent / "morph6"
 OVER8_DIR = Path(__file__).resolve().parent / "override8"
 ZH7_DIR = Path(__file__).resolve().parent / "zh7"
 RANK8_DIR = Path(__file__).resolve().parent / "rank8"
+PARA8_DIR = Path(__file__).resolve().parent / "paraphrase8"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -222,6 +229,7 @@ PARTS = (
     "override8",
     "zh7",
     "rank8",
+    "paraphrase8",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -367,6 +375,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(ZH7_DIR, "zh7")
     if part in ("", "rank8"):
         out += load_store_tasks(RANK8_DIR, "rank8")
+    if part in ("", "paraphrase8"):
+        out += load_store_tasks(PARA8_DIR, "paraphrase8")
     return out
 
 
