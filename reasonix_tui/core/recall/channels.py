@@ -41,13 +41,14 @@ from .. import bm25
 from ..lang import QueryUnit, query_units
 from ..lang.terms import TRANSLATED
 from ..store.model import Fact
+from .answer_types import fact_types, type_names
 from .aside import aside
 from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .gate import C_FULL, CONTENT_PRIOR, about_fact
 from .gate import named as gate_named
 from .gate import weighty as gate_weighty
-from .meaning_alone import admit, best_alone
+from .meaning_alone import admit, best_alone, best_by_answer
 from .memo import FACT_MEMO
 
 __all__ = [
@@ -103,6 +104,9 @@ E_MEANING = 0.5
 MEANING_WEIGHT = 2.0
 """Score added per unit of cosine above :data:`SIM_FLOOR`, in units of the top idf."""
 SIM_FLOOR = 0.25
+ANSWER_SCORE = 0.01
+"""A fact admitted by its answer type whose cosine is under :data:`SIM_FLOOR` scores this
+much per unit of the meaning weight (it is the only fact that passed)."""
 _IDENT_SEGMENTS = 0.9
 TITLE_CHECKS = 32
 """Candidates (best scores first) checked for a title the query spells out."""
@@ -186,6 +190,10 @@ class ChannelIndex:
         self._lock = threading.Lock()
         self._vectors: np.ndarray | None = None
         self._moments: tuple[np.ndarray, np.ndarray] | None = None
+        self._answer_types = np.fromiter(
+            (FACT_MEMO.get(f, "answer-types", fact_types) for f in docs), dtype=np.int16, count=n
+        )
+        """Per document, the answer types its text holds (:mod:`.answer_types`)."""
 
     def posting(self, key: str) -> tuple[np.ndarray, np.ndarray] | None:
         """``(documents, weighted term frequencies)`` of ``key``."""
@@ -221,6 +229,12 @@ class ChannelIndex:
                 if self._vectors is None:
                     self._vectors = fact_vectors(list(self.docs))
         return self._vectors
+
+    def answer_types(self, docs: np.ndarray) -> np.ndarray:
+        """The answer types (:func:`~.answer_types.fact_types`) of ``docs``, read when the
+        index was built (memoised per fact: a rebuild after one write reads one fact)."""
+        types: np.ndarray = self._answer_types[docs]
+        return types
 
     def similarity_spread(self, qv: np.ndarray) -> tuple[float, float]:
         """Mean and standard deviation of the query's cosine over every fact, from the
@@ -293,6 +307,9 @@ class ChannelScores:
     hold (:func:`~.aside.aside`)."""
     alone: int = -1
     """The fact the meaning channel admitted alone (no word matched enough; -1: none)."""
+    answer: str = ""
+    """When :attr:`alone` was admitted by its answer type: the types the turn expects
+    (:func:`~.answer_types.type_names`)."""
     everyday: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     """By position: which test of a turn's everyday words (:mod:`.gate`) holds the fact back
     unless something else passes it — :data:`EVERYDAY_LONE` (a turn made only of everyday
@@ -379,7 +396,9 @@ class ChannelScores:
                     out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
                 else:
                     out.append(f"translated: {unit.label}→{unit.show(a)}")
-            if sim is not None and doc == self.alone:
+            if sim is not None and doc == self.alone and self.answer:
+                out.append(f"answer type: {self.answer}, meaning {sim:.2f}")
+            elif sim is not None and doc == self.alone:
                 out.append(f"meaning alone: {sim:.2f}")
             elif sim is not None and sim > SIM_FLOOR:
                 out.append(f"meaning: {sim:.2f}")
@@ -485,7 +504,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         astray=astray,
     )
     if qv is not None and not passed.any():
-        _admit_alone(cidx, cs, qv, single, astray_of)
+        _admit_alone(cidx, cs, qv, single, astray_of, query)
     return cs
 
 
@@ -518,13 +537,21 @@ def _admit_alone(
     qv: np.ndarray,
     single: np.ndarray,
     astray_of: Callable[[np.ndarray], np.ndarray] | None,
+    query: str = "",
 ) -> None:
     """When no fact passed on words, let the meaning channel admit the one fact the turn
-    clearly means (:mod:`.meaning_alone`), scored by its meaning alone, unless one word of the
+    clearly means (:mod:`.meaning_alone`), or, failing that, the one nearest to the turn's
+    topic among the facts holding the answer type the question expects (``query``'s
+    wh-word and head noun: :mod:`.answer_types`), scored by its meaning alone, unless one word of the
     turn matched it and the rest is about something else (``single`` by position,
     ``astray_of``: :func:`~.aside.aside`; the turn's vector is then carried by that word)."""
+    answer = 0
     try:
         found = best_alone(cidx.vectors(), cidx.n, cs.units, qv, cidx.similarity_spread)
+        if found is None and query:
+            typed = best_by_answer(cidx.vectors(), cidx.n, cs.units, query, cidx.answer_types)
+            if typed is not None:
+                found, answer = typed[:2], typed[2]
     except (ImportError, OSError, ValueError):
         return
     if found is None:
@@ -535,6 +562,11 @@ def _admit_alone(
         mask[i] = True
         if astray_of(mask)[i]:
             return
+    if answer:
+        # its topic's cosine may sit under the meaning channel's floor: the fact still needs a score
+        admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, ANSWER_SCORE))
+        cs.answer = type_names(answer)
+        return
     admit(cs, *found, MEANING_WEIGHT * cidx.idf_one * max(found[1] - SIM_FLOOR, 0.0))
 
 

@@ -200,6 +200,18 @@ def _channel_class() -> type:
                 return None
             return self._postings.get(int(self._start[i]), int(self._end[i]))
 
+        def answer_types(self, docs: np.ndarray) -> np.ndarray:
+            """The answer types of ``docs`` only (memoised per fact): reading every fact's
+            would read the whole store back from disk."""
+            from .answer_types import fact_types
+            from .memo import FACT_MEMO
+
+            return np.fromiter(
+                (FACT_MEMO.get(self.docs[int(d)], "answer-types", fact_types) for d in docs),
+                dtype=np.int16,
+                count=len(docs),
+            )
+
         def vectors(self) -> Any:
             if self._vectors is None:
                 if not self._has_vectors:

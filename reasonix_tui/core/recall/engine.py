@@ -572,6 +572,10 @@ class _Run(Explained):
         reason = "matched " + ", ".join(list(h.matched)[:4]) + "; " + h.fact.scope + " scope"
         if self.enh is None:
             return reason
+        if not h.matched and self.cs is not None and h.doc == self.cs.alone:
+            # no word matched: the meaning channel admitted it (by the turn's answer type or alone)
+            how = f"answer type {self.cs.answer}" if self.cs.answer else "meaning alone"
+            reason = f"{how}, no shared word; {h.fact.scope} scope"
         if h.notes:
             reason += "; " + "; ".join(dict.fromkeys(h.notes))
         return reason

@@ -15,8 +15,21 @@ closest to, if three things agree:
   Kotlin style rule, "这个周末天气怎么样？" beside a no-deploys-at-the-weekend rule), and a
   generic turn has no content words at all; a real paraphrase is spread over its words.
 
+**Answer type** (:func:`best_by_answer`): when the rule above admits nothing, a question
+whose wh-word and head noun expect a type of answer (:mod:`.answer_types`: "who …?" a person
+or team, "what's the local port …?" a number, "when …?" a time, "where …?" a place) admits
+the fact nearest to the turn's topic *among the facts holding that type*, when its cosine
+reaches :data:`ANSWER_SIM` and it leads the next fact of that type by :data:`ANSWER_MARGIN`,
+in a turn holding :data:`ANSWER_MASS` of information. The topic is the turn's words without
+the answer values it names itself (a weekday, a number: "what time does the pharmacy close
+on Sundays?" is about a pharmacy). Among all facts a static model's nearest is often one
+merely about the same things; among the facts that can answer, the nearest by a margin is
+evidence that it does.
+
 Cost: one float32 matrix-vector product over the store's meaning vectors, only for turns
-that recalled nothing on words (the usual turn either recalls something or is generic).
+that recalled nothing on words (the usual turn either recalls something or is generic);
+the answer-type route embeds the turn's topic once more and reads the answer types
+(computed per fact when the index is built) of the :data:`ANSWER_POOL` nearest facts.
 """
 
 from __future__ import annotations
@@ -28,7 +41,20 @@ import numpy as np
 
 from ..lang import QueryUnit
 
-__all__ = ["SIM_ALONE", "Z_ALONE", "SUPPORT_SIM", "SUPPORT_WORDS", "SUPPORT_MASS", "best_alone", "admit"]
+__all__ = [
+    "SIM_ALONE",
+    "Z_ALONE",
+    "SUPPORT_SIM",
+    "SUPPORT_WORDS",
+    "SUPPORT_MASS",
+    "ANSWER_SIM",
+    "ANSWER_MARGIN",
+    "ANSWER_MASS",
+    "ANSWER_POOL",
+    "best_alone",
+    "best_by_answer",
+    "admit",
+]
 
 SIM_ALONE = 0.26
 """The least cosine between the turn and the fact admitted by meaning alone."""
@@ -46,6 +72,16 @@ SUPPORT_MASS = 1.5
 everyday ones ("ok", "go", "ahead")."""
 MIN_FACTS = 10
 """Smaller stores have no meaningful spread of cosines."""
+ANSWER_SIM = 0.20
+"""The least cosine between the turn's topic and the fact admitted by its answer type."""
+ANSWER_MARGIN = 0.06
+"""How far it must lead the next fact holding the expected type."""
+ANSWER_MASS = 1.0
+"""The least information in the turn (its words' priors summed): two content words, not the
+everyday words of "how long will that take?"."""
+ANSWER_POOL = 16
+"""The nearest facts whose answer types are read; the next fact of the type outside them
+is taken to be as near as the last of them (a margin never overstated)."""
 
 
 def best_alone(
@@ -73,6 +109,39 @@ def best_alone(
     if support < SUPPORT_WORDS:
         return None
     return top, best
+
+
+def best_by_answer(
+    vectors: Any, n: int, units: Sequence[QueryUnit], query: str, types_of: Any
+) -> tuple[int, float, int] | None:
+    """``(document, cosine, the expected types)`` of the fact the turn's answer type admits,
+    or ``None`` (see the module). ``types_of(documents)`` returns the answer types of those
+    documents (:func:`~.answer_types.fact_types`, computed when the index was built)."""
+    from .answer_types import question_types, topic_words
+
+    want = question_types(query)
+    if not want or n < MIN_FACTS or sum(u.prior for u in units) < ANSWER_MASS:
+        return None
+    words = topic_words([u.label for u in units])
+    if not words:
+        return None
+    from ..lang import embed
+
+    tv = embed([" ".join(words)])[0]
+    if float(np.abs(tv).sum()) == 0:
+        return None
+    sims = np.asarray(vectors @ tv, dtype=np.float32)
+    k = min(ANSWER_POOL, n)
+    near = np.argpartition(-sims, k - 1)[:k]
+    near = near[np.argsort(-sims[near], kind="stable")]
+    typed = near[(np.asarray(types_of(near)) & want) != 0]
+    if not len(typed):
+        return None
+    best = float(sims[typed[0]])
+    runner = float(sims[typed[1]]) if len(typed) > 1 else (float(sims[near[-1]]) if k < n else 0.0)
+    if best < ANSWER_SIM or best - runner < ANSWER_MARGIN:
+        return None
+    return int(typed[0]), best, want
 
 
 def admit(cs: Any, doc: int, sim: float, bonus: float) -> None:

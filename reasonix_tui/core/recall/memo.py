@@ -289,6 +289,8 @@ _MEMO_VERSION = (
         os.path.join(os.path.dirname(__file__), "enhance.py"),
         os.path.join(os.path.dirname(__file__), "fields.py"),
         os.path.join(os.path.dirname(__file__), "channels.py"),
+        os.path.join(os.path.dirname(__file__), "answer_types.py"),
+        os.path.join(os.path.dirname(os.path.dirname(__file__)), "tool_override.py"),
         os.path.join(os.path.dirname(os.path.dirname(__file__)), "resolve.py"),
         os.path.join(_LANG_DIR, "terms.py"),
         os.path.join(_LANG_DIR, "chinese.py"),
