@@ -908,6 +908,7 @@ def test_each_improvement_can_be_switched_off() -> None:
     assert set(Enhancements.names()) == {
         "dictionary",
         "meaning",
+        "answers",
         "subjects",
         "topics",
         "supersedes",

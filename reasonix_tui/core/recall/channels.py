@@ -406,7 +406,9 @@ class ChannelScores:
         return outs
 
 
-def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True) -> ChannelScores:
+def score_query(
+    cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True, answers: bool = True
+) -> ChannelScores:
     """Score the facts of the snapshot that match a query word (only those: the work follows
     the query words' postings, not the size of the store)."""
     units = query_units(query)
@@ -504,7 +506,7 @@ def score_query(cidx: ChannelIndex, query: str, *, dictionary: bool = True, mean
         astray=astray,
     )
     if qv is not None and not passed.any():
-        _admit_alone(cidx, cs, qv, single, astray_of, query)
+        _admit_alone(cidx, cs, qv, single, astray_of, query if answers else "")
     return cs
 
 
@@ -549,7 +551,7 @@ def _admit_alone(
     try:
         found = best_alone(cidx.vectors(), cidx.n, cs.units, qv, cidx.similarity_spread)
         if found is None and query:
-            typed = best_by_answer(cidx.vectors(), cidx.n, cs.units, query, cidx.answer_types)
+            typed = best_by_answer(cidx.vectors(), cidx.n, cs.units, query, cidx.answer_types, qv)
             if typed is not None:
                 found, answer = typed[:2], typed[2]
     except (ImportError, OSError, ValueError):

@@ -186,7 +186,9 @@ class _Run(Explained):
         assert self.enh is not None
         self.cidx = self.idx.extra("channels", ChannelIndex.build)
         assert self.cidx is not None
-        self.cs = score_query(self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning)
+        self.cs = score_query(
+            self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning, answers=self.enh.answers
+        )
         return self.cs.chosen()
 
     # -- the pipeline ----------------------------------------------------------------------

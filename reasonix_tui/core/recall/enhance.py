@@ -19,6 +19,7 @@ meaning channels; an idf-weighted gate). On top of the ranked matches:
   first, and one whose title the turn covers only in part (another aspect of the turn's
   subject) weighs less (:mod:`.focus`).
 * ``dictionary`` / ``meaning``: the translated and meaning channels of :mod:`.channels`.
+* ``answers``: the meaning channel's answer-type route (:mod:`.answer_types`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class Enhancements:
     """Translated channel: Chinese ↔ English through CC-CEDICT."""
     meaning: bool = True
     """Meaning channel: static embeddings shipped in a wheel."""
+    answers: bool = True
+    """The meaning channel's answer-type route: a question sharing no word with the store
+    recalls the nearest fact holding the type of answer it asks for (needs ``meaning``)."""
     subjects: bool = True
     """One current fact per subject key."""
     topics: bool = True

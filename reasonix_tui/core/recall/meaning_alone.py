@@ -20,9 +20,10 @@ whose wh-word and head noun expect a type of answer (:mod:`.answer_types`: "who 
 or team, "what's the local port …?" a number, "when …?" a time, "where …?" a place) admits
 the fact nearest to the turn's topic *among the facts holding that type*, when its cosine
 reaches :data:`ANSWER_SIM` and it leads the next fact of that type by :data:`ANSWER_MARGIN`,
-in a turn holding :data:`ANSWER_MASS` of information. The topic is the turn's words without
-the answer values it names itself (a weekday, a number: "what time does the pharmacy close
-on Sundays?" is about a pharmacy). Among all facts a static model's nearest is often one
+in a turn holding :data:`ANSWER_MASS` of information, and the whole turn's vector agrees
+(among the facts nearest to the topic, the one holding the type nearest to the whole turn is
+the same). The topic is the turn's words without the answer values it names itself (a
+weekday, a number: "what time does the pharmacy close on Sundays?" is about a pharmacy). Among all facts a static model's nearest is often one
 merely about the same things; among the facts that can answer, the nearest by a margin is
 evidence that it does.
 
@@ -112,11 +113,13 @@ def best_alone(
 
 
 def best_by_answer(
-    vectors: Any, n: int, units: Sequence[QueryUnit], query: str, types_of: Any
+    vectors: Any, n: int, units: Sequence[QueryUnit], query: str, types_of: Any, qv: np.ndarray | None = None
 ) -> tuple[int, float, int] | None:
     """``(document, cosine, the expected types)`` of the fact the turn's answer type admits,
     or ``None`` (see the module). ``types_of(documents)`` returns the answer types of those
-    documents (:func:`~.answer_types.fact_types`, computed when the index was built)."""
+    documents (:func:`~.answer_types.fact_types`, computed when the index was built); ``qv``,
+    the whole turn's vector, when given, must agree: the fact holding the type nearest to
+    the whole turn is the same one."""
     from .answer_types import question_types, topic_words
 
     want = question_types(query)
@@ -141,7 +144,18 @@ def best_by_answer(
     runner = float(sims[typed[1]]) if len(typed) > 1 else (float(sims[near[-1]]) if k < n else 0.0)
     if best < ANSWER_SIM or best - runner < ANSWER_MARGIN:
         return None
+    if qv is not None and not _agrees(vectors, qv, near, int(typed[0]), want, types_of):
+        return None
     return int(typed[0]), best, want
+
+
+def _agrees(vectors: Any, qv: np.ndarray, near: np.ndarray, doc: int, want: int, types_of: Any) -> bool:
+    """Whether ``doc`` is also the nearest fact holding the type ``want`` by the whole turn's
+    vector ``qv`` (among the facts nearest to the topic, ``near``): the two readings of the
+    turn — with and without the answer values it names — point to the same fact."""
+    whole = np.asarray(vectors[near] @ qv, dtype=np.float32)
+    typed = (np.asarray(types_of(near)) & want) != 0
+    return bool(typed.any()) and int(near[int(np.argmax(np.where(typed, whole, -2.0)))]) == doc
 
 
 def admit(cs: Any, doc: int, sim: float, bonus: float) -> None:
