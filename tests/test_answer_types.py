@@ -154,3 +154,30 @@ def test_a_question_sharing_no_word_recalls_the_fact_holding_its_answer_type(
     assert recall(facts, "who approves iPhone app PRs?", NOW, enhancements=Enhancements().without("meaning")).hits == ()
     monkeypatch.setattr(ma, "ANSWER_SIM", 2.0)  # the route off
     assert recall(facts, "who approves iPhone app PRs?", NOW).hits == ()
+
+
+def test_a_facts_answer_types_are_read_when_the_index_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once per fact, when the channel index is built: a query reads none, and the index
+    rebuilt after one write reads only that fact."""
+    import dataclasses
+
+    from reasonix_tui.core.recall import channels
+
+    facts = _brightloom(tmp_path)
+    calls: list[str] = []
+    real = channels.fact_types
+
+    def counting(fact):  # type: ignore[no-untyped-def]
+        calls.append(str(fact.id))
+        return real(fact)
+
+    monkeypatch.setattr(channels, "fact_types", counting)
+    cidx = channels.ChannelIndex(tuple(facts))
+    assert sorted(calls) == sorted(str(f.id) for f in facts)
+    calls.clear()
+    assert recall(facts, "who approves iPhone app PRs?", NOW).hits
+    assert calls == []
+    assert cidx.answer_types(np.arange(cidx.n)).tolist() == [real(f) for f in facts]
+    changed = [*facts[:-1], dataclasses.replace(facts[-1], body=facts[-1].body + " Ask Ruth Okafor.", revision=2)]
+    channels.ChannelIndex(tuple(changed))
+    assert calls == [str(facts[-1].id)]
