@@ -1,8 +1,9 @@
-"""One-shot ``recall`` of this checkout against the code before, interleaved: CPU and wall
-time per process, the machine's load, and whether every query printed the same block.
+"""One-shot ``recall`` (or ``memory search``: ``--command search``) of this checkout against
+the code before, interleaved: CPU and wall time per process, the machine's load, and whether
+every query printed the same block.
 
 Each side runs on its own copy of the same store (the on-disk recall index is versioned with
-the code that writes it, so the two cannot share one): ``--home`` for this checkout,
+the code that writes it, so the two cannot share one; the search index likewise): ``--home`` for this checkout,
 ``--baseline-home`` for ``--baseline-src`` (a source tree of the code before, e.g.
 ``git archive main reasonix_tui | tar -x -C DIR``; run through ``PYTHONPATH``). Both homes
 must hold the same facts for the same ``--workspace``; ``--copy`` makes the baseline's home
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=12)
     ap.add_argument("--copy", action="store_true", help="make --baseline-home from --home first")
     ap.add_argument("--dry-run", action="store_true", help="record no trace (recall --dry-run)")
+    ap.add_argument("--command", choices=("recall", "search"), default="recall", help="recall or memory search")
     ns = ap.parse_args(argv)
     if ns.copy:
         shutil.rmtree(ns.baseline_home, ignore_errors=True)
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     queries = make_queries(ns.queries)
 
     def cmd(home: str, q: str) -> list[str]:
-        return [sys.executable, "-m", "reasonix_tui", "--home", home, "--workspace", ns.workspace, "recall", *extra, q]
+        what = ["recall", *extra] if ns.command == "recall" else ["memory", "search"]
+        return [sys.executable, "-m", "reasonix_tui", "--home", home, "--workspace", ns.workspace, *what, q]
 
     sides = {"this checkout": (ns.home, env), "the code before": (ns.baseline_home, old_env)}
     for home, e in sides.values():  # write each side's index (and caches): not timed
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         lo, hi = min(c for c, _ in samples) * 1e3, max(c for c, _ in samples) * 1e3
         return f"  {label:<18} CPU median {cpu:6.0f} ms ({lo:.0f}–{hi:.0f})   wall median {wall:6.0f} ms"
 
-    print(f"one-shot recall, {ns.runs} runs each, interleaved; load {min(loads):.1f}–{max(loads):.1f}")
+    label = "recall" if ns.command == "recall" else "memory search"
+    print(f"one-shot {label}, {ns.runs} runs each, interleaved; load {min(loads):.1f}–{max(loads):.1f}")
     for name, samples in got.items():
         print(row(name, samples))
     print(row("python -c pass", bare))

@@ -28,8 +28,9 @@ anything the index cannot vouch for take the full path.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -41,12 +42,24 @@ from ..compat.retrieval import make_snippet
 from ..compat.tokenize import query_terms, tokens
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
-from ..store.sealed import read_sealed, source_stamp, write_sealed
+from ..store.sealed import collector_paused, source_stamp
+from ..store.sectioned import Damaged, Sectioned, open_sectioned, write_sectioned
+from . import disk_sections as _disk_sections
 from . import term_matrix as _term_matrix
+from .disk_sections import TermPostings, Vocab, vocab_sections
 from .listing import Listing, list_fact_files, stat_keys
 from .memory_tool import SEARCH_SNIPPET, SearchHit, clamp_limit, search_memories
 from .pool import list_all_order
-from .term_matrix import INCREMENTAL_SHARE, TermMatrix, rank, search_text, seed_warm, term_freqs
+from .term_matrix import (
+    INCREMENTAL_SHARE,
+    SEARCH_FLOOR,
+    TermMatrix,
+    doc_norms,
+    rank,
+    search_text,
+    seed_warm,
+    term_freqs,
+)
 
 if TYPE_CHECKING:
     from ..store.live import LiveStore
@@ -60,8 +73,8 @@ __all__ = [
     "seed_from_disk",
 ]
 
-MAGIC = b"RXTUI-SEARCH-INDEX\n"
-VERSION = source_stamp(_tokenize.__file__, _term_matrix.__file__, __file__) + ":2"
+MAGIC = b"RXTUI-SEARCH-SECTIONS\n"
+VERSION = source_stamp(_tokenize.__file__, _term_matrix.__file__, _disk_sections.__file__, __file__) + ":3"
 
 
 def index_path(store: Store) -> str:
@@ -97,68 +110,85 @@ class SearchIndexFile:
 
     @classmethod
     def load(cls, path: str, folders: str) -> SearchIndexFile | None:
-        data = read_sealed(path, MAGIC)
-        try:
-            if type(data) is not tuple or len(data) != 13 or data[0] != VERSION or data[1] != folders:
-                return None
-            _, _, files, keys, rows, names, scopes, ids, terms, offsets, term_ids, counts, labels = data
-            matrix = TermMatrix(
-                names,
-                scopes,
-                ids,
-                terms,
-                np.frombuffer(offsets, dtype=np.int64),
-                np.frombuffer(term_ids, dtype=np.int32),
-                np.frombuffer(counts, dtype=np.int32),
-            )
-        except (TypeError, ValueError):
+        """The whole index (to patch it, or to seed a long-lived process's warm search):
+        every section read and checked; ``None`` when the file is missing, damaged or from
+        other code. Which files it was built from is not checked here (the caller compares)."""
+        sec = _open(path, folders)
+        if sec is None:
             return None
-        n = len(names)
+        try:
+            return cls._from_sections(sec)
+        except (Damaged, KeyError, TypeError, ValueError, IndexError):
+            return None
+        finally:
+            sec.close()
+
+    @classmethod
+    def _from_sections(cls, sec: Sectioned) -> SearchIndexFile | None:
+        head = sec.header[3]
+        n, n_files = int(head["rows"]), int(head["files"])
+        files = list(Vocab(sec, "files"))
+        keys = [(int(a), int(b), int(c), int(d)) for a, b, c, d in sec.array("keys", np.int64).reshape(-1, 4).tolist()]
+        rows = sec.array("rows", np.int32).tolist()
+        names, scopes, ids = list(Vocab(sec, "names")), list(Vocab(sec, "scopes")), list(Vocab(sec, "ids"))
+        terms = list(Vocab(sec, "terms"))
+        starts = sec.array("bt_start", np.int64)
+        docs = sec.array("bt_docs", np.int32)
+        counts = sec.array("bt_counts", np.int32)
         if not (
-            len(files) == len(keys) == len(rows)
-            and len(scopes) == len(ids) == n
-            and len(matrix.offsets) == n + 1
-            and len(matrix.term_ids) == len(matrix.counts) == int(matrix.offsets[-1])
+            len(files) == len(keys) == len(rows) == n_files
+            and len(names) == len(scopes) == len(ids) == n
+            and len(starts) == len(terms) + 1
+            and len(docs) == len(counts) == int(starts[-1])
         ):
             return None
+        # the by-term postings back to rows (CSR): each row's terms in vocabulary order
+        term_of = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(starts))
+        order = np.argsort(docs, kind="stable")
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        if n:
+            np.cumsum(np.bincount(docs, minlength=n), out=offsets[1:])
+        matrix = TermMatrix(names, scopes, ids, terms, offsets, term_of[order], counts[order].astype(np.int32))
         out = cls(files, keys, rows, matrix)
-        if labels is not None:
-            if type(labels) is not dict or any(
-                type(k) is not int
-                or type(v) is not tuple
-                or len(v) != 2
-                or type(v[0]) is not str
-                or type(v[1]) is not int
-                or not (0 <= k < len(files) and 0 <= v[1] < len(files))
-                for k, v in labels.items()
-            ):
+        if head["labels"]:
+            labels = _read_labels(sec, n_files)
+            if labels is None:
                 return None
             out.labels = labels
         return out
 
-    def save(self, path: str, folders: str) -> None:
-        """Write it sealed and atomically (mode 0600); a failure only costs the next run."""
+    def save(self, path: str, folders: str, digest: bytes) -> None:
+        """Write it (sections, atomically, mode 0600); a failure only costs the next run.
+        ``digest``: :meth:`.listing.Listing.digest` of the files it was built from."""
         m = self.matrix
+        n = len(m.names)
+        sections: dict[str, bytes] = {}
+        sections.update(vocab_sections("files", self.files))
+        sections["keys"] = np.asarray(self.keys, dtype=np.int64).reshape(-1, 4).tobytes()
+        sections["rows"] = np.asarray(self.rows, dtype=np.int32).tobytes()
+        sections["row_files"] = np.asarray(self.row_files, dtype=np.int32).tobytes()
+        for name, values in (("names", m.names), ("scopes", m.scopes), ("ids", m.ids)):
+            sections.update(vocab_sections(name, values))
+        # kept by term (terms sorted, each term's rows in row order, with every row's length
+        # norm): a query reads its own terms' rows and counts, as the recall index does
+        order = sorted(range(len(m.terms)), key=m.terms.__getitem__)
+        rank_of = np.empty(len(m.terms), dtype=np.int64)
+        rank_of[order] = np.arange(len(m.terms), dtype=np.int64)
+        docs = np.repeat(np.arange(n, dtype=np.int32), np.diff(m.offsets)) if n else np.zeros(0, dtype=np.int32)
+        key = rank_of[m.term_ids] if len(m.term_ids) else np.zeros(0, dtype=np.int64)
+        perm = np.argsort(key, kind="stable")
+        starts = np.zeros(len(m.terms) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=len(m.terms)), out=starts[1:])
+        sections.update(vocab_sections("terms", [m.terms[i] for i in order]))
+        sections["bt_start"] = starts.tobytes()
+        sections["bt_docs"] = docs[perm].astype(np.int32).tobytes()
+        sections["bt_counts"] = m.counts[perm].astype(np.int32).tobytes()
+        sections["bt_norm"] = doc_norms(m.offsets, m.counts, n).tobytes() if n else b""
+        if self.labels is not None:
+            sections["labels"] = marshal.dumps(self.labels, 4)
+        head = {"rows": n, "files": len(self.files), "labels": self.labels is not None}
         try:
-            write_sealed(
-                path,
-                MAGIC,
-                (
-                    VERSION,
-                    folders,
-                    self.files,
-                    self.keys,
-                    self.rows,
-                    m.names,
-                    m.scopes,
-                    m.ids,
-                    m.terms,
-                    m.offsets.astype(np.int64).tobytes(),
-                    m.term_ids.astype(np.int32).tobytes(),
-                    m.counts.astype(np.int32).tobytes(),
-                    self.labels,
-                ),
-            )
+            write_sectioned(path, MAGIC, (VERSION, folders, digest, head), sections)
         except (OSError, ValueError):
             pass
 
@@ -203,6 +233,117 @@ class SearchIndexFile:
             rows[key[3]] = new_row
         matrix = m.patched([(k[:3], r, fr) for k, r, fr, _p in order])
         return SearchIndexFile(list(listing.paths), list(listing.keys), rows, matrix)
+
+
+def _discard(path: str) -> Callable[[], None]:
+    def discard() -> None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+    return discard
+
+
+def _open(path: str, folders: str) -> Sectioned | None:
+    """The index file's header checked (this code's, these folders'); a section that does
+    not match its digests later removes the file (the next run writes it again)."""
+    sec = open_sectioned(path, MAGIC, Damaged, _discard(path))
+    if sec is None:
+        return None
+    head = sec.header
+    if (
+        type(head) is not tuple
+        or len(head) != 4
+        or head[0] != VERSION
+        or head[1] != folders
+        or type(head[2]) is not bytes
+        or type(head[3]) is not dict
+    ):
+        sec.close()
+        return None
+    return sec
+
+
+def _read_labels(sec: Sectioned, n_files: int) -> dict[int, tuple[str, int]] | None:
+    with collector_paused():
+        try:
+            labels = marshal.loads(sec.raw("labels"))
+        except (EOFError, ValueError, TypeError):
+            return None
+    if type(labels) is not dict or any(
+        type(k) is not int
+        or type(v) is not tuple
+        or len(v) != 2
+        or type(v[0]) is not str
+        or type(v[1]) is not int
+        or not (0 <= k < n_files and 0 <= v[1] < n_files)
+        for k, v in labels.items()
+    ):
+        return None
+    return labels
+
+
+class StoredSearchIndex:
+    """The index file as a query reads it when it was built from exactly the listed files
+    (the listing's digest is in its header): the query's own terms' postings by offset
+    (:class:`~.disk_sections.TermPostings`, the recall index's reader), the hit rows'
+    files, and — enhanced mode — the resolver's labels. A chunk that does not match its
+    digest raises :class:`~reasonix_tui.core.store.sectioned.Damaged`."""
+
+    def __init__(self, sec: Sectioned) -> None:
+        self._sec = sec
+        head = sec.header[3]
+        self.size = int(head["rows"])
+        self._files = int(head["files"])
+        self.has_labels = bool(head["labels"])
+        self._postings = TermPostings(sec, Vocab(sec, "terms"), self.size)
+
+    @classmethod
+    def open(cls, path: str, folders: str, listing: Listing, resolved: bool) -> StoredSearchIndex | None:
+        sec = _open(path, folders)
+        if sec is None:
+            return None
+        try:
+            if sec.header[2] == listing.digest() and sec.header[3]["files"] == len(listing):
+                index = cls(sec)
+                if index.has_labels or not resolved:
+                    return index
+        except (Damaged, KeyError, TypeError, ValueError):
+            pass
+        sec.close()
+        return None
+
+    def close(self) -> None:
+        self._sec.close()
+
+    def ranked(self, terms: Sequence[str], limit: int) -> list[tuple[float, int]]:
+        """:func:`~.term_matrix.rank`'s answer: rows are in ListAll order (name, scope, id,
+        then file), so equal scores are ordered by row."""
+        score, _count, _rows = self._postings.accumulate(terms)
+        rows = np.flatnonzero(score > 0)
+        return _ordered(rows, score[rows], limit)
+
+    def row_file(self, row: int) -> int:
+        return int(self._sec.part("row_files", np.int32, row, row + 1)[0])
+
+    def labels(self) -> dict[int, tuple[str, int]]:
+        got = _read_labels(self._sec, self._files)
+        if got is None:
+            raise Damaged("labels")
+        return got
+
+
+def _ordered(rows: np.ndarray, values: np.ndarray, limit: int) -> list[tuple[float, int]]:
+    """:func:`~.term_matrix.rank` over rows whose order is the tie-break."""
+    if rows.size > limit:
+        keep = values >= np.partition(values, -limit)[-limit]
+        rows, values = rows[keep], values[keep]
+    scored = sorted(zip(values.tolist(), rows.tolist()), key=lambda p: (-p[0], p[1]))
+    if scored and scored[0][0] > 0:
+        cutoff = scored[0][0] * SEARCH_FLOOR
+        scored = [p for j, p in enumerate(scored) if j == 0 or p[0] >= cutoff]
+    return scored[:limit]
 
 
 def seed_from_disk(store: LiveStore) -> bool:
@@ -274,7 +415,7 @@ def _current_index(
         if resolved and index.labels is None:
             if not _relabel(store, listing, index):
                 return None
-            index.save(path, folders)
+            index.save(path, folders, listing.digest())
         return index
     if index is not None:
         known = dict(zip(index.files, index.keys))
@@ -294,7 +435,7 @@ def _current_index(
             # which facts supersede which can change with any fact: ask the resolver again
             if resolved and not _relabel(store, listing, fresh):
                 return None
-            fresh.save(path, folders)
+            fresh.save(path, folders, listing.digest())
             return fresh
     facts = _snapshot_facts(store, listing)
     if facts is None:
@@ -302,7 +443,7 @@ def _current_index(
     fresh = SearchIndexFile.build(listing, facts)
     if resolved:
         fresh.labels = _labels(fresh, list(facts.values()))
-    fresh.save(path, folders)
+    fresh.save(path, folders, listing.digest())
     return fresh
 
 
@@ -321,31 +462,65 @@ def search_from_disk(
     if listing is None:
         return full()  # filters, errors (an empty query…) and odd folders: the full path's own answer
     folders = "\0".join(str(d) for _s, d in store._dirs())  # noqa: SLF001
-    index = _current_index(store, listing, index_path(store), folders, resolved)
+    path = index_path(store)
+    limit = clamp_limit(limit)
+    stored = StoredSearchIndex.open(path, folders, listing, resolved)
+    if stored is not None:
+        try:  # nothing changed: the query's terms' postings by offset
+            got = _answer(listing, q, terms, limit, resolved, stored.ranked, stored.row_file, stored.labels)
+        except Damaged:  # the file was removed: the store answers, the next run writes it again
+            got = None
+        finally:
+            stored.close()
+        return full() if got is None else got
+    index = _current_index(store, listing, path, folders, resolved)
     if index is None:
         return full()
-    limit = clamp_limit(limit)
+    got = _answer(
+        listing,
+        q,
+        terms,
+        limit,
+        resolved,
+        lambda t, k: rank(index.matrix, t, k),
+        index.row_files.__getitem__,
+        lambda: index.labels or {},
+    )
+    return full() if got is None else got
+
+
+def _answer(
+    listing: Listing,
+    q: str,
+    terms: list[str],
+    limit: int,
+    resolved: bool,
+    ranked: Callable[[Sequence[str], int], list[tuple[float, int]]],
+    row_file: Callable[[int], int],
+    labels_of: Callable[[], dict[int, tuple[str, int]]],
+) -> list[SearchHit] | None:
+    """The hits (``None``: a hit file changed under us, the full path answers)."""
 
     def hit(f: int, score: float) -> SearchHit | None:
-        path = index.files[f]
+        path = listing.path(f)
         try:
-            fact = read_fact_file(path, listing.scopes[f])
-            same = stat_key(os.stat(path, follow_symlinks=False)) == listing.keys[f]
+            fact = read_fact_file(path, listing.scope(f))
+            same = stat_key(os.stat(path, follow_symlinks=False)) == listing.key(f)
         except OSError:
             return None
         return SearchHit(fact, score, make_snippet(search_text(fact), q, terms, SEARCH_SNIPPET)) if same else None
 
     found: list[tuple[int, SearchHit]] = []
-    for score, row in rank(index.matrix, terms, limit):
-        f = index.row_files[row]
+    for score, row in ranked(terms, limit):
+        f = row_file(row)
         h = hit(f, score)
         if h is None:
-            return full()  # it changed under us
+            return None  # it changed under us
         found.append((f, h))
     if not (resolved and found):
         return [h for _f, h in found]
     # search_memories' labelling (_label_superseded), by file instead of by fact object
-    labels = index.labels or {}
+    labels = labels_of()
     listed = {f for f, _h in found}
     out: list[SearchHit] = []
     placed: set[int] = set()
@@ -362,7 +537,7 @@ def search_from_disk(
             if current is None and cur not in listed:
                 current = hit(cur, h.score)
                 if current is None:
-                    return full()
+                    return None
             if current is not None:
                 out.append(current)
                 placed.add(cur)
