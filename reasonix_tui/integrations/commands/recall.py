@@ -128,9 +128,11 @@ def _search(args: argparse.Namespace, ctx: CliContext) -> int:
             (), query, type_=args.type or "", scope=args.scope or "", limit=args.limit, resolved=resolved
         )
     else:  # a one-shot process: start from the on-disk index, not from every fact
-        hits = search_from_disk(
-            ctx.store, query, type_=args.type or "", scope=args.scope or "", limit=args.limit, resolved=resolved
-        )
+        with collector_paused():  # the listing's objects live until the process ends (as recall's)
+            hits = search_from_disk(
+                ctx.store, query, type_=args.type or "", scope=args.scope or "", limit=args.limit, resolved=resolved
+            )
+            freeze_before_exit()
     if args.json:
         ctx.print_json(
             {
