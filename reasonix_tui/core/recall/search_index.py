@@ -5,21 +5,26 @@ tokenize every fact's search text and build a BM25 index before answering — ab
 second at 10k facts. :func:`search_from_disk` keeps that index on disk instead, next to
 the parse cache (``<root>/reasonix-tui/cache/search-<digest>.sealed``):
 
-* **sealed** like the other caches (:mod:`~reasonix_tui.core.store.sealed`: magic,
-  SHA-256, marshal; atomic, mode 0600) and **versioned** with the source of the
-  tokenizer and of this module (changed code discards it);
+* **sectioned** like the recall index (:mod:`~reasonix_tui.core.store.sectioned`: a
+  sealed header, sections with a SHA-256 per 64 KiB chunk, read with ``pread``; atomic,
+  mode 0600) and **versioned** with the source of the tokenizer, the term matrix, the
+  section reader and this module (changed code discards it);
 * **validated without reading a fact**: one ``stat`` per fact file (a folder listing in
-  the store's own order), compared with the stat keys the index was built from;
+  the store's own order), its digest compared with the one the index was built from;
 * **updated incrementally**: when a few files changed, only those are read and tokenized,
   their rows replaced, and the file written back; many changes (or none of the file)
   rebuild it from the store's snapshot.
 
 The index holds, per indexed fact, its file, stat key, name, scope and id (the tie-break
-of equal scores) and its term frequencies (one CSR matrix: row offsets, term ids,
-counts). A query decodes only its own terms' postings, scores them exactly as
+of equal scores) and its term frequencies **by term** (sorted vocabulary, each term's rows
+and counts, every row's length norm). A query that finds the index current
+(:class:`StoredSearchIndex`) reads only its own terms' posting lists, with the recall
+index's reader (:class:`~.disk_sections.TermPostings`), scores them exactly as
 :class:`~.index.PoolBM25` does (Reasonix idf, same floating-point order), and reads only
-the hit files to print them. The answer is the one :func:`~.search.search_memories`
-gives on the store's snapshot (``tests/test_search_index.py``).
+the hit files to print them; a chunk that does not match its digest drops the file and the
+store answers. Patching reads the file whole. The answer is the one
+:func:`~.search.search_memories` gives on the store's snapshot
+(``tests/test_search_index.py``, ``tests/test_search_index_sections.py``).
 
 Filtered searches (``--type``/``--scope``: BM25 statistics of the filtered set) and
 anything the index cannot vouch for take the full path.
@@ -70,6 +75,7 @@ __all__ = [
     "search_from_disk",
     "index_path",
     "SearchIndexFile",
+    "StoredSearchIndex",
     "seed_from_disk",
 ]
 
