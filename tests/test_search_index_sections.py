@@ -5,7 +5,10 @@ again), and an outside edit reaches the next answer."""
 
 from __future__ import annotations
 
+import gc
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -154,3 +157,34 @@ def test_an_outside_edit_reaches_the_next_answer(layout: Layout) -> None:
     hits = search_from_disk(Store(layout), "zyxoutside")
     assert [h.fact.path for h in hits] == [str(target)]
     same_answers(store)
+
+
+def _cli(layout: Layout, *args: str) -> list[str]:
+    return ["--home", str(layout.root), "--workspace", str(layout.workspace), *args]
+
+
+def test_cli_search_freezes_only_in_a_process_started_for_it(
+    layout: Layout, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as recall: driven in-process the collector is only paused (back on after, nothing
+    # frozen); `reasonix-tui memory search` in its own process freezes what it made
+    from reasonix_tui.integrations.cli import main
+
+    seeded(layout)
+    try:
+        frozen = gc.get_freeze_count()
+        assert main(_cli(layout, "memory", "search", "deploy")) == 0
+        assert gc.isenabled() and gc.get_freeze_count() == frozen
+        assert "deploy" in capsys.readouterr().out
+    finally:
+        gc.enable()
+    code = (
+        "import gc, sys\n"
+        "from reasonix_tui.integrations.cli import main\n"
+        "sys.argv = ['reasonix-tui'] + sys.argv[1:]\n"
+        "code = main()\n"
+        "print('frozen', gc.get_freeze_count() > 0, code, file=sys.stderr)\n"
+    )
+    args = _cli(layout, "memory", "search", "deploy")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    assert "frozen True 0" in done.stderr and "deploy" in done.stdout
