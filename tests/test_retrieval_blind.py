@@ -190,6 +190,13 @@ def test_paraphrase8_is_a_valid_store_part_after_the_others() -> None:
     assert by_class["generic"] >= 8 and by_class["irrelevant"] >= 8
 
 
+def test_synonym8_is_a_valid_store_part_after_the_others() -> None:
+    tasks = _valid_store_part("synonym8", 5, 40)
+    assert len({t.store for t in tasks}) >= 2
+    by_class = {c: sum(t.cls == c for t in tasks) for c in ("paraphrase", "generic", "irrelevant")}
+    assert by_class["paraphrase"] >= 40 and by_class["generic"] + by_class["irrelevant"] >= 12
+
+
 def test_summary_output_names_no_task(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``--summary`` prints per-class totals only: a held-out part's task ids never show."""
     run = _runner()

@@ -82,6 +82,10 @@ Five parts:
   …?", "when do … go out?") sharing no content word with the fact, neighbours that hold the
   same kind of answer (two owners, two ports, several schedules), and generic and unrelated
   turns that ask who/when/where/which too and must stay silent.
+* ``synonym8`` (``synonym8/*.yaml``) — a freelance marketplace's and a platform team's
+  stores, written with their tasks before the lexical-dictionary bridge was built: the
+  fact's idea in other words (a synonym, a word of the same family, a broader or narrower
+  word), near-miss neighbours, generic and unrelated turns that must stay silent.
 
 Each task sends one prompt through automatic recall over its store, and checks the
 result. Three arms run side by side:
@@ -113,7 +117,7 @@ and the runner refuses it.
 
 Usage::
 
-    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7|rank8|paraphrase8]
+    python benchmarks/retrieval/run.py [-v] [--ablate] [--json] [--task SUBSTR] [--summary] [--part realistic|blind|blind2|regression|memorybench|realistic2|realistic3|realistic4|zh5|override5|paraphrase5|zh6|precision6|resolve7|morph6|override8|zh7|rank8|paraphrase8|synonym8]
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ OVER8_DIR = Path(__file__).resolve().parent / "override8"
 ZH7_DIR = Path(__file__).resolve().parent / "zh7"
 RANK8_DIR = Path(__file__).resolve().parent / "rank8"
 PARA8_DIR = Path(__file__).resolve().parent / "paraphrase8"
+SYN8_DIR = Path(__file__).resolve().parent / "synonym8"
 BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 MB_DIR = Path(__file__).resolve().parent / "memorybench"
 DEFAULT_NOW = "2026-07-27T00:00:00Z"
@@ -230,6 +235,7 @@ PARTS = (
     "zh7",
     "rank8",
     "paraphrase8",
+    "synonym8",
 )
 STORE_PARTS = tuple(part for part in PARTS if part not in ("regression", "memorybench"))
 """Parts made of stores (one YAML per store, classes from ``REALISTIC_CLASSES``)."""
@@ -377,6 +383,8 @@ def load_all(part: str = "") -> list[Task]:
         out += load_store_tasks(RANK8_DIR, "rank8")
     if part in ("", "paraphrase8"):
         out += load_store_tasks(PARA8_DIR, "paraphrase8")
+    if part in ("", "synonym8"):
+        out += load_store_tasks(SYN8_DIR, "synonym8")
     return out
 
 
