@@ -44,6 +44,8 @@ class Dense:
             key, _, channel = unit.alternatives[a]
             if channel == "lexical":
                 out.append(f"lexical: {unit.label}")
+            elif channel == "related":
+                out.append(f"related: {unit.label}→{unit.show(a)}")
             elif key.startswith("t:"):
                 src = cidx.source(doc, key)
                 out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
@@ -66,8 +68,10 @@ def dense_scores(cidx: ch.ChannelIndex, query: str, *, dictionary: bool = True, 
     rare, distinct, literal = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     bests: list[np.ndarray] = []
     whiches: list[np.ndarray] = []
+    qv = _query_vec(query) if meaning else None
     for unit in units:
         best, best_ev, which = _unit_scores(cidx, unit, dictionary, rare)
+        _related_agreed(cidx, unit, qv, best, best_ev, which)
         hit = which >= 0
         score += best
         evidence += best_ev
@@ -203,6 +207,29 @@ def _unit_scores(
         best_ev[d] = (weight if channel == "lexical" else weight * ch.TRANSLATED_EVIDENCE / TRANSLATED) * idf
         which[d] = ai
     return best, best_ev, which
+
+
+def _query_vec(query: str) -> np.ndarray | None:
+    from reasonix_tui.core.lang import embed
+
+    qv = embed([query])[0]
+    return qv if float(np.abs(qv).sum()) > 0 else None
+
+
+def _related_agreed(
+    cidx: ch.ChannelIndex, unit: QueryUnit, qv: np.ndarray | None, best: np.ndarray, ev: np.ndarray, which: np.ndarray
+) -> None:
+    """A match through a related word stands only when the word itself is in no fact and
+    the fact's cosine with the turn is above ``RELATED_SIM`` (in place)."""
+    related = np.asarray([channel == "related" for _, _, channel in unit.alternatives])
+    hit = which >= 0
+    via = hit & related[np.maximum(which, 0)]
+    if not via.any():
+        return
+    own = (hit & ~via).any()
+    sims = cidx.vectors() @ qv if qv is not None else np.zeros(cidx.n)
+    drop = via & (own | (sims <= ch.RELATED_SIM))
+    best[drop], ev[drop], which[drop] = 0.0, 0.0, -1
 
 
 def _meaning(

@@ -909,6 +909,7 @@ def test_each_improvement_can_be_switched_off() -> None:
         "dictionary",
         "meaning",
         "answers",
+        "lexicon",
         "subjects",
         "topics",
         "supersedes",

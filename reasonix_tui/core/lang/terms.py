@@ -25,6 +25,8 @@ import regex
 
 from . import chinese
 from .english import FUNCTION_WORDS, agent_base, en_key
+from .lexicon import BROADER, FORM, SYNONYM, related
+from .lexicon import DERIVED as DERIVED_REL
 from .prior import COMPOUND_PART_COUNT, COMPOUND_PART_MIN, compound_parts, gloss_count, word_known, word_prior, zipf
 
 __all__ = [
@@ -373,7 +375,8 @@ class QueryUnit:
     label: str
     """The word as written (lowercased)."""
     alternatives: tuple[tuple[str, float, str], ...]
-    """``(key, weight, channel)``; channel is ``lexical`` or ``translated``."""
+    """``(key, weight, channel)``; channel is ``lexical``, ``translated`` or ``related``
+    (an English word through Open English WordNet: :mod:`.lexicon`)."""
     distinctive: bool = False
     """Written like an identifier or a number."""
     prior: float = 1.0
@@ -433,8 +436,31 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
                 alts.append(("&" + "&".join("w:" + p for p in parts), DERIVED, "lexical"))
             if len(low) >= 3 and low.isalpha():  # a tool's name begins its files: nvm → .nvmrc
                 alts.append(("^f:" + low, FILE_PREFIX, "lexical"))
+            words_shown = [""] * len(alts)
+            if low.isalpha():  # the same idea in other words: bills → invoice, paid → payout
+                taken = {a[0] for a in alts}
+                for rk, rword, rel, _cos in related(low)[:MAX_RELATED]:
+                    rprior = word_prior(rword)
+                    # a broader word as common as "use" or "get" names no particular idea
+                    if (
+                        "w:" + rk not in taken
+                        and rword not in FUNCTION_WORDS
+                        and (rel != BROADER or rprior >= CONTENT_PRIOR)
+                    ):
+                        taken.add("w:" + rk)
+                        weight = RELATED_WEIGHTS[rel] * min(1.0, rprior / GLOSS_PRIOR)
+                        alts.append(("w:" + rk, weight, "related"))
+                        words_shown.append(rword)
             units.setdefault(
-                "w:" + k, QueryUnit(low, tuple(alts), low.isdigit(), word_prior(low), known=word_known(low))
+                "w:" + k,
+                QueryUnit(
+                    low,
+                    tuple(alts),
+                    low.isdigit(),
+                    word_prior(low),
+                    tuple(words_shown) if any(words_shown) else (),
+                    word_known(low),
+                ),
             )
         elif han is not None:
             for w in chinese.segment(han):
@@ -503,8 +529,16 @@ SINGLE_CHAR = 0.5
 
 TRANSLATED = 0.6
 """Weight of a match through the dictionary, relative to a real word match."""
+MAX_RELATED = 24
+"""Related words read per query word (synonyms first, then derivations, then broader or
+narrower words, the closest by meaning first within each)."""
 DERIVED = 0.9
 """Weight of a match through derivation (logger → log) or a compound's parts."""
+RELATED_WEIGHTS = {FORM: DERIVED, SYNONYM: TRANSLATED, DERIVED_REL: TRANSLATED, BROADER: TRANSLATED * 0.7}
+"""Weight of a match through Open English WordNet (:mod:`.lexicon`), by relation: an
+irregular form's lemma (paid → pay) as a derivation Snowball misses; a synonym or a word of
+the same family as a translation; a broader or narrower word less (a password is a kind of
+secret, not every secret a password)."""
 NOUN_VERB = TRANSLATED
 """Weight of a query noun's match through its verb (:func:`noun_base`: "notifications"
 meets "we notify"): such a noun often has senses of its own (a screen's resolution, an

@@ -37,7 +37,16 @@ class Postings(Protocol):
         """The file-name keys that ``key`` begins and is shorter than."""
 
 
-__all__ = ["Postings", "UnitHits", "unit_hits", "positions", "RARE_PRIOR", "TRANSLATED_EVIDENCE", "LEXICAL"]
+__all__ = [
+    "Postings",
+    "UnitHits",
+    "unit_hits",
+    "positions",
+    "RARE_PRIOR",
+    "TRANSLATED_EVIDENCE",
+    "LEXICAL",
+    "RELATED",
+]
 
 RARE_PRIOR = 0.95
 """A word known to be this rare in the language (its prior rests on evidence, not on the
@@ -64,12 +73,15 @@ class UnitHits:
 NO_HITS = UnitHits(_EMPTY_DOCS, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int16))
 
 
-def unit_hits(cidx: Postings, unit: QueryUnit, dictionary: bool, rare: list[np.ndarray]) -> UnitHits:
+def unit_hits(
+    cidx: Postings, unit: QueryUnit, dictionary: bool, rare: list[np.ndarray], lexicon: bool = True
+) -> UnitHits:
     """One query word's best alternative per fact it matched; appends to ``rare`` the facts
-    that alone hold a known-rare word."""
+    that alone hold a known-rare word. ``dictionary``/``lexicon``: the translated/related
+    alternatives count."""
     docs_h = best_h = ev_h = which_h = None
     for ai, (key, weight, channel) in enumerate(unit.alternatives):
-        if channel == "translated" and not dictionary:
+        if channel == "translated" and not dictionary or channel == "related" and not lexicon:
             continue
         post = _posting(cidx, key, channel, unit.show(ai))
         if post is None:
@@ -187,14 +199,20 @@ def _conjunction(cidx: Postings, key: str) -> tuple[np.ndarray, np.ndarray] | No
     return docs, tf
 
 
-class _Lexical(dict[tuple[tuple[str, float, str], ...], np.ndarray]):
-    """Per alternatives tuple of a query word: which alternatives are lexical (memoised)."""
+class _Channel(dict[tuple[tuple[str, float, str], ...], np.ndarray]):
+    """Per alternatives tuple of a query word: which alternatives are of one channel (memoised)."""
+
+    def __init__(self, channel: str) -> None:
+        super().__init__()
+        self.channel = channel
 
     def __missing__(self, alts: tuple[tuple[str, float, str], ...]) -> np.ndarray:
-        out = np.asarray([channel == "lexical" for _, _, channel in alts], dtype=bool)
+        out = np.asarray([channel == self.channel for _, _, channel in alts], dtype=bool)
         self[alts] = out
         return out
 
 
-LEXICAL = _Lexical()
+LEXICAL = _Channel("lexical")
 """``LEXICAL[unit.alternatives]``: a bool array, True where the alternative is lexical."""
+RELATED = _Channel("related")
+"""``RELATED[unit.alternatives]``: True where the alternative is a related word (:mod:`~..lang.lexicon`)."""

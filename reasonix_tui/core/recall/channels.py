@@ -43,7 +43,7 @@ from ..lang.terms import TRANSLATED
 from ..store.model import Fact
 from .answer_types import fact_types, type_names
 from .aside import aside
-from .channel_hits import LEXICAL, RARE_PRIOR, TRANSLATED_EVIDENCE, positions, unit_hits
+from .channel_hits import LEXICAL, RARE_PRIOR, RELATED, TRANSLATED_EVIDENCE, UnitHits, positions, unit_hits
 from .fields import fact_fields, fact_vectors
 from .gate import C_FULL, CONTENT_PRIOR, about_fact
 from .gate import named as gate_named
@@ -107,6 +107,9 @@ SIM_FLOOR = 0.25
 ANSWER_SCORE = 0.01
 """A fact admitted by its answer type whose cosine is under :data:`SIM_FLOOR` scores this
 much per unit of the meaning weight (it is the only fact that passed)."""
+RELATED_SIM = SIM_FLOOR
+"""The meaning cosine above which a match through a related word stands (the floor above
+which the meaning channel adds to a fact's score: the turn is about the fact)."""
 _IDENT_SEGMENTS = 0.9
 TITLE_CHECKS = 32
 """Candidates (best scores first) checked for a title the query spells out."""
@@ -391,6 +394,8 @@ class ChannelScores:
                 key, _, channel = unit.alternatives[a]
                 if channel == "lexical":
                     out.append(f"lexical: {unit.label}")
+                elif channel == "related":
+                    out.append(f"related: {unit.label}→{unit.show(a)}")
                 elif key.startswith("t:"):
                     src = cidx.source(doc, key)
                     out.append(f"translated: {unit.label}→{src}" if src else f"translated: {unit.label}")
@@ -407,14 +412,23 @@ class ChannelScores:
 
 
 def score_query(
-    cidx: ChannelIndex, query: str, *, dictionary: bool = True, meaning: bool = True, answers: bool = True
+    cidx: ChannelIndex,
+    query: str,
+    *,
+    dictionary: bool = True,
+    meaning: bool = True,
+    answers: bool = True,
+    lexicon: bool = True,
 ) -> ChannelScores:
     """Score the facts of the snapshot that match a query word (only those: the work follows
     the query words' postings, not the size of the store)."""
     units = query_units(query)
     prior_total = sum(u.prior for u in units) or 1.0
     rare_docs: list[np.ndarray] = []
-    hits = [unit_hits(cidx, unit, dictionary, rare_docs) for unit in units]
+    hits = [unit_hits(cidx, unit, dictionary, rare_docs, lexicon) for unit in units]
+    qv = _query_vector(query) if meaning and units else None
+    if lexicon:
+        hits = _related_agreed(cidx, units, hits, qv)
     sizes = [len(h.docs) for h in hits]
     docs, pos = positions(cidx.n, np.concatenate([_NO_DOCS, *(h.docs for h in hits)]))
     m = len(docs)
@@ -465,7 +479,6 @@ def score_query(
     single = np.zeros(len(docs), dtype=bool)
     # The meaning channel only matters for facts that pass, or could pass with it.
     focus = np.flatnonzero(candidates & (passed | (e >= E_MEANING)))
-    qv = _query_vector(query) if meaning and (len(focus) or len(units)) else None
     if qv is not None and len(focus):
         held = passed.copy()
         sims = _meaning_channel(cidx, qv, docs[focus], focus, score, passed, e)
@@ -508,6 +521,34 @@ def score_query(
     if qv is not None and not passed.any():
         _admit_alone(cidx, cs, qv, single, astray_of, query if answers else "")
     return cs
+
+
+def _related_agreed(
+    cidx: ChannelIndex, units: Sequence[QueryUnit], hits: list[UnitHits], qv: np.ndarray | None
+) -> list[UnitHits]:
+    """A query word's match through a related word (:mod:`~..lang.lexicon`) stands only where
+    the meaning channel agrees the fact is about the turn (cosine above :data:`RELATED_SIM`):
+    a dictionary relates words in all their senses ("tell" / "state", "read" / "publication"),
+    the turn and the fact say which sense is meant. Without the meaning channel no such match
+    stands."""
+    marks = [RELATED[u.alternatives][h.which] for u, h in zip(units, hits)]
+    if not any(m.any() for m in marks):
+        return hits
+    close = _NO_DOCS
+    if qv is not None:
+        docs = np.unique(np.concatenate([h.docs[m] for h, m in zip(hits, marks)]))
+        try:
+            sims = _cosines(cidx.vectors(), docs, qv)
+        except (ImportError, OSError, ValueError):
+            sims = np.zeros(len(docs))
+        close = docs[sims > RELATED_SIM]
+    out = []
+    for h, m in zip(hits, marks):
+        if m.any():
+            keep = ~m | (np.isin(h.docs, close) & ~(~m).any())
+            h = UnitHits(h.docs[keep], h.best[keep], h.evidence[keep], h.which[keep])
+        out.append(h)
+    return out
 
 
 def _echo_only(sims: Similarities, docs: np.ndarray, light: np.ndarray, passed: np.ndarray) -> None:

@@ -214,7 +214,7 @@ def everyday_detail(cs: ChannelScores, doc: int) -> str:
     for unit, a in pairs:
         if a >= 0:
             channel = unit.alternatives[a][2]
-            via = "" if channel == "lexical" else f" (translated: ×{TRANSLATED})"
+            via = "" if channel == "lexical" else f" ({channel}: ×{TRANSLATED})"
             found.append(f"{unit.label} {unit.prior:.2f}{via}")
     sim = cs.sims.get(doc)
     cosine = f"meaning {sim:.2f}" if sim is not None else "no meaning cosine"
@@ -222,7 +222,11 @@ def everyday_detail(cs: ChannelScores, doc: int) -> str:
     if cs.everyday[i] == EVERYDAY_LONE:
         priors = ", ".join(f"{u.label} {u.prior:.2f}" for u in cs.units)
         held = next(
-            (u.label + ("" if u.alternatives[a][2] == "lexical" else " (translated)") for u, a in pairs if a >= 0),
+            (
+                u.label + ("" if u.alternatives[a][2] == "lexical" else f" ({u.alternatives[a][2]})")
+                for u, a in pairs
+                if a >= 0
+            ),
             "nothing",
         )
         head = f"everyday-words turn ({priors}; all under {LONE_PRIOR}): only {held} found, not written as a name"

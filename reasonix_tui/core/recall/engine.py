@@ -187,7 +187,12 @@ class _Run(Explained):
         self.cidx = self.idx.extra("channels", ChannelIndex.build)
         assert self.cidx is not None
         self.cs = score_query(
-            self.cidx, self.query, dictionary=self.enh.dictionary, meaning=self.enh.meaning, answers=self.enh.answers
+            self.cidx,
+            self.query,
+            dictionary=self.enh.dictionary,
+            meaning=self.enh.meaning,
+            answers=self.enh.answers,
+            lexicon=self.enh.lexicon,
         )
         return self.cs.chosen()
 

@@ -18,7 +18,8 @@ meaning channels; an idf-weighted gate). On top of the ranked matches:
 * ``focus``: among the facts shown, one holding the turn's quoted literal verbatim comes
   first, and one whose title the turn covers only in part (another aspect of the turn's
   subject) weighs less (:mod:`.focus`).
-* ``dictionary`` / ``meaning``: the translated and meaning channels of :mod:`.channels`.
+* ``dictionary`` / ``meaning`` / ``lexicon``: the translated, meaning and related channels
+  of :mod:`.channels`.
 * ``answers``: the meaning channel's answer-type route (:mod:`.answer_types`).
 """
 
@@ -43,6 +44,9 @@ class Enhancements:
     answers: bool = True
     """The meaning channel's answer-type route: a question sharing no word with the store
     recalls the nearest fact holding the type of answer it asks for (needs ``meaning``)."""
+    lexicon: bool = True
+    """Related channel: English synonyms, derivations and one-step broader/narrower words
+    through Open English WordNet (:mod:`reasonix_tui.core.lang.lexicon`)."""
     subjects: bool = True
     """One current fact per subject key."""
     topics: bool = True

@@ -145,7 +145,7 @@ def _glossed_alike(units: Sequence[QueryUnit]) -> bool:
     """Whether two of the turn's words share an alternative (a gloss, most often)."""
     seen: set[str] = set()
     for unit in units:
-        keys = {key for key, _, _ in unit.alternatives}
+        keys = {key for key, _, channel in unit.alternatives if channel != "related"}
         if keys & seen:
             return True
         seen |= keys
@@ -163,7 +163,8 @@ def about_fact(query: str, fact: Fact) -> bool:
     if not units:
         return False
     keys = fact_fields(fact).keys()
-    found = [u for u in units if any(key in keys for key, _, _ in u.alternatives)]
+    # a related word (lexicon.py) counts only where the meaning channel agrees (channels.py)
+    found = [u for u in units if any(key in keys for key, _, ch in u.alternatives if ch != "related")]
     content = sum(1 for u in found if u.prior >= CONTENT_PRIOR)
     mass = sum(u.prior for u in found)
     share = mass / (sum(u.prior for u in units) or 1.0)
