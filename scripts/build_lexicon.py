@@ -49,7 +49,7 @@ from reasonix_tui.core.lang.english import FUNCTION_WORDS  # noqa: E402
 
 OUT = ROOT / "reasonix_tui" / "core" / "lang" / "data" / "oewn-related.txt.gz"
 RELEASE = "Open English WordNet 2025-edition"
-FIRST_SENSES = 2
+FIRST_SENSES = 3
 """Senses per part of speech read for a lemma (the most frequent first)."""
 MIN_ZIPF = 2.5
 """Both words of a pair at least this common (wordfreq's English Zipf scale)."""
@@ -131,10 +131,11 @@ def build(source: Path) -> list[str]:
     for lemma in words:
         for body in entries.get(lemma, {}).values():
             for form in body.get("form", []):
-                if not _plain(form) or form in table or en_key(form) == en_key(lemma):
+                if not _plain(form) or en_key(form) == en_key(lemma):
                     continue
                 cos = float(embed([form])[0] @ vectors[lemma])
-                table[form] = {en_key(lemma): (lemma, "f", cos), **table[lemma]}
+                own = table.get(form, {})
+                table[form] = {**table[lemma], **own, en_key(lemma): (lemma, "f", cos)}
     by_key = table
     lines = [f"# {RELEASE} (CC BY 4.0), first {FIRST_SENSES} senses, Zipf >= {MIN_ZIPF}"]
     for key in sorted(by_key):

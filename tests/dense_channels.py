@@ -193,6 +193,8 @@ def _unit_scores(
     for ai, (key, weight, channel) in enumerate(unit.alternatives):
         if channel == "translated" and not dictionary:
             continue
+        if channel == "related" and any(w >= 0 and unit.alternatives[w][2] != "related" for w in which.tolist()):
+            continue  # the word itself is in a fact: no related word is read
         post = _posting(cidx, key, channel)
         if post is None:
             continue
@@ -226,7 +228,7 @@ def _related_agreed(
     via = hit & related[np.maximum(which, 0)]
     if not via.any():
         return
-    own = (hit & ~via).any()
+    own = (hit & ~via).any()  # unit_hits reads no related word once the word itself matched
     sims = cidx.vectors() @ qv if qv is not None else np.zeros(cidx.n)
     drop = via & (own | (sims <= ch.RELATED_SIM))
     best[drop], ev[drop], which[drop] = 0.0, 0.0, -1

@@ -437,20 +437,20 @@ def query_units(query: str) -> tuple[QueryUnit, ...]:
             if len(low) >= 3 and low.isalpha():  # a tool's name begins its files: nvm → .nvmrc
                 alts.append(("^f:" + low, FILE_PREFIX, "lexical"))
             words_shown = [""] * len(alts)
-            if low.isalpha():  # the same idea in other words: bills → invoice, paid → payout
+            if low.isalpha():  # the same idea in other words: bills → invoice, paid → pay
                 taken = {a[0] for a in alts}
+                # an everyday word ("keep", "work") has too many senses for its synonyms and
+                # broader words; its own forms and derivations stay (ships → shipment)
+                everyday = word_prior(low) < CONTENT_PRIOR
                 for rk, rword, rel, _cos in related(low)[:MAX_RELATED]:
                     rprior = word_prior(rword)
-                    # a broader word as common as "use" or "get" names no particular idea
-                    if (
-                        "w:" + rk not in taken
-                        and rword not in FUNCTION_WORDS
-                        and (rel != BROADER or rprior >= CONTENT_PRIOR)
-                    ):
-                        taken.add("w:" + rk)
-                        weight = RELATED_WEIGHTS[rel] * min(1.0, rprior / GLOSS_PRIOR)
-                        alts.append(("w:" + rk, weight, "related"))
-                        words_shown.append(rword)
+                    if "w:" + rk in taken or rword in FUNCTION_WORDS or everyday and rel in (SYNONYM, BROADER):
+                        continue
+                    if rel == BROADER and rprior < CONTENT_PRIOR:
+                        continue  # a broader word as common as "use" or "get" names no particular idea
+                    taken.add("w:" + rk)
+                    alts.append(("w:" + rk, RELATED_WEIGHTS[rel] * min(1.0, rprior / GLOSS_PRIOR), "related"))
+                    words_shown.append(rword)
             units.setdefault(
                 "w:" + k,
                 QueryUnit(

@@ -78,10 +78,16 @@ def unit_hits(
 ) -> UnitHits:
     """One query word's best alternative per fact it matched; appends to ``rare`` the facts
     that alone hold a known-rare word. ``dictionary``/``lexicon``: the translated/related
-    alternatives count."""
+    alternatives count. A related word (:mod:`~..lang.lexicon`) is read only when the word
+    itself (or its translation) is in no fact: the store's own use of the word says which
+    sense it means."""
     docs_h = best_h = ev_h = which_h = None
     for ai, (key, weight, channel) in enumerate(unit.alternatives):
-        if channel == "translated" and not dictionary or channel == "related" and not lexicon:
+        if channel == "translated" and not dictionary:
+            continue
+        if channel == "related" and (
+            not lexicon or (docs_h is not None and not RELATED[unit.alternatives][which_h].all())
+        ):
             continue
         post = _posting(cidx, key, channel, unit.show(ai))
         if post is None:

@@ -526,8 +526,9 @@ def score_query(
 def _related_agreed(
     cidx: ChannelIndex, units: Sequence[QueryUnit], hits: list[UnitHits], qv: np.ndarray | None
 ) -> list[UnitHits]:
-    """A query word's match through a related word (:mod:`~..lang.lexicon`) stands only where
-    the meaning channel agrees the fact is about the turn (cosine above :data:`RELATED_SIM`):
+    """A query word's match through a related word (:mod:`~..lang.lexicon`; read only for a
+    word the store never uses: :func:`~.channel_hits.unit_hits`) stands only where the meaning
+    channel agrees the fact is about the turn (cosine above :data:`RELATED_SIM`):
     a dictionary relates words in all their senses ("tell" / "state", "read" / "publication"),
     the turn and the fact say which sense is meant. Without the meaning channel no such match
     stands."""
@@ -545,7 +546,7 @@ def _related_agreed(
     out = []
     for h, m in zip(hits, marks):
         if m.any():
-            keep = ~m | (np.isin(h.docs, close) & ~(~m).any())
+            keep = ~m | np.isin(h.docs, close)
             h = UnitHits(h.docs[keep], h.best[keep], h.evidence[keep], h.which[keep])
         out.append(h)
     return out
