@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
+import pytest
 from test_recall import NOW, F
 
 from reasonix_tui.core.lang import en_key, query_units
@@ -103,3 +105,18 @@ def test_a_related_word_in_a_fact_the_turn_is_not_about_stays_out() -> None:
     )
     r = recall(_store(tf), "tell me a joke about programmers", NOW)
     assert r.hits == ()
+
+
+def test_the_table_is_read_once_and_kept_sealed_in_the_language_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reasonix_tui.core.lang import chinese, lexicon
+
+    monkeypatch.setattr(chinese, "_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(lexicon, "_TABLE", [])
+    first = lexicon._lines()
+    (sealed,) = tmp_path.glob("lang-lexicon-*.marshal")
+    monkeypatch.setattr(lexicon, "_TABLE", [])
+    monkeypatch.setattr(lexicon, "_parse", lambda: pytest.fail("parsed again"))
+    assert lexicon._lines() == first and sealed.is_file()
+    assert lexicon._lines() is lexicon._lines()  # once per process
