@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                 for name, (root, arm_env) in arms.items():
                     times[name].append(_run(_cmd(root / "state", root / "ws", q), arm_env))
         after = os.getloadavg()[0]
-    print(f"one-shot `reasonix-tui recall`, {ns.facts} facts, {len(QUERIES)} queries × {ns.runs} rounds, arms interleaved")
+    print(
+        f"one-shot `reasonix-tui recall`, {ns.facts} facts, {len(QUERIES)} queries × {ns.runs} rounds, arms interleaved"
+    )
     for name, ts in times.items():
         print(f"  {name:10}  median {statistics.median(ts) * 1000:7.0f} ms   p95 {p95(ts) * 1000:7.0f} ms")
     print(f"  load average {load:.1f} → {after:.1f}")
