@@ -537,7 +537,10 @@ def _related_agreed(
         return hits
     close = _NO_DOCS
     if qv is not None:
-        docs = np.unique(np.concatenate([h.docs[m] for h, m in zip(hits, marks)]))
+        docs = np.sort(np.concatenate([h.docs[m] for h, m in zip(hits, marks)]))
+        docs = docs[
+            np.concatenate(([True], docs[1:] != docs[:-1]))
+        ]  # distinct (np.unique costs a first call's imports)
         try:
             sims = _cosines(cidx.vectors(), docs, qv)
         except (ImportError, OSError, ValueError):
@@ -546,7 +549,7 @@ def _related_agreed(
     out = []
     for h, m in zip(hits, marks):
         if m.any():
-            keep = ~m | np.isin(h.docs, close)
+            keep = ~m | _marked(h.docs, [close])
             h = UnitHits(h.docs[keep], h.best[keep], h.evidence[keep], h.which[keep])
         out.append(h)
     return out
