@@ -1,6 +1,6 @@
 """Retrieval quality suite: seeded stores, a prompt, and what recall must (not) return.
 
-Five parts:
+The parts:
 
 * ``realistic`` (``realistic/*.yaml``) — three stores of 30–35 facts each, written the way
   developers tell an agent things (package managers, test and deploy commands, owners,
