@@ -437,3 +437,69 @@ def test_a_one_shot_call_lists_each_store_folder_once(demo: Layout, monkeypatch)
         (demo.project_dir / "late-fact.md").write_text("---\nname: late\n---\nLate.\n")
         assert list(scan.fact_entries(demo.project_dir)) == rows  # the listing the block began with
     assert len(list(scan.fact_entries(demo.project_dir))) == len(rows) + 1
+
+
+def test_a_new_process_embeds_no_unchanged_facts_role_text(demo: Layout, monkeypatch) -> None:
+    """The tool-override test's role vectors (pinned global defaults and their nearest
+    project facts) are kept in the checker's state by fact key: after a write elsewhere a
+    new process embeds the role text of no unchanged fact, the kept vectors are the ones
+    the test would make again, and the answer equals a run from scratch."""
+    import numpy as np
+
+    from reasonix_tui.core import tool_override
+    from reasonix_tui.core.health.checker import HealthChecker as Checker
+    from reasonix_tui.core.health.state import fact_key
+    from reasonix_tui.core.store.sealed import read_sealed
+
+    roled: list[str] = []
+    role_text = tool_override.role_text
+
+    def counted(fact):
+        roled.append(fact.id)
+        return role_text(fact)
+
+    monkeypatch.setattr(tool_override, "role_text", counted)
+    FACT_MEMO.clear()
+    health_report(demo, SETTINGS, now=NOW)
+    assert roled  # the demo has a pinned global default with project facts near it
+    state = read_sealed(memo_path(demo), Checker._MAGIC)
+    roles = state[5][4]
+    store = Store(demo, settings=SETTINGS)
+    facts = {fact_key(f): f for f in store.snapshot().facts}
+    assert roles and set(roles) <= set(facts)
+    for k, kept in roles.items():  # what the test makes again for the same fact
+        again = tool_override._role_vector(facts[k])
+        assert np.array_equal(np.frombuffer(kept, dtype=np.float16).astype(np.float32), again)
+    first = set(roled)
+    quiet = next(f for f in store.snapshot().facts if f.id not in first and not f.pinned)
+    store.save(SaveRequest(name=_stem(quiet.path), description="Changed elsewhere", body="Another text."))
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    roled.clear()
+    answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "a write elsewhere")
+    assert not set(roled) & first
+
+
+def test_resolver_inputs_of_the_format_before_the_role_vectors_are_refused(demo: Layout) -> None:
+    """Kept resolver inputs of the shape before the role vectors (four parts) are not
+    trusted: the run reads every fact again and answers like a run from scratch."""
+    from reasonix_tui.core.health.checker import HealthChecker as Checker
+    from reasonix_tui.core.health.resolver_inputs import ResolverInputs
+    from reasonix_tui.core.store.sealed import read_sealed, write_sealed
+
+    health_report(demo, SETTINGS, now=NOW)
+    path = memo_path(demo)
+    state = read_sealed(path, Checker._MAGIC)
+    assert len(state[5]) == 5 and state[5][4]
+    assert not ResolverInputs(state[5][:4]).entries
+    write_sealed(path, Checker._MAGIC, (*state[:5], state[5][:4], state[6]))
+    os.unlink(quick_path(demo))
+    store = Store(demo, settings=SETTINGS)
+    quiet = next(f for f in store.snapshot().facts if not f.pinned)
+    store.save(SaveRequest(name=_stem(quiet.path), description="Changed elsewhere", body="Another text."))
+    truth = _scratch(demo)
+    FACT_MEMO.clear()
+    answer = health_report(demo, SETTINGS, now=NOW)
+    _same(answer, truth, "resolver inputs of the format before")
+    assert len(read_sealed(path, Checker._MAGIC)[5]) == 5

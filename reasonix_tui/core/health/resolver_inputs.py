@@ -14,9 +14,13 @@ recall's per-fact memo (:data:`~reasonix_tui.core.recall.memo.FACT_MEMO`):
 * for the two facts of a project/global pair, the names and terms the tool-override test
   reads (``tool-profile``, :func:`~reasonix_tui.core.tool_override.tool_profile`: in
   memory only, and it analyses the whole text again — a Chinese word in any of them loads
-  the segmenter, seconds in a new process).
+  the segmenter, seconds in a new process);
+* for the pinned global defaults and their nearest project facts, the role vector the
+  tool-override test compares (``role-meaning``,
+  :func:`~reasonix_tui.core.tool_override.role_vectors`: a score of short texts embedded
+  again in a new process, which reads the model's whole tokenizer and table — 0.1-0.2 s).
 
-:class:`ResolverInputs` keeps the first, the third and the fourth by
+:class:`ResolverInputs` keeps all but the second by
 :func:`~.state.fact_key` (the second comes from the near-duplicate search's own vector
 matrix, by content), and
 :meth:`ResolverInputs.seed` hands them over before the resolver runs — the topic ids and
@@ -62,16 +66,22 @@ class ResolverInputs:
         self.profiles: dict[bytes, tuple[Any, ...]] = {}
         """The tool-override test's per-fact values (:class:`~reasonix_tui.core.tool_override.
         ToolProfile` fields in order) by fact key."""
+        self.roles: dict[bytes, bytes] = {}
+        """The tool-override test's role vectors (``role-meaning``) by fact key, as the
+        float16 bytes the memo keeps on disk (the values it would give back)."""
         self.dirty = False
         if state is not None:
             try:
-                vocabulary, entries, profiles, terms = state
-                if all(isinstance(x, dict) for x in (entries, profiles, terms)) and isinstance(vocabulary, tuple):
-                    self.vocabulary, self.entries, self.profiles, self.terms = (
+                vocabulary, entries, profiles, terms, roles = state
+                if all(isinstance(x, dict) for x in (entries, profiles, terms, roles)) and isinstance(
+                    vocabulary, tuple
+                ):
+                    self.vocabulary, self.entries, self.profiles, self.terms, self.roles = (
                         list(vocabulary),
                         entries,
                         profiles,
                         terms,
+                        roles,
                     )
             except (TypeError, ValueError):
                 pass
@@ -84,7 +94,7 @@ class ResolverInputs:
 
     def state(self) -> tuple[Any, ...]:
         """What :class:`ResolverInputs` is made from again (marshal-able)."""
-        return tuple(self.vocabulary), dict(self.entries), dict(self.profiles), dict(self.terms)
+        return tuple(self.vocabulary), dict(self.entries), dict(self.profiles), dict(self.terms), dict(self.roles)
 
     def _encode(self, terms: Any) -> tuple[int, ...]:
         """``terms`` (a set) as ids, in sorted order."""
@@ -176,17 +186,23 @@ class ResolverInputs:
             sets[i] = (None, None, cues, bool(strong), key_ids[n], label_ids[n], cue_ids[n])
 
     def _seed_profiles(self, facts: Sequence[Fact], key: Callable[[Fact], bytes]) -> None:
-        if not self.profiles:
+        if not self.profiles and not self.roles:
             return
+        import numpy as np
+
         from ..recall.memo import FACT_MEMO
         from ..tool_override import ToolProfile
 
         FACT_MEMO.register_transient("tool-profile")
-        profiles = self.profiles
+        profiles, roles = self.profiles, self.roles
         for f in facts:
-            kept = profiles.get(key(f))
+            k = key(f)
+            kept = profiles.get(k)
             if kept is not None:
                 FACT_MEMO.seed(f, "tool-profile", ToolProfile(*kept))
+            role = roles.get(k)
+            if role is not None:  # what the memo's codec gives back for the same bytes
+                FACT_MEMO.seed(f, "role-meaning", np.frombuffer(role, dtype=np.float16).astype(np.float32))
 
     def _collect_kept(self, fact: Fact, k: bytes) -> None:
         from ..recall.memo import FACT_MEMO
@@ -200,6 +216,11 @@ class ResolverInputs:
             keys = _pack(self._encode_list([w[0] for w in words]))
             surfaces = _pack(self._encode_list([w[2] for w in words]))
             self.terms[k] = (keys, array("d", [w[1] for w in words]).tobytes(), surfaces, bool(change))
+            self.dirty = True
+        if k not in self.roles and FACT_MEMO.peek(fact, "role-meaning"):
+            import numpy as np
+
+            self.roles[k] = np.asarray(FACT_MEMO.get(fact, "role-meaning", _unknown)).astype(np.float16).tobytes()
             self.dirty = True
 
     def _encode_list(self, terms: Sequence[str]) -> tuple[int, ...]:
@@ -262,7 +283,7 @@ class ResolverInputs:
                 vec = np.asarray(topic_vector(f), dtype=np.float32).astype(np.float16).tobytes()
             entries[k] = (*hit[:4], vec)
             self.dirty = True
-        for kept in (entries, self.profiles, self.terms):
+        for kept in (entries, self.profiles, self.terms, self.roles):
             if len(kept) > len(alive) or (kept is not entries and kept.keys() - alive):
                 for gone in [k for k in kept if k not in alive]:
                     del kept[gone]
