@@ -4,11 +4,14 @@ another checkout of the project (``--baseline``, e.g. a worktree of main), in th
     python benchmarks/recall_oneshot_bench.py --facts 10000 --baseline ../main
 
 A state root of generated facts (``hook_bench.build``) is written once and copied for the
-baseline (each code keeps its own on-disk recall memo, so neither pays for the other's
-cache). One warm-up run per arm builds that memo; then the arms take turns query by query
-(``--runs`` rounds over the queries), so machine load falls on both alike. The baseline
-runs with ``PYTHONPATH`` set to its checkout; both use this interpreter and its packages.
-Prints median and p95 per arm and the load average before and after.
+baseline, its project folder renamed after the copy's workspace (before that rename the
+baseline read only the store's global facts, a fifth of them). Each code keeps its own
+on-disk recall memo, so neither pays for the other's cache. One warm-up run per arm builds
+that memo; then the arms take turns query by query (``--runs`` rounds over the queries), so
+machine load falls on both alike. The baseline runs with ``PYTHONPATH`` set to its
+checkout; both use this interpreter and its packages, and may write bytecode caches
+(``PYTHONDONTWRITEBYTECODE`` is dropped: a fresh checkout would compile its modules in
+every run). Prints median and p95 per arm and the load average before and after.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hook_bench import build, p95  # noqa: E402
 
+from reasonix_tui.core.paths import Layout  # noqa: E402
+
 QUERIES = (
     "when do driver payments go out?",
     "which service renders the bills we send to clients?",
@@ -43,6 +48,10 @@ QUERIES = (
 
 def _cmd(state: Path, workspace: Path, query: str) -> list[str]:
     return [sys.executable, "-m", "reasonix_tui", "--home", str(state), "--workspace", str(workspace), "recall", query]
+
+
+def _slug(root: Path) -> str:
+    return Layout.resolve(home=root / "state", workspace=root / "ws").slug
 
 
 def _run(cmd: list[str], env: dict[str, str]) -> float:
@@ -64,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         here, there = Path(tmp) / "this", Path(tmp) / "baseline"
         build(here, ns.facts)
         shutil.copytree(here, there, symlinks=True)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        # the project's facts sit under a folder named after the workspace's path: moved to
+        # the name the copy's workspace resolves to (else the baseline sees only global facts)
+        (there / "state" / "projects" / _slug(here)).rename(there / "state" / "projects" / _slug(there))
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
         arms = {
             "this code": (here, {**env, "PYTHONPATH": str(ROOT)}),
             "baseline": (there, {**env, "PYTHONPATH": str(ns.baseline.resolve())}),

@@ -120,3 +120,23 @@ def test_the_table_is_read_once_and_kept_sealed_in_the_language_cache(
     monkeypatch.setattr(lexicon, "_parse", lambda: pytest.fail("parsed again"))
     assert lexicon._lines() == first and sealed.is_file()
     assert lexicon._lines() is lexicon._lines()  # once per process
+
+
+def test_every_word_of_the_table_is_found_by_the_binary_search_and_no_other() -> None:
+    from reasonix_tui.core.lang import lexicon
+
+    raw = gzip.decompress(TABLE.read_bytes()).decode("utf-8")
+    lines = dict(line.split("\t", 1) for line in raw.split("\n") if "\t" in line and not line.startswith("#"))
+    assert all(lexicon._entry(word) == rest for word, rest in lines.items())
+    for word in ("", "a", "zzzzz", "paymentz", "aaaa", "~"):
+        assert lexicon._entry(word) == lines.get(word)
+
+
+def test_a_word_whose_relations_were_all_left_out_relates_to_nothing_and_recall_runs() -> None:
+    """ "lazy" is in the table with no relation kept (none in common use)."""
+    from reasonix_tui.core.lang import lexicon
+
+    assert lexicon._entry("lazy") == ""
+    assert related("lazy") == ()
+    fact = F("mem-lazy", "lazy-loading", "Lazy loading", body="Images below the fold load lazily.")
+    recall(_store(fact), "is lazy loading on for images?", NOW)
