@@ -43,7 +43,7 @@ from ..store.atomic import atomic_write
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
 from ..store.sealed import source_stamp
-from ..store.sectioned import Sectioned, from_blob, open_sectioned, sectioned_blob
+from ..store.sectioned import Sectioned, discarder, from_blob, open_sectioned, sectioned_blob
 from .disk_sections import to_sections
 from .index import RecallIndex, _Freshness
 from .listing import Listing, list_fact_files, stat_keys
@@ -418,16 +418,6 @@ class Corrupt(Changed):
     is removed, so the next run writes it again)."""
 
 
-def _discard(path: str) -> Any:
-    def discard() -> None:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-
-    return discard
-
-
 def _open(sec: Sectioned | None, folders: str, listing: Listing) -> StoredRecallIndex | None:
     if sec is None:
         return None
@@ -444,7 +434,7 @@ def _open(sec: Sectioned | None, folders: str, listing: Listing) -> StoredRecall
 
 
 def _load(path: str, folders: str, listing: Listing) -> StoredRecallIndex | None:
-    return _open(open_sectioned(path, MAGIC, Corrupt, _discard(path)), folders, listing)
+    return _open(open_sectioned(path, MAGIC, Corrupt, discarder(path)), folders, listing)
 
 
 def _written(

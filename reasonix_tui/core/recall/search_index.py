@@ -48,7 +48,7 @@ from ..compat.tokenize import query_terms, tokens
 from ..store.cache import stat_key
 from ..store.scan import read_fact_file
 from ..store.sealed import collector_paused, source_stamp
-from ..store.sectioned import Damaged, Sectioned, open_sectioned, write_sectioned
+from ..store.sectioned import Damaged, Sectioned, discarder, open_sectioned, write_sectioned
 from . import disk_sections as _disk_sections
 from . import term_matrix as _term_matrix
 from .disk_sections import TermPostings, Vocab, vocab_sections
@@ -241,20 +241,10 @@ class SearchIndexFile:
         return SearchIndexFile(list(listing.paths), list(listing.keys), rows, matrix)
 
 
-def _discard(path: str) -> Callable[[], None]:
-    def discard() -> None:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-
-    return discard
-
-
 def _open(path: str, folders: str) -> Sectioned | None:
     """The index file's header checked (this code's, these folders'); a section that does
     not match its digests later removes the file (the next run writes it again)."""
-    sec = open_sectioned(path, MAGIC, Damaged, _discard(path))
+    sec = open_sectioned(path, MAGIC, Damaged, discarder(path))
     if sec is None:
         return None
     head = sec.header

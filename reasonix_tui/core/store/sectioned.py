@@ -229,6 +229,19 @@ def _parse(magic: bytes, head_bytes: bytes) -> tuple[Any, dict[str, Any], int, i
     return header, table, total, -(-(fixed + n) // _ALIGN) * _ALIGN
 
 
+def discarder(path: str | os.PathLike[str]) -> Callable[[], None]:
+    """An ``on_damage`` for :func:`open_sectioned` that removes the file (best effort): a
+    cache whose bytes no longer match their digests is written again by the next run."""
+
+    def discard() -> None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+    return discard
+
+
 def open_sectioned(
     path: str | os.PathLike[str],
     magic: bytes,
