@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sectioned_probe import flip, whole_reads
 from test_recall_disk_index import QUERIES, fresh, from_disk, refuse_full_load, same_answers, seeded
 
 from reasonix_tui.core.paths import Layout
@@ -84,28 +85,14 @@ def test_a_query_reads_only_its_own_postings(layout: Layout, monkeypatch: pytest
     seeded(layout)
     index_for(Store(layout))
     refuse_full_load(monkeypatch)
-    whole: list[str] = []
-    real = sectioned.Sectioned.raw
-
-    def counting(self: sectioned.Sectioned, name: str) -> bytes:
-        whole.append(name)
-        return real(self, name)
-
-    monkeypatch.setattr(sectioned.Sectioned, "raw", counting)
+    whole = whole_reads(monkeypatch)
     for mode in MODES:
         from_disk(layout, "redis cache timeout", mode)
     assert not {"bt_docs", "bt_counts", "ch_docs", "ch_tfs", "src_text"} & set(whole)
 
 
 def _flip(path: Path, section: str) -> None:
-    sec = open_sectioned(path, disk_index.MAGIC)
-    assert sec is not None
-    off, length, _digests = sec._table[section]
-    where = sec._base + off + length // 2
-    sec.close()
-    blob = bytearray(path.read_bytes())
-    blob[where] ^= 0xFF
-    path.write_bytes(bytes(blob))
+    flip(path, disk_index.MAGIC, section)
 
 
 @pytest.mark.parametrize(

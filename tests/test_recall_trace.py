@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import gc
 import json
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from sectioned_probe import run_reporting_freeze
 
 from reasonix_tui.core.compat.gotime import DAY_NS, Timestamp, parse_rfc3339
 from reasonix_tui.core.paths import Layout
@@ -279,15 +278,7 @@ def test_cli_recall_puts_the_cycle_collector_back(seeded: Layout, capsys: pytest
 def test_recall_freezes_only_in_a_process_started_for_it(seeded: Layout) -> None:
     # `reasonix-tui recall` (main() with this process's own arguments) freezes what it made
     # before exit; the same command driven in-process (above) does not
-    code = (
-        "import gc, sys\n"
-        "from reasonix_tui.integrations.cli import main\n"
-        "sys.argv = ['reasonix-tui'] + sys.argv[1:]\n"
-        "code = main()\n"
-        "print('frozen', gc.get_freeze_count() > 0, code, file=sys.stderr)\n"
-    )
-    args = cli(seeded, "recall", "deploy payments target cluster", "--dry-run")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    done = run_reporting_freeze(cli(seeded, "recall", "deploy payments target cluster", "--dry-run"))
     assert "frozen True 0" in done.stderr and "green cluster" in done.stdout
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import gc
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sectioned_probe import flip, run_reporting_freeze, whole_reads
 from test_search_index import QUERIES, no_full_load, same_answers, seeded
 
 from reasonix_tui.core.paths import Layout
@@ -21,8 +20,6 @@ from reasonix_tui.core.recall.listing import list_fact_files
 from reasonix_tui.core.recall.memory_tool import search_memories
 from reasonix_tui.core.recall.search_index import SearchIndexFile, StoredSearchIndex, index_path, search_from_disk
 from reasonix_tui.core.recall.term_matrix import rank
-from reasonix_tui.core.store import sectioned
-from reasonix_tui.core.store.sectioned import open_sectioned
 from reasonix_tui.core.store.store import Store
 
 
@@ -68,28 +65,14 @@ def test_a_query_reads_no_posting_list_whole(layout: Layout, monkeypatch: pytest
     seeded(layout)
     search_from_disk(Store(layout), "deploy", resolved=True)  # builds it
     no_full_load(monkeypatch)
-    whole: list[str] = []
-    real = sectioned.Sectioned.raw
-
-    def counting(self: sectioned.Sectioned, name: str) -> bytes:
-        whole.append(name)
-        return real(self, name)
-
-    monkeypatch.setattr(sectioned.Sectioned, "raw", counting)
+    whole = whole_reads(monkeypatch)
     for resolved in (False, True):
         assert search_from_disk(Store(layout), "redis cache timeout", resolved=resolved)
     assert not {"bt_docs", "bt_counts", "row_files", "files_text", "names_text", "keys"} & set(whole)
 
 
 def _flip(path: Path, section: str) -> None:
-    sec = open_sectioned(path, search_index.MAGIC)
-    assert sec is not None
-    off, length, _digests = sec._table[section]
-    where = sec._base + off + length // 2
-    sec.close()
-    blob = bytearray(path.read_bytes())
-    blob[where] ^= 0xFF
-    path.write_bytes(bytes(blob))
+    flip(path, search_index.MAGIC, section)
 
 
 def _answers(layout: Layout, resolved: bool) -> dict[str, list[tuple[object, float, str, str]]]:
@@ -178,13 +161,5 @@ def test_cli_search_freezes_only_in_a_process_started_for_it(
         assert "deploy" in capsys.readouterr().out
     finally:
         gc.enable()
-    code = (
-        "import gc, sys\n"
-        "from reasonix_tui.integrations.cli import main\n"
-        "sys.argv = ['reasonix-tui'] + sys.argv[1:]\n"
-        "code = main()\n"
-        "print('frozen', gc.get_freeze_count() > 0, code, file=sys.stderr)\n"
-    )
-    args = _cli(layout, "memory", "search", "deploy")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    done = run_reporting_freeze(_cli(layout, "memory", "search", "deploy"))
     assert "frozen True 0" in done.stderr and "deploy" in done.stdout
