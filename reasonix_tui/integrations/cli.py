@@ -26,7 +26,6 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.paths import Layout, StateRootUnavailable
@@ -393,8 +392,3 @@ def check_arguments_utf8(args: argparse.Namespace) -> None:
                         raise CliError(
                             f"argument {name} is not valid UTF-8 (invalid byte at offset {exc.start})", exit_code=2
                         ) from None
-
-
-def path_arg(value: str) -> Path:
-    """argparse type for paths."""
-    return Path(value)

@@ -67,12 +67,6 @@ def _budget(settings: Settings) -> int:
     return settings.recall_max_chars if settings.recall_max_chars > 0 else DEFAULT_CHARS
 
 
-def _has(sorted_docs: np.ndarray, doc: int) -> bool:
-    """``doc`` in a sorted document array."""
-    i = int(sorted_docs.searchsorted(doc))
-    return i < len(sorted_docs) and int(sorted_docs[i]) == doc
-
-
 def recall(
     facts: Sequence[Fact],
     query: str,
